@@ -1,0 +1,97 @@
+# fdma: top-level build. `make`, `make test`, `make demo`, `make install`.
+#
+# Out-of-tree builds: BUILD=dir. Sanitizer builds: SAN=address,undefined or
+# SAN=thread (make test runs both after the plain suite).
+
+CC       ?= cc
+BUILD    ?= build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+SAN      ?=
+OPT      ?= -O2
+
+CFLAGS   ?= $(OPT) -g
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS += -Iinclude -Iengine -Ilib -Imodel -D_GNU_SOURCE
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
+LDLIBS   := -lz -lm -pthread
+ifneq ($(SAN),)
+ALL_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=$(SAN)
+endif
+
+LIB_SRC   := $(wildcard engine/*.c model/*.c lib/*.c)
+TOOL_SRC  := $(wildcard tools/*.c)
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+SIM_SRC   := $(wildcard tests/sim/test_*.c)
+TESTLIB_SRC := $(wildcard tests/common/*.c)
+
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TOOL_OBJ  := $(TOOL_SRC:%.c=$(BUILD)/%.o)
+TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN  := $(UNIT_SRC:%.c=$(BUILD)/%)
+SIM_BIN   := $(SIM_SRC:%.c=$(BUILD)/%)
+LIBA      := $(BUILD)/libfdma.a
+FDMA      := $(BUILD)/fdma
+
+.PHONY: all tests test test-plain test-asan test-tsan check-tests demo bench install clean
+all: $(LIBA) $(FDMA)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(FDMA): $(TOOL_OBJ) $(LIBA)
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBA) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBA) -lcmocka $(LDLIBS)
+
+tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA)
+
+# Runs every test binary; each prints cmocka's summary. Fails if any fails.
+check-tests: tests
+	@fail=0; pass=0; \
+	for t in $(UNIT_BIN) $(SIM_BIN); do \
+		echo "== $$t"; \
+		if $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
+	done; \
+	if [ -x tests/cli/run.sh ]; then \
+		echo "== tests/cli/run.sh"; \
+		if FDMA=$(FDMA) sh tests/cli/run.sh; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: tests/cli/run.sh"; fi; \
+	fi; \
+	echo "$(BUILD): $$pass passed, $$fail failed"; \
+	[ $$fail -eq 0 ]
+
+test-plain:
+	$(MAKE) BUILD=build check-tests
+test-asan:
+	$(MAKE) BUILD=build-asan SAN=address,undefined OPT=-O1 check-tests
+test-tsan:
+	$(MAKE) BUILD=build-tsan SAN=thread OPT=-O1 check-tests
+
+# The whole suite: plain, then AddressSanitizer+UBSan, then ThreadSanitizer.
+test: test-plain test-asan test-tsan
+	@echo "all suites passed"
+
+demo: $(FDMA)
+	@sh tools/demo.sh $(FDMA)
+
+install: $(LIBA) $(FDMA)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(FDMA) $(DESTDIR)$(PREFIX)/bin/fdma
+	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libfdma.a
+	install -m 644 include/fdma.h $(DESTDIR)$(PREFIX)/include/fdma.h
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
+	for m in docs/man/*.1; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
+	for m in docs/man/*.3; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/; done; true
+
+clean:
+	rm -rf build build-asan build-tsan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libfdma: zero-copy DMA between an FPGA and Linux user space.
+ *
+ * Conventions (as in liburing): every call is prefixed fdma_, returns 0 or a
+ * count on success and a negative errno on failure, and leaves a message
+ * naming what was wrong in fdma_errmsg(dev). Nothing aborts the process.
+ *
+ * Thread safety:
+ * - Different devices are independent.
+ * - On one device, buffer calls (fdma_buf_*), fdma_get_info(),
+ *   fdma_chan_stats() and fdma_errmsg() may be called from any thread.
+ * - Each channel is driven by one thread at a time: fdma_submit(),
+ *   fdma_reap(), fdma_wait(), the fdma_chan_set_*() calls and streams on a
+ *   channel need external locking if shared. Use one channel per thread.
+ * - fdma_errmsg() holds the message of the calling thread's last failed
+ *   call on that device.
+ * - fdma_close() must not race with any other call on the device.
+ */
+#ifndef FDMA_H
+#define FDMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FDMA_VERSION_STRING "0.1.0"
+
+struct fdma_dev;
+struct fdma_stream;
+
+enum fdma_dir {
+	FDMA_H2C = 0,		/* host to card */
+	FDMA_C2H = 1,		/* card to host */
+};
+
+enum fdma_kind {
+	FDMA_KIND_MM = 0,	/* memory-mapped: addresses in card memory */
+	FDMA_KIND_STREAM = 1,	/* streaming: frames, no card address */
+};
+
+enum fdma_wait_mode {
+	FDMA_WAIT_SPIN = 0,	/* poll completions, no interrupts: lowest latency, one busy core */
+	FDMA_WAIT_SLEEP = 1,	/* sleep until the device interrupts */
+	FDMA_WAIT_ADAPTIVE = 2,	/* spin up to spin_us, then sleep (the default) */
+};
+
+#define FDMA_MAX_CHAN 16
+
+struct fdma_chan_info {
+	uint8_t dir;		/* enum fdma_dir */
+	uint8_t kind;		/* enum fdma_kind */
+	uint8_t testgen;	/* stream test generator (C2H) or checker (H2C) present */
+	uint8_t rsvd;
+	uint32_t ring_size;	/* descriptors */
+};
+
+struct fdma_link_info {
+	unsigned gen, lanes, mps, mrrs;
+	int paced;		/* 1 if the (simulated) device runs at link speed */
+	double write_mbps;	/* model ceiling for device writes (C2H), 10^6 B/s; 0 if unknown */
+	double read_mbps;	/* model ceiling for device reads (H2C) */
+};
+
+struct fdma_info {
+	char backend[16];	/* "sim", ... */
+	char name[64];
+	uint32_t version;	/* engine version, major << 16 | minor */
+	uint32_t nchan;
+	uint32_t align;		/* bytes: addresses and lengths must be multiples */
+	uint32_t max_desc_len;	/* bytes per descriptor (longer requests are split) */
+	uint64_t card_size;	/* bytes of card memory */
+	struct fdma_link_info link;
+	struct fdma_chan_info chan[FDMA_MAX_CHAN];
+};
+
+/* ---- devices -------------------------------------------------------- */
+
+/*
+ * Open a device by URI:
+ *   sim[:opt=val,...]   the built-in simulated device (see fdma(7) / README)
+ * On failure *devp is NULL and, if errbuf is not NULL, the reason is written
+ * there (there is no device to hold it).
+ */
+int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errlen);
+void fdma_close(struct fdma_dev *dev);
+const char *fdma_errmsg(const struct fdma_dev *dev);
+int fdma_get_info(struct fdma_dev *dev, struct fdma_info *info);
+/* First channel with this direction and kind, or -ENOENT. */
+int fdma_find_chan(struct fdma_dev *dev, enum fdma_dir dir, enum fdma_kind kind);
+
+/* ---- buffers ---------------------------------------------------------- */
+
+#define FDMA_BUF_HUGEPAGE 0x1	/* back with 2 MiB huge pages (falls back if none) */
+
+/* Allocate size bytes of DMA-able memory, align-aligned. Returns a handle >= 0. */
+int fdma_buf_alloc(struct fdma_dev *dev, size_t size, unsigned int flags);
+/* Register caller memory (addr and size multiples of the alignment). Returns a handle. */
+int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size);
+/* Free or unregister; -EBUSY while transfers on it are in flight. */
+int fdma_buf_free(struct fdma_dev *dev, int buf);
+/* Address and size of a buffer; NULL / 0 for an unknown handle. */
+void *fdma_buf_addr(struct fdma_dev *dev, int buf);
+size_t fdma_buf_size(struct fdma_dev *dev, int buf);
+
+/* ---- asynchronous transfers --------------------------------------------- */
+
+struct fdma_req {
+	int buf;		/* buffer handle */
+	uint32_t flags;		/* FDMA_REQ_* */
+	uint64_t offset;	/* in the buffer */
+	uint64_t card_addr;	/* memory-mapped channels; ignored on streams */
+	uint64_t len;		/* bytes */
+	uint64_t user_data;	/* returned in the completion */
+};
+
+#define FDMA_REQ_IRQ 0x1	/* interrupt when this one completes, whatever the coalescing */
+#define FDMA_REQ_SOF 0x2	/* H2C stream: first buffer of a frame */
+#define FDMA_REQ_EOF 0x4	/* H2C stream: last buffer of a frame */
+
+struct fdma_cpl {
+	uint64_t user_data;
+	uint64_t len;		/* bytes moved */
+	int32_t res;		/* 0 or a negative errno */
+	uint16_t status;	/* device completion status (FDMA_CPL_* in engine/fdma_regs.h) */
+	uint16_t flags;		/* FDMA_CPL_SOF | EOF | OVERRUN on streams */
+};
+
+#define FDMA_CPL_SOF 0x1
+#define FDMA_CPL_EOF 0x2
+#define FDMA_CPL_OVERRUN 0x4
+
+/*
+ * Queue n requests on channel ch and ring the doorbell once. All or nothing:
+ * returns n, -EAGAIN if the ring lacks room for all of them, or the first
+ * invalid request's error (nothing queued).
+ */
+int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
+
+/*
+ * Reap up to max completions. Waits, per the channel's wait mode, until at
+ * least min_wait are available or timeout_us passes (-1: no limit while
+ * transfers are in flight). Returns the number reaped (possibly fewer than
+ * min_wait on timeout), -ETIMEDOUT if none arrived in time, or -EAGAIN if
+ * min_wait > 0 and nothing is in flight.
+ */
+int fdma_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
+	      unsigned int min_wait, int64_t timeout_us);
+
+/* Transfers queued and not yet reaped. */
+int fdma_inflight(struct fdma_dev *dev, int ch);
+
+/*
+ * A file descriptor that becomes readable when channel ch has completions
+ * to reap (for poll/epoll). After it polls readable, call fdma_reap() with
+ * min_wait 0; the library drains the fd. Using it sets the wait mode to
+ * sleep semantics (interrupts on).
+ */
+int fdma_chan_fd(struct fdma_dev *dev, int ch);
+
+int fdma_chan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us);
+/* Interrupt after count completions, or usecs after the oldest unsignalled one. 0,0 = every one. */
+int fdma_chan_set_coalesce(struct fdma_dev *dev, int ch, unsigned int count, unsigned int usecs);
+/* Streams: drop frames when no buffer is armed (1) or hold the source back (0, default). */
+int fdma_chan_set_drop(struct fdma_dev *dev, int ch, int drop);
+/*
+ * Reset a halted or stuck channel. Unfinished transfers come back from
+ * fdma_reap() with res -ECANCELED (or their own error). The library does
+ * this by itself when the device halts a channel on an error.
+ */
+int fdma_chan_reset(struct fdma_dev *dev, int ch);
+
+/*
+ * Stream test generator (C2H) / checker (H2C) of the engine, where present:
+ * frames of frame_len bytes every period_ns (0 = as fast as possible).
+ */
+int fdma_chan_set_testgen(struct fdma_dev *dev, int ch, uint32_t frame_len, uint32_t period_ns, int enable);
+/* Frames checked and failed by an H2C checker (or generated, for C2H). */
+int fdma_chan_testgen_counts(struct fdma_dev *dev, int ch, uint64_t *frames, uint64_t *errors);
+
+struct fdma_chan_stats {
+	uint64_t bytes;		/* moved by completed transfers */
+	uint64_t transfers;	/* requests submitted */
+	uint64_t completions;	/* requests reaped */
+	uint64_t descriptors;	/* descriptors posted */
+	uint64_t doorbells;
+	uint64_t interrupts;	/* raised by the device */
+	uint64_t wakeups;	/* times a waiting thread was put to sleep and woken */
+	uint64_t errors;	/* completions with res != 0 */
+	uint64_t drops;		/* stream frames dropped by the device */
+	uint64_t resets;	/* channel resets */
+	uint64_t irq_timeouts;	/* sleeps that ended by timeout with completions ready (lost interrupt) */
+};
+
+int fdma_chan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st);
+
+/* ---- synchronous helpers ---------------------------------------------- */
+
+/*
+ * Copy len bytes between buffer buf at offset and card memory, on the
+ * first memory-mapped channel of that direction, and wait. Do not mix with
+ * asynchronous use of that channel from another thread.
+ */
+int fdma_write_card(struct fdma_dev *dev, int buf, uint64_t offset, uint64_t card_addr, uint64_t len);
+int fdma_read_card(struct fdma_dev *dev, int buf, uint64_t offset, uint64_t card_addr, uint64_t len);
+
+/* ---- streams (C2H frames) ----------------------------------------------- */
+
+struct fdma_frame {
+	void *data;
+	uint64_t len;		/* bytes of frame in the buffer */
+	uint32_t index;		/* buffer number, for fdma_stream_release() */
+	uint32_t flags;		/* FDMA_CPL_* */
+};
+
+/*
+ * Keep nbufs buffers of buf_size bytes armed on C2H stream channel ch.
+ * buf_size must hold a whole frame.
+ */
+int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t buf_size,
+		     struct fdma_stream **sp);
+/* Next filled frame; -ETIMEDOUT after timeout_us (-1: wait forever). */
+int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout_us);
+/* Give the buffer back to the device; -EINVAL if it is not held. */
+int fdma_stream_release(struct fdma_stream *s, const struct fdma_frame *f);
+/* Frames dropped by the device since open. */
+uint64_t fdma_stream_drops(const struct fdma_stream *s);
+void fdma_stream_close(struct fdma_stream *s);
+
+/* ---- utilities ----------------------------------------------------------- */
+
+/* Thread CPU time of the simulated device's threads, seconds (-ENOTSUP elsewhere). */
+int fdma_model_cpu(struct fdma_dev *dev, double *seconds);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FDMA_H */

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/* libfdma: devices (open by URI, close, info, errors). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fdma_internal.h"
+
+/*
+ * Live devices. Every entry point checks its handle against this list, so
+ * a call on a closed device fails with -EBADF instead of touching freed
+ * memory (until the allocator hands the same address to a new device).
+ */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fdma_dev *live[64];
+
+static bool live_add(struct fdma_dev *dev)
+{
+	bool ok = false;
+
+	pthread_mutex_lock(&live_lock);
+	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]) && !ok; i++) {
+		if (!live[i]) {
+			live[i] = dev;
+			ok = true;
+		}
+	}
+	pthread_mutex_unlock(&live_lock);
+	return ok;
+}
+
+static void live_remove(struct fdma_dev *dev)
+{
+	pthread_mutex_lock(&live_lock);
+	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++)
+		if (live[i] == dev)
+			live[i] = NULL;
+	pthread_mutex_unlock(&live_lock);
+}
+
+bool fdma_dev_live(const struct fdma_dev *dev)
+{
+	bool ok = false;
+
+	if (!dev)
+		return false;
+	pthread_mutex_lock(&live_lock);
+	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]) && !ok; i++)
+		ok = live[i] == dev;
+	pthread_mutex_unlock(&live_lock);
+	return ok;
+}
+
+int fdma_err(struct fdma_dev *dev, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&dev->lock);
+	va_start(ap, fmt);
+	vsnprintf(dev->err, sizeof(dev->err), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&dev->lock);
+	return err;
+}
+
+const char *fdma_errmsg(const struct fdma_dev *dev)
+{
+	if (!fdma_dev_live(dev))
+		return "invalid or closed device handle";
+	return dev->err;
+}
+
+static void set_errbuf(char *errbuf, size_t errlen, const char *msg)
+{
+	if (errbuf && errlen)
+		snprintf(errbuf, errlen, "%s", msg);
+}
+
+int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errlen)
+{
+	struct fdma_sim_opts o;
+	struct fdma_dev *dev;
+	char why[200];
+	const char *opts;
+	int ret;
+
+	if (!devp) {
+		set_errbuf(errbuf, errlen, "devp is NULL");
+		return -EINVAL;
+	}
+	*devp = NULL;
+	if (!uri) {
+		set_errbuf(errbuf, errlen, "URI is NULL");
+		return -EINVAL;
+	}
+	if (!strcmp(uri, "sim")) {
+		opts = "";
+	} else if (!strncmp(uri, "sim:", 4)) {
+		opts = uri + 4;
+	} else {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg),
+			 "unknown device URI '%.100s' (expected sim[:option=value,...])", uri);
+		set_errbuf(errbuf, errlen, msg);
+		return -EINVAL;
+	}
+	ret = fdma_parse_sim_uri(opts, &o, why, sizeof(why));
+	if (ret) {
+		set_errbuf(errbuf, errlen, why);
+		return ret;
+	}
+	dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		set_errbuf(errbuf, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&dev->lock, NULL);
+	for (int i = 0; i < FDMA_MAX_CHAN; i++)
+		dev->ch[i].efd = -1;
+	if (!live_add(dev)) {
+		set_errbuf(errbuf, errlen, "too many open devices (64)");
+		pthread_mutex_destroy(&dev->lock);
+		free(dev);
+		return -EMFILE;
+	}
+	ret = fdma_sim_open(dev, &o);
+	if (ret) {
+		set_errbuf(errbuf, errlen, dev->err);
+		fdma_close(dev);
+		return ret;
+	}
+	*devp = dev;
+	return 0;
+}
+
+void fdma_close(struct fdma_dev *dev)
+{
+	if (!fdma_dev_live(dev))
+		return;
+	live_remove(dev);
+	fdma_sim_close(dev);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}
+
+int fdma_get_info(struct fdma_dev *dev, struct fdma_info *info)
+{
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	if (!info)
+		return fdma_err(dev, -EINVAL, "fdma_get_info: info is NULL");
+	*info = dev->info;
+	return 0;
+}
+
+int fdma_find_chan(struct fdma_dev *dev, enum fdma_dir dir, enum fdma_kind kind)
+{
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	for (u32 i = 0; i < dev->info.nchan; i++)
+		if (dev->info.chan[i].dir == dir && dev->info.chan[i].kind == kind)
+			return (int)i;
+	return fdma_err(dev, -ENOENT, "no %s %s channel on this device",
+			dir == FDMA_H2C ? "H2C" : "C2H",
+			kind == FDMA_KIND_MM ? "memory-mapped" : "stream");
+}
+
+int fdma_model_cpu(struct fdma_dev *dev, double *seconds)
+{
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	if (!dev->model)
+		return fdma_err(dev, -ENOTSUP, "no simulated device behind this handle");
+	*seconds = fdma_model_cpu_seconds(dev->model);
+	return 0;
+}

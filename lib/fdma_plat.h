@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * User-space platform shim for the engine core (see engine/fdma_engine.h).
+ * Registers are 32-bit words in memory: the device model's register file
+ * in-process, or a mapped BAR. "Kick" is how a register write reaches a
+ * device that cannot see writes by itself.
+ */
+#ifndef FDMA_PLAT_H
+#define FDMA_PLAT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+
+struct fdma_plat {
+	volatile u32 *regs;
+	void (*kick)(void *ctx, unsigned int ch);
+	void *kick_ctx;
+};
+
+static inline u32 fdma_plat_rd32(struct fdma_plat *p, u32 off)
+{
+	return __atomic_load_n(&p->regs[off / 4], __ATOMIC_ACQUIRE);
+}
+
+static inline void fdma_plat_wr32(struct fdma_plat *p, u32 off, u32 val)
+{
+	__atomic_store_n(&p->regs[off / 4], val, __ATOMIC_RELEASE);
+}
+
+static inline void fdma_plat_kick(struct fdma_plat *p, unsigned int ch)
+{
+	if (p->kick)
+		p->kick(p->kick_ctx, ch);
+}
+
+static inline void fdma_plat_udelay(struct fdma_plat *p, u32 us)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)us * 1000 };
+
+	(void)p;
+	nanosleep(&ts, NULL);
+}
+
+#define fdma_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#define fdma_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define fdma_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+static inline u32 fdma_load_acquire32(const volatile u32 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+#endif /* FDMA_PLAT_H */

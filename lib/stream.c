@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libfdma: C2H frame streams. A ring of N frame buffers stays armed on the
+ * device; the application takes filled frames in order and gives them back.
+ * One buffer per frame, one descriptor per buffer: a frame that does not
+ * fit is reported, never silently cut.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fdma_internal.h"
+
+enum { ARMED, READY, HELD };
+
+struct fdma_stream {
+	struct fdma_dev *dev;
+	int ch;
+	int buf;
+	unsigned int nbufs;
+	size_t slot;		/* bytes per frame buffer, aligned */
+	u8 *base;
+	u8 *state;
+	struct fdma_cpl *ready;	/* FIFO of filled frames */
+	unsigned int head, count;
+	u64 drops_at_open;
+};
+
+static int arm(struct fdma_stream *s, unsigned int i)
+{
+	struct fdma_req r = {
+		.buf = s->buf, .offset = (u64)i * s->slot, .len = s->slot, .user_data = i,
+	};
+	int ret = fdma_submit(s->dev, s->ch, &r, 1);
+
+	if (ret < 0)
+		return ret;
+	s->state[i] = ARMED;
+	return 0;
+}
+
+int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t buf_size,
+		     struct fdma_stream **sp)
+{
+	struct fdma_chan *c;
+	struct fdma_stream *s;
+	struct fdma_chan_stats st;
+	int ret;
+
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	if (!sp)
+		return fdma_err(dev, -EINVAL, "fdma_stream_open: sp is NULL");
+	*sp = NULL;
+	c = fdma_get_chan(dev, ch);
+	if (!c)
+		return -EINVAL;
+	if (dev->info.chan[ch].dir != FDMA_C2H || dev->info.chan[ch].kind != FDMA_KIND_STREAM)
+		return fdma_err(dev, -EINVAL, "channel %d is not a C2H stream channel", ch);
+	if (nbufs < 2 || nbufs > c->ring.size)
+		return fdma_err(dev, -EINVAL, "fdma_stream_open: %u buffers (need 2..%u)",
+				nbufs, c->ring.size);
+	if (buf_size == 0 || buf_size > dev->caps.max_desc_len)
+		return fdma_err(dev, -EINVAL,
+				"fdma_stream_open: buffer size %zu (need 1..%u, the maximum descriptor length)",
+				buf_size, dev->caps.max_desc_len);
+	if (fdma_ering_inflight(&c->ring))
+		return fdma_err(dev, -EBUSY, "channel %d has transfers in flight", ch);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return fdma_err(dev, -ENOMEM, "out of memory");
+	s->dev = dev;
+	s->ch = ch;
+	s->nbufs = nbufs;
+	s->slot = (buf_size + dev->caps.align - 1) & ~(size_t)(dev->caps.align - 1);
+	s->state = calloc(nbufs, 1);
+	s->ready = calloc(nbufs, sizeof(*s->ready));
+	if (!s->state || !s->ready) {
+		ret = fdma_err(dev, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	s->buf = fdma_buf_alloc(dev, s->slot * nbufs, 0);
+	if (s->buf < 0) {
+		ret = s->buf;
+		goto fail;
+	}
+	s->base = fdma_buf_addr(dev, s->buf);
+	fdma_chan_stats(dev, ch, &st);
+	s->drops_at_open = st.drops;
+	for (unsigned int i = 0; i < nbufs; i++) {
+		ret = arm(s, i);
+		if (ret < 0)
+			goto fail_armed;
+	}
+	*sp = s;
+	return 0;
+
+fail_armed:
+	fdma_stream_close(s);
+	return ret;
+fail:
+	free(s->state);
+	free(s->ready);
+	free(s);
+	return ret;
+}
+
+int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout_us)
+{
+	struct fdma_cpl cpl;
+	unsigned int i;
+
+	if (!s || !f)
+		return -EINVAL;
+	while (!s->count) {
+		struct fdma_cpl got[64];
+		int n = fdma_reap(s->dev, s->ch, got, 64, 1, timeout_us);
+
+		if (n < 0)
+			return n;
+		for (int k = 0; k < n; k++) {
+			unsigned int idx = (unsigned int)got[k].user_data;
+
+			s->ready[(s->head + s->count) % s->nbufs] = got[k];
+			s->count++;
+			s->state[idx] = READY;
+		}
+	}
+	cpl = s->ready[s->head];
+	s->head = (s->head + 1) % s->nbufs;
+	s->count--;
+	i = (unsigned int)cpl.user_data;
+	if (cpl.res || (cpl.flags & (FDMA_CPL_SOF | FDMA_CPL_EOF)) != (FDMA_CPL_SOF | FDMA_CPL_EOF)) {
+		/* Give the buffer straight back; report what happened. */
+		int err = cpl.res ? cpl.res : -EMSGSIZE;
+
+		if (cpl.res != -ECANCELED)
+			arm(s, i);
+		return fdma_err(s->dev, err, "stream buffer %u: %s", i,
+				cpl.res ? fdma_cpl_str(cpl.status)
+					: "frame does not fit in one buffer (open the stream with a larger buf_size)");
+	}
+	s->state[i] = HELD;
+	f->data = s->base + (size_t)i * s->slot;
+	f->len = cpl.len;
+	f->index = i;
+	f->flags = cpl.flags;
+	return 0;
+}
+
+int fdma_stream_release(struct fdma_stream *s, const struct fdma_frame *f)
+{
+	if (!s || !f)
+		return -EINVAL;
+	if (f->index >= s->nbufs || s->state[f->index] != HELD)
+		return fdma_err(s->dev, -EINVAL,
+				"fdma_stream_release: buffer %u is not held by the application (double release?)",
+				f->index);
+	return arm(s, f->index);
+}
+
+uint64_t fdma_stream_drops(const struct fdma_stream *s)
+{
+	struct fdma_chan_stats st;
+
+	if (!s || fdma_chan_stats(s->dev, s->ch, &st))
+		return 0;
+	return st.drops - s->drops_at_open;
+}
+
+void fdma_stream_close(struct fdma_stream *s)
+{
+	struct fdma_cpl got[64];
+
+	if (!s)
+		return;
+	/* Take the armed buffers back from the device before freeing them. */
+	if (fdma_inflight(s->dev, s->ch) > 0 && !fdma_chan_reset(s->dev, s->ch))
+		while (fdma_reap(s->dev, s->ch, got, 64, 0, 0) > 0)
+			;
+	fdma_buf_free(s->dev, s->buf);
+	free(s->state);
+	free(s->ready);
+	free(s);
+}

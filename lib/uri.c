@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/* libfdma: parsing "sim:" URI options. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fdma_internal.h"
+
+/* Parse a size: decimal or 0x hex, optional K/M/G (powers of 1024). */
+int fdma_parse_size(const char *s, u64 *out)
+{
+	char *end;
+	unsigned long long v;
+	u64 mult = 1;
+
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case 0:
+		break;
+	case 'K':
+		mult = 1ull << 10;
+		end++;
+		break;
+	case 'M':
+		mult = 1ull << 20;
+		end++;
+		break;
+	case 'G':
+		mult = 1ull << 30;
+		end++;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end == 'i' || *end == 'B')	/* tolerate KiB / KB spellings */
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end || (v && mult > UINT64_MAX / v))
+		return -EINVAL;
+	*out = v * mult;
+	return 0;
+}
+
+struct opt_range {
+	const char *name;
+	u64 min, max;
+	const char *help;
+};
+
+static int get_num(const char *key, const char *val, u64 min, u64 max, u64 *out,
+		   char *why, size_t whylen)
+{
+	if (fdma_parse_size(val, out) || *out < min || *out > max) {
+		snprintf(why, whylen, "bad value '%s' for option '%s': expected %llu..%llu",
+			 val, key, (unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, size_t whylen)
+{
+	static const struct {
+		const char *name;
+		enum fdma_fault f;
+	} kinds[] = {
+		{ "none", FDMA_FAULT_NONE }, { "desc", FDMA_FAULT_DESC },
+		{ "data", FDMA_FAULT_DATA }, { "stuck", FDMA_FAULT_STUCK },
+		{ "irq", FDMA_FAULT_IRQ },
+	};
+	const char *at = strchr(val, '@');
+	size_t klen = at ? (size_t)(at - val) : strlen(val);
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (strlen(kinds[i].name) != klen || strncmp(kinds[i].name, val, klen))
+			continue;
+		m->fault = kinds[i].f;
+		m->fault_at = 1;
+		if (at)
+			return get_num("fault", at + 1, 1, UINT64_MAX, &m->fault_at, why, whylen);
+		return 0;
+	}
+	snprintf(why, whylen,
+		 "bad value '%s' for option 'fault': expected desc, data, stuck or irq, optionally @N (the Nth descriptor)",
+		 val);
+	return -EINVAL;
+}
+
+int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, size_t whylen)
+{
+	char *copy, *tok, *save = NULL;
+	int ret = 0;
+
+	memset(o, 0, sizeof(*o));
+	fdma_model_cfg_defaults(&o->model);
+	o->ring = FDMA_DEFAULT_RING;
+	copy = strdup(opts);
+	if (!copy) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		const char *key = tok, *val;
+		struct fdma_link_cfg *l = &o->model.link;
+		u64 v = 0;
+
+		if (!eq) {
+			snprintf(why, whylen, "option '%s' has no value (expected %s=VALUE)", tok, tok);
+			ret = -EINVAL;
+			break;
+		}
+		*eq = 0;
+		val = eq + 1;
+		if (!strcmp(key, "gen")) {
+			ret = get_num(key, val, 1, 5, &v, why, whylen);
+			l->gen = (unsigned int)v;
+		} else if (!strcmp(key, "lanes")) {
+			ret = get_num(key, val, 1, 16, &v, why, whylen);
+			l->lanes = (unsigned int)v;
+		} else if (!strcmp(key, "mps")) {
+			ret = get_num(key, val, 128, 4096, &v, why, whylen);
+			l->mps = (unsigned int)v;
+		} else if (!strcmp(key, "mrrs")) {
+			ret = get_num(key, val, 128, 4096, &v, why, whylen);
+			l->mrrs = (unsigned int)v;
+		} else if (!strcmp(key, "rcb")) {
+			ret = get_num(key, val, 0, 128, &v, why, whylen);
+			l->rcb = (unsigned int)v;
+		} else if (!strcmp(key, "addr")) {
+			ret = get_num(key, val, 32, 64, &v, why, whylen);
+			if (!ret && v != 32 && v != 64) {
+				snprintf(why, whylen, "bad value '%s' for option 'addr': expected 32 or 64", val);
+				ret = -EINVAL;
+			}
+			l->addr64 = v == 64;
+		} else if (!strcmp(key, "tags")) {
+			ret = get_num(key, val, 1, 1024, &v, why, whylen);
+			l->tags = (unsigned int)v;
+		} else if (!strcmp(key, "rtt_ns")) {
+			ret = get_num(key, val, 0, 100000000, &v, why, whylen);
+			l->rtt_ns = (unsigned int)v;
+		} else if (!strcmp(key, "paced")) {
+			ret = get_num(key, val, 0, 1, &v, why, whylen);
+			o->model.paced = v;
+		} else if (!strcmp(key, "channels")) {
+			ret = get_num(key, val, 1, 7, &v, why, whylen);
+			o->model.mm_pairs = (unsigned int)v;
+		} else if (!strcmp(key, "streams")) {
+			ret = get_num(key, val, 0, 1, &v, why, whylen);
+			o->model.streams = v;
+		} else if (!strcmp(key, "mem")) {
+			ret = get_num(key, val, 0, 1ull << 40, &v, why, whylen);
+			o->model.card_size = v;
+		} else if (!strcmp(key, "ring")) {
+			ret = get_num(key, val, 2, 4096, &v, why, whylen);
+			if (!ret && (v & (v - 1))) {
+				snprintf(why, whylen, "bad value '%s' for option 'ring': expected a power of 2 in 2..4096", val);
+				ret = -EINVAL;
+			}
+			o->ring = (u32)v;
+		} else if (!strcmp(key, "maxdesc")) {
+			ret = get_num(key, val, 64, 1ull << 31, &v, why, whylen);
+			o->model.max_desc_len = (u32)v;
+		} else if (!strcmp(key, "coal")) {
+			ret = get_num(key, val, 0, 65536, &v, why, whylen);
+			o->coal_count = (u32)v;
+		} else if (!strcmp(key, "coal_us")) {
+			ret = get_num(key, val, 0, 1000000, &v, why, whylen);
+			o->coal_usecs = (u32)v;
+		} else if (!strcmp(key, "fault")) {
+			ret = parse_fault(val, &o->model, why, whylen);
+		} else {
+			snprintf(why, whylen,
+				 "unknown option '%s' in sim: URI (known: gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams mem ring maxdesc coal coal_us fault)",
+				 key);
+			ret = -EINVAL;
+		}
+	}
+	free(copy);
+	if (!ret) {
+		char lwhy[160];
+
+		ret = fdma_link_validate(&o->model.link, lwhy, sizeof(lwhy));
+		if (ret)
+			snprintf(why, whylen, "%s", lwhy);
+	}
+	if (!ret && (o->model.max_desc_len & 63)) {
+		snprintf(why, whylen, "bad value for option 'maxdesc': must be a multiple of 64");
+		ret = -EINVAL;
+	}
+	return ret;
+}

@@ -1,0 +1,901 @@
+// SPDX-License-Identifier: MIT
+/*
+ * FDMA engine model: one thread per channel plays the FPGA's channel logic.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "fdma_plat.h"
+#include "fdma_regs.h"
+#include "fdma_model.h"
+
+/* A channel with nothing to do polls its doorbell this long before sleeping. */
+#define IDLE_SPIN_NS	20000ull
+/* Descriptors handled between looks at the control registers. */
+#define BUDGET		64u
+
+struct mchan {
+	struct fdma_model *m;
+	unsigned int ch;
+	u32 caps;
+	u32 base;			/* register block offset */
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	atomic_int kicked;
+	atomic_int sleeping;
+	clockid_t cpuclock;
+	atomic_uint greset_seen;
+
+	/* ring, latched when RUN is seen */
+	bool running;
+	struct fdma_desc *ring;
+	struct fdma_cpl_rec *cpl;
+	struct fdma_wb *wb;
+	u32 size;
+	u32 cidx;
+	u32 last_pidx;
+	u32 status;
+	bool halted, stuck, stopped, lose_irq;
+	u32 reset_seen;
+
+	/* coalescing */
+	u32 unsig;
+	u64 first_unsig_ns;
+
+	/* pacing: when the next descriptor became available */
+	u64 avail_ns;
+	bool was_empty;
+
+	/* C2H stream generator */
+	u8 *frame;
+	size_t frame_cap;
+	u32 frame_len, frame_off;
+	bool in_frame, pending_overrun;
+	u32 seq;
+	u64 next_frame_ns;
+
+	/* H2C stream checker */
+	struct fdma_frame_hdr ck_hdr;
+	uLong ck_crc;
+	u32 ck_len, ck_seq;
+	bool ck_in_frame;
+
+	u32 tg_frames, tg_errors, overruns, irqs;
+};
+
+struct link_clock {
+	pthread_mutex_t lock;
+	u64 free_ns;			/* when the link is next free in this direction */
+};
+
+struct fdma_model {
+	struct fdma_model_cfg cfg;
+	struct fdma_model_host host;
+	volatile u32 *regs;
+	u8 *card;
+	unsigned int nchan;
+	atomic_bool quit;
+	atomic_uint_fast64_t desc_count;
+	struct link_clock clk[2];	/* [0] H2C (downstream), [1] C2H (upstream) */
+	struct mchan chan[FDMA_MAX_CHANNELS];
+};
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+static u32 grd(struct fdma_model *m, u32 off)
+{
+	return __atomic_load_n(&m->regs[off / 4], __ATOMIC_ACQUIRE);
+}
+
+static void gwr(struct fdma_model *m, u32 off, u32 val)
+{
+	__atomic_store_n(&m->regs[off / 4], val, __ATOMIC_RELEASE);
+}
+
+static u32 rd(struct mchan *c, u32 off)
+{
+	return grd(c->m, c->base + off);
+}
+
+static void wr(struct mchan *c, u32 off, u32 val)
+{
+	gwr(c->m, c->base + off, val);
+}
+
+static bool is_c2h(const struct mchan *c)
+{
+	return c->caps & FDMA_CH_CAP_C2H;
+}
+
+static bool is_stream(const struct mchan *c)
+{
+	return c->caps & FDMA_CH_CAP_STREAM;
+}
+
+void fdma_model_cfg_defaults(struct fdma_model_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	fdma_link_defaults(&c->link);
+	c->paced = true;
+	c->mm_pairs = 1;
+	c->streams = true;
+	c->card_size = 1ull << 30;
+	c->max_desc_len = 16u << 20;
+	c->align_log2 = 6;
+	c->ring_max = 4096;
+}
+
+/* ---- status, write-back, interrupts ------------------------------------ */
+
+static void publish_status(struct mchan *c)
+{
+	wr(c, FDMA_CH_STATUS, c->status);
+	if (c->wb)
+		__atomic_store_n(&c->wb->status, c->status, __ATOMIC_RELEASE);
+}
+
+static void raise_irq(struct mchan *c)
+{
+	/*
+	 * The host enables IRQ_EN and then reads wb.cidx; we wrote wb.cidx and
+	 * now read IRQ_EN. Each side's store must be visible before its load
+	 * (see fdma_ering_set_irq()), hence the full fence.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	c->unsig = 0;
+	if (!(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_IRQ_EN))
+		return;
+	if (c->lose_irq) {
+		c->lose_irq = false;
+		return;
+	}
+	c->irqs++;
+	wr(c, FDMA_CH_IRQS, c->irqs);
+	if (c->wb)
+		__atomic_store_n(&c->wb->irqs, c->irqs, __ATOMIC_RELAXED);
+	c->m->host.irq(c->m->host.ctx, rd(c, FDMA_CH_IRQ_VEC));
+}
+
+/* Apply the coalescing rule after one completion (docs/engine.md). */
+static void coalesce(struct mchan *c, bool force)
+{
+	u32 count = rd(c, FDMA_CH_COAL_COUNT);
+
+	if (++c->unsig == 1)
+		c->first_unsig_ns = now_ns();
+	if (force || c->unsig >= (count ? count : 1))
+		raise_irq(c);
+}
+
+static void coalesce_timer(struct mchan *c, bool ring_empty)
+{
+	u32 usecs;
+
+	if (!c->unsig)
+		return;
+	usecs = rd(c, FDMA_CH_COAL_USECS);
+	if (usecs) {
+		if (now_ns() - c->first_unsig_ns >= (u64)usecs * 1000)
+			raise_irq(c);
+	} else if (ring_empty) {
+		/* No timer: signal what is left when the ring drains. */
+		raise_irq(c);
+	}
+}
+
+static void write_cpl(struct mchan *c, const struct fdma_desc *d, u32 len,
+		      u16 status, u16 flags)
+{
+	struct fdma_cpl_rec *r = &c->cpl[c->cidx & (c->size - 1)];
+
+	r->cookie = d ? d->cookie : 0;
+	r->len = len;
+	r->status = status;
+	r->flags = flags;
+	c->cidx++;
+	/* Release: the record is visible before the index that covers it. */
+	__atomic_store_n(&c->wb->cidx, c->cidx, __ATOMIC_RELEASE);
+	wr(c, FDMA_CH_CIDX, c->cidx);
+}
+
+static u32 cpl_err_bit(u16 status)
+{
+	switch (status) {
+	case FDMA_CPL_DESC_ERR:
+		return FDMA_CH_ST_DESC_ERR;
+	case FDMA_CPL_ADDR_ERR:
+		return FDMA_CH_ST_ADDR_ERR;
+	case FDMA_CPL_DATA_ERR:
+		return FDMA_CH_ST_DATA_ERR;
+	case FDMA_CPL_ALIGN_ERR:
+		return FDMA_CH_ST_ALIGN_ERR;
+	case FDMA_CPL_RANGE_ERR:
+		return FDMA_CH_ST_RANGE_ERR;
+	default:
+		return FDMA_CH_ST_LEN_ERR;
+	}
+}
+
+/* Complete the current descriptor with an error and stop the channel. */
+static void halt(struct mchan *c, const struct fdma_desc *d, u16 status)
+{
+	wr(c, FDMA_CH_ERR_IDX, c->cidx);
+	write_cpl(c, d, 0, status, 0);
+	c->halted = true;
+	c->status |= FDMA_CH_ST_HALTED | cpl_err_bit(status);
+	publish_status(c);
+	/* Errors interrupt whatever the coalescing. */
+	c->unsig++;
+	raise_irq(c);
+}
+
+/* ---- pacing ------------------------------------------------------------ */
+
+static void sleep_until(u64 t)
+{
+	u64 now = now_ns();
+
+	/* Sleep most of a long wait, spin the rest: wake-up jitter would cost link time. */
+	if (t > now + 100000) {
+		u64 s = t - 50000;
+		struct timespec ts = { .tv_sec = (time_t)(s / 1000000000ull),
+				       .tv_nsec = (long)(s % 1000000000ull) };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+	while (now_ns() < t)
+		cpu_relax();
+}
+
+/* Hold a transfer of len bytes for the link's time in this channel's direction. */
+static void pace(struct mchan *c, u32 len)
+{
+	struct fdma_model *m = c->m;
+	int dir = is_c2h(c) ? 1 : 0;
+	struct link_clock *lc = &m->clk[dir];
+	u64 cost, start, done;
+
+	if (!m->cfg.paced)
+		return;
+	cost = fdma_link_xfer_ns(&m->cfg.link, dir, len, c->was_empty);
+	pthread_mutex_lock(&lc->lock);
+	/* Back to back when the descriptor was waiting; else from when it arrived. */
+	start = lc->free_ns > c->avail_ns ? lc->free_ns : c->avail_ns;
+	done = start + cost;
+	lc->free_ns = done;
+	pthread_mutex_unlock(&lc->lock);
+	sleep_until(done);
+	c->avail_ns = done;
+	c->was_empty = false;
+}
+
+/* ---- reset and control ------------------------------------------------- */
+
+static void chan_reset(struct mchan *c)
+{
+	c->running = false;
+	c->halted = false;
+	c->stuck = false;
+	c->stopped = false;
+	c->cidx = 0;
+	c->last_pidx = 0;
+	c->unsig = 0;
+	c->in_frame = false;
+	c->pending_overrun = false;
+	c->ck_in_frame = false;
+	c->seq = 0;
+	c->ck_seq = 0;
+	c->next_frame_ns = 0;
+	c->tg_frames = 0;
+	c->tg_errors = 0;
+	c->overruns = 0;
+	c->status = FDMA_CH_ST_IDLE;
+	if (c->wb) {
+		__atomic_store_n(&c->wb->cidx, 0, __ATOMIC_RELEASE);
+		c->wb->overruns = 0;
+	}
+	wr(c, FDMA_CH_CIDX, 0);
+	wr(c, FDMA_CH_ERR_IDX, 0);
+	wr(c, FDMA_CH_TG_FRAMES, 0);
+	wr(c, FDMA_CH_TG_ERRORS, 0);
+	wr(c, FDMA_CH_OVERRUNS, 0);
+	publish_status(c);
+}
+
+static void latch_ring(struct mchan *c)
+{
+	struct fdma_model *m = c->m;
+	u64 ring = rd(c, FDMA_CH_RING_LO) | (u64)rd(c, FDMA_CH_RING_HI) << 32;
+	u64 cpl = rd(c, FDMA_CH_CPL_LO) | (u64)rd(c, FDMA_CH_CPL_HI) << 32;
+	u64 wb = rd(c, FDMA_CH_WB_LO) | (u64)rd(c, FDMA_CH_WB_HI) << 32;
+	u32 size = rd(c, FDMA_CH_RING_SIZE);
+
+	c->running = true;
+	c->was_empty = true;
+	if (!size || (size & (size - 1)) || size > m->cfg.ring_max ||
+	    (ring & 31) || (cpl & 15) || (wb & 63)) {
+		c->size = 0;
+		c->ring = NULL;
+	} else {
+		c->size = size;
+		c->ring = m->host.dma(m->host.ctx, ring, (u64)size * sizeof(*c->ring));
+	}
+	c->cpl = c->size ? m->host.dma(m->host.ctx, cpl, (u64)size * sizeof(*c->cpl)) : NULL;
+	c->wb = m->host.dma(m->host.ctx, wb, sizeof(*c->wb));
+	c->status = FDMA_CH_ST_RUNNING | FDMA_CH_ST_IDLE;
+	if (!c->cpl || !c->wb) {
+		/* Nowhere to report: flag it in the register only. */
+		c->halted = true;
+		c->status |= FDMA_CH_ST_HALTED | FDMA_CH_ST_ADDR_ERR;
+		wr(c, FDMA_CH_STATUS, c->status);
+		return;
+	}
+	publish_status(c);
+}
+
+static void global_reset(struct mchan *c, u32 req)
+{
+	struct fdma_model *m = c->m;
+
+	chan_reset(c);
+	atomic_store(&c->greset_seen, req);
+	if (c->ch != 0)
+		return;
+	for (unsigned int i = 1; i < m->nchan; i++)
+		fdma_model_kick(m, i);
+	for (unsigned int i = 1; i < m->nchan; i++)
+		while (atomic_load(&m->chan[i].greset_seen) != req &&
+		       !atomic_load(&m->quit))
+			sleep_until(now_ns() + 10000);
+	gwr(m, FDMA_REG_RESET_ACK, req);
+}
+
+static void service_control(struct mchan *c)
+{
+	u32 greq = grd(c->m, FDMA_REG_RESET_REQ);
+	u32 req = rd(c, FDMA_CH_RESET_REQ);
+	u32 w1c, ctrl;
+
+	if (greq != atomic_load(&c->greset_seen))
+		global_reset(c, greq);
+	if (req != c->reset_seen) {
+		chan_reset(c);
+		c->reset_seen = req;
+		wr(c, FDMA_CH_RESET_ACK, req);
+	}
+	w1c = rd(c, FDMA_CH_STATUS_W1C);
+	if (w1c) {
+		/* A strobe: apply it and clear it (the one device write to a host register). */
+		c->status &= ~(w1c & FDMA_CH_ST_ERR_MASK);
+		wr(c, FDMA_CH_STATUS_W1C, 0);
+		publish_status(c);
+	}
+	ctrl = rd(c, FDMA_CH_CTRL);
+	if ((ctrl & FDMA_CH_CTRL_RUN) && !c->running && !c->halted)
+		latch_ring(c);
+	else if (!(ctrl & FDMA_CH_CTRL_RUN) && c->running) {
+		c->running = false;
+		c->status &= ~FDMA_CH_ST_RUNNING;
+		publish_status(c);
+	}
+}
+
+/* ---- data movement --------------------------------------------------------- */
+
+/* Count one descriptor fetch and fire the configured fault when it is due. */
+static enum fdma_fault fault_due(struct mchan *c)
+{
+	struct fdma_model *m = c->m;
+	u64 n = atomic_fetch_add(&m->desc_count, 1) + 1;
+
+	if (m->cfg.fault == FDMA_FAULT_NONE || n != m->cfg.fault_at)
+		return FDMA_FAULT_NONE;
+	return m->cfg.fault;
+}
+
+static bool aligned(u64 v, u32 align_log2)
+{
+	return !(v & ((1ull << align_log2) - 1));
+}
+
+/* Common checks; returns FDMA_CPL_OK and the host pointer, or an error status. */
+static u16 check_desc(struct mchan *c, const struct fdma_desc *d, void **host)
+{
+	struct fdma_model *m = c->m;
+	bool c2h = is_c2h(c);
+	u64 hbus = c2h ? d->dst : d->src;
+	u64 card = c2h ? d->src : d->dst;
+
+	if (d->len == 0 || d->len > m->cfg.max_desc_len)
+		return FDMA_CPL_LEN_ERR;
+	if (!aligned(hbus, m->cfg.align_log2) || !aligned(d->len, m->cfg.align_log2) ||
+	    (!is_stream(c) && !aligned(card, m->cfg.align_log2)))
+		return FDMA_CPL_ALIGN_ERR;
+	if (!is_stream(c) && (card > m->cfg.card_size || d->len > m->cfg.card_size - card))
+		return FDMA_CPL_RANGE_ERR;
+	*host = m->host.dma(m->host.ctx, hbus, d->len);
+	if (!*host)
+		return FDMA_CPL_ADDR_ERR;
+	return FDMA_CPL_OK;
+}
+
+static void checker_feed(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
+{
+	if (!(rd(c, FDMA_CH_TG_CTRL) & 1))
+		return;
+	if (ctrl & FDMA_DESC_SOF) {
+		if (c->ck_in_frame)
+			c->tg_errors++;		/* previous frame never ended */
+		c->ck_in_frame = len >= sizeof(c->ck_hdr);
+		if (!c->ck_in_frame) {
+			c->tg_errors++;
+			goto out;
+		}
+		memcpy(&c->ck_hdr, data, sizeof(c->ck_hdr));
+		c->ck_crc = crc32(0, data + sizeof(c->ck_hdr), len - sizeof(c->ck_hdr));
+		c->ck_len = len;
+	} else if (c->ck_in_frame) {
+		c->ck_crc = crc32(c->ck_crc, data, len);
+		c->ck_len += len;
+	} else {
+		c->tg_errors++;			/* data outside a frame */
+		goto out;
+	}
+	if (ctrl & FDMA_DESC_EOF) {
+		bool ok = c->ck_hdr.magic == FDMA_FRAME_MAGIC &&
+			  c->ck_hdr.len == c->ck_len && c->ck_hdr.crc == c->ck_crc &&
+			  c->ck_hdr.seq == c->ck_seq;
+
+		c->ck_seq = c->ck_hdr.seq + 1;
+		if (ok)
+			c->tg_frames++;
+		else
+			c->tg_errors++;
+		c->ck_in_frame = false;
+	}
+out:
+	wr(c, FDMA_CH_TG_FRAMES, c->tg_frames);
+	wr(c, FDMA_CH_TG_ERRORS, c->tg_errors);
+}
+
+/*
+ * One descriptor of a memory-mapped or H2C stream channel. Returns false
+ * if the channel stopped (error, stuck or STOP).
+ */
+static bool run_desc(struct mchan *c)
+{
+	struct fdma_model *m = c->m;
+	u32 idx = c->cidx & (c->size - 1);
+	enum fdma_fault f = fault_due(c);
+	struct fdma_desc d;
+	void *host = NULL;
+	u16 st;
+
+	if (f == FDMA_FAULT_STUCK || c->stuck) {
+		c->stuck = true;
+		return false;
+	}
+	if (!c->ring || f == FDMA_FAULT_DESC) {
+		halt(c, NULL, FDMA_CPL_DESC_ERR);
+		return false;
+	}
+	if (f == FDMA_FAULT_IRQ)
+		c->lose_irq = true;
+	d = c->ring[idx];
+	st = check_desc(c, &d, &host);
+	if (st != FDMA_CPL_OK) {
+		halt(c, &d, st);
+		return false;
+	}
+	if (is_stream(c))
+		checker_feed(c, host, d.len, d.ctrl);
+	else if (is_c2h(c))
+		memcpy(host, m->card + d.src, d.len);
+	else
+		memcpy(m->card + d.dst, host, d.len);
+	pace(c, d.len);
+	if (f == FDMA_FAULT_DATA) {
+		halt(c, &d, FDMA_CPL_DATA_ERR);
+		return false;
+	}
+	write_cpl(c, &d, d.len, FDMA_CPL_OK, 0);
+	coalesce(c, d.ctrl & FDMA_DESC_IRQ);
+	if (d.ctrl & FDMA_DESC_STOP) {
+		c->stopped = true;
+		c->status |= FDMA_CH_ST_STOPPED;
+		publish_status(c);
+		return false;
+	}
+	return true;
+}
+
+/* Build the next test frame in the generator's own memory (the card side). */
+static int build_frame(struct mchan *c, u32 len)
+{
+	struct fdma_frame_hdr *h;
+	u64 *w;
+	size_t nwords, i;
+
+	if (len > c->frame_cap) {
+		u8 *p = realloc(c->frame, len);
+
+		if (!p)
+			return -ENOMEM;
+		c->frame = p;
+		c->frame_cap = len;
+	}
+	h = (struct fdma_frame_hdr *)c->frame;
+	w = (u64 *)(c->frame + sizeof(*h));
+	nwords = (len - sizeof(*h)) / 8;
+	for (i = 0; i < nwords; i++)
+		w[i] = (u64)c->seq << 32 | i;
+	memset(c->frame + sizeof(*h) + nwords * 8, 0, len - sizeof(*h) - nwords * 8);
+	h->magic = FDMA_FRAME_MAGIC;
+	h->seq = c->seq;
+	h->len = len;
+	h->crc = crc32(0, c->frame + sizeof(*h), len - sizeof(*h));
+	h->tstamp_ns = now_ns();
+	h->rsvd = 0;
+	c->frame_len = len;
+	c->frame_off = 0;
+	c->in_frame = true;
+	return 0;
+}
+
+/* C2H stream channel with its test generator. Returns descriptors used. */
+static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
+{
+	u32 ctrl = rd(c, FDMA_CH_CTRL), n = 0;
+	u32 len = rd(c, FDMA_CH_TG_FRAME_LEN);
+	u32 period = rd(c, FDMA_CH_TG_PERIOD_NS);
+	u64 now;
+
+	if (!(rd(c, FDMA_CH_TG_CTRL) & 1) || len < sizeof(struct fdma_frame_hdr))
+		return 0;
+	if (!c->in_frame) {
+		now = now_ns();
+		if (!c->next_frame_ns)
+			c->next_frame_ns = now;
+		if (now < c->next_frame_ns) {
+			*deadline = c->next_frame_ns;
+			return 0;
+		}
+		if (pidx == c->cidx) {
+			/* No buffer at a frame boundary: drop it or hold the source. */
+			if (!(ctrl & FDMA_CH_CTRL_DROP) || !period)
+				return 0;
+			c->overruns++;
+			c->seq++;
+			c->pending_overrun = true;
+			c->next_frame_ns += period;
+			c->status |= FDMA_CH_ST_OVERRUN;
+			wr(c, FDMA_CH_OVERRUNS, c->overruns);
+			__atomic_store_n(&c->wb->overruns, c->overruns, __ATOMIC_RELEASE);
+			publish_status(c);
+			return 0;
+		}
+		if (build_frame(c, len)) {
+			halt(c, NULL, FDMA_CPL_DATA_ERR);
+			return 0;
+		}
+	}
+	while (c->in_frame && c->cidx != pidx && n < BUDGET) {
+		u32 idx = c->cidx & (c->size - 1);
+		enum fdma_fault f = fault_due(c);
+		struct fdma_desc d;
+		void *host = NULL;
+		u32 piece;
+		u16 st, flags = 0;
+
+		if (f == FDMA_FAULT_STUCK)
+			c->stuck = true;
+		if (c->stuck)
+			return n;
+		if (f == FDMA_FAULT_DESC) {
+			halt(c, NULL, FDMA_CPL_DESC_ERR);
+			return n;
+		}
+		if (f == FDMA_FAULT_IRQ)
+			c->lose_irq = true;
+		d = c->ring[idx];
+		st = check_desc(c, &d, &host);
+		if (st != FDMA_CPL_OK) {
+			halt(c, &d, st);
+			return n;
+		}
+		piece = c->frame_len - c->frame_off;
+		if (piece > d.len)
+			piece = d.len;
+		memcpy(host, c->frame + c->frame_off, piece);
+		pace(c, piece);
+		if (f == FDMA_FAULT_DATA) {
+			halt(c, &d, FDMA_CPL_DATA_ERR);
+			return n;
+		}
+		if (c->frame_off == 0) {
+			flags |= FDMA_CPL_F_SOF;
+			if (c->pending_overrun)
+				flags |= FDMA_CPL_F_OVERRUN;
+			c->pending_overrun = false;
+		}
+		c->frame_off += piece;
+		if (c->frame_off == c->frame_len) {
+			flags |= FDMA_CPL_F_EOF;
+			c->in_frame = false;
+			c->seq++;
+			c->tg_frames++;
+			wr(c, FDMA_CH_TG_FRAMES, c->tg_frames);
+			c->next_frame_ns = period ? c->next_frame_ns + period : now_ns();
+		}
+		write_cpl(c, &d, piece, FDMA_CPL_OK, flags);
+		coalesce(c, d.ctrl & FDMA_DESC_IRQ);
+		n++;
+	}
+	return n;
+}
+
+/* Work through posted descriptors. Returns how many were handled. */
+static u32 process(struct mchan *c, u64 *deadline)
+{
+	u32 pidx = rd(c, FDMA_CH_PIDX), n = 0;
+
+	if (pidx != c->last_pidx) {
+		/* A new doorbell resumes a channel stopped by a STOP descriptor. */
+		c->last_pidx = pidx;
+		if (c->stopped) {
+			c->stopped = false;
+			c->status &= ~FDMA_CH_ST_STOPPED;
+		}
+	}
+	if (c->stopped || c->stuck)
+		return 0;
+	if (c->was_empty && pidx != c->cidx)
+		c->avail_ns = now_ns();
+	if (is_stream(c) && is_c2h(c)) {
+		n = run_generator(c, pidx, deadline);
+	} else {
+		while (c->cidx != pidx && n < BUDGET && run_desc(c))
+			n++;
+	}
+	c->was_empty = rd(c, FDMA_CH_PIDX) == c->cidx;
+	if (c->was_empty != !!(c->status & FDMA_CH_ST_IDLE)) {
+		c->status ^= FDMA_CH_ST_IDLE;
+		publish_status(c);
+	}
+	return n;
+}
+
+/* ---- channel thread ------------------------------------------------------- */
+
+static void chan_sleep(struct mchan *c, u64 deadline)
+{
+	pthread_mutex_lock(&c->lock);
+	/*
+	 * Dekker with fdma_model_kick(): we store sleeping then load kicked,
+	 * the host stores kicked then loads sleeping (both seq_cst), so at
+	 * least one side sees the other and no kick is lost.
+	 */
+	atomic_store(&c->sleeping, 1);
+	if (!atomic_load(&c->kicked) && !atomic_load(&c->m->quit)) {
+		if (deadline == UINT64_MAX) {
+			pthread_cond_wait(&c->cond, &c->lock);
+		} else {
+			struct timespec ts = {
+				.tv_sec = (time_t)(deadline / 1000000000ull),
+				.tv_nsec = (long)(deadline % 1000000000ull) };
+
+			pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+		}
+	}
+	atomic_store(&c->sleeping, 0);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void *chan_main(void *arg)
+{
+	struct mchan *c = arg;
+	u64 idle_since = now_ns();
+
+	while (!atomic_load(&c->m->quit)) {
+		u64 deadline = UINT64_MAX, now;
+		u32 n = 0;
+
+		/* Clear the kick before reading registers: a later kick means new writes. */
+		atomic_store(&c->kicked, 0);
+		service_control(c);
+		if (c->running && !c->halted &&
+		    (grd(c->m, FDMA_REG_CTRL) & FDMA_CTRL_ENABLE))
+			n = process(c, &deadline);
+		if (c->running && c->wb)
+			coalesce_timer(c, c->was_empty);
+		now = now_ns();
+		if (n) {
+			idle_since = now;
+			continue;
+		}
+		if (c->unsig) {
+			u32 usecs = rd(c, FDMA_CH_COAL_USECS);
+			u64 t = c->first_unsig_ns + (u64)usecs * 1000;
+
+			if (usecs && t < deadline)
+				deadline = t;
+		}
+		if (deadline <= now)
+			continue;
+		if (now - idle_since < IDLE_SPIN_NS) {
+			cpu_relax();
+			continue;
+		}
+		chan_sleep(c, deadline);
+	}
+	return NULL;
+}
+
+void fdma_model_kick(struct fdma_model *m, unsigned int ch)
+{
+	struct mchan *c;
+
+	if (ch >= m->nchan)
+		return;
+	c = &m->chan[ch];
+	atomic_store(&c->kicked, 1);
+	if (atomic_load(&c->sleeping)) {
+		pthread_mutex_lock(&c->lock);
+		pthread_cond_signal(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+	}
+}
+
+/* ---- construction ------------------------------------------------------------ */
+
+unsigned int fdma_model_nchan(const struct fdma_model *m)
+{
+	return m->nchan;
+}
+
+static void init_regs(struct fdma_model *m)
+{
+	const struct fdma_model_cfg *cfg = &m->cfg;
+
+	gwr(m, FDMA_REG_ID, FDMA_ID_MAGIC);
+	gwr(m, FDMA_REG_VERSION, FDMA_VERSION_MAJOR << 16 | FDMA_VERSION_MINOR);
+	gwr(m, FDMA_REG_CAPS, FDMA_CAPS_MAKE(m->nchan, cfg->align_log2) |
+			      FDMA_CAPS_COALESCE | (cfg->streams ? FDMA_CAPS_TESTGEN : 0));
+	gwr(m, FDMA_REG_MAX_DESC_LEN, cfg->max_desc_len);
+	gwr(m, FDMA_REG_CARD_SIZE_LO, (u32)cfg->card_size);
+	gwr(m, FDMA_REG_CARD_SIZE_HI, (u32)(cfg->card_size >> 32));
+	gwr(m, FDMA_REG_RING_MAX, cfg->ring_max);
+	gwr(m, FDMA_REG_STATUS, FDMA_STATUS_READY);
+	for (unsigned int i = 0; i < m->nchan; i++) {
+		u32 caps = m->chan[i].caps;
+
+		gwr(m, FDMA_CH_BASE(i) + FDMA_CH_CAPS, caps);
+		gwr(m, FDMA_CH_BASE(i) + FDMA_CH_STATUS, FDMA_CH_ST_IDLE);
+		gwr(m, FDMA_CH_BASE(i) + FDMA_CH_IRQ_VEC, i);
+	}
+}
+
+int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
+		      const struct fdma_model_host *host, struct fdma_model **mp)
+{
+	struct fdma_model *m;
+	unsigned int n = cfg->mm_pairs * 2 + (cfg->streams ? 2 : 0), i;
+	int ret = 0;
+
+	*mp = NULL;
+	if (n == 0 || n > FDMA_MAX_CHANNELS || cfg->align_log2 > 12 ||
+	    !cfg->max_desc_len || cfg->ring_max < 2 || (cfg->ring_max & (cfg->ring_max - 1)))
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->cfg = *cfg;
+	m->host = *host;
+	m->regs = regs;
+	m->nchan = n;
+	if (cfg->card_size) {
+		/* Sparse: untouched card memory costs no RAM. */
+		m->card = mmap(NULL, cfg->card_size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m->card == MAP_FAILED) {
+			free(m);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		pthread_mutex_init(&m->clk[i].lock, NULL);
+	for (i = 0; i < n; i++) {
+		struct mchan *c = &m->chan[i];
+
+		c->m = m;
+		c->ch = i;
+		c->base = FDMA_CH_BASE(i);
+		if (i < cfg->mm_pairs * 2)
+			c->caps = (i & 1) ? FDMA_CH_CAP_C2H : 0;
+		else
+			c->caps = FDMA_CH_CAP_STREAM | FDMA_CH_CAP_TESTGEN |
+				  (i == cfg->mm_pairs * 2 ? FDMA_CH_CAP_C2H : 0);
+		c->status = FDMA_CH_ST_IDLE;
+		pthread_mutex_init(&c->lock, NULL);
+		pthread_cond_init(&c->cond, NULL);
+	}
+	init_regs(m);
+	for (i = 0; i < n; i++) {
+		struct mchan *c = &m->chan[i];
+
+		ret = -pthread_create(&c->thread, NULL, chan_main, c);
+		if (ret)
+			break;
+		c->started = true;
+		if (pthread_getcpuclockid(c->thread, &c->cpuclock))
+			c->cpuclock = (clockid_t)-1;
+	}
+	if (ret) {
+		fdma_model_destroy(m);
+		return ret;
+	}
+	*mp = m;
+	return 0;
+}
+
+void fdma_model_destroy(struct fdma_model *m)
+{
+	unsigned int i;
+
+	if (!m)
+		return;
+	atomic_store(&m->quit, true);
+	for (i = 0; i < m->nchan; i++) {
+		if (m->chan[i].started) {
+			fdma_model_kick(m, i);
+			pthread_join(m->chan[i].thread, NULL);
+		}
+	}
+	for (i = 0; i < m->nchan; i++) {
+		pthread_mutex_destroy(&m->chan[i].lock);
+		pthread_cond_destroy(&m->chan[i].cond);
+		free(m->chan[i].frame);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_mutex_destroy(&m->clk[i].lock);
+	if (m->card)
+		munmap(m->card, m->cfg.card_size);
+	free(m);
+}
+
+double fdma_model_cpu_seconds(struct fdma_model *m)
+{
+	double s = 0;
+
+	for (unsigned int i = 0; i < m->nchan; i++) {
+		struct timespec ts;
+
+		if (m->chan[i].started && m->chan[i].cpuclock != (clockid_t)-1 &&
+		    !clock_gettime(m->chan[i].cpuclock, &ts))
+			s += ts.tv_sec + ts.tv_nsec * 1e-9;
+	}
+	return s;
+}

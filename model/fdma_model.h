@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Behavioural model of the FDMA engine (docs/engine.md): the FPGA, in
+ * software. It sees the host only through three things, so the same model
+ * serves the in-process simulator and, later, a QEMU guest through ivshmem:
+ *   - a register file (32-bit words in memory that both sides map),
+ *   - a DMA window: bus address -> host pointer, NULL when unmapped,
+ *   - an interrupt callback per vector.
+ * The host "kicks" a channel after writing its registers.
+ *
+ * One thread per channel fetches descriptors, moves bytes, writes
+ * completions and raises interrupts by the coalescing rule; with pacing on
+ * it holds each transfer for the time the PCIe link model says the link
+ * needs, so software sees link-limited throughput.
+ */
+#ifndef FDMA_MODEL_H
+#define FDMA_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fdma_link.h"
+
+enum fdma_fault {
+	FDMA_FAULT_NONE = 0,
+	FDMA_FAULT_DESC,	/* descriptor fetch fails: DESC_ERR, channel halts */
+	FDMA_FAULT_DATA,	/* data poisoned: DATA_ERR, channel halts */
+	FDMA_FAULT_STUCK,	/* channel stops completing until reset */
+	FDMA_FAULT_IRQ,		/* the next interrupt is lost */
+};
+
+struct fdma_model_cfg {
+	struct fdma_link_cfg link;
+	bool paced;		/* hold transfers for the link's time */
+	unsigned int mm_pairs;	/* H2C + C2H memory-mapped channel pairs */
+	bool streams;		/* plus one C2H and one H2C stream channel */
+	uint64_t card_size;	/* card memory, bytes (sparse) */
+	uint32_t max_desc_len;
+	unsigned int align_log2;
+	uint32_t ring_max;
+	enum fdma_fault fault;
+	uint64_t fault_at;	/* fire at the Nth descriptor fetched (1-based, all channels) */
+};
+
+struct fdma_model_host {
+	void *(*dma)(void *ctx, uint64_t bus, uint64_t len);
+	void (*irq)(void *ctx, unsigned int vector);
+	void *ctx;
+};
+
+struct fdma_model;
+
+#define FDMA_MODEL_REGS_BYTES 4096u
+
+void fdma_model_cfg_defaults(struct fdma_model_cfg *c);
+/* regs: FDMA_MODEL_REGS_BYTES of zeroed memory, shared with the host. */
+int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
+		      const struct fdma_model_host *host, struct fdma_model **mp);
+void fdma_model_kick(struct fdma_model *m, unsigned int ch);
+void fdma_model_destroy(struct fdma_model *m);
+/* CPU time used by the model's threads, seconds. */
+double fdma_model_cpu_seconds(struct fdma_model *m);
+unsigned int fdma_model_nchan(const struct fdma_model *m);
+
+#endif
