@@ -8,7 +8,7 @@ BUILD    ?= build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 SAN      ?=
-OPT      ?= -O2
+OPT      ?= -O3
 
 CFLAGS   ?= $(OPT) -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes

@@ -13,8 +13,8 @@
  * - Each channel is driven by one thread at a time: fdma_submit(),
  *   fdma_reap(), fdma_wait(), the fdma_chan_set_*() calls and streams on a
  *   channel need external locking if shared. Use one channel per thread.
- * - fdma_errmsg() holds the message of the calling thread's last failed
- *   call on that device.
+ * - fdma_errmsg() holds the message of the last failed call on that
+ *   device; threads sharing a device should read it right after the call.
  * - fdma_close() must not race with any other call on the device.
  */
 #ifndef FDMA_H
@@ -231,6 +231,13 @@ uint64_t fdma_stream_drops(const struct fdma_stream *s);
 void fdma_stream_close(struct fdma_stream *s);
 
 /* ---- utilities ----------------------------------------------------------- */
+
+/*
+ * The link model's payload ceiling for transfers of size bytes in dir,
+ * counting the per-transfer descriptor and completion traffic (MB/s,
+ * 10^6 bytes). -ENOTSUP where the link is not modelled.
+ */
+int fdma_ceiling(struct fdma_dev *dev, enum fdma_dir dir, uint64_t size, double *mbps);
 
 /* Thread CPU time of the simulated device's threads, seconds (-ENOTSUP elsewhere). */
 int fdma_model_cpu(struct fdma_dev *dev, double *seconds);

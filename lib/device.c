@@ -175,3 +175,15 @@ int fdma_model_cpu(struct fdma_dev *dev, double *seconds)
 	*seconds = fdma_model_cpu_seconds(dev->model);
 	return 0;
 }
+
+int fdma_ceiling(struct fdma_dev *dev, enum fdma_dir dir, uint64_t size, double *mbps)
+{
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	if (!dev->model)
+		return fdma_err(dev, -ENOTSUP, "the link of this device is not modelled");
+	if (!mbps || !size)
+		return fdma_err(dev, -EINVAL, "fdma_ceiling: NULL result or zero size");
+	*mbps = fdma_link_xfer_Bps(&dev->link, dir == FDMA_C2H ? 1 : 0, size) / 1e6;
+	return 0;
+}

@@ -61,6 +61,7 @@ struct fdma_dev {
 	struct fdma_plat plat;
 	/* the simulated device */
 	struct fdma_model *model;
+	struct fdma_link_cfg link;
 	struct fdma_addrmap map;
 	volatile u32 *regs;
 	struct fdma_buf buf[FDMA_MAX_BUFS];

@@ -96,6 +96,7 @@ int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 		return fdma_err(dev, ret, "engine reset timed out");
 	fdma_eng_enable(&dev->plat, true);
 	fill_info(dev, o);
+	dev->link = o->model.link;
 	for (u32 i = 0; i < dev->caps.nchan; i++) {
 		ret = fdma_chan_setup(dev, (int)i, o->ring);
 		if (ret)

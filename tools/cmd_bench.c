@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fdma bench: throughput per transfer size beside the link ceiling, with
+ * CPU use, wake-ups, latency and every byte checked.
+ *
+ * Two batches are kept in flight: while the device works on one, the host
+ * reaps and checks the other and resubmits it with one doorbell. Transfer t
+ * uses buffer slot t % depth and card region t % (depth + 1), so a slot's
+ * consecutive uses always see different data and a buffer the device failed
+ * to write is caught as stale.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "fdma_cmds.h"
+#include "util.h"
+
+#define MAX_SIZES 32
+
+struct bench_opts {
+	const char *uri;
+	enum fdma_dir dir;
+	uint64_t sizes[MAX_SIZES];
+	int nsizes;
+	unsigned int batch;
+	enum fdma_wait_mode wait;
+	double seconds;
+	int coal_count, coal_us;	/* -1: leave the device's setting */
+	int hugepages;
+	int json;
+};
+
+struct bench_res {
+	uint64_t size, bytes, transfers, bytes_checked, errors;
+	double secs, mbps, ceiling, memcpy_mbps;
+	double cpu_pct, verify_cpu_pct, model_cpu_pct, process_cpu_pct;
+	double wakeups_per_s, irqs_per_s, transfers_per_s, p50, p99;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fdma bench URI [options]\n"
+		"  Moves data between host buffers and card memory and reports, per size,\n"
+		"  throughput beside the link model's ceiling, host CPU, wake-ups,\n"
+		"  completion latency and integrity (every byte moved is checked).\n"
+		"options:\n"
+		"  --dir h2c|c2h        direction (default c2h)\n"
+		"  --sizes LIST         4K,64K,1M or 4K..4M (powers of two; default 4K..4M)\n"
+		"  --batch N            transfers per submission and per reap (default 32)\n"
+		"  --wait spin|sleep|adaptive   how to wait for completions (default adaptive)\n"
+		"  --coalesce N[,US]    interrupt every N completions or US microseconds\n"
+		"  --seconds S          time per size (default 2)\n"
+		"  --hugepages          back buffers with huge pages where available\n"
+		"  --json               one JSON object per size per line\n"
+		"  --help               this text\n"
+		"CPU: cpu_pct is the host side (this process's submitting thread) less the\n"
+		"time spent checking data, reported apart as verify_cpu_pct; model_cpu_pct\n"
+		"is the simulated device's threads, which stand in for the FPGA.\n"
+		"On an unpaced sim the same run measures plain memcpy on the same buffers.\n");
+}
+
+static int parse_wait(const char *s, enum fdma_wait_mode *w)
+{
+	if (!strcmp(s, "spin"))
+		*w = FDMA_WAIT_SPIN;
+	else if (!strcmp(s, "sleep"))
+		*w = FDMA_WAIT_SLEEP;
+	else if (!strcmp(s, "adaptive"))
+		*w = FDMA_WAIT_ADAPTIVE;
+	else
+		return -1;
+	return 0;
+}
+
+static double proc_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
+static double model_cpu(struct fdma_dev *dev)
+{
+	double s = 0;
+
+	fdma_model_cpu(dev, &s);
+	return s;
+}
+
+/*
+ * What it costs the CPU to move the same bytes itself: one thread copies
+ * from a source as large as the card regions the device reads into the
+ * same host buffer slots, in the same order, so both see the same working
+ * set. Returns MB/s, 0 if the source cannot be had.
+ */
+static double memcpy_mbps(uint8_t *base, uint64_t size, unsigned int depth,
+			  unsigned int regions, double secs)
+{
+	uint8_t *src = malloc(size * regions);
+	double t0, t;
+	uint64_t bytes = 0, i = 0;
+
+	if (!src)
+		return 0;
+	for (unsigned int r = 0; r < regions; r++)
+		tool_pat_fill(src + (uint64_t)r * size, size, r);
+	t0 = tool_now();
+	do {
+		for (int k = 0; k < 16; k++, i++)
+			memcpy(base + (i % depth) * size, src + (i % regions) * size, size);
+		bytes += 16 * size;
+		t = tool_now() - t0;
+	} while (t < secs);
+	free(src);
+	return bytes / t / 1e6;
+}
+
+static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, uint64_t size,
+		    struct bench_res *res)
+{
+	struct fdma_info info;
+	struct fdma_chan_stats st0, st1;
+	struct tool_lat lat = { 0 };
+	unsigned int depth = 2 * o->batch, regions = depth + 1;
+	struct fdma_req *reqs = calloc(o->batch, sizeof(*reqs));
+	struct fdma_cpl *cpls = calloc(o->batch, sizeof(*cpls));
+	double *sub_time = calloc(depth, sizeof(*sub_time));
+	int64_t *last_writer;
+	uint8_t *base;
+	uint64_t t_next = 0;
+	double t0, tend, cpu0, pcpu0, mcpu0, verify = 0;
+	int buf, ret = 0, stopping = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->size = size;
+	fdma_get_info(dev, &info);
+	if (regions * size > info.card_size)
+		regions = (unsigned int)(info.card_size / size);
+	last_writer = calloc(regions ? regions : 1, sizeof(*last_writer));
+	if (!reqs || !cpls || !sub_time || !last_writer) {
+		fprintf(stderr, "fdma bench: out of memory\n");
+		ret = -1;
+		goto out_free;
+	}
+	if (regions < 2) {
+		fprintf(stderr, "fdma bench: card memory (%" PRIu64 " bytes) too small for %" PRIu64
+			"-byte transfers\n", info.card_size, size);
+		ret = -1;
+		goto out_free;
+	}
+	buf = fdma_buf_alloc(dev, size * depth, o->hugepages ? FDMA_BUF_HUGEPAGE : 0);
+	if (buf < 0) {
+		fprintf(stderr, "fdma bench: %s\n", fdma_errmsg(dev));
+		ret = -1;
+		goto out_free;
+	}
+	base = fdma_buf_addr(dev, buf);
+
+	/* Card regions hold their own patterns (C2H reads them); host slots theirs (H2C). */
+	for (unsigned int r = 0; r < regions; r++) {
+		last_writer[r] = -1;
+		if (o->dir != FDMA_C2H)
+			continue;
+		tool_pat_fill(base, size, r);
+		if (fdma_write_card(dev, buf, 0, (uint64_t)r * size, size)) {
+			fprintf(stderr, "fdma bench: preparing card memory: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			goto out_buf;
+		}
+	}
+	for (unsigned int s = 0; s < depth; s++) {
+		if (o->dir == FDMA_C2H)
+			memset(base + (uint64_t)s * size, 0, size);
+		else
+			tool_pat_fill(base + (uint64_t)s * size, size, 1000 + s);
+	}
+	if (!info.link.paced)
+		res->memcpy_mbps = memcpy_mbps(base, size, depth, regions,
+					       o->seconds / 4 < 0.5 ? o->seconds / 4 : 0.5);
+	if (o->dir == FDMA_C2H)
+		for (unsigned int s = 0; s < depth; s++)
+			memset(base + (uint64_t)s * size, 0, size);
+	fdma_ceiling(dev, o->dir, size, &res->ceiling);
+
+	fdma_chan_stats(dev, ch, &st0);
+	t0 = tool_now();
+	cpu0 = tool_thread_cpu();
+	pcpu0 = proc_cpu();
+	mcpu0 = model_cpu(dev);
+	for (int b = 0; b < 2; b++) {
+		double now = tool_now();
+
+		for (unsigned int i = 0; i < o->batch; i++, t_next++) {
+			unsigned int slot = (unsigned int)(t_next % depth);
+
+			reqs[i] = (struct fdma_req){ .buf = buf, .offset = (uint64_t)slot * size,
+				.card_addr = (t_next % regions) * size, .len = size, .user_data = t_next };
+			sub_time[slot] = now;
+		}
+		if (fdma_submit(dev, ch, reqs, o->batch) < 0) {
+			fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			goto out_buf;
+		}
+	}
+	while (fdma_inflight(dev, ch) > 0) {
+		int n = fdma_reap(dev, ch, cpls, o->batch, o->batch, 5000000);
+		double now, vstart;
+
+		if (n < 0) {
+			fprintf(stderr, "fdma bench: reap: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			break;
+		}
+		now = tool_now();
+		/* One CPU-clock read per batch: the clock itself is a system call. */
+		vstart = o->dir == FDMA_C2H && n ? tool_thread_cpu() : 0;
+		for (int i = 0; i < n; i++) {
+			uint64_t t = cpls[i].user_data;
+			unsigned int slot = (unsigned int)(t % depth);
+			unsigned int region = (unsigned int)(t % regions);
+
+			tool_lat_add(&lat, (now - sub_time[slot]) * 1e6);
+			res->transfers++;
+			if (cpls[i].res) {
+				res->errors++;
+				continue;
+			}
+			res->bytes += cpls[i].len;
+			if (o->dir == FDMA_C2H) {
+				if (tool_pat_check(base + (uint64_t)slot * size, size, region))
+					res->errors++;
+				res->bytes_checked += size;
+			} else {
+				last_writer[region] = slot;
+			}
+		}
+		if (vstart)
+			verify += tool_thread_cpu() - vstart;
+		if (!stopping && now - t0 >= o->seconds)
+			stopping = 1;
+		if (stopping || n == 0)
+			continue;
+		for (int i = 0; i < n; i++, t_next++) {
+			unsigned int slot = (unsigned int)(cpls[i].user_data % depth);
+
+			/* Keep the slot: t_next + depth would reuse the same one. */
+			reqs[i] = (struct fdma_req){ .buf = buf, .offset = (uint64_t)slot * size,
+				.card_addr = ((cpls[i].user_data + depth) % regions) * size,
+				.len = size, .user_data = cpls[i].user_data + depth };
+			sub_time[slot] = now;
+		}
+		if (fdma_submit(dev, ch, reqs, (unsigned int)n) < 0) {
+			fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			break;
+		}
+	}
+	tend = tool_now();
+	res->secs = tend - t0;
+	res->cpu_pct = (tool_thread_cpu() - cpu0 - verify) / res->secs * 100;
+	res->verify_cpu_pct = verify / res->secs * 100;
+	res->process_cpu_pct = (proc_cpu() - pcpu0) / res->secs * 100;
+	res->model_cpu_pct = (model_cpu(dev) - mcpu0) / res->secs * 100;
+	fdma_chan_stats(dev, ch, &st1);
+	res->wakeups_per_s = (st1.wakeups - st0.wakeups) / res->secs;
+	res->irqs_per_s = (st1.interrupts - st0.interrupts) / res->secs;
+	res->transfers_per_s = res->transfers / res->secs;
+	res->mbps = res->bytes / res->secs / 1e6;
+	res->p50 = tool_lat_pct(&lat, 50);
+	res->p99 = tool_lat_pct(&lat, 99);
+
+	/* H2C: read every region back and check it holds its last writer's pattern. */
+	for (unsigned int r = 0; ret == 0 && o->dir == FDMA_H2C && r < regions; r++) {
+		if (last_writer[r] < 0)
+			continue;
+		if (fdma_read_card(dev, buf, 0, (uint64_t)r * size, size)) {
+			fprintf(stderr, "fdma bench: read-back: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			break;
+		}
+		if (tool_pat_check(base, size, 1000 + (uint64_t)last_writer[r]))
+			res->errors++;
+		res->bytes_checked += size;
+	}
+out_buf:
+	fdma_buf_free(dev, buf);
+out_free:
+	tool_lat_free(&lat);
+	free(reqs);
+	free(cpls);
+	free(sub_time);
+	free(last_writer);
+	return ret;
+}
+
+static void print_row(const struct bench_opts *o, const struct fdma_info *info,
+		      const struct bench_res *r, int paced)
+{
+	char sz[32];
+
+	tool_fmt_size(r->size, sz, sizeof(sz));
+	if (o->json) {
+		printf("{\"uri\":\"%s\",\"dir\":\"%s\",\"size\":%" PRIu64 ",\"batch\":%u,"
+		       "\"mbps\":%.1f,\"ceiling_mbps\":%.1f,\"pct_ceiling\":%.1f,"
+		       "\"cpu_pct\":%.2f,\"verify_cpu_pct\":%.2f,\"model_cpu_pct\":%.1f,"
+		       "\"process_cpu_pct\":%.1f,\"wakeups_per_s\":%.1f,\"irqs_per_s\":%.1f,"
+		       "\"transfers_per_s\":%.0f,\"p50_us\":%.1f,\"p99_us\":%.1f,"
+		       "\"bytes\":%" PRIu64 ",\"bytes_checked\":%" PRIu64 ",\"errors\":%" PRIu64,
+		       o->uri, o->dir == FDMA_C2H ? "c2h" : "h2c", r->size, o->batch,
+		       r->mbps, r->ceiling, r->ceiling ? r->mbps / r->ceiling * 100 : 0,
+		       r->cpu_pct, r->verify_cpu_pct, r->model_cpu_pct, r->process_cpu_pct,
+		       r->wakeups_per_s, r->irqs_per_s, r->transfers_per_s, r->p50, r->p99,
+		       r->bytes, r->bytes_checked, r->errors);
+		if (!paced)
+			printf(",\"memcpy_mbps\":%.1f,\"pct_memcpy\":%.1f", r->memcpy_mbps,
+			       r->memcpy_mbps ? r->mbps / r->memcpy_mbps * 100 : 0);
+		printf("}\n");
+	} else {
+		(void)info;
+		printf("%6s %9.1f %9.1f %6.1f%%", sz, r->mbps, r->ceiling,
+		       r->ceiling ? r->mbps / r->ceiling * 100 : 0);
+		if (!paced)
+			printf(" %9.1f %6.1f%%", r->memcpy_mbps,
+			       r->memcpy_mbps ? r->mbps / r->memcpy_mbps * 100 : 0);
+		printf(" %6.2f %6.2f %6.1f %9.0f %9.0f %10.0f %8.1f %8.1f %10" PRIu64 " %6" PRIu64 "\n",
+		       r->cpu_pct, r->verify_cpu_pct, r->model_cpu_pct, r->wakeups_per_s,
+		       r->irqs_per_s, r->transfers_per_s, r->p50, r->p99,
+		       r->bytes_checked >> 20, r->errors);
+	}
+	fflush(stdout);
+}
+
+int fdma_cmd_bench(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "sizes", required_argument, NULL, 's' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "wait", required_argument, NULL, 'w' },
+		{ "coalesce", required_argument, NULL, 'c' },
+		{ "seconds", required_argument, NULL, 't' },
+		{ "hugepages", no_argument, NULL, 'H' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bench_opts o = { .dir = FDMA_C2H, .batch = 32, .wait = FDMA_WAIT_ADAPTIVE,
+				.seconds = 2, .coal_count = -1, .coal_us = -1 };
+	struct fdma_dev *dev;
+	struct fdma_info info;
+	int opt, ch, fails = 0;
+	char *end;
+
+	o.nsizes = tool_parse_sizes("4K..4M", o.sizes, MAX_SIZES);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			if (!strcmp(optarg, "h2c")) {
+				o.dir = FDMA_H2C;
+			} else if (!strcmp(optarg, "c2h")) {
+				o.dir = FDMA_C2H;
+			} else {
+				fprintf(stderr, "fdma bench: --dir must be h2c or c2h, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 's':
+			o.nsizes = tool_parse_sizes(optarg, o.sizes, MAX_SIZES);
+			if (o.nsizes <= 0) {
+				fprintf(stderr, "fdma bench: bad --sizes '%s' (e.g. 4K,64K,1M or 4K..4M)\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'b':
+			o.batch = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end || o.batch < 1 || o.batch > 512) {
+				fprintf(stderr, "fdma bench: --batch must be 1..512, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'w':
+			if (parse_wait(optarg, &o.wait)) {
+				fprintf(stderr, "fdma bench: --wait must be spin, sleep or adaptive, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'c':
+			o.coal_count = (int)strtol(optarg, &end, 10);
+			o.coal_us = 0;
+			if (*end == ',')
+				o.coal_us = (int)strtol(end + 1, &end, 10);
+			if (*end || o.coal_count < 0 || o.coal_us < 0) {
+				fprintf(stderr, "fdma bench: bad --coalesce '%s' (N or N,USECS)\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 't':
+			o.seconds = strtod(optarg, &end);
+			if (*end || !(o.seconds > 0) || o.seconds > 3600) {
+				fprintf(stderr, "fdma bench: --seconds must be in (0, 3600], not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'H':
+			o.hugepages = 1;
+			break;
+		case 'j':
+			o.json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "fdma bench: expected one device URI (e.g. sim:), see --help\n");
+		return EXIT_USAGE;
+	}
+	o.uri = argv[optind];
+	if (tool_open(o.uri, &dev))
+		return EXIT_FAIL;
+	fdma_get_info(dev, &info);
+	ch = fdma_find_chan(dev, o.dir, FDMA_KIND_MM);
+	if (ch < 0 || fdma_chan_set_wait(dev, ch, o.wait, 0) ||
+	    (o.coal_count >= 0 && fdma_chan_set_coalesce(dev, ch, (unsigned int)o.coal_count,
+							 (unsigned int)o.coal_us))) {
+		fprintf(stderr, "fdma bench: %s\n", fdma_errmsg(dev));
+		fdma_close(dev);
+		return EXIT_FAIL;
+	}
+	if (2 * o.batch > info.chan[ch].ring_size) {
+		fprintf(stderr, "fdma bench: --batch %u needs %u ring entries, the ring has %u\n",
+			o.batch, 2 * o.batch, info.chan[ch].ring_size);
+		fdma_close(dev);
+		return EXIT_USAGE;
+	}
+	if (!o.json) {
+		printf("%s: %s, batch %u, wait %s, link ceiling %s %.1f MB/s%s\n", info.name,
+		       o.dir == FDMA_C2H ? "C2H (device writes)" : "H2C (device reads)", o.batch,
+		       o.wait == FDMA_WAIT_SPIN ? "spin" : o.wait == FDMA_WAIT_SLEEP ? "sleep" : "adaptive",
+		       o.dir == FDMA_C2H ? "write" : "read",
+		       o.dir == FDMA_C2H ? info.link.write_mbps : info.link.read_mbps,
+		       info.link.paced ? "" : " (unpaced: the model runs as fast as memory allows)");
+		printf("%6s %9s %9s %7s", "size", "MB/s", "ceiling", "%ceil");
+		if (!info.link.paced)
+			printf(" %9s %7s", "memcpy", "%memcp");
+		printf(" %6s %6s %6s %9s %9s %10s %8s %8s %10s %6s\n", "cpu%", "vfy%", "model%",
+		       "wakeup/s", "irq/s", "xfer/s", "p50 us", "p99 us", "chk MiB", "errors");
+	}
+	for (int i = 0; i < o.nsizes; i++) {
+		struct bench_res r;
+
+		if (run_size(dev, &o, ch, o.sizes[i], &r)) {
+			fails++;
+			continue;
+		}
+		print_row(&o, &info, &r, info.link.paced);
+		if (r.errors)
+			fails++;
+	}
+	fdma_close(dev);
+	return fails ? EXIT_FAIL : EXIT_OK;
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/* fdma info: what the device is, its channels and its link. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fdma_cmds.h"
+#include "util.h"
+
+int fdma_cmd_info(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fdma_dev *dev;
+	struct fdma_info in;
+	int opt, json = 0;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		if (opt == 'j') {
+			json = 1;
+		} else if (opt == 'h') {
+			printf("usage: fdma info URI [--json]\n"
+			       "  Prints the device's engine version, capabilities, channels and\n"
+			       "  link with the link model's payload ceilings.\n");
+			return EXIT_OK;
+		} else {
+			fprintf(stderr, "usage: fdma info URI [--json]\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "fdma info: expected one device URI (e.g. sim:)\n");
+		return EXIT_USAGE;
+	}
+	if (tool_open(argv[optind], &dev))
+		return EXIT_FAIL;
+	fdma_get_info(dev, &in);
+	if (json) {
+		printf("{\"backend\":\"%s\",\"name\":\"%s\",\"version\":\"%u.%u\",\"channels\":%u,"
+		       "\"align\":%u,\"max_desc_len\":%u,\"card_size\":%" PRIu64 ",\"gen\":%u,"
+		       "\"lanes\":%u,\"mps\":%u,\"mrrs\":%u,\"paced\":%d,\"write_mbps\":%.1f,"
+		       "\"read_mbps\":%.1f}\n",
+		       in.backend, in.name, in.version >> 16, in.version & 0xffff, in.nchan, in.align,
+		       in.max_desc_len, in.card_size, in.link.gen, in.link.lanes, in.link.mps,
+		       in.link.mrrs, in.link.paced, in.link.write_mbps, in.link.read_mbps);
+	} else {
+		printf("device     %s (%s backend)\n", in.name, in.backend);
+		printf("engine     FDMA %u.%u, %u channels, %u-byte alignment, descriptors up to %u bytes\n",
+		       in.version >> 16, in.version & 0xffff, in.nchan, in.align, in.max_desc_len);
+		printf("card mem   %" PRIu64 " MiB\n", in.card_size >> 20);
+		printf("link       gen%u x%u, MPS %u, MRRS %u%s\n", in.link.gen, in.link.lanes,
+		       in.link.mps, in.link.mrrs, in.link.paced ? ", paced in real time" : ", unpaced");
+		printf("ceiling    %.1f MB/s device writes (C2H), %.1f MB/s device reads (H2C) (link model)\n",
+		       in.link.write_mbps, in.link.read_mbps);
+		for (uint32_t i = 0; i < in.nchan; i++)
+			printf("channel %-2u %s %s, ring %u%s\n", i,
+			       in.chan[i].dir == FDMA_C2H ? "C2H" : "H2C",
+			       in.chan[i].kind == FDMA_KIND_MM ? "memory-mapped" : "stream",
+			       in.chan[i].ring_size,
+			       in.chan[i].testgen ? (in.chan[i].dir == FDMA_C2H ? ", test generator"
+									  : ", test checker") : "");
+	}
+	fdma_close(dev);
+	return EXIT_OK;
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+/* fdma: the command-line tool. Dispatches to one subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fdma.h"
+#include "fdma_cmds.h"
+#include "util.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *what;
+} cmds[] = {
+	{ "info", fdma_cmd_info, "describe a device: engine, channels, link" },
+	{ "bench", fdma_cmd_bench, "throughput, CPU, wake-ups and latency per transfer size" },
+	{ "stream", fdma_cmd_stream, "receive and check frames from a stream channel" },
+	{ "model", fdma_cmd_model, "PCIe link model: payload ceilings per generation and width" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fdma COMMAND [ARGS]   (fdma COMMAND --help for each)\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
+	fprintf(f, "\ndevices: sim[:option=value,...], e.g. sim:gen=2,lanes=1,mps=256,paced=1\n"
+		   "exit status: 0 ok, 1 failure, 2 usage error\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("fdma %s\n", FDMA_VERSION_STRING);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "fdma: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fdma_cmds.h - subcommands of the fdma tool. Each takes the arguments
+ * after "fdma" (argv[0] is the subcommand's name) and returns the
+ * process exit status.
+ */
+#ifndef FDMA_CMDS_H
+#define FDMA_CMDS_H
+
+/* fdma model: print the PCIe link model's computed ceilings; 0, or 2 on a
+ * usage error */
+int fdma_cmd_model(int argc, char **argv);
+
+int fdma_cmd_info(int argc, char **argv);
+int fdma_cmd_bench(int argc, char **argv);
+int fdma_cmd_stream(int argc, char **argv);
+
+#endif /* FDMA_CMDS_H */

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util.h"
+
+double tool_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double tool_thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int tool_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mult = 1ull << 10; end++; break;
+	case 'm': case 'M': mult = 1ull << 20; end++; break;
+	case 'g': case 'G': mult = 1ull << 30; end++; break;
+	default: break;
+	}
+	if (*end == 'i')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end || (v && mult > UINT64_MAX / v))
+		return -1;
+	*out = v * mult;
+	return 0;
+}
+
+int tool_parse_sizes(const char *s, uint64_t *out, int max)
+{
+	const char *dots = strstr(s, "..");
+	char buf[64];
+	int n = 0;
+
+	if (dots) {
+		uint64_t lo, hi;
+		size_t l = (size_t)(dots - s);
+
+		if (l >= sizeof(buf))
+			return -1;
+		memcpy(buf, s, l);
+		buf[l] = 0;
+		if (tool_parse_size(buf, &lo) || tool_parse_size(dots + 2, &hi) || !lo || lo > hi)
+			return -1;
+		for (uint64_t v = lo; v <= hi && n < max; v *= 2)
+			out[n++] = v;
+		return n;
+	}
+	while (*s && n < max) {
+		const char *comma = strchr(s, ',');
+		size_t l = comma ? (size_t)(comma - s) : strlen(s);
+
+		if (l == 0 || l >= sizeof(buf))
+			return -1;
+		memcpy(buf, s, l);
+		buf[l] = 0;
+		if (tool_parse_size(buf, &out[n]) || !out[n])
+			return -1;
+		n++;
+		s += l + (comma ? 1 : 0);
+	}
+	return n;
+}
+
+void tool_fmt_size(uint64_t v, char *buf, size_t len)
+{
+	if (v >= (1ull << 30) && !(v & ((1ull << 30) - 1)))
+		snprintf(buf, len, "%" PRIu64 "G", v >> 30);
+	else if (v >= (1ull << 20) && !(v & ((1ull << 20) - 1)))
+		snprintf(buf, len, "%" PRIu64 "M", v >> 20);
+	else if (v >= 1024 && !(v & 1023))
+		snprintf(buf, len, "%" PRIu64 "K", v >> 10);
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+}
+
+int tool_open(const char *uri, struct fdma_dev **dev)
+{
+	char err[256];
+	int ret = fdma_open(dev, uri, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "fdma: cannot open '%s': %s\n", uri, err);
+	return ret;
+}
+
+void tool_lat_add(struct tool_lat *l, double us)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 4096;
+		double *v;
+
+		if (cap > (16u << 20))
+			return;		/* plenty for percentiles; keep memory bounded */
+		v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = us;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double tool_lat_pct(struct tool_lat *l, double pct)
+{
+	size_t i;
+
+	if (!l->n)
+		return 0;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_double);
+	i = (size_t)(pct / 100.0 * (double)(l->n - 1) + 0.5);
+	return l->v[i < l->n ? i : l->n - 1];
+}
+
+void tool_lat_free(struct tool_lat *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+static uint64_t pat_base(uint64_t tag)
+{
+	return 0x9e3779b97f4a7c15ull ^ (tag << 40);
+}
+
+void tool_pat_fill(void *p, size_t len, uint64_t tag)
+{
+	uint64_t *w = p, base = pat_base(tag);
+	size_t n = len / 8;
+
+	for (size_t i = 0; i < n; i++)
+		w[i] = base + i;
+	memset((char *)p + n * 8, (int)(base & 0xff), len - n * 8);
+}
+
+size_t tool_pat_check(const void *p, size_t len, uint64_t tag)
+{
+	const uint64_t *w = p;
+	uint64_t base = pat_base(tag), acc = 0;
+	size_t n = len / 8, bad = 0;
+
+	/* Fast pass (vectorises); count only when something is off. */
+	for (size_t i = 0; i < n; i++)
+		acc |= w[i] ^ (base + i);
+	for (size_t i = n * 8; i < len; i++)
+		acc |= ((const unsigned char *)p)[i] ^ (base & 0xff);
+	if (!acc)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (w[i] != base + i)
+			for (int b = 0; b < 8; b++)
+				bad += ((w[i] ^ (base + i)) >> (8 * b) & 0xff) != 0;
+	for (size_t i = n * 8; i < len; i++)
+		bad += ((const unsigned char *)p)[i] != (base & 0xff);
+	return bad;
+}
