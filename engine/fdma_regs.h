@@ -181,7 +181,7 @@ struct fdma_frame_hdr {
 	u32 seq;	/* frame number, from 0 */
 	u32 len;	/* whole frame, header included */
 	u32 crc;
-	u64 tstamp_ns;	/* device time the frame was complete */
+	u64 tstamp_ns;	/* device time the frame was ready to send */
 	u64 rsvd;
 };
 

@@ -533,7 +533,7 @@ static bool run_desc(struct mchan *c)
 }
 
 /* Build the next test frame in the generator's own memory (the card side). */
-static int build_frame(struct mchan *c, u32 len)
+static int build_frame(struct mchan *c, u32 len, u64 t_ready)
 {
 	struct fdma_frame_hdr *h;
 	u64 *w;
@@ -557,7 +557,7 @@ static int build_frame(struct mchan *c, u32 len)
 	h->seq = c->seq;
 	h->len = len;
 	h->crc = crc32(0, c->frame + sizeof(*h), len - sizeof(*h));
-	h->tstamp_ns = now_ns();
+	h->tstamp_ns = t_ready;
 	h->rsvd = 0;
 	c->frame_len = len;
 	c->frame_off = 0;
@@ -597,10 +597,13 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 			publish_status(c);
 			return 0;
 		}
-		if (build_frame(c, len)) {
+		if (build_frame(c, len, now)) {
 			halt(c, NULL, FDMA_CPL_DATA_ERR);
 			return 0;
 		}
+		/* The link carries the frame from when it exists, not from when buffers were armed. */
+		if (c->avail_ns < now)
+			c->avail_ns = now;
 	}
 	while (c->in_frame && c->cidx != pidx && n < BUDGET) {
 		u32 idx = c->cidx & (c->size - 1);
@@ -802,6 +805,7 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 		      const struct fdma_model_host *host, struct fdma_model **mp)
 {
 	struct fdma_model *m;
+	pthread_condattr_t ca;
 	unsigned int n = cfg->mm_pairs * 2 + (cfg->streams ? 2 : 0), i;
 	int ret = 0;
 
@@ -840,7 +844,11 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 				  (i == cfg->mm_pairs * 2 ? FDMA_CH_CAP_C2H : 0);
 		c->status = FDMA_CH_ST_IDLE;
 		pthread_mutex_init(&c->lock, NULL);
-		pthread_cond_init(&c->cond, NULL);
+		/* Deadlines are CLOCK_MONOTONIC, like every other time here. */
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&c->cond, &ca);
+		pthread_condattr_destroy(&ca);
 	}
 	init_regs(m);
 	for (i = 0; i < n; i++) {
