@@ -65,10 +65,27 @@ static int wait_ack(struct fdma_plat *p, u32 off, u32 seq, u32 timeout_us)
 int fdma_eng_reset(struct fdma_plat *p, u32 timeout_us)
 {
 	u32 seq = fdma_plat_rd32(p, FDMA_REG_RESET_REQ) + 1;
+	u32 nchan = FDMA_CAPS_NCHAN(fdma_plat_rd32(p, FDMA_REG_CAPS)), ch;
+	int ret;
 
+	if (nchan > FDMA_MAX_CHANNELS)
+		nchan = FDMA_MAX_CHANNELS;
+	/*
+	 * Clear RUN first: a channel still marked running would restart
+	 * straight after the reset on a stale ring (e.g. left by a crashed
+	 * driver) and write memory nobody owns any more.
+	 */
+	for (ch = 0; ch < nchan; ch++)
+		fdma_plat_wr32(p, FDMA_CH_BASE(ch) + FDMA_CH_CTRL, 0);
+	fdma_wmb();
 	fdma_plat_wr32(p, FDMA_REG_RESET_REQ, seq);
 	fdma_plat_kick(p, 0);
-	return wait_ack(p, FDMA_REG_RESET_ACK, seq, timeout_us);
+	ret = wait_ack(p, FDMA_REG_RESET_ACK, seq, timeout_us);
+	if (ret)
+		return ret;
+	for (ch = 0; ch < nchan; ch++)
+		fdma_plat_wr32(p, FDMA_CH_BASE(ch) + FDMA_CH_PIDX, 0);
+	return 0;
 }
 
 void fdma_eng_enable(struct fdma_plat *p, bool on)
@@ -109,6 +126,7 @@ int fdma_ering_init(struct fdma_ering *r, struct fdma_plat *p,
 	r->cidx = 0;
 	r->ctrl = 0;
 	r->reset_seq = fdma_plat_rd32(p, r->reg + FDMA_CH_RESET_REQ);
+	r->done_at_reset = 0;
 	r->doorbells = 0;
 	return 0;
 }
@@ -150,6 +168,9 @@ void fdma_ering_set_ctrl(struct fdma_ering *r, u32 mask, u32 val)
 {
 	r->ctrl = (r->ctrl & ~mask) | (val & mask);
 	ch_wr(r, FDMA_CH_CTRL, r->ctrl);
+	/* IRQ_EN is read by the device as it completes; anything else needs a look now. */
+	if (mask & ~FDMA_CH_CTRL_IRQ_EN)
+		fdma_plat_kick(r->plat, r->ch);
 }
 
 void fdma_ering_set_irq(struct fdma_ering *r, bool on)
@@ -191,15 +212,19 @@ int fdma_ering_check(const struct fdma_ering *r, const struct fdma_ereq *q,
 			*why = "stream buffer longer than the engine's maximum descriptor length";
 			return -EINVAL;
 		}
-		return 0;
+	} else {
+		if (!aligned(q->card, r->align)) {
+			*why = "card address not a multiple of the engine's alignment";
+			return -EINVAL;
+		}
+		if (q->card > r->card_size || q->len > r->card_size - q->card) {
+			*why = "card address range beyond the end of card memory";
+			return -ERANGE;
+		}
 	}
-	if (!aligned(q->card, r->align)) {
-		*why = "card address not a multiple of the engine's alignment";
+	if (fdma_ering_ndesc(r, q->len) > r->size) {
+		*why = "request needs more descriptors than the ring holds";
 		return -EINVAL;
-	}
-	if (q->card > r->card_size || q->len > r->card_size - q->card) {
-		*why = "card address range beyond the end of card memory";
-		return -ERANGE;
 	}
 	return 0;
 }
@@ -262,15 +287,17 @@ void fdma_ering_doorbell(struct fdma_ering *r)
 /* Completed-but-unreaped descriptors, clamped so a confused device cannot push us past pidx. */
 static u32 hw_ready(const struct fdma_ering *r, u32 *hw)
 {
-	u32 inflight = r->pidx - r->cidx;
+	/* Only what the doorbell published can have completed. */
+	u32 published = r->pidx_pub - r->cidx;
 	u32 n;
 
 	/* Acquire: the records below cidx were written before cidx. */
 	*hw = fdma_load_acquire32(&r->wb->cidx);
 	n = *hw - r->cidx;
-	if (n > inflight) {
-		n = inflight;
-		*hw = r->cidx + n;
+	if (n > published) {
+		/* A count out of range (device confused, or mid-reset): trust nothing. */
+		n = 0;
+		*hw = r->cidx;
 	}
 	return n;
 }
@@ -307,8 +334,11 @@ u32 fdma_ering_reap(struct fdma_ering *r, struct fdma_ecpl *out, u32 max)
 	start = r->cidx;
 	for (j = r->cidx; j != hw && n < max; j++) {
 		u32 idx = j & (r->size - 1);
+		struct fdma_cpl_rec c = r->cpl[idx];
 
-		fold(&acc, &r->cpl[idx], j == start);
+		/* Trust our own descriptor for the cookie: a failed fetch cannot echo it. */
+		c.cookie = r->desc[idx].cookie;
+		fold(&acc, &c, j == start);
 		if (r->slot[idx].last) {
 			out[n++] = acc;
 			r->cidx = j + 1;
@@ -356,8 +386,7 @@ u32 fdma_ering_cancel(struct fdma_ering *r, struct fdma_ecpl *out, u32 max)
 		bool ran = (s32)(done - j) > 0;
 		struct fdma_cpl_rec c = ran ? r->cpl[idx] : canceled;
 
-		if (!ran)
-			c.cookie = r->desc[idx].cookie;
+		c.cookie = r->desc[idx].cookie;
 		fold(&acc, &c, j == start);
 		if (r->slot[idx].last) {
 			out[n++] = acc;

@@ -139,7 +139,8 @@ static inline u32 fdma_ering_inflight(const struct fdma_ering *r)
 /* Descriptors a request of len bytes takes. */
 static inline u32 fdma_ering_ndesc(const struct fdma_ering *r, u32 len)
 {
-	return len == 0 ? 1 : (len + r->max_desc_len - 1) / r->max_desc_len;
+	/* Written to not overflow for len near 4 GiB. */
+	return len == 0 ? 1 : len / r->max_desc_len + (len % r->max_desc_len != 0);
 }
 
 /*

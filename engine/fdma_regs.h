@@ -32,7 +32,11 @@
 #define FDMA_VERSION_MINOR	0u
 
 /* PCI identity of an FDMA engine (see docs/engine.md). */
-#define FDMA_PCI_VENDOR		0x1d0fu		/* placeholder; FPGA designs set their own */
+/*
+ * No vendor ID is assigned to fdma: designs use their FPGA vendor's or their
+ * own, and the driver is told which (docs/engine.md). These are defaults.
+ */
+#define FDMA_PCI_VENDOR		0x10eeu
 #define FDMA_PCI_DEVICE		0xfd3au
 
 /* ---- global registers ------------------------------------------------ */

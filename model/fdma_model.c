@@ -184,6 +184,11 @@ static void coalesce(struct mchan *c, bool force)
 {
 	u32 count = rd(c, FDMA_CH_COAL_COUNT);
 
+	/* Completions while interrupts are off are never signalled later. */
+	if (!(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_IRQ_EN)) {
+		c->unsig = 0;
+		return;
+	}
 	if (++c->unsig == 1)
 		c->first_unsig_ns = now_ns();
 	if (force || c->unsig >= (count ? count : 1))

@@ -5,9 +5,15 @@
  *
  * Two batches are kept in flight: while the device works on one, the host
  * reaps and checks the other and resubmits it with one doorbell. Transfer t
- * uses buffer slot t % depth and card region t % (depth + 1), so a slot's
+ * uses buffer slot t % depth and card region t % regions, so a slot's
  * consecutive uses always see different data and a buffer the device failed
  * to write is caught as stale.
+ *
+ * C2H: each buffer is checked against its region's pattern as it arrives.
+ * H2C: once a batch has landed, its regions are read back through the C2H
+ * channel (the other link direction) and checked against the source slot's
+ * pattern. 2 * depth + 1 regions keep every region in flight or being read
+ * back distinct, so a read-back never races the next write to its region.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -122,20 +128,83 @@ static double memcpy_mbps(uint8_t *base, uint64_t size, unsigned int depth,
 	return bytes / t / 1e6;
 }
 
+/*
+ * H2C checking: read back the regions a batch wrote, over the C2H channel.
+ * It runs one iteration behind, beside the next H2C batch, so checking
+ * never stalls the data path; its CPU counts as checking CPU.
+ */
+struct readback {
+	int ch, buf;
+	const uint8_t *base;
+	struct fdma_req *req;
+	struct fdma_cpl *cpl;
+	unsigned int pending;		/* reads submitted, not yet checked */
+};
+
+static int readback_collect(struct fdma_dev *dev, struct readback *rb, uint64_t size,
+			    unsigned int depth, struct bench_res *res)
+{
+	unsigned int got = 0;
+
+	while (got < rb->pending) {
+		int m = fdma_reap(dev, rb->ch, rb->cpl + got, rb->pending - got,
+				  rb->pending - got, 5000000);
+
+		if (m < 0) {
+			fprintf(stderr, "fdma bench: read-back: %s\n", fdma_errmsg(dev));
+			return -1;
+		}
+		got += (unsigned int)m;
+	}
+	for (unsigned int j = 0; j < rb->pending; j++) {
+		/* Completions come in order: cpl[j] is req[j], read into slot j. */
+		if (rb->cpl[j].res ||
+		    tool_pat_check(rb->base + (uint64_t)j * size, size, 1000 + rb->cpl[j].user_data % depth))
+			res->errors++;
+		res->bytes_checked += size;
+	}
+	rb->pending = 0;
+	return 0;
+}
+
+static int readback_submit(struct fdma_dev *dev, struct readback *rb, const struct fdma_cpl *done,
+			   int n, uint64_t size, unsigned int regions)
+{
+	unsigned int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (done[i].res)
+			continue;
+		rb->req[k] = (struct fdma_req){ .buf = rb->buf, .offset = (uint64_t)k * size,
+			.card_addr = (done[i].user_data % regions) * size, .len = size,
+			.user_data = done[i].user_data };
+		k++;
+	}
+	if (k && fdma_submit(dev, rb->ch, rb->req, k) < 0) {
+		fprintf(stderr, "fdma bench: read-back: %s\n", fdma_errmsg(dev));
+		return -1;
+	}
+	rb->pending = k;
+	return 0;
+}
+
 static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, uint64_t size,
 		    struct bench_res *res)
 {
 	struct fdma_info info;
 	struct fdma_chan_stats st0, st1;
 	struct tool_lat lat = { 0 };
-	unsigned int depth = 2 * o->batch, regions = depth + 1;
+	unsigned int depth = 2 * o->batch;
+	unsigned int regions = o->dir == FDMA_H2C ? 2 * depth + 1 : depth + 1;
+	unsigned int need = o->dir == FDMA_H2C ? 2 * depth + 1 : 2;
 	struct fdma_req *reqs = calloc(o->batch, sizeof(*reqs));
 	struct fdma_cpl *cpls = calloc(o->batch, sizeof(*cpls));
 	double *sub_time = calloc(depth, sizeof(*sub_time));
-	int64_t *last_writer;
+	struct readback rb = { .ch = -1, .buf = -1, .req = calloc(o->batch, sizeof(struct fdma_req)),
+			       .cpl = calloc(o->batch, sizeof(struct fdma_cpl)) };
 	uint8_t *base;
 	uint64_t t_next = 0;
-	double t0, tend, cpu0, pcpu0, mcpu0, verify = 0;
+	double t0, tend, t_last = 0, cpu0, pcpu0, mcpu0, verify = 0;
 	int buf, ret = 0, stopping = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -143,15 +212,14 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 	fdma_get_info(dev, &info);
 	if (regions * size > info.card_size)
 		regions = (unsigned int)(info.card_size / size);
-	last_writer = calloc(regions ? regions : 1, sizeof(*last_writer));
-	if (!reqs || !cpls || !sub_time || !last_writer) {
+	if (!reqs || !cpls || !sub_time || !rb.req || !rb.cpl) {
 		fprintf(stderr, "fdma bench: out of memory\n");
 		ret = -1;
 		goto out_free;
 	}
-	if (regions < 2) {
-		fprintf(stderr, "fdma bench: card memory (%" PRIu64 " bytes) too small for %" PRIu64
-			"-byte transfers\n", info.card_size, size);
+	if (regions < need) {
+		fprintf(stderr, "fdma bench: card memory (%" PRIu64 " bytes) too small for %u regions of %"
+			PRIu64 " bytes\n", info.card_size, need, size);
 		ret = -1;
 		goto out_free;
 	}
@@ -162,12 +230,19 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 		goto out_free;
 	}
 	base = fdma_buf_addr(dev, buf);
+	if (o->dir == FDMA_H2C) {
+		rb.ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
+		rb.buf = fdma_buf_alloc(dev, size * o->batch, 0);
+		if (rb.ch < 0 || rb.buf < 0 || fdma_chan_set_wait(dev, rb.ch, o->wait, 0)) {
+			fprintf(stderr, "fdma bench: read-back set-up: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			goto out_buf;
+		}
+		rb.base = fdma_buf_addr(dev, rb.buf);
+	}
 
 	/* Card regions hold their own patterns (C2H reads them); host slots theirs (H2C). */
-	for (unsigned int r = 0; r < regions; r++) {
-		last_writer[r] = -1;
-		if (o->dir != FDMA_C2H)
-			continue;
+	for (unsigned int r = 0; r < regions && o->dir == FDMA_C2H; r++) {
 		tool_pat_fill(base, size, r);
 		if (fdma_write_card(dev, buf, 0, (uint64_t)r * size, size)) {
 			fprintf(stderr, "fdma bench: preparing card memory: %s\n", fdma_errmsg(dev));
@@ -175,18 +250,16 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 			goto out_buf;
 		}
 	}
+	if (!info.link.paced)
+		res->memcpy_mbps = memcpy_mbps(base, size, depth, regions,
+					       o->seconds / 4 < 0.5 ? o->seconds / 4 : 0.5);
+	/* After the memcpy run, which overwrote the slots. */
 	for (unsigned int s = 0; s < depth; s++) {
 		if (o->dir == FDMA_C2H)
 			memset(base + (uint64_t)s * size, 0, size);
 		else
 			tool_pat_fill(base + (uint64_t)s * size, size, 1000 + s);
 	}
-	if (!info.link.paced)
-		res->memcpy_mbps = memcpy_mbps(base, size, depth, regions,
-					       o->seconds / 4 < 0.5 ? o->seconds / 4 : 0.5);
-	if (o->dir == FDMA_C2H)
-		for (unsigned int s = 0; s < depth; s++)
-			memset(base + (uint64_t)s * size, 0, size);
 	fdma_ceiling(dev, o->dir, size, &res->ceiling);
 
 	fdma_chan_stats(dev, ch, &st0);
@@ -220,6 +293,7 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 			break;
 		}
 		now = tool_now();
+		t_last = now;
 		/* One CPU-clock read per batch: the clock itself is a system call. */
 		vstart = o->dir == FDMA_C2H && n ? tool_thread_cpu() : 0;
 		for (int i = 0; i < n; i++) {
@@ -238,17 +312,13 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 				if (tool_pat_check(base + (uint64_t)slot * size, size, region))
 					res->errors++;
 				res->bytes_checked += size;
-			} else {
-				last_writer[region] = slot;
 			}
 		}
 		if (vstart)
 			verify += tool_thread_cpu() - vstart;
 		if (!stopping && now - t0 >= o->seconds)
 			stopping = 1;
-		if (stopping || n == 0)
-			continue;
-		for (int i = 0; i < n; i++, t_next++) {
+		for (int i = 0; i < n && !stopping; i++, t_next++) {
 			unsigned int slot = (unsigned int)(cpls[i].user_data % depth);
 
 			/* Keep the slot: t_next + depth would reuse the same one. */
@@ -257,13 +327,31 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 				.len = size, .user_data = cpls[i].user_data + depth };
 			sub_time[slot] = now;
 		}
-		if (fdma_submit(dev, ch, reqs, (unsigned int)n) < 0) {
+		if (!stopping && n > 0 && fdma_submit(dev, ch, reqs, (unsigned int)n) < 0) {
 			fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(dev));
 			ret = -1;
 			break;
 		}
+		if (o->dir == FDMA_H2C && n > 0) {
+			double v0 = tool_thread_cpu();
+
+			if (readback_collect(dev, &rb, size, depth, res) ||
+			    readback_submit(dev, &rb, cpls, n, size, regions)) {
+				ret = -1;
+				break;
+			}
+			verify += tool_thread_cpu() - v0;
+		}
 	}
-	tend = tool_now();
+	if (o->dir == FDMA_H2C) {
+		double v0 = tool_thread_cpu();
+
+		if (!ret && readback_collect(dev, &rb, size, depth, res))
+			ret = -1;
+		verify += tool_thread_cpu() - v0;
+	}
+	/* The data window ends at the last completion, not after its read-back. */
+	tend = o->dir == FDMA_H2C ? t_last : tool_now();
 	res->secs = tend - t0;
 	res->cpu_pct = (tool_thread_cpu() - cpu0 - verify) / res->secs * 100;
 	res->verify_cpu_pct = verify / res->secs * 100;
@@ -277,27 +365,22 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 	res->p50 = tool_lat_pct(&lat, 50);
 	res->p99 = tool_lat_pct(&lat, 99);
 
-	/* H2C: read every region back and check it holds its last writer's pattern. */
-	for (unsigned int r = 0; ret == 0 && o->dir == FDMA_H2C && r < regions; r++) {
-		if (last_writer[r] < 0)
-			continue;
-		if (fdma_read_card(dev, buf, 0, (uint64_t)r * size, size)) {
-			fprintf(stderr, "fdma bench: read-back: %s\n", fdma_errmsg(dev));
-			ret = -1;
-			break;
-		}
-		if (tool_pat_check(base, size, 1000 + (uint64_t)last_writer[r]))
-			res->errors++;
-		res->bytes_checked += size;
-	}
 out_buf:
+	if (rb.buf >= 0) {
+		/* After a failure, reads may still be in flight: take them back first. */
+		if (fdma_inflight(dev, rb.ch) > 0 && !fdma_chan_reset(dev, rb.ch))
+			while (fdma_reap(dev, rb.ch, rb.cpl, o->batch, 0, 0) > 0)
+				;
+		fdma_buf_free(dev, rb.buf);
+	}
 	fdma_buf_free(dev, buf);
 out_free:
 	tool_lat_free(&lat);
 	free(reqs);
 	free(cpls);
 	free(sub_time);
-	free(last_writer);
+	free(rb.req);
+	free(rb.cpl);
 	return ret;
 }
 
