@@ -21,6 +21,7 @@ struct fdma_stream {
 	u8 *base;
 	u8 *state;
 	struct fdma_cpl *ready;	/* FIFO of filled frames */
+	struct fdma_cpl *got;	/* reap scratch: all nbufs at once, so a reset's cancels come back together */
 	unsigned int head, count;
 	u64 drops_at_open;
 };
@@ -74,7 +75,8 @@ int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t bu
 	s->slot = (buf_size + dev->caps.align - 1) & ~(size_t)(dev->caps.align - 1);
 	s->state = calloc(nbufs, 1);
 	s->ready = calloc(nbufs, sizeof(*s->ready));
-	if (!s->state || !s->ready) {
+	s->got = calloc(nbufs, sizeof(*s->got));
+	if (!s->state || !s->ready || !s->got) {
 		ret = fdma_err(dev, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -100,6 +102,7 @@ fail_armed:
 fail:
 	free(s->state);
 	free(s->ready);
+	free(s->got);
 	free(s);
 	return ret;
 }
@@ -108,34 +111,37 @@ int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout
 {
 	struct fdma_cpl cpl;
 	unsigned int i;
+	int ret;
 
 	if (!s || !f)
 		return -EINVAL;
-	while (!s->count) {
-		struct fdma_cpl got[64];
-		int n = fdma_reap(s->dev, s->ch, got, 64, 1, timeout_us);
+	for (;;) {
+		while (!s->count) {
+			int n = fdma_reap(s->dev, s->ch, s->got, s->nbufs, 1, timeout_us);
 
-		if (n < 0)
-			return n;
-		for (int k = 0; k < n; k++) {
-			unsigned int idx = (unsigned int)got[k].user_data;
-
-			s->ready[(s->head + s->count) % s->nbufs] = got[k];
-			s->count++;
-			s->state[idx] = READY;
+			if (n < 0)
+				return n;
+			for (int k = 0; k < n; k++) {
+				s->ready[(s->head + s->count) % s->nbufs] = s->got[k];
+				s->count++;
+				s->state[s->got[k].user_data] = READY;
+			}
 		}
-	}
-	cpl = s->ready[s->head];
-	s->head = (s->head + 1) % s->nbufs;
-	s->count--;
-	i = (unsigned int)cpl.user_data;
-	if (cpl.res || (cpl.flags & (FDMA_CPL_SOF | FDMA_CPL_EOF)) != (FDMA_CPL_SOF | FDMA_CPL_EOF)) {
-		/* Give the buffer straight back; report what happened. */
-		int err = cpl.res ? cpl.res : -EMSGSIZE;
-
-		if (cpl.res != -ECANCELED)
-			arm(s, i);
-		return fdma_err(s->dev, err, "stream buffer %u: %s", i,
+		cpl = s->ready[s->head];
+		s->head = (s->head + 1) % s->nbufs;
+		s->count--;
+		i = (unsigned int)cpl.user_data;
+		if (!cpl.res && (cpl.flags & (FDMA_CPL_SOF | FDMA_CPL_EOF)) ==
+				(FDMA_CPL_SOF | FDMA_CPL_EOF))
+			break;
+		/* Give the buffer straight back. */
+		ret = arm(s, i);
+		if (ret < 0)
+			return ret;
+		/* Buffers canceled by a channel reset are not news: wait on. */
+		if (cpl.res == -ECANCELED)
+			continue;
+		return fdma_err(s->dev, cpl.res ? cpl.res : -EMSGSIZE, "stream buffer %u: %s", i,
 				cpl.res ? fdma_cpl_str(cpl.status)
 					: "frame does not fit in one buffer (open the stream with a larger buf_size)");
 	}
@@ -180,5 +186,6 @@ void fdma_stream_close(struct fdma_stream *s)
 	fdma_buf_free(s->dev, s->buf);
 	free(s->state);
 	free(s->ready);
+	free(s->got);
 	free(s);
 }
