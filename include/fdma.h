@@ -11,7 +11,7 @@
  * - On one device, buffer calls (fdma_buf_*), fdma_get_info(),
  *   fdma_chan_stats() and fdma_errmsg() may be called from any thread.
  * - Each channel is driven by one thread at a time: fdma_submit(),
- *   fdma_reap(), fdma_wait(), the fdma_chan_set_*() calls and streams on a
+ *   fdma_reap(), the fdma_chan_set_*() calls and streams on a
  *   channel need external locking if shared. Use one channel per thread.
  * - fdma_errmsg() holds the message of the last failed call on that
  *   device; threads sharing a device should read it right after the call.
@@ -100,7 +100,7 @@ int fdma_find_chan(struct fdma_dev *dev, enum fdma_dir dir, enum fdma_kind kind)
 int fdma_buf_alloc(struct fdma_dev *dev, size_t size, unsigned int flags);
 /* Register caller memory (addr and size multiples of the alignment). Returns a handle. */
 int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size);
-/* Free or unregister; -EBUSY while transfers on it are in flight. */
+/* Free or unregister; -EBUSY while transfers on it are in flight, -EBADF for an unknown handle. */
 int fdma_buf_free(struct fdma_dev *dev, int buf);
 /* Address and size of a buffer; NULL / 0 for an unknown handle. */
 void *fdma_buf_addr(struct fdma_dev *dev, int buf);
@@ -135,8 +135,9 @@ struct fdma_cpl {
 
 /*
  * Queue n requests on channel ch and ring the doorbell once. All or nothing:
- * returns n, -EAGAIN if the ring lacks room for all of them, or the first
- * invalid request's error (nothing queued).
+ * returns n, -EAGAIN if the ring lacks room for all of them (or a reset is
+ * still handing back canceled transfers: reap them), or the first invalid
+ * request's error (nothing queued).
  */
 int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
 
@@ -201,8 +202,8 @@ int fdma_chan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st);
 
 /*
  * Copy len bytes between buffer buf at offset and card memory, on the
- * first memory-mapped channel of that direction, and wait. Do not mix with
- * asynchronous use of that channel from another thread.
+ * first memory-mapped channel of that direction, and wait. -EBUSY if that
+ * channel has asynchronous transfers in flight.
  */
 int fdma_write_card(struct fdma_dev *dev, int buf, uint64_t offset, uint64_t card_addr, uint64_t len);
 int fdma_read_card(struct fdma_dev *dev, int buf, uint64_t offset, uint64_t card_addr, uint64_t len);

@@ -99,7 +99,9 @@ int fdma_buf_alloc(struct fdma_dev *dev, size_t size, unsigned int flags)
 	pthread_mutex_unlock(&dev->lock);
 	if (h < 0) {
 		munmap(p, len);
-		return fdma_err(dev, h, "fdma_buf_alloc: no free buffer handle (%d in use)", FDMA_MAX_BUFS);
+		return fdma_err(dev, h,
+				"fdma_buf_alloc: no free handle (%d bus windows per device, shared with the channel rings)",
+				FDMA_MAX_BUFS);
 	}
 	return h;
 }

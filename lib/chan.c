@@ -103,6 +103,8 @@ void fdma_chan_teardown(struct fdma_dev *dev, int ch)
 
 /* ---- submission ------------------------------------------------------------ */
 
+static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c);
+
 int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n)
 {
 	struct fdma_chan *c;
@@ -114,9 +116,12 @@ int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsig
 		return fdma_err(dev, -EIO, "channel %d did not come back from a reset", ch);
 	if (!reqs && n)
 		return fdma_err(dev, -EINVAL, "fdma_submit: reqs is NULL");
+	/* An earlier error halted the channel: recover before queueing behind it. */
+	if (!c->canceling && (fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED))
+		chan_reset(dev, c);
 	if (c->canceling)
 		return fdma_err(dev, -EAGAIN,
-				"channel %d is handing back canceled transfers: reap them first", ch);
+				"channel %d was reset after an error: reap its canceled transfers first", ch);
 	/* All or nothing: check every request before writing any descriptor. */
 	for (i = 0; i < n; i++) {
 		const struct fdma_req *r = &reqs[i];
@@ -188,7 +193,8 @@ int fdma_inflight(struct fdma_dev *dev, int ch)
 	struct fdma_chan *c;
 
 	GET_CHAN(dev, ch, c);
-	return (int)fdma_ering_inflight(&c->ring);
+	/* Requests, not descriptors: a split request counts once. */
+	return (int)(c->st.transfers - c->st.completions);
 }
 
 /* ---- completion -------------------------------------------------------------- */
@@ -214,6 +220,14 @@ static void convert(struct fdma_dev *dev, struct fdma_chan *c, const struct fdma
 		c->st.errors++;
 }
 
+static void chan_restart(struct fdma_chan *c)
+{
+	c->canceling = false;
+	fdma_ering_start(&c->ring, c->ctrl_flags | (c->irq_on ? FDMA_CH_CTRL_IRQ_EN : 0),
+			 c->ring.ch);
+	fdma_ering_set_coalesce(&c->ring, c->coal_count, c->coal_usecs);
+}
+
 /* Reset a channel; its unfinished requests come back through reap_some(). */
 static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c)
 {
@@ -228,15 +242,11 @@ static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c)
 	}
 	c->drops_base += ov;
 	c->canceling = true;
+	if (!fdma_ering_inflight(&c->ring)) {
+		fdma_ering_cancel(&c->ring, NULL, 0);	/* nothing to hand back: zero the indices */
+		chan_restart(c);
+	}
 	return 0;
-}
-
-static void chan_restart(struct fdma_chan *c)
-{
-	c->canceling = false;
-	fdma_ering_start(&c->ring, c->ctrl_flags | (c->irq_on ? FDMA_CH_CTRL_IRQ_EN : 0),
-			 c->ring.ch);
-	fdma_ering_set_coalesce(&c->ring, c->coal_count, c->coal_usecs);
 }
 
 static unsigned int reap_some(struct fdma_dev *dev, struct fdma_chan *c,
@@ -245,6 +255,14 @@ static unsigned int reap_some(struct fdma_dev *dev, struct fdma_chan *c,
 	struct fdma_ecpl e[REAP_CHUNK];
 	unsigned int n = 0;
 
+	/*
+	 * A halted channel completes nothing more. Reset it at once: what it
+	 * did finish comes back with its own status through the cancel path,
+	 * the rest as canceled, and the channel runs again.
+	 */
+	if (!c->canceling && !c->broken &&
+	    (fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED))
+		chan_reset(dev, c);
 	while (n < max) {
 		u32 want = max - n < REAP_CHUNK ? max - n : REAP_CHUNK;
 		u32 k = c->canceling ? fdma_ering_cancel(&c->ring, e, want)
@@ -258,14 +276,6 @@ static unsigned int reap_some(struct fdma_dev *dev, struct fdma_chan *c,
 		if (k < want)
 			break;
 	}
-	/*
-	 * A halted channel completes nothing more: once what it did finish is
-	 * reaped, reset it so the rest comes back canceled and it runs again.
-	 */
-	if (n < max && !c->canceling && !c->broken &&
-	    (fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED) &&
-	    !chan_reset(dev, c) && n < max)
-		n += reap_some(dev, c, out + n, max - n);
 	return n;
 }
 
@@ -518,6 +528,11 @@ static int sync_xfer(struct fdma_dev *dev, enum fdma_dir dir, int buf, uint64_t 
 
 	if (ch < 0)
 		return ch;
+	/* Its completion must be the next one on the channel. */
+	if (fdma_inflight(dev, ch) > 0)
+		return fdma_err(dev, -EBUSY,
+				"channel %d has transfers in flight: reap them before a synchronous %s",
+				ch, dir == FDMA_H2C ? "write" : "read");
 	ret = fdma_submit(dev, ch, &r, 1);
 	if (ret < 0)
 		return ret;

@@ -170,6 +170,8 @@ int fdma_model_cpu(struct fdma_dev *dev, double *seconds)
 {
 	if (!fdma_dev_live(dev))
 		return -EBADF;
+	if (!seconds)
+		return fdma_err(dev, -EINVAL, "fdma_model_cpu: seconds is NULL");
 	if (!dev->model)
 		return fdma_err(dev, -ENOTSUP, "no simulated device behind this handle");
 	*seconds = fdma_model_cpu_seconds(dev->model);

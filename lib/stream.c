@@ -113,8 +113,10 @@ int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout
 	unsigned int i;
 	int ret;
 
-	if (!s || !f)
+	if (!s)
 		return -EINVAL;
+	if (!f)
+		return fdma_err(s->dev, -EINVAL, "fdma_stream_get: f is NULL");
 	for (;;) {
 		while (!s->count) {
 			int n = fdma_reap(s->dev, s->ch, s->got, s->nbufs, 1, timeout_us);
@@ -155,8 +157,10 @@ int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout
 
 int fdma_stream_release(struct fdma_stream *s, const struct fdma_frame *f)
 {
-	if (!s || !f)
+	if (!s)
 		return -EINVAL;
+	if (!f)
+		return fdma_err(s->dev, -EINVAL, "fdma_stream_release: f is NULL");
 	if (f->index >= s->nbufs || s->state[f->index] != HELD)
 		return fdma_err(s->dev, -EINVAL,
 				"fdma_stream_release: buffer %u is not held by the application (double release?)",

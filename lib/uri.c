@@ -124,6 +124,10 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 			l->gen = (unsigned int)v;
 		} else if (!strcmp(key, "lanes")) {
 			ret = get_num(key, val, 1, 16, &v, why, whylen);
+			if (!ret && (v & (v - 1))) {
+				snprintf(why, whylen, "bad value '%s' for option 'lanes': expected 1, 2, 4, 8 or 16", val);
+				ret = -EINVAL;
+			}
 			l->lanes = (unsigned int)v;
 		} else if (!strcmp(key, "mps")) {
 			ret = get_num(key, val, 128, 4096, &v, why, whylen);
@@ -145,7 +149,7 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 			ret = get_num(key, val, 1, 1024, &v, why, whylen);
 			l->tags = (unsigned int)v;
 		} else if (!strcmp(key, "rtt_ns")) {
-			ret = get_num(key, val, 0, 100000000, &v, why, whylen);
+			ret = get_num(key, val, 1, 100000000, &v, why, whylen);
 			l->rtt_ns = (unsigned int)v;
 		} else if (!strcmp(key, "paced")) {
 			ret = get_num(key, val, 0, 1, &v, why, whylen);

@@ -56,7 +56,7 @@ static void usage(FILE *f)
 		"  completion latency and integrity (every byte moved is checked).\n"
 		"options:\n"
 		"  --dir h2c|c2h        direction (default c2h)\n"
-		"  --sizes LIST         4K,64K,1M or 4K..4M (powers of two; default 4K..4M)\n"
+		"  --sizes LIST         4K,64K,1M or 4K..4M (doubling; multiples of 64; default 4K..4M)\n"
 		"  --batch N            transfers per submission and per reap (default 32)\n"
 		"  --wait spin|sleep|adaptive   how to wait for completions (default adaptive)\n"
 		"  --coalesce N[,US]    interrupt every N completions or US microseconds\n"
@@ -458,8 +458,11 @@ int fdma_cmd_bench(int argc, char **argv)
 			break;
 		case 's':
 			o.nsizes = tool_parse_sizes(optarg, o.sizes, MAX_SIZES);
+			for (int k = 0; k < o.nsizes; k++)
+				if (o.sizes[k] % 64 || o.sizes[k] > (1ull << 32) - 64)
+					o.nsizes = -1;
 			if (o.nsizes <= 0) {
-				fprintf(stderr, "fdma bench: bad --sizes '%s' (e.g. 4K,64K,1M or 4K..4M)\n", optarg);
+				fprintf(stderr, "fdma bench: bad --sizes '%s' (e.g. 4K,64K,1M or 4K..4M; multiples of 64)\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -479,10 +482,11 @@ int fdma_cmd_bench(int argc, char **argv)
 		case 'c':
 			o.coal_count = (int)strtol(optarg, &end, 10);
 			o.coal_us = 0;
-			if (*end == ',')
+			if (end != optarg && *end == ',')
 				o.coal_us = (int)strtol(end + 1, &end, 10);
-			if (*end || o.coal_count < 0 || o.coal_us < 0) {
-				fprintf(stderr, "fdma bench: bad --coalesce '%s' (N or N,USECS)\n", optarg);
+			if (end == optarg || *end || o.coal_count < 0 || o.coal_count > 65536 ||
+			    o.coal_us < 0 || o.coal_us > 1000000) {
+				fprintf(stderr, "fdma bench: bad --coalesce '%s' (N or N,USECS; N <= 65536, USECS <= 1000000)\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;

@@ -188,7 +188,7 @@ int fdma_cmd_stream(int argc, char **argv)
 			       (mcpu1 - mcpu0) / t * 100, (st1.wakeups - st0.wakeups) / t,
 			       (st1.interrupts - st0.interrupts) / t);
 		else
-			printf("stream %s: %" PRIu64 "-byte frames at %.0f fps target, %.1f s\n"
+			printf("fdma stream on %s: %" PRIu64 "-byte frames at %.0f fps target, %.1f s\n"
 			       "  frames %" PRIu64 " (%.1f fps, %.1f MB/s), dropped %" PRIu64
 			       " (sequence gaps %" PRIu64 "), integrity errors %" PRIu64 " (%" PRIu64
 			       " bytes checked)\n"

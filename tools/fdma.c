@@ -23,7 +23,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: fdma COMMAND [ARGS]   (fdma COMMAND --help for each)\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
-	fprintf(f, "\ndevices: sim[:option=value,...], e.g. sim:gen=2,lanes=1,mps=256,paced=1\n"
+	fprintf(f, "  --version  print the version\n"
+		   "\ndevices: sim[:option=value,...], e.g. sim:gen=2,lanes=1,mps=256,paced=1\n"
 		   "exit status: 0 ok, 1 failure, 2 usage error\n");
 }
 
@@ -41,9 +42,16 @@ int main(int argc, char **argv)
 		printf("fdma %s\n", FDMA_VERSION_STRING);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char prog[32];
+
+		if (strcmp(argv[1], cmds[i].name))
+			continue;
+		/* getopt prefixes its messages with argv[0]: make it "fdma CMD". */
+		snprintf(prog, sizeof(prog), "fdma %s", cmds[i].name);
+		argv[1] = prog;
+		return cmds[i].fn(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "fdma: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/* Helpers shared by the simulated-device tests; see sim_util.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_util.h"
+
+int64_t sim_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void sim_sleep_us(int64_t us)
+{
+	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+struct fdma_dev *sim_open_at(const char *uri, const char *file, int line)
+{
+	struct fdma_dev *dev = NULL;
+	char err[256] = "";
+	int ret = fdma_open(&dev, uri, err, sizeof(err));
+
+	if (ret < 0 || !dev) {
+		print_error("fdma_open(\"%s\") = %d (%s): %s\n", uri, ret, strerror(-ret), err);
+		_fail(file, line);
+	}
+	return dev;
+}
+
+/* splitmix64 of the stream's word index: every 8 bytes of the pattern. */
+static uint64_t pattern_word(uint64_t seed, uint64_t k)
+{
+	uint64_t z = seed * 0x9e3779b97f4a7c15ull + k + 0x632be59bd9b4e019ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint8_t pattern_byte(uint64_t seed, uint64_t pos)
+{
+	return (uint8_t)(pattern_word(seed, pos / 8) >> (8 * (pos % 8)));
+}
+
+/* The pattern word k as its 8 bytes in memory order (little-endian). */
+static inline void word_bytes(uint64_t w, uint8_t out[8])
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(out, &w, 8);
+#else
+	for (int j = 0; j < 8; j++)
+		out[j] = (uint8_t)(w >> (8 * j));
+#endif
+}
+
+void pattern_fill_at(void *p, size_t len, uint64_t seed, uint64_t pos)
+{
+	uint8_t *b = p;
+	size_t i = 0;
+
+	for (; i < len && (pos + i) % 8; i++)
+		b[i] = pattern_byte(seed, pos + i);
+	for (; i + 8 <= len; i += 8)
+		word_bytes(pattern_word(seed, (pos + i) / 8), b + i);
+	for (; i < len; i++)
+		b[i] = pattern_byte(seed, pos + i);
+}
+
+void pattern_fill(void *p, size_t len, uint64_t seed)
+{
+	pattern_fill_at(p, len, seed, 0);
+}
+
+long long pattern_find_bad(const void *p, size_t len, uint64_t seed, uint64_t pos)
+{
+	const uint8_t *b = p;
+	size_t i = 0;
+
+	for (; i < len && (pos + i) % 8; i++)
+		if (b[i] != pattern_byte(seed, pos + i))
+			return (long long)i;
+	for (; i + 8 <= len; i += 8) {
+		uint8_t want[8];
+
+		word_bytes(pattern_word(seed, (pos + i) / 8), want);
+		if (memcmp(b + i, want, 8))
+			for (int j = 0; j < 8; j++)
+				if (b[i + j] != want[j])
+					return (long long)(i + (size_t)j);
+	}
+	for (; i < len; i++)
+		if (b[i] != pattern_byte(seed, pos + i))
+			return (long long)i;
+	return -1;
+}
+
+void sim_assert_pattern(const void *p, size_t len, uint64_t seed, uint64_t pos,
+			const char *file, int line)
+{
+	long long bad = pattern_find_bad(p, len, seed, pos);
+
+	if (bad >= 0) {
+		print_error("data mismatch at byte %lld of %zu: got 0x%02x, expected 0x%02x (seed %" PRIu64 ")\n",
+			    bad, len, ((const uint8_t *)p)[bad],
+			    pattern_byte(seed, pos + (uint64_t)bad), seed);
+		_fail(file, line);
+	}
+}
+
+void sim_assert_bytes(const void *p, size_t len, uint8_t val, const char *file, int line)
+{
+	const uint8_t *b = p;
+	uint8_t block[4096];
+	size_t i = 0;
+
+	memset(block, val, sizeof(block));
+	/* Whole blocks by memcmp; byte by byte only to name the first bad one. */
+	while (i < len) {
+		size_t n = len - i < sizeof(block) ? len - i : sizeof(block);
+
+		if (memcmp(b + i, block, n))
+			break;
+		i += n;
+	}
+	for (; i < len; i++) {
+		if (b[i] != val) {
+			print_error("byte %zu of %zu is 0x%02x, expected 0x%02x (written where it should not be?)\n",
+				    i, len, b[i], val);
+			_fail(file, line);
+		}
+	}
+}
+
+void sim_assert_err(struct fdma_dev *dev, long long ret, int want, const char *word,
+		    const char *expr, const char *file, int line)
+{
+	const char *msg = dev ? fdma_errmsg(dev) : "";
+
+	if (ret != want) {
+		print_error("%s = %lld (%s), expected %d (%s); errmsg: \"%s\"\n", expr, ret,
+			    ret < 0 ? strerror((int)-ret) : "success", want,
+			    want < 0 ? strerror(-want) : "success", msg);
+		_fail(file, line);
+	}
+	if (word && (!msg || !*msg || !strstr(msg, word))) {
+		print_error("%s = %lld as expected, but the message \"%s\" does not mention \"%s\"\n",
+			    expr, ret, msg ? msg : "(null)", word);
+		_fail(file, line);
+	}
+}
+
+long long sim_assert_ok(struct fdma_dev *dev, long long ret, const char *expr,
+			const char *file, int line)
+{
+	if (ret < 0) {
+		print_error("%s = %lld (%s): %s\n", expr, ret, strerror((int)-ret),
+			    dev ? fdma_errmsg(dev) : "");
+		_fail(file, line);
+	}
+	return ret;
+}
+
+int sim_buf_at(struct fdma_dev *dev, size_t size, unsigned int flags, const char *file, int line)
+{
+	int h = fdma_buf_alloc(dev, size, flags);
+
+	if (h < 0) {
+		print_error("fdma_buf_alloc(%zu, 0x%x) = %d: %s\n", size, flags, h, fdma_errmsg(dev));
+		_fail(file, line);
+	}
+	if (!fdma_buf_addr(dev, h) || fdma_buf_size(dev, h) != size) {
+		print_error("buffer %d: address %p, size %zu (expected %zu)\n", h,
+			    fdma_buf_addr(dev, h), fdma_buf_size(dev, h), size);
+		_fail(file, line);
+	}
+	return h;
+}
+
+void sim_reap_n_at(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int n,
+		   const char *file, int line)
+{
+	unsigned int got = 0;
+	int64_t end = sim_now_us() + SIM_TIMEOUT_US;
+
+	while (got < n) {
+		int64_t left = end - sim_now_us();
+		int r;
+
+		if (left <= 0) {
+			print_error("channel %d: %u of %u completions after %d us\n", ch, got, n,
+				    SIM_TIMEOUT_US);
+			_fail(file, line);
+		}
+		r = fdma_reap(dev, ch, cpls + got, n - got, n - got, left);
+		if (r < 0) {
+			print_error("fdma_reap(ch %d) after %u of %u completions = %d (%s): %s\n",
+				    ch, got, n, r, strerror(-r), fdma_errmsg(dev));
+			_fail(file, line);
+		}
+		got += (unsigned int)r;
+	}
+}
+
+void sim_stats_at(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st,
+		  const char *file, int line)
+{
+	int r = fdma_chan_stats(dev, ch, st);
+
+	if (r) {
+		print_error("fdma_chan_stats(%d) = %d: %s\n", ch, r, fdma_errmsg(dev));
+		_fail(file, line);
+	}
+}
+
+void sim_roundtrip_at(struct fdma_dev *dev, uint64_t card_addr, size_t len, uint64_t seed,
+		      const char *file, int line)
+{
+	int src = sim_buf_at(dev, len, 0, file, line);
+	int dst = sim_buf_at(dev, len, 0, file, line);
+	int r;
+
+	pattern_fill(fdma_buf_addr(dev, src), len, seed);
+	memset(fdma_buf_addr(dev, dst), 0x5a, len);
+	r = fdma_write_card(dev, src, 0, card_addr, len);
+	sim_assert_err(dev, r, 0, NULL, "fdma_write_card() in round trip", file, line);
+	r = fdma_read_card(dev, dst, 0, card_addr, len);
+	sim_assert_err(dev, r, 0, NULL, "fdma_read_card() in round trip", file, line);
+	sim_assert_pattern(fdma_buf_addr(dev, dst), len, seed, 0, file, line);
+	/* The source must not have been touched either. */
+	sim_assert_pattern(fdma_buf_addr(dev, src), len, seed, 0, file, line);
+	sim_assert_err(dev, fdma_buf_free(dev, src), 0, NULL, "fdma_buf_free(src)", file, line);
+	sim_assert_err(dev, fdma_buf_free(dev, dst), 0, NULL, "fdma_buf_free(dst)", file, line);
+}
+
+uint64_t sim_wait_interrupts(struct fdma_dev *dev, int ch, uint64_t want, int64_t timeout_us)
+{
+	struct fdma_chan_stats st = { 0 };
+	int64_t end = sim_now_us() + timeout_us;
+
+	for (;;) {
+		if (fdma_chan_stats(dev, ch, &st))
+			return UINT64_MAX;
+		if (st.interrupts >= want || sim_now_us() >= end)
+			break;
+		sim_sleep_us(200);
+	}
+	/* Settle: an interrupt that should not come would come now. */
+	sim_sleep_us(5000);
+	if (fdma_chan_stats(dev, ch, &st))
+		return UINT64_MAX;
+	return st.interrupts;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the simulated-device tests (tests/sim/): opening a
+ * device, deterministic byte patterns, checked transfers and error checks.
+ * Every helper that can fail fails the calling cmocka test with a message
+ * naming the caller's file and line; call them from the test's own thread
+ * only (cmocka's failure path is not thread-safe). The pattern functions
+ * are plain and may be used from any thread.
+ */
+#ifndef SIM_UTIL_H
+#define SIM_UTIL_H
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "fdma.h"
+
+/* Generous bounds: a bug fails the test instead of hanging it. */
+#define SIM_TIMEOUT_US	(5 * 1000 * 1000)
+
+/* Open uri or fail the test with fdma_open's message. */
+#define sim_open(uri) sim_open_at((uri), __FILE__, __LINE__)
+struct fdma_dev *sim_open_at(const char *uri, const char *file, int line);
+
+/*
+ * Deterministic pattern: byte at logical position pos (counted from the
+ * start of the pattern stream, not of p) of the stream named by seed.
+ * Different seeds and different positions give different bytes, so stale,
+ * shifted or misplaced data is caught.
+ */
+uint8_t pattern_byte(uint64_t seed, uint64_t pos);
+void pattern_fill_at(void *p, size_t len, uint64_t seed, uint64_t pos);
+void pattern_fill(void *p, size_t len, uint64_t seed);
+/* Index of the first byte that differs from the pattern, or -1 if none. */
+long long pattern_find_bad(const void *p, size_t len, uint64_t seed, uint64_t pos);
+
+/* Fail the test unless p holds the pattern (names the first bad byte). */
+#define assert_pattern_at(p, len, seed, pos) \
+	sim_assert_pattern((p), (len), (seed), (pos), __FILE__, __LINE__)
+#define assert_pattern(p, len, seed) assert_pattern_at((p), (len), (seed), 0)
+void sim_assert_pattern(const void *p, size_t len, uint64_t seed, uint64_t pos,
+			const char *file, int line);
+
+/* Fail the test unless every byte of p is val. */
+#define assert_bytes(p, len, val) sim_assert_bytes((p), (len), (val), __FILE__, __LINE__)
+void sim_assert_bytes(const void *p, size_t len, uint8_t val, const char *file, int line);
+
+/*
+ * Fail the test unless ret == want and (want < 0) fdma_errmsg(dev) contains
+ * word (case-sensitive). dev may be NULL for calls without a device.
+ */
+#define assert_fdma_err(dev, ret, want, word) \
+	sim_assert_err((dev), (long long)(ret), (want), (word), #ret, __FILE__, __LINE__)
+void sim_assert_err(struct fdma_dev *dev, long long ret, int want, const char *word,
+		    const char *expr, const char *file, int line);
+
+/* Fail the test if ret < 0, printing fdma_errmsg(dev). */
+#define assert_fdma_ok(dev, ret) \
+	sim_assert_ok((dev), (long long)(ret), #ret, __FILE__, __LINE__)
+long long sim_assert_ok(struct fdma_dev *dev, long long ret, const char *expr,
+			const char *file, int line);
+
+/* Allocate a buffer of size bytes (flags as fdma_buf_alloc) or fail. */
+#define sim_buf(dev, size, flags) sim_buf_at((dev), (size), (flags), __FILE__, __LINE__)
+int sim_buf_at(struct fdma_dev *dev, size_t size, unsigned int flags, const char *file, int line);
+
+/*
+ * Reap exactly n completions from ch into cpls (fdma_reap with a finite
+ * timeout, repeated). Fails the test on an error or a timeout.
+ */
+#define sim_reap_n(dev, ch, cpls, n) sim_reap_n_at((dev), (ch), (cpls), (n), __FILE__, __LINE__)
+void sim_reap_n_at(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int n,
+		   const char *file, int line);
+
+/*
+ * A checked round trip through card memory on the first memory-mapped
+ * channels: len bytes of a fresh pattern written at card_addr, read back
+ * into a second buffer (pre-filled with junk), every byte compared.
+ */
+#define sim_roundtrip(dev, card_addr, len, seed) \
+	sim_roundtrip_at((dev), (card_addr), (len), (seed), __FILE__, __LINE__)
+void sim_roundtrip_at(struct fdma_dev *dev, uint64_t card_addr, size_t len, uint64_t seed,
+		      const char *file, int line);
+
+/* Channel statistics or fail. */
+#define sim_stats(dev, ch, st) sim_stats_at((dev), (ch), (st), __FILE__, __LINE__)
+void sim_stats_at(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st,
+		  const char *file, int line);
+
+/*
+ * Wait (bounded by timeout_us) until ch's interrupt count reaches at least
+ * want, then a little longer so that an extra interrupt would show too;
+ * returns the final count. Interrupts are counted by the device right
+ * after the completion that triggers them, so a reaper can see the
+ * completion a moment before the count.
+ */
+uint64_t sim_wait_interrupts(struct fdma_dev *dev, int ch, uint64_t want, int64_t timeout_us);
+
+int64_t sim_now_us(void);
+void sim_sleep_us(int64_t us);
+
+#endif

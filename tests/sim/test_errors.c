@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Bad input: every call fails with a negative errno and a message naming
+ * the problem (checked by a key word), queues nothing, and leaves the
+ * device working (a checked round trip follows). Bad URIs, misaligned,
+ * empty and oversized requests, unknown and busy buffer handles, double
+ * frees, bad channels, a full ring (all or nothing), calls on a closed
+ * device and NULL arguments.
+ */
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim_util.h"
+
+#define MEM (64ull << 20)
+
+static void check_open_fails(const char *uri, int want, const char *word)
+{
+	struct fdma_dev *dev = (struct fdma_dev *)&want;	/* must be reset to NULL */
+	char err[256];
+	int ret;
+
+	memset(err, 'x', sizeof(err));
+	err[sizeof(err) - 1] = 0;
+	ret = fdma_open(&dev, uri, err, sizeof(err));
+	if (ret != want || dev != NULL || !strstr(err, word) || strlen(err) >= sizeof(err) - 1)
+		fail_msg("fdma_open(\"%s\") = %d (expected %d), dev %p, message \"%s\" (expected to mention \"%s\")",
+			 uri, ret, want, (void *)dev, err, word);
+}
+
+static void test_bad_uris(void **state)
+{
+	static const struct { const char *uri, *word; } bad[] = {
+		{ "pcie:x", "unknown device URI" },
+		{ "", "unknown device URI" },
+		{ "simulator", "unknown device URI" },
+		{ "sim:foo=1", "unknown option 'foo'" },
+		{ "sim:gen", "'gen' has no value" },
+		{ "sim:gen=", "option 'gen'" },
+		{ "sim:gen=9", "option 'gen'" },
+		{ "sim:gen=0", "option 'gen'" },
+		{ "sim:gen=two", "option 'gen'" },
+		{ "sim:lanes=3", "lanes" },
+		{ "sim:lanes=32", "lanes" },
+		{ "sim:mps=100", "option 'mps'" },
+		{ "sim:mps=384", "mps" },
+		{ "sim:ring=3", "option 'ring'" },
+		{ "sim:ring=1", "option 'ring'" },
+		{ "sim:ring=8192", "option 'ring'" },
+		{ "sim:fault=bogus", "option 'fault'" },
+		{ "sim:fault=desc@0", "option 'fault'" },
+		{ "sim:fault=desc@x", "option 'fault'" },
+		{ "sim:paced=2", "option 'paced'" },
+		{ "sim:channels=8", "option 'channels'" },
+		{ "sim:channels=0", "option 'channels'" },
+		{ "sim:mem=-1", "option 'mem'" },
+		{ "sim:mem=12Q", "option 'mem'" },
+		{ "sim:maxdesc=100", "maxdesc" },
+		{ "sim:maxdesc=32", "maxdesc" },
+		{ "sim:coal=70000", "option 'coal'" },
+		{ "sim:coal_us=2000000", "option 'coal_us'" },
+		{ "sim:paced=0,gen=2,bogus=3", "unknown option 'bogus'" },
+	};
+	struct fdma_dev *dev = NULL;
+	char small[12];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		check_open_fails(bad[i].uri, -EINVAL, bad[i].word);
+	/* No error buffer, or a tiny one: still a clean failure, still terminated. */
+	assert_int_equal(fdma_open(&dev, "pcie:x", NULL, 0), -EINVAL);
+	assert_null(dev);
+	memset(small, 'x', sizeof(small));
+	assert_int_equal(fdma_open(&dev, "sim:foo=1", small, sizeof(small)), -EINVAL);
+	assert_null(dev);
+	assert_true(memchr(small, 0, sizeof(small)) != NULL);
+	assert_true(strlen(small) > 0);
+	/* NULL arguments to open. */
+	{
+		char err[128] = "";
+
+		assert_int_equal(fdma_open(NULL, "sim", err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "devp"));
+		assert_int_equal(fdma_open(&dev, NULL, err, sizeof(err)), -EINVAL);
+		assert_null(dev);
+		assert_non_null(strstr(err, "URI"));
+	}
+	/* Good URIs still open, and the device works. */
+	dev = sim_open("sim");
+	fdma_close(dev);
+	dev = sim_open("sim:paced=0,gen=3,lanes=8,mps=512,ring=64,mem=64M,fault=none");
+	sim_roundtrip(dev, 0, 1 << 20, 1);
+	fdma_close(dev);
+}
+
+/* A request fails with want and word, queues nothing and rings no doorbell. */
+#define bad_req(dev, ch, req, want, word) bad_req_at((dev), (ch), (req), (want), (word), __LINE__)
+static void bad_req_at(struct fdma_dev *dev, int ch, struct fdma_req req, int want,
+		       const char *word, int line)
+{
+	struct fdma_chan_stats a, b;
+	int ret;
+
+	sim_stats(dev, ch, &a);
+	ret = fdma_submit(dev, ch, &req, 1);
+	sim_assert_err(dev, ret, want, word, "fdma_submit(bad request)", __FILE__, line);
+	sim_stats(dev, ch, &b);
+	if (fdma_inflight(dev, ch) != 0 || b.transfers != a.transfers ||
+	    b.doorbells != a.doorbells || b.descriptors != a.descriptors)
+		fail_msg("line %d: the rejected request was (partly) queued: inflight %d, transfers %llu -> %llu",
+			 line, fdma_inflight(dev, ch), (unsigned long long)a.transfers,
+			 (unsigned long long)b.transfers);
+}
+
+static void test_bad_requests(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0,mem=64M");
+	int buf = sim_buf(dev, 65536, 0);
+	const struct fdma_req ok = { .buf = buf, .offset = 0, .card_addr = 0x1000, .len = 4096 };
+	struct fdma_req r;
+
+	(void)state;
+	for (int ch = 0; ch < 2; ch++) {
+		/* Misaligned host offset, card address, length. */
+		r = ok; r.offset = 1;
+		bad_req(dev, ch, r, -EINVAL, "alignment");
+		r = ok; r.offset = 32;
+		bad_req(dev, ch, r, -EINVAL, "alignment");
+		r = ok; r.card_addr = 0x1020;
+		bad_req(dev, ch, r, -EINVAL, "card address");
+		r = ok; r.len = 100;
+		bad_req(dev, ch, r, -EINVAL, "alignment");
+		r = ok; r.len = 4096 + 8;
+		bad_req(dev, ch, r, -EINVAL, "alignment");
+		/* Zero length. */
+		r = ok; r.len = 0;
+		bad_req(dev, ch, r, -EINVAL, "zero");
+		/* Beyond the buffer. */
+		r = ok; r.len = 65536 + 64;
+		bad_req(dev, ch, r, -ERANGE, "beyond buffer");
+		r = ok; r.offset = 65536 - 4096 + 64;
+		bad_req(dev, ch, r, -ERANGE, "beyond buffer");
+		r = ok; r.offset = 65536 + 4096;
+		bad_req(dev, ch, r, -ERANGE, "beyond buffer");
+		r = ok; r.offset = UINT64_MAX - 63;	/* offset + len wraps */
+		bad_req(dev, ch, r, -ERANGE, "beyond buffer");
+		r = ok; r.len = UINT64_MAX - 63;
+		bad_req(dev, ch, r, -ERANGE, "beyond buffer");
+		/* Beyond card memory. */
+		r = ok; r.card_addr = MEM - 2048; r.len = 4096;
+		bad_req(dev, ch, r, -ERANGE, "card memory");
+		r = ok; r.card_addr = MEM;
+		bad_req(dev, ch, r, -ERANGE, "card memory");
+		r = ok; r.card_addr = UINT64_MAX & ~63ull;	/* card + len wraps */
+		bad_req(dev, ch, r, -ERANGE, "card memory");
+		/* Unknown flags. */
+		r = ok; r.flags = 0x100;
+		bad_req(dev, ch, r, -EINVAL, "flags");
+		/* Unknown buffer handles. */
+		r = ok; r.buf = -1;
+		bad_req(dev, ch, r, -EBADF, "unknown buffer");
+		r = ok; r.buf = 4096;
+		bad_req(dev, ch, r, -EBADF, "unknown buffer");
+		r = ok; r.buf = INT_MAX;
+		bad_req(dev, ch, r, -EBADF, "unknown buffer");
+		r = ok; r.buf = buf + 1;	/* never allocated */
+		bad_req(dev, ch, r, -EBADF, "unknown buffer");
+	}
+	/* The exact end of card memory and of the buffer are fine. */
+	{
+		int dst = sim_buf(dev, 65536, 0);
+
+		pattern_fill(fdma_buf_addr(dev, buf), 65536, 3);
+		memset(fdma_buf_addr(dev, dst), 0, 65536);
+		assert_fdma_ok(dev, fdma_write_card(dev, buf, 65536 - 4096, MEM - 4096, 4096));
+		assert_fdma_ok(dev, fdma_read_card(dev, dst, 65536 - 4096, MEM - 4096, 4096));
+		assert_bytes(fdma_buf_addr(dev, dst), 65536 - 4096, 0);
+		assert_pattern_at((uint8_t *)fdma_buf_addr(dev, dst) + 65536 - 4096, 4096, 3, 65536 - 4096);
+		assert_fdma_ok(dev, fdma_buf_free(dev, dst));
+	}
+	/* Still usable. */
+	sim_roundtrip(dev, 0x1000, 65536, 4);
+	assert_fdma_ok(dev, fdma_buf_free(dev, buf));
+	/* A freed handle is unknown too. */
+	r = ok;
+	bad_req(dev, 0, r, -EBADF, "unknown buffer");
+	assert_null(fdma_buf_addr(dev, buf));
+	assert_int_equal(fdma_buf_size(dev, buf), 0);
+	assert_null(fdma_buf_addr(dev, -1));
+	assert_null(fdma_buf_addr(dev, 1 << 20));
+	sim_roundtrip(dev, 0, 4096, 5);
+	fdma_close(dev);
+}
+
+/* A request that could never fit the ring is an error, not "try again". */
+static void test_request_larger_than_ring(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0,ring=8,maxdesc=4096");
+	int buf = sim_buf(dev, 65536, 0);
+	struct fdma_req r = { .buf = buf, .len = 65536 };
+
+	(void)state;
+	bad_req(dev, 0, r, -EINVAL, "ring");
+	/* 8 descriptors exactly do fit. */
+	pattern_fill(fdma_buf_addr(dev, buf), 65536, 6);
+	assert_fdma_ok(dev, fdma_write_card(dev, buf, 0, 0, 32768));
+	memset(fdma_buf_addr(dev, buf), 0, 65536);
+	assert_fdma_ok(dev, fdma_read_card(dev, buf, 32768, 0, 32768));
+	assert_pattern((uint8_t *)fdma_buf_addr(dev, buf) + 32768, 32768, 6);
+	assert_fdma_ok(dev, fdma_buf_free(dev, buf));
+	fdma_close(dev);
+}
+
+static void test_buffer_errors(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	void *mem = aligned_alloc(4096, 8192);
+	int h;
+
+	(void)state;
+	assert_fdma_err(dev, fdma_buf_alloc(dev, 0, 0), -EINVAL, "zero");
+	assert_fdma_err(dev, fdma_buf_alloc(dev, 4096, 0x80), -EINVAL, "flags");
+	assert_fdma_err(dev, fdma_buf_alloc(dev, (size_t)1 << 37, 0), -EINVAL, "limit");
+	assert_fdma_err(dev, fdma_buf_register(dev, (char *)mem + 32, 4096), -EINVAL, "multiples");
+	assert_fdma_err(dev, fdma_buf_register(dev, mem, 4000), -EINVAL, "multiples");
+	assert_fdma_err(dev, fdma_buf_register(dev, mem, 0), -EINVAL, "zero");
+	assert_fdma_err(dev, fdma_buf_register(dev, NULL, 4096), -EINVAL, "NULL");
+	/* Unknown handles and double frees. */
+	assert_fdma_err(dev, fdma_buf_free(dev, -1), -EBADF, "unknown buffer handle");
+	assert_fdma_err(dev, fdma_buf_free(dev, 4096), -EBADF, "unknown buffer handle");
+	assert_fdma_err(dev, fdma_buf_free(dev, 17), -EBADF, "unknown buffer handle");
+	h = sim_buf(dev, 4096, 0);
+	assert_fdma_ok(dev, fdma_buf_free(dev, h));
+	assert_fdma_err(dev, fdma_buf_free(dev, h), -EBADF, "unknown buffer handle");
+	h = fdma_buf_register(dev, mem, 8192);
+	assert_fdma_ok(dev, h);
+	assert_fdma_ok(dev, fdma_buf_free(dev, h));
+	assert_fdma_err(dev, fdma_buf_free(dev, h), -EBADF, "unknown buffer handle");
+	sim_roundtrip(dev, 0, 8192, 7);
+	fdma_close(dev);
+	free(mem);
+}
+
+/* A buffer with transfers in flight cannot be freed; once they are reaped it can. */
+static void test_free_busy(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int src = sim_buf(dev, 1 << 20, 0), dst = sim_buf(dev, 1 << 20, 0);
+	struct fdma_req r[4];
+	struct fdma_cpl c[4];
+
+	(void)state;
+	pattern_fill(fdma_buf_addr(dev, src), 1 << 20, 8);
+	memset(fdma_buf_addr(dev, dst), 0, 1 << 20);
+	for (int i = 0; i < 4; i++)
+		r[i] = (struct fdma_req){ .buf = src, .offset = (uint64_t)i << 18,
+					  .card_addr = (uint64_t)i << 18, .len = 1 << 18,
+					  .user_data = (uint64_t)i };
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 4), 4, NULL);
+	assert_fdma_err(dev, fdma_buf_free(dev, src), -EBUSY, "in flight");
+	/* Still there, still the same. */
+	assert_non_null(fdma_buf_addr(dev, src));
+	sim_reap_n(dev, 0, c, 2);
+	/* Half reaped is still busy. */
+	assert_fdma_err(dev, fdma_buf_free(dev, src), -EBUSY, "in flight");
+	sim_reap_n(dev, 0, c + 2, 2);
+	assert_fdma_ok(dev, fdma_buf_free(dev, src));
+	assert_fdma_err(dev, fdma_buf_free(dev, src), -EBADF, "unknown buffer handle");
+
+	/* The same for a buffer the device writes. */
+	for (int i = 0; i < 4; i++)
+		r[i].buf = dst;
+	assert_fdma_err(dev, fdma_submit(dev, 1, r, 4), 4, NULL);
+	assert_fdma_err(dev, fdma_buf_free(dev, dst), -EBUSY, "in flight");
+	sim_reap_n(dev, 1, c, 4);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(c[i].res, 0);
+	assert_pattern(fdma_buf_addr(dev, dst), 1 << 20, 8);
+	assert_fdma_ok(dev, fdma_buf_free(dev, dst));
+	sim_roundtrip(dev, 0, 1 << 20, 9);
+	fdma_close(dev);
+}
+
+static void test_bad_channels(void **state)
+{
+	static const int bad[] = { -1, 4, 15, 16, 1000, INT_MIN, INT_MAX };
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int buf = sim_buf(dev, 4096, 0);
+	struct fdma_req r = { .buf = buf, .len = 4096 };
+	struct fdma_cpl c;
+	struct fdma_chan_stats st;
+	struct fdma_stream *s = (struct fdma_stream *)&r;
+	uint64_t fr, er;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ch = bad[i];
+
+		assert_fdma_err(dev, fdma_submit(dev, ch, &r, 1), -EINVAL, "no channel");
+		assert_fdma_err(dev, fdma_reap(dev, ch, &c, 1, 1, 1000), -EINVAL, "no channel");
+		assert_fdma_err(dev, fdma_inflight(dev, ch), -EINVAL, "no channel");
+		assert_fdma_err(dev, fdma_chan_fd(dev, ch), -EINVAL, "no channel");
+		assert_fdma_err(dev, fdma_chan_set_wait(dev, ch, FDMA_WAIT_SLEEP, 0), -EINVAL, "no channel");
+		assert_fdma_err(dev, fdma_chan_set_coalesce(dev, ch, 1, 0), -EINVAL, "no channel");
+		assert_fdma_err(dev, fdma_chan_set_drop(dev, ch, 1), -EINVAL, "no channel");
+		assert_fdma_err(dev, fdma_chan_reset(dev, ch), -EINVAL, "no channel");
+		assert_fdma_err(dev, fdma_chan_set_testgen(dev, ch, 4096, 0, 1), -EINVAL, "no channel");
+		assert_fdma_err(dev, fdma_chan_testgen_counts(dev, ch, &fr, &er), -EINVAL, "no channel");
+		assert_fdma_err(dev, fdma_chan_stats(dev, ch, &st), -EINVAL, "no channel");
+		assert_fdma_err(dev, fdma_stream_open(dev, ch, 4, 4096, &s), -EINVAL, "no channel");
+		assert_null(s);
+		s = (struct fdma_stream *)&r;
+	}
+	/* Channels of the wrong kind. */
+	assert_fdma_err(dev, fdma_chan_set_drop(dev, 0, 1), -EINVAL, "not a stream");
+	assert_fdma_err(dev, fdma_chan_set_testgen(dev, 1, 4096, 0, 1), -ENOTSUP, "no test generator");
+	assert_fdma_err(dev, fdma_chan_testgen_counts(dev, 0, &fr, &er), -ENOTSUP, "no test generator");
+	assert_fdma_err(dev, fdma_stream_open(dev, 1, 4, 4096, &s), -EINVAL, "not a C2H stream");
+	assert_fdma_err(dev, fdma_stream_open(dev, 3, 4, 4096, &s), -EINVAL, "not a C2H stream");
+	/* Bad settings on good channels. */
+	assert_fdma_err(dev, fdma_chan_set_wait(dev, 0, (enum fdma_wait_mode)7, 0), -EINVAL, "wait mode");
+	assert_fdma_err(dev, fdma_chan_set_wait(dev, 0, FDMA_WAIT_ADAPTIVE, 2000000), -EINVAL, "spin_us");
+	assert_fdma_err(dev, fdma_chan_set_coalesce(dev, 0, 70000, 0), -EINVAL, "out of range");
+	assert_fdma_err(dev, fdma_chan_set_coalesce(dev, 0, 0, 2000000), -EINVAL, "out of range");
+	assert_fdma_err(dev, fdma_chan_set_testgen(dev, 2, 16, 0, 1), -EINVAL, "minimum");
+	assert_fdma_err(dev, fdma_stream_open(dev, 2, 1, 4096, &s), -EINVAL, "buffers");
+	assert_fdma_err(dev, fdma_stream_open(dev, 2, 4, 0, &s), -EINVAL, "buffer size");
+	assert_fdma_err(dev, fdma_stream_open(dev, 2, 4, (32u << 20), &s), -EINVAL, "buffer size");
+	assert_fdma_err(dev, fdma_stream_open(dev, 2, 100000, 4096, &s), -EINVAL, "buffers");
+	fdma_close(dev);
+	/* No stream channels at all. */
+	dev = sim_open("sim:paced=0,streams=0");
+	assert_fdma_err(dev, fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM), -ENOENT, "no C2H stream");
+	assert_fdma_err(dev, fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_STREAM), -ENOENT, "no H2C stream");
+	assert_fdma_err(dev, fdma_submit(dev, 2, &r, 1), -EINVAL, "no channel 2");
+	sim_roundtrip(dev, 0, 4096, 10);
+	fdma_close(dev);
+}
+
+/* A full ring: -EAGAIN, all or nothing. */
+static void test_ring_full(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0,ring=8,maxdesc=4096");
+	int src = sim_buf(dev, 16 * 4096, 0), dst = sim_buf(dev, 16 * 4096, 0);
+	struct fdma_req r[10];
+	struct fdma_cpl c[10];
+	struct fdma_chan_stats a, b;
+
+	(void)state;
+	pattern_fill(fdma_buf_addr(dev, src), 16 * 4096, 11);
+	for (int i = 0; i < 10; i++)
+		r[i] = (struct fdma_req){ .buf = src, .offset = (uint64_t)i * 4096,
+					  .card_addr = (uint64_t)i * 4096, .len = 4096,
+					  .user_data = (uint64_t)i };
+	/* Nine on a ring of eight: nothing queued. */
+	sim_stats(dev, 0, &a);
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 9), -EAGAIN, "free");
+	sim_stats(dev, 0, &b);
+	assert_int_equal(fdma_inflight(dev, 0), 0);
+	assert_int_equal(b.transfers, a.transfers);
+	assert_int_equal(b.doorbells, a.doorbells);
+	assert_int_equal(b.descriptors, a.descriptors);
+	/* Eight fit; then the ring is full for even one more, until reaped. */
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 8), 8, NULL);
+	assert_fdma_err(dev, fdma_submit(dev, 0, r + 8, 1), -EAGAIN, "free");
+	sim_reap_n(dev, 0, c, 8);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(c[i].user_data, (uint64_t)i);
+		assert_int_equal(c[i].res, 0);
+	}
+	/* Six single requests and one of 3 descriptors need 9: nothing queued. */
+	r[6].len = 3 * 4096;
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 7), -EAGAIN, "free");
+	assert_int_equal(fdma_inflight(dev, 0), 0);
+	/* A bad request in the middle of a batch: the first error, nothing queued. */
+	r[6].len = 4096;
+	r[3].offset = 100;
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 6), -EINVAL, "request 3");
+	assert_int_equal(fdma_inflight(dev, 0), 0);
+	r[3].offset = 3 * 4096;
+	r[5].buf = 999;
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 6), -EBADF, "request 5");
+	assert_int_equal(fdma_inflight(dev, 0), 0);
+	r[5].buf = src;
+	/* Nothing of the rejected batches turns up: the next batch's completions are its own. */
+	for (int i = 0; i < 8; i++)
+		r[i].user_data = 100 + (uint64_t)i;
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 8), 8, NULL);
+	sim_reap_n(dev, 0, c, 8);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(c[i].user_data, 100 + (uint64_t)i);
+	assert_int_equal(fdma_reap(dev, 0, c, 10, 0, 0), 0);
+	sim_stats(dev, 0, &b);
+	assert_int_equal(b.transfers, 16);
+	assert_int_equal(b.completions, 16);
+	/* Data check of what went through. */
+	memset(fdma_buf_addr(dev, dst), 0, 16 * 4096);
+	for (int i = 0; i < 8; i++)
+		r[i].buf = dst;
+	assert_fdma_err(dev, fdma_submit(dev, 1, r, 8), 8, NULL);
+	sim_reap_n(dev, 1, c, 8);
+	assert_pattern(fdma_buf_addr(dev, dst), 8 * 4096, 11);
+	assert_fdma_ok(dev, fdma_buf_free(dev, src));
+	assert_fdma_ok(dev, fdma_buf_free(dev, dst));
+	fdma_close(dev);
+}
+
+/* Calls on a closed device fail with -EBADF (the handle is only compared, never followed). */
+static void test_use_after_close(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	struct fdma_dev *stale;
+	int buf = sim_buf(dev, 4096, 0);
+	struct fdma_req r = { .buf = buf, .len = 4096 };
+	struct fdma_cpl c;
+	struct fdma_chan_stats st;
+	struct fdma_info info;
+	struct fdma_stream *s = NULL, *s2 = (struct fdma_stream *)&r;
+	struct fdma_frame f;
+	double mbps;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_stream_open(dev, 2, 4, 4096, &s));
+	fdma_close(dev);
+	stale = dev;
+	assert_non_null(strstr(fdma_errmsg(stale), "invalid or closed"));
+	assert_int_equal(fdma_submit(stale, 0, &r, 1), -EBADF);
+	assert_int_equal(fdma_reap(stale, 0, &c, 1, 1, 1000), -EBADF);
+	assert_int_equal(fdma_inflight(stale, 0), -EBADF);
+	assert_int_equal(fdma_buf_alloc(stale, 4096, 0), -EBADF);
+	assert_int_equal(fdma_buf_free(stale, buf), -EBADF);
+	assert_null(fdma_buf_addr(stale, buf));
+	assert_int_equal(fdma_buf_size(stale, buf), 0);
+	assert_int_equal(fdma_get_info(stale, &info), -EBADF);
+	assert_int_equal(fdma_find_chan(stale, FDMA_H2C, FDMA_KIND_MM), -EBADF);
+	assert_int_equal(fdma_chan_stats(stale, 0, &st), -EBADF);
+	assert_int_equal(fdma_chan_set_wait(stale, 0, FDMA_WAIT_SPIN, 0), -EBADF);
+	assert_int_equal(fdma_chan_reset(stale, 0), -EBADF);
+	assert_int_equal(fdma_write_card(stale, buf, 0, 0, 4096), -EBADF);
+	assert_int_equal(fdma_read_card(stale, buf, 0, 0, 4096), -EBADF);
+	assert_int_equal(fdma_ceiling(stale, FDMA_C2H, 4096, &mbps), -EBADF);
+	assert_int_equal(fdma_stream_open(stale, 2, 4, 4096, &s2), -EBADF);
+	/* A stream outliving its device fails cleanly and can still be closed. */
+	assert_int_equal(fdma_stream_get(s, &f, 1000), -EBADF);
+	assert_int_equal(fdma_stream_drops(s), 0);
+	fdma_stream_close(s);
+	assert_non_null(strstr(fdma_errmsg(stale), "invalid or closed"));
+	/* Closing twice is harmless. */
+	fdma_close(stale);
+	/* A new device works (whatever address it gets). */
+	dev = sim_open("sim:paced=0");
+	sim_roundtrip(dev, 0, 4096, 12);
+	fdma_close(dev);
+}
+
+static void test_null_args(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	struct fdma_info info;
+	struct fdma_frame f = { 0 };
+	double mbps;
+	uint64_t fr = 1, er = 1;
+
+	(void)state;
+	assert_non_null(strstr(fdma_errmsg(NULL), "invalid or closed"));
+	assert_int_equal(fdma_get_info(NULL, &info), -EBADF);
+	assert_int_equal(fdma_submit(NULL, 0, NULL, 0), -EBADF);
+	assert_int_equal(fdma_buf_alloc(NULL, 4096, 0), -EBADF);
+	assert_null(fdma_buf_addr(NULL, 0));
+	fdma_close(NULL);
+	assert_fdma_err(dev, fdma_get_info(dev, NULL), -EINVAL, "NULL");
+	assert_fdma_err(dev, fdma_submit(dev, 0, NULL, 1), -EINVAL, "NULL");
+	assert_fdma_err(dev, fdma_reap(dev, 0, NULL, 1, 0, 0), -EINVAL, "NULL");
+	assert_fdma_err(dev, fdma_chan_stats(dev, 0, NULL), -EINVAL, "NULL");
+	assert_fdma_err(dev, fdma_stream_open(dev, 2, 4, 4096, NULL), -EINVAL, "NULL");
+	assert_fdma_err(dev, fdma_ceiling(dev, FDMA_C2H, 4096, NULL), -EINVAL, "NULL");
+	assert_fdma_err(dev, fdma_ceiling(dev, FDMA_C2H, 0, &mbps), -EINVAL, "zero");
+	/* Counters are optional outputs. */
+	assert_fdma_ok(dev, fdma_chan_testgen_counts(dev, 2, NULL, NULL));
+	assert_fdma_ok(dev, fdma_chan_testgen_counts(dev, 2, &fr, &er));
+	assert_int_equal(fr, 0);
+	assert_int_equal(er, 0);
+	/* Streams: NULL handles. */
+	assert_int_equal(fdma_stream_get(NULL, &f, 0), -EINVAL);
+	assert_int_equal(fdma_stream_release(NULL, &f), -EINVAL);
+	assert_int_equal(fdma_stream_drops(NULL), 0);
+	fdma_stream_close(NULL);
+	sim_roundtrip(dev, 0, 65536, 13);
+	fdma_close(dev);
+}
+
+/*
+ * With a good stream handle, a NULL frame is reported like every other bad
+ * argument: -EINVAL and a message (not the previous call's).
+ */
+static void test_null_frame_message(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	struct fdma_stream *s = NULL;
+	char get_msg[256], rel_msg[256];
+	int get_ret, rel_ret;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_stream_open(dev, 2, 4, 4096, &s));
+	/* Leave a different message behind first. */
+	assert_fdma_err(dev, fdma_buf_free(dev, 3000), -EBADF, "unknown buffer handle");
+	get_ret = fdma_stream_get(s, NULL, 0);
+	snprintf(get_msg, sizeof(get_msg), "%s", fdma_errmsg(dev));
+	assert_fdma_err(dev, fdma_buf_free(dev, 3000), -EBADF, "unknown buffer handle");
+	rel_ret = fdma_stream_release(s, NULL);
+	snprintf(rel_msg, sizeof(rel_msg), "%s", fdma_errmsg(dev));
+	/* Clean up before judging, so that a failure leaks nothing. */
+	fdma_stream_close(s);
+	sim_roundtrip(dev, 0, 4096, 14);
+	fdma_close(dev);
+	if (get_ret != -EINVAL || !strstr(get_msg, "NULL"))
+		fail_msg("fdma_stream_get(s, NULL) = %d, message \"%s\" (expected -EINVAL and a message naming the NULL frame)",
+			 get_ret, get_msg);
+	if (rel_ret != -EINVAL || !strstr(rel_msg, "NULL"))
+		fail_msg("fdma_stream_release(s, NULL) = %d, message \"%s\" (expected -EINVAL and a message naming the NULL frame)",
+			 rel_ret, rel_msg);
+}
+
+/*
+ * "Nothing aborts the process": fdma_model_cpu() with a NULL result must
+ * fail with -EINVAL rather than crash. Run in a child process so that a
+ * crash fails this test only.
+ */
+static void test_null_model_cpu(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	double s = -1;
+	pid_t pid;
+	int status = 0;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_model_cpu(dev, &s));
+	assert_true(s >= 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int ret;
+
+		/* Die by the signal: not into cmocka's handler and back into its runner. */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		ret = fdma_model_cpu(dev, NULL);
+
+		_exit(ret == -EINVAL ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		fail_msg("fdma_model_cpu(dev, NULL) killed the process with signal %d", WTERMSIG(status));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("fdma_model_cpu(dev, NULL) did not return -EINVAL (child status 0x%x)", status);
+	fdma_close(dev);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_uris),
+		cmocka_unit_test(test_bad_requests),
+		cmocka_unit_test(test_request_larger_than_ring),
+		cmocka_unit_test(test_buffer_errors),
+		cmocka_unit_test(test_free_busy),
+		cmocka_unit_test(test_bad_channels),
+		cmocka_unit_test(test_ring_full),
+		cmocka_unit_test(test_use_after_close),
+		cmocka_unit_test(test_null_args),
+		cmocka_unit_test(test_null_frame_message),
+		cmocka_unit_test(test_null_model_cpu),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Frame streams. C2H: the test generator's frames arrive whole, in order,
+ * with consecutive sequence numbers and every payload word and the CRC
+ * right; frames larger than the buffers are reported; releases are
+ * checked; drop mode loses whole frames and says so (drops, OVERRUN flag,
+ * sequence gap) while backpressure loses nothing. H2C: the checker counts
+ * the frames built here as good, and a corrupted one as bad.
+ */
+#include <string.h>
+#include <zlib.h>
+
+#include "sim_util.h"
+#include "fdma_plat.h"
+#include "fdma_regs.h"
+
+#define GET_TIMEOUT_US SIM_TIMEOUT_US
+
+/* Check a generator frame completely; returns its sequence number. */
+#define check_frame(f, len) check_frame_at((f), (len), __FILE__, __LINE__)
+static uint32_t check_frame_at(const struct fdma_frame *f, uint32_t len, const char *file, int line)
+{
+	struct fdma_frame_hdr h;
+	const uint8_t *p = f->data;
+	size_t nwords = (len - sizeof(h)) / 8;
+
+	if (f->len != len || !(f->flags & FDMA_CPL_SOF) || !(f->flags & FDMA_CPL_EOF)) {
+		print_error("frame in buffer %u: len %llu (expected %u), flags 0x%x\n", f->index,
+			    (unsigned long long)f->len, len, f->flags);
+		_fail(file, line);
+	}
+	memcpy(&h, p, sizeof(h));
+	if (h.magic != FDMA_FRAME_MAGIC || h.len != len || h.rsvd != 0) {
+		print_error("frame header: magic 0x%x len %u rsvd %llu\n", h.magic, h.len,
+			    (unsigned long long)h.rsvd);
+		_fail(file, line);
+	}
+	if (h.crc != (uint32_t)crc32(0, p + sizeof(h), len - (uInt)sizeof(h))) {
+		print_error("frame %u: crc 0x%08x does not match the payload\n", h.seq, h.crc);
+		_fail(file, line);
+	}
+	for (size_t i = 0; i < nwords; i++) {
+		uint64_t w;
+
+		memcpy(&w, p + sizeof(h) + 8 * i, 8);
+		if (w != ((uint64_t)h.seq << 32 | i)) {
+			print_error("frame %u: payload word %zu is 0x%016llx\n", h.seq, i,
+				    (unsigned long long)w);
+			_fail(file, line);
+		}
+	}
+	for (size_t i = sizeof(h) + 8 * nwords; i < len; i++) {
+		if (p[i]) {
+			print_error("frame %u: tail byte %zu is 0x%02x, expected 0\n", h.seq, i, p[i]);
+			_fail(file, line);
+		}
+	}
+	return h.seq;
+}
+
+#define get_frame(dev, s, f) get_frame_at((dev), (s), (f), __FILE__, __LINE__)
+static void get_frame_at(struct fdma_dev *dev, struct fdma_stream *s, struct fdma_frame *f,
+			 const char *file, int line)
+{
+	int ret = fdma_stream_get(s, f, GET_TIMEOUT_US);
+
+	sim_assert_err(dev, ret, 0, NULL, "fdma_stream_get()", file, line);
+}
+
+static int c2h_stream(struct fdma_dev *dev)
+{
+	struct fdma_info info;
+	int ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+
+	assert_fdma_ok(dev, ch);
+	assert_fdma_ok(dev, fdma_get_info(dev, &info));
+	assert_int_equal(info.chan[ch].testgen, 1);
+	return ch;
+}
+
+/* 64 KiB frames every 1 ms: all of them, in order, intact. */
+static void test_frames(void **state)
+{
+	const uint32_t len = 65536;
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+	struct fdma_stream *s = NULL;
+	struct fdma_frame f;
+	uint64_t frames = 0, errors = 1;
+
+	(void)state;
+	assert_int_equal(ch, 2);
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 8, len, &s));
+	assert_non_null(s);
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 1000000, 1));
+	for (uint32_t k = 0; k < 40; k++) {
+		get_frame(dev, s, &f);
+		assert_int_equal(check_frame(&f, len), k);
+		assert_false(f.flags & FDMA_CPL_OVERRUN);
+		assert_true(f.index < 8);
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+	/* Hold four: the device must not write into them while they are held. */
+	{
+		struct fdma_frame held[4];
+
+		for (int i = 0; i < 4; i++) {
+			get_frame(dev, s, &held[i]);
+			assert_int_equal(check_frame(&held[i], len), 40 + (uint32_t)i);
+		}
+		sim_sleep_us(20000);	/* ~20 frame periods: the other buffers fill meanwhile */
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(check_frame(&held[i], len), 40 + (uint32_t)i);
+		/* Given back out of order. */
+		for (int i = 3; i >= 0; i--)
+			assert_fdma_ok(dev, fdma_stream_release(s, &held[i]));
+	}
+	for (uint32_t k = 44; k < 60; k++) {
+		get_frame(dev, s, &f);
+		assert_int_equal(check_frame(&f, len), k);
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+	assert_int_equal(fdma_stream_drops(s), 0);
+	assert_fdma_ok(dev, fdma_chan_testgen_counts(dev, ch, &frames, &errors));
+	assert_true(frames >= 60);
+	assert_int_equal(errors, 0);
+	/* Only one stream per channel at a time. */
+	{
+		struct fdma_stream *s2 = NULL;
+
+		assert_fdma_err(dev, fdma_stream_open(dev, ch, 4, len, &s2), -EBUSY, "in flight");
+		assert_null(s2);
+	}
+	fdma_stream_close(s);
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 0));
+	sim_roundtrip(dev, 0, 1 << 20, 1);
+	fdma_close(dev);
+}
+
+/* Frames whose length is not a multiple of 8 or 64, as fast as possible. */
+static void test_odd_frame_lengths(void **state)
+{
+	static const uint32_t lens[] = { 40, 1000, 4100, 65536 - 4 };
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+
+	(void)state;
+	for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
+		struct fdma_stream *s = NULL;
+		struct fdma_frame f;
+
+		assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
+		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, lens[j], 0, 1));
+		for (uint32_t k = 0; k < 20; k++) {
+			get_frame(dev, s, &f);
+			/* Each stream starts at 0: closing it reset the channel. */
+			assert_int_equal(check_frame(&f, lens[j]), k);
+			assert_fdma_ok(dev, fdma_stream_release(s, &f));
+		}
+		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, lens[j], 0, 0));
+		fdma_stream_close(s);
+	}
+	fdma_close(dev);
+}
+
+/* A frame larger than the stream's buffers is reported, never cut silently. */
+static void test_frame_too_big(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+	struct fdma_stream *s = NULL;
+	struct fdma_frame f;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 16384, &s));
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 65536, 0, 1));
+	for (int i = 0; i < 8; i++)
+		assert_fdma_err(dev, fdma_stream_get(s, &f, GET_TIMEOUT_US), -EMSGSIZE, "does not fit");
+	fdma_stream_close(s);
+	/* Buffers big enough: whole frames again, numbered from 0 after the reset. */
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
+	for (uint32_t k = 0; k < 10; k++) {
+		get_frame(dev, s, &f);
+		assert_int_equal(check_frame(&f, 65536), k);
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
+static void test_release_errors(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+	struct fdma_stream *s = NULL;
+	struct fdma_frame f, g;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 8192, &s));
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 8192, 0, 1));
+	get_frame(dev, s, &f);
+	assert_int_equal(check_frame(&f, 8192), 0);
+	assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	/* Double release. */
+	assert_fdma_err(dev, fdma_stream_release(s, &f), -EINVAL, "not held");
+	/* Indices never handed out: in range but not held, and out of range. */
+	for (uint32_t idx = 0; idx < 4; idx++) {
+		g = f;
+		g.index = idx;
+		assert_fdma_err(dev, fdma_stream_release(s, &g), -EINVAL, "not held");
+	}
+	g.index = 4;
+	assert_fdma_err(dev, fdma_stream_release(s, &g), -EINVAL, "not held");
+	g.index = UINT32_MAX;
+	assert_fdma_err(dev, fdma_stream_release(s, &g), -EINVAL, "not held");
+	/* None of that disturbed the stream. */
+	for (uint32_t k = 1; k < 30; k++) {
+		get_frame(dev, s, &f);
+		assert_int_equal(check_frame(&f, 8192), k);
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+		assert_fdma_err(dev, fdma_stream_release(s, &f), -EINVAL, "not held");
+	}
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
+/*
+ * Drop mode: while the application holds every buffer, the generator drops
+ * whole frames; drops are counted, and the next frame delivered carries
+ * FDMA_CPL_OVERRUN and a sequence gap. Throughout, a frame has a gap
+ * before it exactly when it has the flag, and the gaps add up to no more
+ * than the drops counted.
+ */
+static void test_drop_mode(void **state)
+{
+	const uint32_t len = 65536;
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+	struct fdma_stream *s = NULL;
+	struct fdma_frame held[4], f;
+	struct fdma_chan_stats st;
+	uint64_t gaps = 0, drops;
+	uint32_t last;
+	int overruns = 0;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_chan_set_drop(dev, ch, 1));
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, len, &s));
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 1000000, 1));
+	/* The four armed buffers take frames 0..3; nothing can be dropped before. */
+	for (uint32_t k = 0; k < 4; k++) {
+		get_frame(dev, s, &held[k]);
+		assert_int_equal(check_frame(&held[k], len), k);
+		assert_false(held[k].flags & FDMA_CPL_OVERRUN);
+	}
+	/* Hold them all for ~40 frame periods. */
+	sim_sleep_us(40000);
+	assert_true(fdma_stream_drops(s) > 0);
+	for (uint32_t k = 0; k < 4; k++) {
+		assert_int_equal(check_frame(&held[k], len), k);
+		assert_fdma_ok(dev, fdma_stream_release(s, &held[k]));
+	}
+	get_frame(dev, s, &f);
+	last = check_frame(&f, len);
+	assert_true(f.flags & FDMA_CPL_OVERRUN);
+	assert_true(last > 4);
+	gaps = last - 4;
+	overruns++;
+	assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	for (int i = 0; i < 30; i++) {
+		uint32_t seq;
+
+		get_frame(dev, s, &f);
+		seq = check_frame(&f, len);
+		assert_true(seq > last);
+		if (seq != last + 1) {
+			assert_true(f.flags & FDMA_CPL_OVERRUN);
+			overruns++;
+		} else {
+			assert_false(f.flags & FDMA_CPL_OVERRUN);
+		}
+		gaps += seq - last - 1;
+		last = seq;
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+	drops = fdma_stream_drops(s);
+	assert_true(gaps <= drops);
+	assert_true(drops >= 1);
+	sim_stats(dev, ch, &st);
+	assert_true(st.drops >= drops);
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
+/* Backpressure (the default): a held-up application loses nothing. */
+static void test_backpressure(void **state)
+{
+	const uint32_t len = 65536;
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+	struct fdma_stream *s = NULL;
+	struct fdma_frame held[4], f;
+	struct fdma_chan_stats st;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_chan_set_drop(dev, ch, 1));
+	assert_fdma_ok(dev, fdma_chan_set_drop(dev, ch, 0));
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, len, &s));
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 1000000, 1));
+	for (uint32_t k = 0; k < 4; k++) {
+		get_frame(dev, s, &held[k]);
+		assert_int_equal(check_frame(&held[k], len), k);
+	}
+	sim_sleep_us(30000);
+	for (uint32_t k = 0; k < 4; k++)
+		assert_fdma_ok(dev, fdma_stream_release(s, &held[k]));
+	for (uint32_t k = 4; k < 50; k++) {
+		get_frame(dev, s, &f);
+		assert_int_equal(check_frame(&f, len), k);
+		assert_false(f.flags & FDMA_CPL_OVERRUN);
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+	assert_int_equal(fdma_stream_drops(s), 0);
+	sim_stats(dev, ch, &st);
+	assert_int_equal(st.drops, 0);
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
+/* ---- H2C stream and its checker -------------------------------------------- */
+
+/* Build generator-format frame seq of len bytes at p. */
+static void build_frame(uint8_t *p, uint32_t seq, uint32_t len)
+{
+	struct fdma_frame_hdr h = { .magic = FDMA_FRAME_MAGIC, .seq = seq, .len = len };
+	size_t nwords = (len - sizeof(h)) / 8;
+
+	for (size_t i = 0; i < nwords; i++) {
+		uint64_t w = (uint64_t)seq << 32 | i;
+
+		memcpy(p + sizeof(h) + 8 * i, &w, 8);
+	}
+	memset(p + sizeof(h) + 8 * nwords, 0, len - sizeof(h) - 8 * nwords);
+	h.crc = (uint32_t)crc32(0, p + sizeof(h), len - (uInt)sizeof(h));
+	memcpy(p, &h, sizeof(h));
+}
+
+/* Send one frame at buffer offset off as pieces of the given lengths. */
+static void send_frame(struct fdma_dev *dev, int ch, int buf, uint64_t off, const uint32_t *pieces,
+		       int npieces)
+{
+	struct fdma_req r[8];
+	struct fdma_cpl c[8];
+
+	assert_true(npieces <= 8);
+	for (int i = 0; i < npieces; i++) {
+		r[i] = (struct fdma_req){ .buf = buf, .offset = off, .len = pieces[i],
+					  .user_data = (uint64_t)i,
+					  .flags = (i == 0 ? FDMA_REQ_SOF : 0) |
+						   (i == npieces - 1 ? FDMA_REQ_EOF : 0) };
+		off += pieces[i];
+	}
+	assert_fdma_err(dev, fdma_submit(dev, ch, r, (unsigned int)npieces), npieces, NULL);
+	sim_reap_n(dev, ch, c, (unsigned int)npieces);
+	for (int i = 0; i < npieces; i++) {
+		assert_int_equal(c[i].res, 0);
+		assert_int_equal(c[i].len, pieces[i]);
+		assert_int_equal(c[i].user_data, (uint64_t)i);
+	}
+}
+
+static void expect_counts(struct fdma_dev *dev, int ch, uint64_t frames, uint64_t errors)
+{
+	uint64_t fr = ~0ull, er = ~0ull;
+
+	assert_fdma_ok(dev, fdma_chan_testgen_counts(dev, ch, &fr, &er));
+	if (fr != frames || er != errors)
+		fail_msg("checker counts: %llu frames, %llu errors; expected %llu and %llu",
+			 (unsigned long long)fr, (unsigned long long)er,
+			 (unsigned long long)frames, (unsigned long long)errors);
+}
+
+static void test_h2c_checker(void **state)
+{
+	const uint32_t len = 8192;
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_STREAM);
+	int buf;
+	uint8_t *p;
+	uint32_t seq = 0;
+	struct fdma_info info;
+
+	(void)state;
+	assert_int_equal(ch, 3);
+	assert_fdma_ok(dev, fdma_get_info(dev, &info));
+	assert_int_equal(info.chan[ch].testgen, 1);
+	assert_int_equal(info.chan[ch].dir, FDMA_H2C);
+	assert_int_equal(info.chan[ch].kind, FDMA_KIND_STREAM);
+	buf = sim_buf(dev, 64 * len, 0);
+	p = fdma_buf_addr(dev, buf);
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 1));
+	expect_counts(dev, ch, 0, 0);
+
+	/* Ten whole frames, one request each, submitted as one batch. */
+	{
+		struct fdma_req r[10];
+		struct fdma_cpl c[10];
+
+		for (int i = 0; i < 10; i++) {
+			build_frame(p + (size_t)i * len, seq + (uint32_t)i, len);
+			r[i] = (struct fdma_req){ .buf = buf, .offset = (uint64_t)i * len, .len = len,
+						  .flags = FDMA_REQ_SOF | FDMA_REQ_EOF,
+						  .user_data = (uint64_t)i };
+		}
+		assert_fdma_err(dev, fdma_submit(dev, ch, r, 10), 10, NULL);
+		sim_reap_n(dev, ch, c, 10);
+		for (int i = 0; i < 10; i++) {
+			assert_int_equal(c[i].res, 0);
+			assert_int_equal(c[i].len, len);
+		}
+		seq += 10;
+	}
+	expect_counts(dev, ch, 10, 0);
+	/* Split over two requests, and over three. */
+	for (int i = 0; i < 5; i++) {
+		const uint32_t two[2] = { 2048, len - 2048 }, three[3] = { 64, 4096, len - 64 - 4096 };
+
+		build_frame(p, seq, len);
+		send_frame(dev, ch, buf, 0, two, 2);
+		seq++;
+		build_frame(p + len, seq, len);
+		send_frame(dev, ch, buf, len, three, 3);
+		seq++;
+	}
+	expect_counts(dev, ch, 20, 0);
+	/* A corrupted payload byte (the CRC no longer matches): one error. */
+	{
+		const uint32_t one[1] = { len };
+
+		build_frame(p, seq, len);
+		p[100] ^= 0x01;
+		send_frame(dev, ch, buf, 0, one, 1);
+		seq++;
+		expect_counts(dev, ch, 20, 1);
+		/* The checker goes on: the next good frame counts. */
+		build_frame(p, seq, len);
+		send_frame(dev, ch, buf, 0, one, 1);
+		seq++;
+		expect_counts(dev, ch, 21, 1);
+		/* A wrong sequence number is an error too. */
+		build_frame(p, seq + 5, len);
+		send_frame(dev, ch, buf, 0, one, 1);
+		expect_counts(dev, ch, 21, 2);
+	}
+	/* The checker's counts are its own: the C2H generator counted nothing. */
+	expect_counts(dev, 2, 0, 0);
+	assert_fdma_ok(dev, fdma_buf_free(dev, buf));
+	sim_roundtrip(dev, 0, 65536, 3);
+	fdma_close(dev);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_frames),
+		cmocka_unit_test(test_odd_frame_lengths),
+		cmocka_unit_test(test_frame_too_big),
+		cmocka_unit_test(test_release_errors),
+		cmocka_unit_test(test_drop_mode),
+		cmocka_unit_test(test_backpressure),
+		cmocka_unit_test(test_h2c_checker),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
