@@ -70,6 +70,7 @@ check-tests: tests
 		if FDMA=$(FDMA) sh tests/cli/run.sh; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: tests/cli/run.sh"; fi; \
 	fi; \
 	echo "$(BUILD): $$pass passed, $$fail failed"; \
+	echo "$$pass $$fail" > $(BUILD)/test-summary; \
 	[ $$fail -eq 0 ]
 
 test-plain:
@@ -81,7 +82,8 @@ test-tsan:
 
 # The whole suite: plain, then AddressSanitizer+UBSan, then ThreadSanitizer.
 test: test-plain test-asan test-tsan
-	@echo "all suites passed"
+	@cat build/test-summary build-asan/test-summary build-tsan/test-summary | \
+	awk '{ p += $$1; f += $$2 } END { printf "total: %d passed, %d failed\n", p, f }'
 
 demo: $(FDMA)
 	@sh tools/demo.sh $(FDMA)

@@ -247,10 +247,14 @@ static u32 cpl_err_bit(u16 status)
 /* Complete the current descriptor with an error and stop the channel. */
 static void halt(struct mchan *c, const struct fdma_desc *d, u16 status)
 {
+	/*
+	 * The error record and cidx first, HALTED after (docs/engine.md): a
+	 * host that sees HALTED has every completion the channel will write.
+	 */
 	wr(c, FDMA_CH_ERR_IDX, c->cidx);
 	write_cpl(c, d, 0, status, 0);
 	c->halted = true;
-	c->status |= FDMA_CH_ST_HALTED | cpl_err_bit(status);
+	c->status = (c->status & ~FDMA_CH_ST_RUNNING) | FDMA_CH_ST_HALTED | cpl_err_bit(status);
 	publish_status(c);
 	/* Errors interrupt whatever the coalescing. */
 	c->unsig++;
