@@ -24,15 +24,6 @@
 			 __ATOMIC_RELAXED)
 #define STAT_GET(c, f) __atomic_load_n(&(c)->st.f, __ATOMIC_RELAXED)
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
 static int64_t now_us(void)
 {
 	struct timespec ts;
@@ -351,7 +342,7 @@ static void wait_event(struct fdma_chan *c, int64_t deadline)
 	case FDMA_WAIT_SPIN:
 		set_irq(c, false);
 		while (!has_work(c) && (deadline < 0 || now_us() < deadline))
-			cpu_relax();
+			fdma_cpu_relax();
 		return;
 	case FDMA_WAIT_ADAPTIVE:
 		set_irq(c, false);
@@ -363,7 +354,7 @@ static void wait_event(struct fdma_chan *c, int64_t deadline)
 				sleep_wait(c, deadline);
 				break;
 			}
-			cpu_relax();
+			fdma_cpu_relax();
 		}
 		return;
 	case FDMA_WAIT_SLEEP:

@@ -54,6 +54,16 @@ static inline void fdma_plat_udelay(struct fdma_plat *p, u32 us)
 #define fdma_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define fdma_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 
+/* Spin-wait hint: lets the sibling hyper-thread run and saves power. */
+static inline void fdma_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 static inline u32 fdma_load_acquire32(const volatile u32 *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);

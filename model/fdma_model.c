@@ -88,15 +88,6 @@ struct fdma_model {
 	struct mchan chan[FDMA_MAX_CHANNELS];
 };
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
 static u64 now_ns(void)
 {
 	struct timespec ts;
@@ -276,7 +267,7 @@ static void sleep_until(u64 t)
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
 	while (now_ns() < t)
-		cpu_relax();
+		fdma_cpu_relax();
 }
 
 /* Hold a transfer of len bytes for the link's time in this channel's direction. */
@@ -491,34 +482,46 @@ out:
 }
 
 /*
+ * Fetch and check descriptor cidx, applying the fault due on it. Returns
+ * false if the channel stopped (stuck, or halted on an error).
+ */
+static bool fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, enum fdma_fault *f)
+{
+	u16 st;
+
+	*f = fault_due(c);
+	if (*f == FDMA_FAULT_STUCK)
+		c->stuck = true;
+	if (c->stuck)
+		return false;
+	if (!c->ring || *f == FDMA_FAULT_DESC) {
+		halt(c, NULL, FDMA_CPL_DESC_ERR);
+		return false;
+	}
+	if (*f == FDMA_FAULT_IRQ)
+		c->lose_irq = true;
+	*d = c->ring[c->cidx & (c->size - 1)];
+	st = check_desc(c, d, host);
+	if (st != FDMA_CPL_OK) {
+		halt(c, d, st);
+		return false;
+	}
+	return true;
+}
+
+/*
  * One descriptor of a memory-mapped or H2C stream channel. Returns false
  * if the channel stopped (error, stuck or STOP).
  */
 static bool run_desc(struct mchan *c)
 {
 	struct fdma_model *m = c->m;
-	u32 idx = c->cidx & (c->size - 1);
-	enum fdma_fault f = fault_due(c);
+	enum fdma_fault f;
 	struct fdma_desc d;
 	void *host = NULL;
-	u16 st;
 
-	if (f == FDMA_FAULT_STUCK || c->stuck) {
-		c->stuck = true;
+	if (!fetch_desc(c, &d, &host, &f))
 		return false;
-	}
-	if (!c->ring || f == FDMA_FAULT_DESC) {
-		halt(c, NULL, FDMA_CPL_DESC_ERR);
-		return false;
-	}
-	if (f == FDMA_FAULT_IRQ)
-		c->lose_irq = true;
-	d = c->ring[idx];
-	st = check_desc(c, &d, &host);
-	if (st != FDMA_CPL_OK) {
-		halt(c, &d, st);
-		return false;
-	}
 	if (is_stream(c))
 		checker_feed(c, host, d.len, d.ctrl);
 	else if (is_c2h(c))
@@ -615,29 +618,14 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 			c->avail_ns = now;
 	}
 	while (c->in_frame && c->cidx != pidx && n < BUDGET) {
-		u32 idx = c->cidx & (c->size - 1);
-		enum fdma_fault f = fault_due(c);
+		enum fdma_fault f;
 		struct fdma_desc d;
 		void *host = NULL;
 		u32 piece;
-		u16 st, flags = 0;
+		u16 flags = 0;
 
-		if (f == FDMA_FAULT_STUCK)
-			c->stuck = true;
-		if (c->stuck)
+		if (!fetch_desc(c, &d, &host, &f))
 			return n;
-		if (f == FDMA_FAULT_DESC) {
-			halt(c, NULL, FDMA_CPL_DESC_ERR);
-			return n;
-		}
-		if (f == FDMA_FAULT_IRQ)
-			c->lose_irq = true;
-		d = c->ring[idx];
-		st = check_desc(c, &d, &host);
-		if (st != FDMA_CPL_OK) {
-			halt(c, &d, st);
-			return n;
-		}
 		piece = c->frame_len - c->frame_off;
 		if (piece > d.len)
 			piece = d.len;
@@ -758,7 +746,7 @@ static void *chan_main(void *arg)
 		if (deadline <= now)
 			continue;
 		if (now - idle_since < IDLE_SPIN_NS) {
-			cpu_relax();
+			fdma_cpu_relax();
 			continue;
 		}
 		chan_sleep(c, deadline);

@@ -70,19 +70,6 @@ static void usage(FILE *f)
 		"On an unpaced sim the same run measures plain memcpy on the same buffers.\n");
 }
 
-static int parse_wait(const char *s, enum fdma_wait_mode *w)
-{
-	if (!strcmp(s, "spin"))
-		*w = FDMA_WAIT_SPIN;
-	else if (!strcmp(s, "sleep"))
-		*w = FDMA_WAIT_SLEEP;
-	else if (!strcmp(s, "adaptive"))
-		*w = FDMA_WAIT_ADAPTIVE;
-	else
-		return -1;
-	return 0;
-}
-
 static double proc_cpu(void)
 {
 	struct rusage ru;
@@ -474,7 +461,7 @@ int fdma_cmd_bench(int argc, char **argv)
 			}
 			break;
 		case 'w':
-			if (parse_wait(optarg, &o.wait)) {
+			if (tool_parse_wait(optarg, &o.wait)) {
 				fprintf(stderr, "fdma bench: --wait must be spin, sleep or adaptive, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}

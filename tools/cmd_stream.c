@@ -92,13 +92,7 @@ int fdma_cmd_stream(int argc, char **argv)
 			drop = 1;
 			break;
 		case 'w':
-			if (!strcmp(optarg, "spin"))
-				wait = FDMA_WAIT_SPIN;
-			else if (!strcmp(optarg, "sleep"))
-				wait = FDMA_WAIT_SLEEP;
-			else if (!strcmp(optarg, "adaptive"))
-				wait = FDMA_WAIT_ADAPTIVE;
-			else {
+			if (tool_parse_wait(optarg, &wait)) {
 				fprintf(stderr, "fdma stream: --wait must be spin, sleep or adaptive, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}

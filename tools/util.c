@@ -110,6 +110,19 @@ int tool_open(const char *uri, struct fdma_dev **dev)
 	return ret;
 }
 
+int tool_parse_wait(const char *s, enum fdma_wait_mode *w)
+{
+	if (!strcmp(s, "spin"))
+		*w = FDMA_WAIT_SPIN;
+	else if (!strcmp(s, "sleep"))
+		*w = FDMA_WAIT_SLEEP;
+	else if (!strcmp(s, "adaptive"))
+		*w = FDMA_WAIT_ADAPTIVE;
+	else
+		return -1;
+	return 0;
+}
+
 void tool_lat_add(struct tool_lat *l, double us)
 {
 	if (l->n == l->cap) {

@@ -20,6 +20,7 @@ int tool_parse_size(const char *s, uint64_t *out);	/* 4K, 1M, 0x40, ... */
 int tool_parse_sizes(const char *s, uint64_t *out, int max);
 void tool_fmt_size(uint64_t v, char *buf, size_t len);	/* 65536 -> "64K" */
 int tool_open(const char *uri, struct fdma_dev **dev);	/* prints the error */
+int tool_parse_wait(const char *s, enum fdma_wait_mode *w);	/* spin|sleep|adaptive */
 
 /* Latency samples, in microseconds. */
 struct tool_lat {
