@@ -93,9 +93,10 @@ install: $(LIBA) $(FDMA)
 	install -m 755 $(FDMA) $(DESTDIR)$(PREFIX)/bin/fdma
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libfdma.a
 	install -m 644 include/fdma.h $(DESTDIR)$(PREFIX)/include/fdma.h
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
-	for m in docs/man/*.1; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
-	for m in docs/man/*.3; do [ -f "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/; done; true
+	for sec in 1 3 7; do \
+		install -d $(DESTDIR)$(PREFIX)/share/man/man$$sec && \
+		install -m 644 docs/man/*.$$sec $(DESTDIR)$(PREFIX)/share/man/man$$sec/ || exit 1; \
+	done
 
 clean:
 	rm -rf build build-asan build-tsan
