@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/* Guest RAM through QEMU's memory-backend-file: see guest_mem.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "guest_mem.h"
+
+uint64_t guest_mem_q35_lowmem(uint64_t size)
+{
+	return size >= 0xb0000000ull ? 0x80000000ull : size;
+}
+
+int guest_mem_open(struct guest_mem *g, const char *path, uint64_t size, uint64_t lowmem,
+		   char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, e;
+
+	memset(g, 0, sizeof(*g));
+	g->fd = -1;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		e = -errno;
+		snprintf(err, errlen, "cannot open guest RAM file '%s': %s", path, strerror(errno));
+		return e;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "guest RAM file '%s' is not a regular file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	if (!size)
+		size = st.st_size ? (uint64_t)st.st_size : GUEST_MEM_DEFAULT_SIZE;
+	if ((uint64_t)st.st_size < size && ftruncate(fd, (off_t)size) < 0) {
+		e = -errno;
+		snprintf(err, errlen, "cannot size guest RAM file '%s' to %llu bytes: %s", path,
+			 (unsigned long long)size, strerror(errno));
+		close(fd);
+		return e;
+	}
+	if (!lowmem)
+		lowmem = guest_mem_q35_lowmem(size);
+	if (lowmem > size)
+		lowmem = size;
+	g->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (g->base == MAP_FAILED) {
+		e = -errno;
+		snprintf(err, errlen, "cannot map guest RAM file '%s': %s", path, strerror(errno));
+		close(fd);
+		g->base = NULL;
+		return e;
+	}
+	g->fd = fd;
+	g->size = size;
+	g->lowmem = lowmem;
+	return 0;
+}
+
+void *guest_mem_ptr(const struct guest_mem *g, uint64_t bus, uint64_t len)
+{
+	uint64_t high = g->size - g->lowmem;
+
+	if (bus < g->lowmem)
+		return len <= g->lowmem - bus ? g->base + bus : NULL;
+	if (bus >= GUEST_MEM_4G && bus - GUEST_MEM_4G < high &&
+	    len <= high - (bus - GUEST_MEM_4G))
+		return g->base + g->lowmem + (bus - GUEST_MEM_4G);
+	return NULL;
+}
+
+void guest_mem_close(struct guest_mem *g)
+{
+	if (g->base)
+		munmap(g->base, g->size);
+	if (g->fd >= 0)
+		close(g->fd);
+	memset(g, 0, sizeof(*g));
+	g->fd = -1;
+}

@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# /init of the fdma test VM (tests/vm/run.sh builds the initramfs around it).
+#
+# Runs the driverless smoke tests in /smoke (they must see the device
+# unbound), then /tests/run-guest.sh if present (the kernel driver's tests),
+# prints the kernel log between markers and powers off. Every test prints
+# "VMTEST PASS <name>" or "VMTEST FAIL <name>: <why>"; run.sh on the host
+# counts them. Kernel command-line parameters fdmavm_* reach us (and the
+# tests) as environment variables: fdmavm_nchan (channels the model has),
+# fdmavm_opts (fdma-modeld's --opts).
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm /tmp /run /sys/kernel/debug
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+[ -e /dev/null ] || mknod -m 666 /dev/null c 1 3
+[ -e /dev/console ] || mknod -m 600 /dev/console c 5 1
+ln -sf /proc/self/fd /dev/fd 2>/dev/null
+hostname fdma-vm
+export fdmavm_nchan fdmavm_opts
+
+echo "VMTEST BEGIN $(uname -r)"
+echo "fdma-vm: tests start" > /dev/kmsg
+
+# run_test NAME CMD...: run it with its output on the console; a test that
+# reports nothing, or exits non-zero without reporting a failure, fails.
+run_test() {
+	name=$1
+	shift
+	rm -f /tmp/rc /tmp/out
+	{ "$@"; echo $? > /tmp/rc; } 2>&1 | tee /tmp/out
+	rc=$(cat /tmp/rc 2>/dev/null || echo 255)
+	if ! grep -q 'VMTEST \(PASS\|FAIL\) ' /tmp/out; then
+		echo "VMTEST FAIL $name: exited with status $rc and reported no result"
+	elif [ "$rc" != 0 ] && ! grep -q 'VMTEST FAIL ' /tmp/out; then
+		echo "VMTEST FAIL $name: exited with status $rc"
+	fi
+}
+
+# Driverless smoke tests first: nothing may be bound to the device yet.
+run_test bar2_id /smoke/bar2_id "${fdmavm_nchan:-0}"
+for t in /smoke/*; do
+	case $t in */bar2_id) continue ;; esac
+	[ -x "$t" ] && run_test "${t##*/}" "$t"
+done
+
+# The kernel driver's tests (tests/vm/guest/run-guest.sh).
+if [ -e /tests/run-guest.sh ]; then
+	cd /tests || true
+	run_test run-guest.sh sh /tests/run-guest.sh
+	cd /
+fi
+
+echo "VMTEST DMESG BEGIN"
+dmesg
+echo "VMTEST DMESG END"
+echo "VMTEST END"
+sync
+poweroff -f
