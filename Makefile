@@ -91,14 +91,15 @@ test-tsan:
 # installs them).
 test-vm: $(LIBA) $(MODELD)
 	@rc=0; tests/vm/run.sh || rc=$$?; \
+	if [ $$rc -eq 0 ]; then tests/vm/run.sh --opts fault=stuck@3 || rc=$$?; fi; \
 	if [ $$rc -eq 77 ]; then echo "vm: SKIPPED (see the SKIP line above; .ci/run installs what it needs)"; echo "0 0" > build/vm-summary; \
 	elif [ $$rc -eq 0 ]; then echo "1 0" > build/vm-summary; \
 	else echo "0 1" > build/vm-summary; exit 1; fi
 
 # The whole suite: plain, then AddressSanitizer+UBSan, then ThreadSanitizer,
-# then the kernel driver in VMs.
-test: test-plain test-asan test-tsan
-	@cat build/test-summary build-asan/test-summary build-tsan/test-summary | \
+# then the kernel driver in VMs (all tests, then a stuck channel recovered).
+test: test-plain test-asan test-tsan test-vm
+	@cat build/test-summary build-asan/test-summary build-tsan/test-summary build/vm-summary | \
 	awk '{ p += $$1; f += $$2 } END { printf "total: %d passed, %d failed\n", p, f }'
 
 demo: $(FDMA)

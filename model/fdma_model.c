@@ -323,6 +323,16 @@ static void chan_reset(struct mchan *c)
 	wr(c, FDMA_CH_TG_ERRORS, 0);
 	wr(c, FDMA_CH_OVERRUNS, 0);
 	publish_status(c);
+	/*
+	 * Forget the ring: after the acknowledgement the host may free it
+	 * (docs/engine.md, section 11), and a later reset (say, the next
+	 * driver's engine reset at probe) must not write there. RUN latches
+	 * the ring again.
+	 */
+	c->ring = NULL;
+	c->cpl = NULL;
+	c->wb = NULL;
+	c->size = 0;
 }
 
 static void latch_ring(struct mchan *c)

@@ -45,11 +45,18 @@ run_test() {
 }
 
 # Driverless smoke tests first: nothing may be bound to the device yet.
+# With an injected fault they would use it up (the model counts
+# descriptors from its start), so the driver's tests get it instead.
 run_test bar2_id /smoke/bar2_id "${fdmavm_nchan:-0}"
-for t in /smoke/*; do
-	case $t in */bar2_id) continue ;; esac
-	[ -x "$t" ] && run_test "${t##*/}" "$t"
-done
+case "${fdmavm_opts:-}" in
+*fault=*) echo "smoke DMA tests skipped: fault injection is for the driver's tests" ;;
+*)
+	for t in /smoke/*; do
+		case $t in */bar2_id) continue ;; esac
+		[ -x "$t" ] && run_test "${t##*/}" "$t"
+	done
+	;;
+esac
 
 # The kernel driver's tests (tests/vm/guest/run-guest.sh).
 if [ -e /tests/run-guest.sh ]; then

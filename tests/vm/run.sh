@@ -259,7 +259,7 @@ run_kernel() { # VERSION
 	      -object "memory-backend-file,id=mem,size=256M,mem-path=$RAM,share=on"
 	      -smp 1 -nographic -no-reboot
 	      -kernel "/boot/vmlinuz-$v" -initrd "$INITRD"
-	      -append "console=ttyS0 panic=-1 quiet loglevel=4 fdmavm_nchan=${nchan:-0}${OPTS:+ fdmavm_opts=$OPTS}"
+	      -append "console=ttyS0 panic=-1 quiet loglevel=4 page_poison=1 fdmavm_nchan=${nchan:-0}${OPTS:+ fdmavm_opts=$OPTS}"
 	      -chardev "socket,path=$SOCK,id=ivs" -device ivshmem-doorbell,chardev=ivs,vectors=8
 	      -device edu)
 	echo "${QCMD[*]}" >"$TMP/qemu-$v.cmd"
@@ -298,7 +298,7 @@ run_kernel() { # VERSION
 		esac
 	done <"$TMP/results-$v"
 	[ $ntests -gt 0 ] || fail "guest $tag" "no test ran"
-	local ended=0 bad='WARNING|BUG|Oops|scheduling while atomic|general protection|Kernel panic'
+	local ended=0 bad='WARNING|BUG|Oops|scheduling while atomic|general protection|Kernel panic|memory corruption'
 	grep -q '^VMTEST END' "$LOG.txt" && ended=1
 	if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 		fail "guest $tag" "timed out after ${TIMEOUT}s$([ $ended = 0 ] && echo ", before the end marker (console tail below)")"

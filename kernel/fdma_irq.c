@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fdma.ko: interrupts. MSI-X, then MSI, then INTx, unless irq_mode forces
+ * one; what was granted is logged and shown in sysfs (irq_mode).
+ *
+ * Channel ch raises vector ch when there are enough vectors, else vector
+ * ch % nvec (several channels then share one). The handlers run in hard
+ * interrupt context: they count and wake the channel's waiters, nothing
+ * more. Completions are reaped by the waiter, in process context.
+ *
+ * INTx: the FDMA engine 1.0 has no interrupt acknowledge register, so a
+ * level-triggered INTx line could never be lowered (docs/engine.md,
+ * section 7); an FDMA function is therefore never run on INTx. Behind
+ * ivshmem the interrupt status is ivshmem's own IntrStatus register (read
+ * to clear), so INTx is possible there, if that ivshmem has an INTx pin.
+ * QEMU's ivshmem-doorbell (QEMU >= 2.6) has none: it interrupts by MSI-X
+ * only, and irq_mode=msi or intx fails the probe.
+ */
+#include <linux/interrupt.h>
+#include <linux/pci.h>
+
+#include "fdma_drv.h"
+
+#ifndef PCI_IRQ_INTX
+#define PCI_IRQ_INTX PCI_IRQ_LEGACY
+#endif
+
+static void fdma_irq_wake(struct fdma_dev *fdev, u32 mask)
+{
+	while (mask) {
+		struct fdma_chan *c = &fdev->chan[__ffs(mask)];
+
+		mask &= mask - 1;
+		atomic64_inc(&c->st.irqs);
+		wake_up(&c->wq);
+	}
+}
+
+static irqreturn_t fdma_irq_msi(int irq, void *data)
+{
+	struct fdma_vec *v = data;
+
+	fdma_irq_wake(v->fdev, v->chan_mask);
+	return IRQ_HANDLED;
+}
+
+/* INTx behind ivshmem, possibly shared with other devices. */
+static irqreturn_t fdma_irq_ivshmem_intx(int irq, void *data)
+{
+	struct fdma_vec *v = data;
+	struct fdma_dev *fdev = v->fdev;
+
+	if (!readl(fdev->ivs_regs + IVSHMEM_INTR_STATUS))
+		return IRQ_NONE;
+	fdma_irq_wake(fdev, v->chan_mask);
+	return IRQ_HANDLED;
+}
+
+static int fdma_irq_alloc(struct fdma_dev *fdev, enum fdma_irq_mode mode)
+{
+	struct pci_dev *pdev = fdev->pdev;
+	u32 want = fdev->caps.nchan;
+	int n;
+
+	switch (mode) {
+	case FDMA_IRQ_MSIX:
+		if (!pdev->msix_cap)
+			return -ENODEV;
+		return pci_alloc_irq_vectors(pdev, 1, want, PCI_IRQ_MSIX);
+	case FDMA_IRQ_MSI:
+		if (!pdev->msi_cap)
+			return -ENODEV;
+		return pci_alloc_irq_vectors(pdev, 1, want, PCI_IRQ_MSI);
+	case FDMA_IRQ_INTX:
+		if (!fdev->ivshmem) {
+			dev_info(&pdev->dev,
+				 "INTx not usable: FDMA 1.0 has no interrupt acknowledge register\n");
+			return -EOPNOTSUPP;
+		}
+		if (!pdev->pin || !pdev->irq)
+			return -ENODEV;
+		n = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_INTX);
+		if (n > 0)	/* ivshmem raises INTx only for unmasked status */
+			writel(~0u, fdev->ivs_regs + IVSHMEM_INTR_MASK);
+		return n;
+	default:
+		return -EINVAL;
+	}
+}
+
+static void fdma_irq_free_vectors(struct fdma_dev *fdev)
+{
+	u32 i;
+
+	for (i = 0; i < fdev->nvec; i++) {
+		if (fdev->vec[i].irq)
+			free_irq(fdev->vec[i].irq, &fdev->vec[i]);
+		fdev->vec[i].irq = 0;
+	}
+	if (fdev->irq_mode == FDMA_IRQ_INTX && fdev->ivs_regs)
+		writel(0, fdev->ivs_regs + IVSHMEM_INTR_MASK);
+	if (fdev->nvec)
+		pci_free_irq_vectors(fdev->pdev);
+	fdev->nvec = 0;
+}
+
+int fdma_irq_setup(struct fdma_dev *fdev)
+{
+	static const enum fdma_irq_mode order[] = {
+		FDMA_IRQ_MSIX, FDMA_IRQ_MSI, FDMA_IRQ_INTX,
+	};
+	struct pci_dev *pdev = fdev->pdev;
+	enum fdma_irq_mode mode = FDMA_IRQ_AUTO;
+	irq_handler_t handler;
+	unsigned long flags;
+	int n = -ENODEV, ret;
+	u32 i;
+
+	fdev->irq_forced = fdma_param_irq_mode != FDMA_IRQ_AUTO;
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		if (fdev->irq_forced && order[i] != fdma_param_irq_mode)
+			continue;
+		mode = order[i];
+		n = fdma_irq_alloc(fdev, mode);
+		if (n > 0)
+			break;
+		dev_info(&pdev->dev, "%s not available (%d)\n",
+			 fdma_irq_mode_name(mode), n);
+	}
+	if (n <= 0) {
+		if (fdev->irq_forced)
+			dev_err(&pdev->dev, "irq_mode=%s: this device cannot interrupt that way\n",
+				fdma_irq_mode_name(fdma_param_irq_mode));
+		else
+			dev_err(&pdev->dev, "no usable interrupt (MSI-X, MSI or INTx)\n");
+		return n ? n : -ENODEV;
+	}
+	fdev->irq_mode = mode;
+	fdev->nvec = n;
+
+	for (i = 0; i < fdev->caps.nchan; i++) {
+		fdev->chan[i].vec = i % n;
+		fdev->vec[i % n].chan_mask |= BIT(i);
+	}
+	handler = fdma_irq_msi;
+	flags = 0;
+	if (mode == FDMA_IRQ_INTX) {
+		handler = fdma_irq_ivshmem_intx;
+		flags = IRQF_SHARED;
+	}
+	for (i = 0; i < fdev->nvec; i++) {
+		struct fdma_vec *v = &fdev->vec[i];
+		int irq = pci_irq_vector(pdev, i);
+
+		v->fdev = fdev;
+		v->idx = i;
+		snprintf(v->name, sizeof(v->name), "fdma%d-%u", fdev->minor, i);
+		ret = request_irq(irq, handler, flags, v->name, v);
+		if (ret) {
+			dev_err(&pdev->dev, "cannot request irq %d: %d\n",
+				irq, ret);
+			fdma_irq_free_vectors(fdev);
+			return ret;
+		}
+		v->irq = irq;
+	}
+	dev_info(&pdev->dev, "interrupts: %s, %u vector%s for %u channel%s%s\n",
+		 fdma_irq_mode_name(mode), fdev->nvec,
+		 fdev->nvec == 1 ? "" : "s", fdev->caps.nchan,
+		 fdev->caps.nchan == 1 ? "" : "s",
+		 fdev->irq_forced ? " (forced by irq_mode)" : "");
+	return 0;
+}
+
+void fdma_irq_teardown(struct fdma_dev *fdev)
+{
+	fdma_irq_free_vectors(fdev);
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fdma.ko: module parameters, init and exit, device numbers.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+
+#include "fdma_drv.h"
+
+bool fdma_param_ivshmem;
+module_param_named(ivshmem, fdma_param_ivshmem, bool, 0444);
+MODULE_PARM_DESC(ivshmem,
+		 "Bind QEMU ivshmem-doorbell (1af4:1110) devices holding an FDMA register file in BAR2 (VM harness; default 0)");
+
+static bool fdma_param_edu;
+module_param_named(edu, fdma_param_edu, bool, 0444);
+MODULE_PARM_DESC(edu, "Bind QEMU's edu device (1234:11e8) as /dev/fdma-eduN (default 0)");
+
+unsigned int fdma_param_ring_size = 256;
+module_param_named(ring_size, fdma_param_ring_size, uint, 0444);
+MODULE_PARM_DESC(ring_size,
+		 "Descriptors per channel ring, a power of two >= 2, clamped to the engine's RING_MAX (default 256)");
+
+unsigned int fdma_param_timeout_ms = 5000;
+module_param_named(timeout_ms, fdma_param_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(timeout_ms,
+		 "A transfer not complete after this many ms is aborted by a channel reset (100..600000, default 5000)");
+
+enum fdma_irq_mode fdma_param_irq_mode = FDMA_IRQ_AUTO;
+
+static const char * const fdma_irq_mode_names[] = {
+	[FDMA_IRQ_AUTO] = "auto",
+	[FDMA_IRQ_MSIX] = "msix",
+	[FDMA_IRQ_MSI] = "msi",
+	[FDMA_IRQ_INTX] = "intx",
+};
+
+const char *fdma_irq_mode_name(enum fdma_irq_mode mode)
+{
+	if ((unsigned int)mode >= ARRAY_SIZE(fdma_irq_mode_names))
+		return "none";
+	return fdma_irq_mode_names[mode];
+}
+
+static int fdma_irq_mode_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(fdma_irq_mode_names, val);
+
+	if (i < 0) {
+		pr_err("irq_mode=%s: expected auto, msix, msi or intx\n", val);
+		return -EINVAL;
+	}
+	*(enum fdma_irq_mode *)kp->arg = i;
+	return 0;
+}
+
+static int fdma_irq_mode_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  fdma_irq_mode_name(*(enum fdma_irq_mode *)kp->arg));
+}
+
+static const struct kernel_param_ops fdma_irq_mode_ops = {
+	.set = fdma_irq_mode_set,
+	.get = fdma_irq_mode_get,
+};
+
+module_param_cb(irq_mode, &fdma_irq_mode_ops, &fdma_param_irq_mode, 0444);
+MODULE_PARM_DESC(irq_mode,
+		 "Interrupt mode: auto (MSI-X, then MSI, then INTx), or force msix, msi or intx");
+
+struct class fdma_class = {
+	.name = FDMA_DRV_NAME,
+};
+
+static dev_t fdma_devt_base;
+static DEFINE_IDA(fdma_minor_ida);
+
+int fdma_minor_get(bool edu)
+{
+	unsigned int base = edu ? FDMA_EDU_MINOR_BASE : 0;
+
+	return ida_alloc_range(&fdma_minor_ida, base,
+			       base + FDMA_MAX_DEVS - 1, GFP_KERNEL);
+}
+
+void fdma_minor_put(int minor)
+{
+	ida_free(&fdma_minor_ida, minor);
+}
+
+dev_t fdma_devt(int minor)
+{
+	return MKDEV(MAJOR(fdma_devt_base), minor);
+}
+
+static int __init fdma_init(void)
+{
+	int ret;
+
+	if (fdma_param_ring_size < 2 || !is_power_of_2(fdma_param_ring_size)) {
+		pr_err("ring_size=%u: expected a power of two >= 2\n",
+		       fdma_param_ring_size);
+		return -EINVAL;
+	}
+	if (fdma_param_timeout_ms < 100 || fdma_param_timeout_ms > 600000) {
+		pr_err("timeout_ms=%u: expected 100..600000\n",
+		       fdma_param_timeout_ms);
+		return -EINVAL;
+	}
+
+	ret = alloc_chrdev_region(&fdma_devt_base, 0, FDMA_MINORS,
+				  FDMA_DRV_NAME);
+	if (ret)
+		return ret;
+
+	ret = class_register(&fdma_class);
+	if (ret)
+		goto err_region;
+
+	ret = pci_register_driver(&fdma_pci_driver);
+	if (ret)
+		goto err_class;
+
+	if (fdma_param_edu) {
+		ret = pci_register_driver(&fdma_edu_driver);
+		if (ret)
+			goto err_pci;
+	}
+	return 0;
+
+err_pci:
+	pci_unregister_driver(&fdma_pci_driver);
+err_class:
+	class_unregister(&fdma_class);
+err_region:
+	unregister_chrdev_region(fdma_devt_base, FDMA_MINORS);
+	return ret;
+}
+
+static void __exit fdma_exit(void)
+{
+	if (fdma_param_edu)
+		pci_unregister_driver(&fdma_edu_driver);
+	pci_unregister_driver(&fdma_pci_driver);
+	class_unregister(&fdma_class);
+	unregister_chrdev_region(fdma_devt_base, FDMA_MINORS);
+	ida_destroy(&fdma_minor_ida);
+}
+
+module_init(fdma_init);
+module_exit(fdma_exit);
+
+MODULE_DESCRIPTION("FDMA engine: PCIe DMA between an FPGA and Linux");
+MODULE_AUTHOR("The fdma authors");
+MODULE_LICENSE("Dual MIT/GPL");

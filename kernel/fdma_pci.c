@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fdma.ko: probe and remove of an FDMA function.
+ *
+ * Bring-up follows docs/engine.md section 4: identify the engine, reset it,
+ * set CTRL.ENABLE, then set up and start the channels. Every step that
+ * programs the engine goes through the engine core.
+ *
+ * Lifetime: struct fdma_dev embeds the class device; open files hold it
+ * through the character device, so it outlives remove() until the last
+ * close. remove() marks it dead, waits for every operation in progress to
+ * leave (each holds its channel's lock), stops the channels with a bounded
+ * wait, and only then frees what the engine could write.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include "fdma_drv.h"
+
+/*
+ * QEMU's ivshmem is a generic device: it is bound only with ivshmem=1, and
+ * only if its shared memory holds an FDMA register file. It is left out of
+ * the module alias table so that it does not load this module by itself.
+ */
+static const struct pci_device_id fdma_pci_ids[] = {
+	{ PCI_DEVICE(FDMA_PCI_VENDOR, FDMA_PCI_DEVICE) },
+	{ PCI_DEVICE(FDMA_IVSHMEM_VENDOR, FDMA_IVSHMEM_DEVICE),
+	  .driver_data = FDMA_ID_IVSHMEM },
+	{ }
+};
+
+static const struct pci_device_id fdma_pci_alias_ids[] = {
+	{ PCI_DEVICE(FDMA_PCI_VENDOR, FDMA_PCI_DEVICE) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, fdma_pci_alias_ids);
+
+static void fdma_dev_release(struct device *dev)
+{
+	struct fdma_dev *fdev = to_fdma_dev(dev);
+
+	fdma_sysfs_free(fdev);
+	if (fdev->minor >= 0)
+		fdma_minor_put(fdev->minor);
+	kfree(fdev);
+}
+
+/* Map the register file: BAR0 of an FDMA function, BAR2 of ivshmem. */
+static int fdma_map(struct fdma_dev *fdev)
+{
+	struct pci_dev *pdev = fdev->pdev;
+	int bar = fdev->ivshmem ? IVSHMEM_SHM_BAR : 0;
+
+	if (!(pci_resource_flags(pdev, bar) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, bar) < FDMA_REGS_BYTES) {
+		dev_err(&pdev->dev,
+			"BAR%d is not a memory BAR of at least %u bytes\n",
+			bar, FDMA_REGS_BYTES);
+		return -ENODEV;
+	}
+	fdev->regs = pci_iomap(pdev, bar, FDMA_REGS_BYTES);
+	if (!fdev->regs)
+		return -ENOMEM;
+	fdev->plat.regs = fdev->regs;
+
+	if (fdev->ivshmem) {
+		if (!(pci_resource_flags(pdev, IVSHMEM_REGS_BAR) &
+		      IORESOURCE_MEM) ||
+		    pci_resource_len(pdev, IVSHMEM_REGS_BAR) <
+		    IVSHMEM_DOORBELL + 4) {
+			dev_err(&pdev->dev, "ivshmem without its register BAR\n");
+			return -ENODEV;
+		}
+		fdev->ivs_regs = pci_iomap(pdev, IVSHMEM_REGS_BAR, 0);
+		if (!fdev->ivs_regs)
+			return -ENOMEM;
+		fdev->plat.doorbell = fdev->ivs_regs + IVSHMEM_DOORBELL;
+		fdev->plat.peer = FDMA_IVSHMEM_PEER;
+	}
+	return 0;
+}
+
+static void fdma_unmap(struct fdma_dev *fdev)
+{
+	if (fdev->ivs_regs)
+		pci_iounmap(fdev->pdev, fdev->ivs_regs);
+	if (fdev->regs)
+		pci_iounmap(fdev->pdev, fdev->regs);
+	fdev->ivs_regs = NULL;
+	fdev->regs = NULL;
+}
+
+static int fdma_identify(struct fdma_dev *fdev)
+{
+	struct device *dev = &fdev->pdev->dev;
+	struct fdma_eng_caps *caps = &fdev->caps;
+	int ret;
+
+	ret = fdma_eng_probe(&fdev->plat, caps);
+	if (ret == -ENODEV) {
+		dev_info(dev, "no FDMA engine here (ID register 0x%08x, expected 0x%08x)\n",
+			 fdma_plat_rd32(&fdev->plat, FDMA_REG_ID),
+			 FDMA_ID_MAGIC);
+		return ret;
+	}
+	if (ret) {
+		dev_err(dev, "FDMA engine version 0x%08x or capabilities not supported (%d)\n",
+			fdma_plat_rd32(&fdev->plat, FDMA_REG_VERSION), ret);
+		return ret;
+	}
+	if (!caps->nchan) {
+		dev_err(dev, "FDMA engine without channels\n");
+		return -EPROTO;
+	}
+	/* Keep every split piece of a card range aligned and in range. */
+	fdev->card_size = round_down(caps->card_size, caps->align);
+	if (fdev->card_size != caps->card_size)
+		dev_warn(dev, "card memory size %llu is not a multiple of the alignment %u: using %llu bytes\n",
+			 caps->card_size, caps->align, fdev->card_size);
+	fdev->ring_size = min(fdma_param_ring_size, caps->ring_max);
+	if (fdev->ring_size != fdma_param_ring_size)
+		dev_info(dev, "ring_size %u clamped to the engine's RING_MAX %u\n",
+			 fdma_param_ring_size, caps->ring_max);
+	return 0;
+}
+
+static int fdma_set_dma_mask(struct fdma_dev *fdev)
+{
+	struct pci_dev *pdev = fdev->pdev;
+
+	if (!dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64))) {
+		fdev->dma_bits = 64;
+		return 0;
+	}
+	if (!dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32))) {
+		dev_info(&pdev->dev, "64-bit DMA refused: using 32-bit addresses\n");
+		fdev->dma_bits = 32;
+		return 0;
+	}
+	dev_err(&pdev->dev, "no usable DMA mask\n");
+	return -EIO;
+}
+
+static void fdma_find_mm_chans(struct fdma_dev *fdev)
+{
+	u32 i;
+
+	fdev->h2c = -1;
+	fdev->c2h = -1;
+	for (i = 0; i < fdev->caps.nchan; i++) {
+		u32 caps = fdev->caps.chan_caps[i];
+
+		if (caps & FDMA_CH_CAP_STREAM)
+			continue;
+		if ((caps & FDMA_CH_CAP_C2H) && fdev->c2h < 0)
+			fdev->c2h = i;
+		else if (!(caps & FDMA_CH_CAP_C2H) && fdev->h2c < 0)
+			fdev->h2c = i;
+	}
+}
+
+static void fdma_chans_stop_free(struct fdma_dev *fdev)
+{
+	u32 i;
+
+	for (i = 0; i < fdev->caps.nchan; i++)
+		fdma_chan_stop(&fdev->chan[i]);
+	/* Nothing may master the bus from here on. */
+	fdma_eng_enable(&fdev->plat, false);
+	for (i = 0; i < fdev->caps.nchan; i++)
+		fdma_chan_free(&fdev->chan[i]);
+}
+
+static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct fdma_dev *fdev;
+	u32 i;
+	int ret;
+
+	if ((id->driver_data & FDMA_ID_IVSHMEM) && !fdma_param_ivshmem)
+		return -ENODEV;
+
+	fdev = kzalloc(sizeof(*fdev), GFP_KERNEL);
+	if (!fdev)
+		return -ENOMEM;
+	fdev->pdev = pdev;
+	fdev->ivshmem = id->driver_data & FDMA_ID_IVSHMEM;
+	fdev->minor = -1;
+	device_initialize(&fdev->dev);
+	fdev->dev.release = fdma_dev_release;
+	fdev->dev.class = &fdma_class;
+	fdev->dev.parent = &pdev->dev;
+	for (i = 0; i < FDMA_MAX_CHANNELS; i++) {
+		fdev->chan[i].fdev = fdev;
+		fdev->chan[i].idx = i;
+		mutex_init(&fdev->chan[i].lock);
+		init_waitqueue_head(&fdev->chan[i].wq);
+	}
+
+	ret = fdma_minor_get(false);
+	if (ret < 0)
+		goto err_put;
+	fdev->minor = ret;
+	fdev->dev.devt = fdma_devt(fdev->minor);
+	ret = dev_set_name(&fdev->dev, "fdma%d", fdev->minor);
+	if (ret)
+		goto err_put;
+
+	ret = pci_enable_device(pdev);
+	if (ret)
+		goto err_put;
+	ret = pci_request_regions(pdev, FDMA_DRV_NAME);
+	if (ret)
+		goto err_disable;
+	ret = fdma_map(fdev);
+	if (ret)
+		goto err_unmap;
+	ret = fdma_identify(fdev);
+	if (ret)
+		goto err_unmap;
+	ret = fdma_set_dma_mask(fdev);
+	if (ret)
+		goto err_unmap;
+	/* Without bus mastering the engine's DMA and MSI/MSI-X writes are refused. */
+	pci_set_master(pdev);
+
+	ret = fdma_eng_reset(&fdev->plat, FDMA_RESET_TIMEOUT_US);
+	if (ret) {
+		dev_err(&pdev->dev, "engine did not acknowledge its reset (%d)\n",
+			ret);
+		goto err_master;
+	}
+	fdma_eng_enable(&fdev->plat, true);
+
+	ret = fdma_irq_setup(fdev);
+	if (ret)
+		goto err_enable;
+
+	for (i = 0; i < fdev->caps.nchan; i++) {
+		ret = fdma_chan_init(fdev, i);
+		if (ret)
+			goto err_chans;
+	}
+	fdma_find_mm_chans(fdev);
+
+	ret = fdma_sysfs_init(fdev);
+	if (ret)
+		goto err_chans;
+	cdev_init(&fdev->cdev, &fdma_cdev_fops);
+	fdev->cdev.owner = THIS_MODULE;
+	pci_set_drvdata(pdev, fdev);
+	ret = cdev_device_add(&fdev->cdev, &fdev->dev);
+	if (ret)
+		goto err_drvdata;
+
+	dev_info(&pdev->dev,
+		 "%s: FDMA %u.%u%s, %u channels, card memory %llu bytes, align %u, max descriptor %u, ring %u, %d-bit DMA\n",
+		 dev_name(&fdev->dev), fdev->caps.version >> 16,
+		 fdev->caps.version & 0xffff,
+		 fdev->ivshmem ? " behind ivshmem" : "", fdev->caps.nchan,
+		 fdev->card_size, fdev->caps.align, fdev->caps.max_desc_len,
+		 fdev->ring_size, fdev->dma_bits);
+	return 0;
+
+err_drvdata:
+	pci_set_drvdata(pdev, NULL);
+err_chans:
+	fdma_chans_stop_free(fdev);
+	fdma_irq_teardown(fdev);
+	goto err_master;
+err_enable:
+	fdma_eng_enable(&fdev->plat, false);
+err_master:
+	pci_clear_master(pdev);
+err_unmap:
+	fdma_unmap(fdev);
+	pci_release_regions(pdev);
+err_disable:
+	pci_disable_device(pdev);
+err_put:
+	put_device(&fdev->dev);
+	return ret;
+}
+
+static void fdma_remove(struct pci_dev *pdev)
+{
+	struct fdma_dev *fdev = pci_get_drvdata(pdev);
+	u32 i;
+
+	/* New operations fail from here; sleeping ones wake up and leave. */
+	WRITE_ONCE(fdev->dead, true);
+	for (i = 0; i < fdev->caps.nchan; i++)
+		wake_up_all(&fdev->chan[i].wq);
+	/* No new opens, and no sysfs access once this returns. */
+	cdev_device_del(&fdev->cdev, &fdev->dev);
+
+	/* Waits for each channel's user to leave, then stops the channel. */
+	fdma_chans_stop_free(fdev);
+	fdma_irq_teardown(fdev);
+	pci_clear_master(pdev);
+	fdma_unmap(fdev);
+	pci_release_regions(pdev);
+	pci_disable_device(pdev);
+	pci_set_drvdata(pdev, NULL);
+	dev_info(&pdev->dev, "%s removed\n", dev_name(&fdev->dev));
+	/* Freed now, or at the last close of a file still open. */
+	put_device(&fdev->dev);
+}
+
+struct pci_driver fdma_pci_driver = {
+	.name = FDMA_DRV_NAME,
+	.id_table = fdma_pci_ids,
+	.probe = fdma_probe,
+	.remove = fdma_remove,
+};

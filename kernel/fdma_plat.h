@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Kernel platform shim for the FDMA engine core (see the contract at the top
+ * of engine/fdma_engine.h; lib/ holds the user-space twin).
+ *
+ * Registers are 32-bit words behind an __iomem mapping: BAR0 of a real FDMA
+ * function, or the start of BAR2 of QEMU's ivshmem-doorbell in the VM
+ * harness. A real engine sees its register writes, so the kick is nothing;
+ * behind ivshmem the register file is plain shared memory and the kick is a
+ * write of (peer << 16 | channel) to the ivshmem Doorbell register.
+ */
+#ifndef FDMA_PLAT_H
+#define FDMA_PLAT_H
+
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/io.h>
+#include <linux/delay.h>
+#include <linux/compiler.h>
+#include <asm/barrier.h>
+#include <asm/byteorder.h>
+
+/*
+ * The engine core writes descriptors and reads completion records and the
+ * write-back block in CPU byte order, and the engine's memory formats are
+ * little-endian (docs/engine.md, section 2).
+ */
+#ifdef __BIG_ENDIAN
+#error "fdma: the engine core assumes a little-endian CPU"
+#endif
+
+struct fdma_plat {
+	void __iomem *regs;		/* the FDMA register file */
+	void __iomem *doorbell;		/* ivshmem Doorbell register, or NULL */
+	u32 peer;			/* ivshmem peer id of the device model */
+};
+
+static inline u32 fdma_plat_rd32(struct fdma_plat *p, u32 off)
+{
+	return readl(p->regs + off);
+}
+
+static inline void fdma_plat_wr32(struct fdma_plat *p, u32 off, u32 val)
+{
+	writel(val, p->regs + off);
+}
+
+static inline void fdma_plat_kick(struct fdma_plat *p, unsigned int ch)
+{
+	if (p->doorbell)
+		writel(p->peer << 16 | ch, p->doorbell);
+}
+
+/*
+ * Only fdma_eng_reset() and fdma_ering_reset() wait, polling an
+ * acknowledgment register; both are called in process context.
+ */
+static inline void fdma_plat_udelay(struct fdma_plat *p, u32 us)
+{
+	usleep_range(us, 2 * us);
+}
+
+/*
+ * Barriers against the device. The engine core uses them to order its
+ * descriptor stores before the doorbell write (wmb), and the IRQ_EN store
+ * before its next read of the write-back block (mb, docs/engine.md
+ * section 7); rmb is part of the contract.
+ */
+#define fdma_wmb()	wmb()	/* host stores before a register write */
+#define fdma_rmb()	rmb()	/* device-written memory before later reads */
+#define fdma_mb()	mb()	/* a store before a later load */
+
+/*
+ * A read of device-written coherent memory (the write-back block), ordered
+ * before the reads of what it covers (completion records). The engine
+ * contract spells the argument const volatile u32 *; READ_ONCE() gives the
+ * same single access here without volatile.
+ */
+static inline u32 fdma_load_acquire32(const u32 *p)
+{
+	u32 v = READ_ONCE(*p);
+
+	dma_rmb();
+	return v;
+}
+
+#endif /* FDMA_PLAT_H */

@@ -1,0 +1,108 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# tests/vm/guest/run-guest.sh: the kernel driver's tests inside the VM
+# (tests/vm/run.sh builds them into /tests and /init runs this script with
+# busybox sh). Every check prints "VMTEST PASS <name>" or
+# "VMTEST FAIL <name>: <why>".
+#
+# /fdma.ko is loaded with ivshmem=1 (the FDMA engine is QEMU's ivshmem-
+# doorbell with fdma-modeld behind it) and edu=1 (QEMU's edu device), in
+# each interrupt mode in turn. If the model was started with a fault
+# (fdmavm_opts contains fault=KIND@N), only the recovery test runs: the
+# fault counts descriptors from the model's start, so nothing may run
+# before it.
+T=/tests
+KO=/fdma.ko
+
+pass() { echo "VMTEST PASS $1"; }
+fail() { echo "VMTEST FAIL $1: $2"; }
+
+# t NAME CMD...: run a test program; one that reports nothing, or exits
+# non-zero without reporting a failure, fails.
+t() {
+	name=$1
+	shift
+	rm -f /tmp/rg.rc /tmp/rg.out
+	{ "$@"; echo $? > /tmp/rg.rc; } 2>&1 | tee /tmp/rg.out
+	rc=$(cat /tmp/rg.rc 2>/dev/null || echo 255)
+	if ! grep -q 'VMTEST \(PASS\|FAIL\) ' /tmp/rg.out; then
+		fail "$name" "exited with status $rc and reported no result"
+	elif [ "$rc" != 0 ] && ! grep -q 'VMTEST FAIL ' /tmp/rg.out; then
+		fail "$name" "exited with status $rc"
+	fi
+}
+
+# load NAME PARAMS...: insmod, failing NAME if it does not load.
+load() {
+	name=$1
+	shift
+	if insmod $KO "$@" 2>/tmp/rg.err; then
+		return 0
+	fi
+	fail "$name" "insmod $KO $*: $(cat /tmp/rg.err)"
+	return 1
+}
+
+unload() {
+	if rmmod fdma 2>/tmp/rg.err; then
+		pass "rmmod_$1"
+	else
+		fail "rmmod_$1" "$(cat /tmp/rg.err)"
+	fi
+}
+
+[ -e $KO ] || { fail fdma_ko "$KO is missing"; exit 0; }
+rmmod fdma 2>/dev/null
+
+fault=$(echo "$fdmavm_opts" | tr ',' '\n' | sed -n 's/^fault=//p' | head -1)
+if [ -n "$fault" ]; then
+	if load recover ivshmem=1 timeout_ms=1000; then
+		t recover $T/fdma_recover "${fault%@*}" "${fault#*@}"
+		unload recover
+	fi
+	exit 0
+fi
+
+# Module parameters are checked before anything binds.
+bad=""
+for p in irq_mode=bogus ring_size=3 ring_size=0 timeout_ms=5; do
+	if insmod $KO ivshmem=1 $p 2>/dev/null; then
+		bad="$bad $p"
+		rmmod fdma
+	fi
+done
+if [ -z "$bad" ]; then pass bad_params; else fail bad_params "accepted:$bad"; fi
+
+# ivshmem is a generic device: without ivshmem=1 it stays unbound.
+if load ivshmem_param; then
+	if ls /sys/class/fdma/ 2>/dev/null | grep -q '^fdma[0-9]'; then
+		fail ivshmem_param "the driver bound ivshmem without ivshmem=1"
+	else
+		pass ivshmem_param
+	fi
+	rmmod fdma
+fi
+
+t load_unload $T/fdma_loadloop 20 ivshmem=1
+
+# The default: MSI-X for the engine, MSI for edu.
+if load auto ivshmem=1 edu=1; then
+	t irq_msix_auto $T/fdma_irqmode msix auto
+	t h2c_c2h_patterns $T/fdma_rw
+	t bad_inputs $T/fdma_badio
+	t coalescing $T/fdma_coal
+	t teardown $T/fdma_openrm
+	t edu_auto $T/fdma_edu auto
+	unload auto
+fi
+
+# Forced modes: each works if the device can do it, or is refused cleanly.
+for m in msix msi intx; do
+	if load "forced_$m" ivshmem=1 edu=1 irq_mode=$m; then
+		t "irq_${m}_forced" $T/fdma_irqmode $m
+		[ $m = msix ] || t "edu_$m" $T/fdma_edu $m
+		unload "forced_$m"
+	fi
+done
+exit 0
