@@ -17,7 +17,7 @@
  *        of the model's thread in-process
  *   void fdma_plat_udelay(struct fdma_plat *p, u32 us);   slow path only
  *   fdma_wmb() fdma_rmb() fdma_mb()        memory barriers against the device
- *   u32  fdma_load_acquire32(const volatile u32 *p);   read of device-written memory
+ *   u32  fdma_load_acquire32(const u32 *p);   read of device-written memory
  *
  * Host buffers are passed in as bus addresses; the engine never translates
  * addresses itself. Everything here is non-blocking except fdma_eng_reset()

@@ -72,9 +72,7 @@ static inline void fdma_plat_udelay(struct fdma_plat *p, u32 us)
 
 /*
  * A read of device-written coherent memory (the write-back block), ordered
- * before the reads of what it covers (completion records). The engine
- * contract spells the argument const volatile u32 *; READ_ONCE() gives the
- * same single access here without volatile.
+ * before the reads of what it covers (completion records).
  */
 static inline u32 fdma_load_acquire32(const u32 *p)
 {

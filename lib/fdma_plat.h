@@ -64,7 +64,7 @@ static inline void fdma_cpu_relax(void)
 #endif
 }
 
-static inline u32 fdma_load_acquire32(const volatile u32 *p)
+static inline u32 fdma_load_acquire32(const u32 *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
