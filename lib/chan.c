@@ -233,7 +233,6 @@ static void chan_restart(struct fdma_chan *c)
 /* Reset a channel; its unfinished requests come back through reap_some(). */
 static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c)
 {
-	u32 ov = fdma_load_acquire32(&c->ring.wb->overruns);
 	int ret = fdma_ering_reset(&c->ring, FDMA_RESET_TIMEOUT_US);
 
 	STAT_ADD(c, resets, 1);
@@ -242,7 +241,6 @@ static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c)
 		return fdma_err(dev, ret, "channel %u: reset not acknowledged by the device",
 				c->ring.ch);
 	}
-	__atomic_store_n(&c->drops_base, c->drops_base + ov, __ATOMIC_RELAXED);
 	c->canceling = true;
 	if (!fdma_ering_inflight(&c->ring)) {
 		fdma_ering_cancel(&c->ring, NULL, 0);	/* nothing to hand back: zero the indices */
@@ -523,8 +521,7 @@ int fdma_chan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st)
 	st->irq_timeouts = STAT_GET(c, irq_timeouts);
 	/* Device-kept counts, from the write-back block. */
 	st->interrupts = fdma_load_acquire32(&c->ring.wb->irqs);
-	st->drops = __atomic_load_n(&c->drops_base, __ATOMIC_RELAXED) +
-		    fdma_load_acquire32(&c->ring.wb->overruns);
+	st->drops = fdma_load_acquire32(&c->ring.wb->overruns);
 	return 0;
 }
 

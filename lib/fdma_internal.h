@@ -49,7 +49,6 @@ struct fdma_chan {
 	bool broken;		/* reset did not complete */
 	u32 ctrl_flags;		/* CH_CTRL bits besides RUN */
 	u32 coal_count, coal_usecs;
-	u64 drops_base;		/* device overrun counts from before resets */
 	struct fdma_chan_stats st;
 };
 

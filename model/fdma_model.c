@@ -311,17 +311,14 @@ static void chan_reset(struct mchan *c)
 	c->next_frame_ns = 0;
 	c->tg_frames = 0;
 	c->tg_errors = 0;
-	c->overruns = 0;
 	c->status = FDMA_CH_ST_IDLE;
-	if (c->wb) {
+	/* Overruns and interrupts are free-running statistics: kept. */
+	if (c->wb)
 		__atomic_store_n(&c->wb->cidx, 0, __ATOMIC_RELEASE);
-		c->wb->overruns = 0;
-	}
 	wr(c, FDMA_CH_CIDX, 0);
 	wr(c, FDMA_CH_ERR_IDX, 0);
 	wr(c, FDMA_CH_TG_FRAMES, 0);
 	wr(c, FDMA_CH_TG_ERRORS, 0);
-	wr(c, FDMA_CH_OVERRUNS, 0);
 	publish_status(c);
 	/*
 	 * Forget the ring: after the acknowledgement the host may free it
@@ -356,6 +353,11 @@ static void latch_ring(struct mchan *c)
 	c->cpl = c->size ? m->host.dma(m->host.ctx, cpl, (u64)size * sizeof(*c->cpl)) : NULL;
 	c->wb = m->host.dma(m->host.ctx, wb, sizeof(*c->wb));
 	c->status = FDMA_CH_ST_RUNNING | FDMA_CH_ST_IDLE;
+	if (c->wb) {
+		/* A new block starts with the free-running counts, not zeros. */
+		__atomic_store_n(&c->wb->overruns, c->overruns, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->wb->irqs, c->irqs, __ATOMIC_RELAXED);
+	}
 	if (!c->cpl || !c->wb) {
 		/* Nowhere to report: flag it in the register only. */
 		c->halted = true;
