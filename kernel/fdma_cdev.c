@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * fdma.ko: the character device /dev/fdmaN, the simple path.
+ * fdma.ko: the character device /dev/fdmaN.
  *
- * The file is card memory: read() and pread() move bytes from card memory
+ * Each open file owns its buffers and completion queues (struct
+ * fdma_file; the ioctls are in fdma_ioctl.c). mmap() maps a completion
+ * queue (offset FDMA_CQ_MMAP_OFFSET(chan)) or an allocated buffer (the
+ * mmap_offset FDMA_IOC_BUF_ALLOC returned); poll() is readable while any of
+ * the file's queues holds an entry (head != tail); fasync() arms SIGIO (or
+ * the F_SETSIG signal) for new entries. release() with transfers in flight
+ * resets the channels they are on (bounded wait) before anything is freed.
+ *
+ * The simple path: the file is card memory: read() and pread() move bytes from card memory
  * through the first memory-mapped C2H channel, write() and pwrite() to card
  * memory through the first memory-mapped H2C channel; the file offset is
  * the card address. Any offset and length work: the engine's alignment is
@@ -18,7 +26,10 @@
  * goes through a buffer the driver owns.
  */
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
 
 #include "fdma_drv.h"
 
@@ -46,30 +57,117 @@ int fdma_range_check(u64 size, loff_t pos, size_t *count, bool write)
 static int fdma_lock(struct fdma_chan *c, bool nonblock, unsigned int subclass)
 {
 	if (nonblock)
-		return mutex_trylock(&c->lock) ? 0 : -EAGAIN;
-	return mutex_lock_interruptible_nested(&c->lock, subclass);
+		return mutex_trylock(&c->rw_lock) ? 0 : -EAGAIN;
+	return mutex_lock_interruptible_nested(&c->rw_lock, subclass);
+}
+
+/* remove(): wake every sleeper of every open file (they see the device dead). */
+void fdma_files_wake(struct fdma_dev *fdev)
+{
+	struct fdma_file *f;
+
+	spin_lock(&fdev->files_lock);
+	list_for_each_entry(f, &fdev->files, node) {
+		wake_up_interruptible_poll(&f->wq, EPOLLERR | EPOLLHUP);
+		kill_fasync(&f->fasync, SIGIO, POLL_HUP);
+	}
+	spin_unlock(&fdev->files_lock);
 }
 
 static int fdma_cdev_open(struct inode *inode, struct file *file)
 {
 	struct fdma_dev *fdev = container_of(inode->i_cdev, struct fdma_dev,
 					     cdev);
+	struct fdma_file *f;
 
 	if (READ_ONCE(fdev->dead))
 		return -ENODEV;
-	file->private_data = fdev;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	f->fdev = fdev;
+	init_rwsem(&f->bufs_sem);
+	idr_init(&f->bufs);
+	mutex_init(&f->cq_lock);
+	init_waitqueue_head(&f->wq);
+	spin_lock(&fdev->files_lock);
+	list_add_tail(&f->node, &fdev->files);
+	spin_unlock(&fdev->files_lock);
+	file->private_data = f;
 	return 0;
 }
 
+/*
+ * The last reference to the file is gone (no mapping of it is left). Its
+ * requests in flight are stopped first: the channels they are on are reset
+ * (other files' requests there come back -ECANCELED); then its buffers are
+ * unpinned or freed and its queues freed.
+ */
 static int fdma_cdev_release(struct inode *inode, struct file *file)
 {
+	struct fdma_file *f = file->private_data;
+	struct fdma_dev *fdev = f->fdev;
+	u32 ch;
+
+	spin_lock(&fdev->files_lock);
+	list_del(&f->node);
+	spin_unlock(&fdev->files_lock);
+	for (ch = 0; ch < fdev->caps.nchan; ch++)
+		if (f->cq[ch])
+			fdma_chan_release_file(&fdev->chan[ch], f->cq[ch]);
+	fdma_buf_free_all(f);
+	fdma_file_free_cqs(f);
+	kfree(f);
 	return 0;
+}
+
+static int fdma_cdev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct fdma_file *f = file->private_data;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+
+	if (READ_ONCE(f->fdev->dead))
+		return -ENODEV;
+	/* DMA memory and queues are shared with the device and the kernel. */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (off < BIT_ULL(FDMA_BUF_MMAP_SHIFT))
+		return fdma_cq_mmap(f, vma, off);
+	return fdma_buf_mmap(f, vma, off);
+}
+
+static __poll_t fdma_cdev_poll(struct file *file, poll_table *wait)
+{
+	struct fdma_file *f = file->private_data;
+	__poll_t mask = 0;
+	u32 ch;
+
+	poll_wait(file, &f->wq, wait);
+	if (READ_ONCE(f->fdev->dead))
+		mask |= EPOLLERR | EPOLLHUP;
+	for (ch = 0; ch < FDMA_MAX_CHANNELS; ch++) {
+		/* Pairs with fdma_file_cq(): a queue is seen initialised. */
+		struct fdma_cq *q = smp_load_acquire(&f->cq[ch]);
+
+		if (q && READ_ONCE(q->pub) != READ_ONCE(q->hdr->head)) {
+			mask |= EPOLLIN | EPOLLRDNORM;
+			break;
+		}
+	}
+	return mask;
+}
+
+static int fdma_cdev_fasync(int fd, struct file *file, int on)
+{
+	struct fdma_file *f = file->private_data;
+
+	return fasync_helper(fd, file, on, &f->fasync);
 }
 
 static ssize_t fdma_cdev_read(struct file *file, char __user *buf,
 			      size_t count, loff_t *ppos)
 {
-	struct fdma_dev *fdev = file->private_data;
+	struct fdma_dev *fdev = ((struct fdma_file *)file->private_data)->fdev;
 	struct fdma_chan *c;
 	ssize_t ret;
 
@@ -89,7 +187,7 @@ static ssize_t fdma_cdev_read(struct file *file, char __user *buf,
 		ret = -ENODEV;
 	else
 		ret = fdma_chan_read(c, buf, count, *ppos);
-	mutex_unlock(&c->lock);
+	mutex_unlock(&c->rw_lock);
 	if (ret > 0)
 		*ppos += ret;
 	return ret;
@@ -98,7 +196,7 @@ static ssize_t fdma_cdev_read(struct file *file, char __user *buf,
 static ssize_t fdma_cdev_write(struct file *file, const char __user *buf,
 			       size_t count, loff_t *ppos)
 {
-	struct fdma_dev *fdev = file->private_data;
+	struct fdma_dev *fdev = ((struct fdma_file *)file->private_data)->fdev;
 	bool nonblock = file->f_flags & O_NONBLOCK;
 	struct fdma_chan *c, *rd = NULL;
 	u32 mask = fdev->caps.align - 1;
@@ -127,18 +225,18 @@ static ssize_t fdma_cdev_write(struct file *file, const char __user *buf,
 		ret = -ENODEV;
 	else
 		ret = fdma_chan_write(c, rd, buf, count, *ppos);
-	mutex_unlock(&c->lock);
+	mutex_unlock(&c->rw_lock);
 	if (ret > 0)
 		*ppos += ret;
 out_rd:
 	if (rd)
-		mutex_unlock(&rd->lock);
+		mutex_unlock(&rd->rw_lock);
 	return ret;
 }
 
 static loff_t fdma_cdev_llseek(struct file *file, loff_t offset, int whence)
 {
-	struct fdma_dev *fdev = file->private_data;
+	struct fdma_dev *fdev = ((struct fdma_file *)file->private_data)->fdev;
 
 	return fixed_size_llseek(file, offset, whence, fdev->card_size);
 }
@@ -150,4 +248,9 @@ const struct file_operations fdma_cdev_fops = {
 	.read = fdma_cdev_read,
 	.write = fdma_cdev_write,
 	.llseek = fdma_cdev_llseek,
+	.unlocked_ioctl = fdma_cdev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = fdma_cdev_mmap,
+	.poll = fdma_cdev_poll,
+	.fasync = fdma_cdev_fasync,
 };

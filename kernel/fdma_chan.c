@@ -5,18 +5,34 @@
  * the engine core's fdma_ering_*; memory-mapped channels also own a
  * coherent bounce buffer for read() and write().
  *
- * A transfer is posted, the doorbell rung once, and the caller sleeps on
- * the channel's wait queue until the engine's completion count (in the
- * write-back block, no register read) covers it. IRQ_EN stays set while
- * the channel runs, so the engine's coalescing rule decides when it
- * interrupts; every rule ends in an interrupt once the ring runs empty or
- * the timer expires (docs/engine.md, section 7).
+ * Two kinds of requests share a ring:
+ *  - requests of FDMA_IOC_SUBMIT (struct fdma_ureq, one per user request,
+ *    indexed by the cookie of its engine requests), owned by an open file;
+ *    their completion goes into that file's completion queue;
+ *  - the read/write path's one request at a time (struct fdma_kreq, cookie
+ *    FDMA_KCOOKIE | n), whose caller sleeps until it is done.
  *
- * Recovery (docs/engine.md, section 11): a channel that halted on an error,
- * that did not finish a transfer within timeout_ms, or whose waiter was
- * interrupted by a signal is reset, its unfinished requests are handed
- * back, and it is started again. A channel that does not acknowledge its
- * reset is marked broken and refuses further work.
+ * Completions are reaped under the channel's lock (c->lock, a mutex) by the
+ * interrupt's thread, by FDMA_IOC_WAIT and by the read/write waiter,
+ * whoever comes first: fdma_ering_reap() hands back finished engine
+ * requests, they are folded into their user request, and a finished user
+ * request is synced for the CPU and written to its owner's queue; the
+ * queue's tail is published (store-release) once per reap and the owner
+ * woken (poll, FDMA_IOC_WAIT, SIGIO). IRQ_EN stays set while the channel
+ * runs, so the engine's coalescing rule decides when it interrupts; every
+ * rule ends in an interrupt once the ring runs empty or the timer expires
+ * (docs/engine.md, section 7).
+ *
+ * Recovery (docs/engine.md, section 11): a channel that halted on an
+ * error, that did not finish a read/write transfer within timeout_ms, whose
+ * read/write waiter was interrupted by a signal, that a user resets
+ * (FDMA_IOC_CHAN_RESET), or on which a file is closed with transfers in
+ * flight, is reset, everything posted is handed back to its owners
+ * (fdma_ering_cancel(): -ECANCELED, or the request's own error), and it is
+ * started again. A channel that does not acknowledge its reset is marked
+ * broken (RUN cleared) and refuses further work until a reset succeeds;
+ * buffers that were in flight on it are never freed (the device might still
+ * write them) until the device is removed.
  */
 #include <linux/dma-mapping.h>
 #include <linux/sched/signal.h>
@@ -38,22 +54,35 @@ static bool chan_halted(struct fdma_chan *c)
 static void chan_start(struct fdma_chan *c)
 {
 	fdma_ering_set_coalesce(&c->ring, c->coal_count, c->coal_usecs);
-	fdma_ering_start(&c->ring, FDMA_CH_CTRL_IRQ_EN, c->vec);
+	fdma_ering_start(&c->ring, FDMA_CH_CTRL_IRQ_EN | c->ctrl_flags, c->vec);
 }
 
 int fdma_chan_init(struct fdma_dev *fdev, u32 idx)
 {
 	struct fdma_chan *c = &fdev->chan[idx];
 	struct device *dev = &fdev->pdev->dev;
-	u32 size = fdev->ring_size;
+	u32 size = fdev->ring_size, i;
 	size_t dbytes = FDMA_RING_DESC_BYTES(size);
 	size_t cbytes = FDMA_RING_CPL_BYTES(size);
 	int ret;
 
 	c->caps = fdev->caps.chan_caps[idx];
+	INIT_LIST_HEAD(&c->dirty);
 	c->slot = kcalloc(size, sizeof(*c->slot), GFP_KERNEL);
-	if (!c->slot)
-		return -ENOMEM;
+	c->ureq = kcalloc(size, sizeof(*c->ureq), GFP_KERNEL);
+	c->ufree = kcalloc(size, sizeof(*c->ufree), GFP_KERNEL);
+	if (!c->slot || !c->ureq || !c->ufree) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	/* Every user request takes a descriptor at least: size of them suffice. */
+	for (i = 0; i < size; i++)
+		c->ufree[i] = size - 1 - i;
+	c->nufree = size;
+	/* An engine request: a u32 length, and it must fit the ring once split. */
+	c->ereq_max = round_down(min_t(u64, U32_MAX,
+				       (u64)size * fdev->caps.max_desc_len),
+				 fdev->caps.align);
 	/* Page-aligned: each area below is aligned as the engine requires. */
 	c->ring_bytes = dbytes + cbytes + FDMA_RING_WB_BYTES;
 	c->ring_mem = dma_alloc_coherent(dev, c->ring_bytes, &c->ring_bus,
@@ -113,25 +142,6 @@ err:
 	return ret;
 }
 
-/*
- * Called by remove() after the device was marked dead: waits for the
- * channel's user to leave, then stops the engine touching its memory.
- */
-void fdma_chan_stop(struct fdma_chan *c)
-{
-	mutex_lock(&c->lock);
-	if (c->up) {
-		if (c->broken ||
-		    fdma_ering_reset(&c->ring, FDMA_RESET_TIMEOUT_US)) {
-			dev_warn(chan_dev(c), "channel %u: no reset acknowledgment: clearing RUN only\n",
-				 c->idx);
-			fdma_ering_stop(&c->ring);
-		}
-		c->up = false;
-	}
-	mutex_unlock(&c->lock);
-}
-
 void fdma_chan_free(struct fdma_chan *c)
 {
 	struct device *dev = chan_dev(c);
@@ -144,76 +154,457 @@ void fdma_chan_free(struct fdma_chan *c)
 		dma_free_coherent(dev, c->ring_bytes, c->ring_mem,
 				  c->ring_bus);
 	kfree(c->slot);
+	kfree(c->ureq);
+	kfree(c->ufree);
 	c->bounce = NULL;
 	c->ring_mem = NULL;
 	c->slot = NULL;
+	c->ureq = NULL;
+	c->ufree = NULL;
+	c->nufree = 0;
+}
+
+/* ---- accounting and delivery --------------------------------------------- */
+
+/* Count a finished request (read/write or submitted); returns its errno. */
+static int chan_account(struct fdma_chan *c, u16 status, u64 len)
+{
+	int ret = fdma_cpl_errno(status);
+
+	if (!ret) {
+		atomic64_inc(&c->st.completions);
+		atomic64_add(len, &c->st.bytes);
+		return 0;
+	}
+	atomic64_inc(&c->st.errors);
+	if (status != FDMA_CPL_CANCELED)
+		dev_err_ratelimited(chan_dev(c), "channel %u: transfer failed: %s\n",
+				    c->idx, fdma_cpl_str(status));
+	return ret;
+}
+
+/* Something happened on the ring: read/write waiters look again. */
+static void chan_wake(struct fdma_chan *c)
+{
+	WRITE_ONCE(c->events, c->events + 1);
+	wake_up_all(&c->wq);
+}
+
+/* Publish the tails of the queues written since the last call, wake owners. */
+static void chan_publish(struct fdma_chan *c)
+{
+	struct fdma_cq *q, *tmp;
+
+	list_for_each_entry_safe(q, tmp, &c->dirty, dirty) {
+		list_del_init(&q->dirty);
+		/* The entries first, then the tail that covers them. */
+		smp_store_release(&q->hdr->tail, q->tail);
+		WRITE_ONCE(q->pub, q->tail);
+		fdma_file_notify(q->file);
+	}
+}
+
+/* A user request is complete: its entry goes into its owner's queue. */
+static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
+{
+	struct fdma_cq *q = u->cq;
+	struct fdma_cq_entry *e = &q->ent[q->tail & q->mask];
+
+	if (u->buf->user)
+		fdma_buf_sync(u->buf, u->off, u->len, u->dir, false);
+	e->user_data = u->user_data;
+	e->len = u->done;
+	e->res = chan_account(c, u->status, u->done);
+	e->status = u->status;
+	e->flags = u->flags & (FDMA_IOC_CPL_SOF | FDMA_IOC_CPL_EOF |
+			       FDMA_IOC_CPL_OVERRUN);
+	q->tail++;
+	WRITE_ONCE(q->inflight, q->inflight - 1);
+	if (list_empty(&q->dirty))
+		list_add_tail(&q->dirty, &c->dirty);
+	/* After the sync: FDMA_IOC_BUF_FREE may free it once this reads 0. */
+	atomic_dec_return_release(&u->buf->inflight);
+	u->cq = NULL;
+	u->buf = NULL;
+	c->ufree[c->nufree++] = u - c->ureq;
 }
 
 /*
- * Reset the channel, hand back what was posted and start it again. The one
- * request the caller had in flight comes back in *cpl (if it was posted).
+ * One finished engine request (from reap or cancel). taint: the channel's
+ * reset was not acknowledged, so the device may still write the buffer.
  */
-static int chan_recover(struct fdma_chan *c, const char *why,
-			struct fdma_ecpl *cpl, bool *got)
+static void chan_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
+		       bool taint)
 {
-	struct fdma_ecpl back[4];
+	struct fdma_ureq *u;
+
+	if (e->cookie & FDMA_KCOOKIE) {
+		struct fdma_kreq *k = c->kreq;
+
+		if (k && k->cookie == e->cookie) {
+			k->cpl = *e;
+			WRITE_ONCE(k->done, true);
+			c->kreq = NULL;
+		}
+		return;
+	}
+	if (e->cookie >= c->ring.size || !c->ureq[e->cookie].cq) {
+		dev_err_ratelimited(chan_dev(c), "channel %u: completion of unknown request %llu\n",
+				    c->idx, e->cookie);
+		return;
+	}
+	u = &c->ureq[e->cookie];
+	if (taint)
+		u->buf->tainted = true;
+	u->done += e->len;
+	u->flags |= e->flags;
+	if (u->status == FDMA_CPL_OK)
+		u->status = e->status;
+	if (!--u->pieces)
+		chan_ureq_done(c, u);
+}
+
+/*
+ * Reset the channel and hand back everything posted to its owners. The
+ * channel is left stopped. Returns 0, or the reset's error (the channel is
+ * then broken, RUN cleared).
+ */
+static int chan_reset_cancel(struct fdma_chan *c, const char *why)
+{
+	u32 ov = fdma_load_acquire32(&c->ring.wb->overruns);
+	struct fdma_ecpl e[16];
 	u32 n, i;
 	int ret;
 
+	lockdep_assert_held(&c->lock);
 	atomic64_inc(&c->st.resets);
 	ret = fdma_ering_reset(&c->ring, FDMA_RESET_TIMEOUT_US);
 	if (ret) {
 		c->broken = true;
+		fdma_ering_stop(&c->ring);
 		dev_err(chan_dev(c), "channel %u: %s, and no reset acknowledgment (%d): channel disabled\n",
 			c->idx, why, ret);
-		return ret;
+	} else {
+		c->drops_base += ov;
 	}
-	while ((n = fdma_ering_cancel(&c->ring, back, ARRAY_SIZE(back)))) {
+	while ((n = fdma_ering_cancel(&c->ring, e, ARRAY_SIZE(e)))) {
 		for (i = 0; i < n; i++) {
-			if (back[i].status == FDMA_CPL_CANCELED)
+			if (e[i].status == FDMA_CPL_CANCELED)
 				atomic64_inc(&c->st.canceled);
-			if (cpl && !*got) {
-				*cpl = back[i];
-				*got = true;
-			}
+			chan_piece(c, &e[i], ret != 0);
 		}
 	}
+	chan_publish(c);
+	chan_wake(c);
+	return ret;
+}
+
+/* Reset, hand everything back, start again. */
+static int chan_recover(struct fdma_chan *c, const char *why)
+{
+	int ret = chan_reset_cancel(c, why);
+
+	if (ret)
+		return ret;
+	c->broken = false;
 	chan_start(c);
 	dev_notice_ratelimited(chan_dev(c), "channel %u reset: %s\n",
 			       c->idx, why);
 	return 0;
 }
 
-static bool chan_event(struct fdma_chan *c)
+/*
+ * Move every finished request to its owner; recover a halted channel.
+ * Returns the engine requests reaped.
+ */
+static u32 chan_reap_locked(struct fdma_chan *c)
 {
-	return fdma_ering_ready(&c->ring) || chan_halted(c) ||
-	       READ_ONCE(c->fdev->dead);
+	struct fdma_ecpl e[16];
+	u32 n, i, total = 0;
+
+	lockdep_assert_held(&c->lock);
+	if (!c->up)
+		return 0;
+	while ((n = fdma_ering_reap(&c->ring, e, ARRAY_SIZE(e)))) {
+		for (i = 0; i < n; i++)
+			chan_piece(c, &e[i], false);
+		total += n;
+	}
+	/* HALTED is published after the last record: all are reaped now. */
+	if (!c->broken && chan_halted(c)) {
+		chan_recover(c, "halted on an error");
+	} else if (total) {
+		chan_publish(c);
+		chan_wake(c);
+	}
+	return total;
 }
 
-static int chan_complete(struct fdma_chan *c, const struct fdma_ecpl *cpl)
+/* The interrupt's thread (and FDMA_IOC_WAIT): reap. */
+void fdma_chan_irq(struct fdma_chan *c)
 {
-	int ret = fdma_cpl_errno(cpl->status);
+	mutex_lock(&c->lock);
+	chan_reap_locked(c);
+	mutex_unlock(&c->lock);
+}
 
-	if (!ret) {
-		atomic64_inc(&c->st.completions);
-		atomic64_add(cpl->len, &c->st.bytes);
-		return 0;
+void fdma_chan_reap(struct fdma_chan *c)
+{
+	fdma_chan_irq(c);
+}
+
+/* Is the channel usable? Recovers a halted one. Called with c->lock. */
+static int chan_usable(struct fdma_chan *c)
+{
+	if (READ_ONCE(c->fdev->dead))
+		return -ENODEV;
+	if (!c->up || c->broken)
+		return -EIO;
+	if (chan_halted(c)) {
+		chan_reap_locked(c);
+		if (c->broken)
+			return -EIO;
 	}
-	atomic64_inc(&c->st.errors);
-	dev_err_ratelimited(chan_dev(c), "channel %u: transfer failed: %s\n",
-			    c->idx, fdma_cpl_str(cpl->status));
+	return 0;
+}
+
+/*
+ * Called by remove() after the device was marked dead: stops the engine
+ * touching the channel's memory and hands everything back to its owners.
+ */
+void fdma_chan_stop(struct fdma_chan *c)
+{
+	mutex_lock(&c->lock);
+	if (c->up) {
+		if (chan_reset_cancel(c, "device removed"))
+			dev_warn(chan_dev(c), "channel %u: no reset acknowledgment: RUN cleared only\n",
+				 c->idx);
+		c->up = false;
+	}
+	mutex_unlock(&c->lock);
+}
+
+/* FDMA_IOC_CHAN_RESET: recovers a halted, stuck or broken channel. */
+int fdma_chan_reset(struct fdma_chan *c)
+{
+	int ret;
+
+	mutex_lock(&c->lock);
+	if (READ_ONCE(c->fdev->dead) || !c->up) {
+		ret = -ENODEV;
+	} else {
+		/* What is finished is delivered as such, the rest canceled. */
+		chan_reap_locked(c);
+		ret = chan_recover(c, "reset by FDMA_IOC_CHAN_RESET");
+	}
+	mutex_unlock(&c->lock);
 	return ret;
+}
+
+/*
+ * A file is closed with requests in flight on this channel (queue q): the
+ * device must not write its buffers after they are freed, so the channel
+ * is reset (bounded wait) and everything on it handed back; other files'
+ * requests come back -ECANCELED. Returns 0 or the reset's error (the
+ * buffers involved are then kept, never freed).
+ */
+int fdma_chan_release_file(struct fdma_chan *c, struct fdma_cq *q)
+{
+	int ret = 0;
+
+	mutex_lock(&c->lock);
+	if (q->inflight && c->up) {
+		chan_reap_locked(c);
+		if (q->inflight)
+			ret = chan_recover(c, "file closed with transfers in flight");
+	}
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
+/* Doorbell, with the driver's own count of it. */
+static void chan_doorbell(struct fdma_chan *c)
+{
+	u32 before = c->ring.doorbells;
+
+	fdma_ering_doorbell(&c->ring);
+	atomic64_add(c->ring.doorbells - before, &c->st.doorbells);
+}
+
+/*
+ * FDMA_IOC_SUBMIT, after fdma_ioctl.c validated every request (handle,
+ * ranges, alignment, pieces; ndesc descriptors in all): check room, post
+ * all, ring the doorbell once. The caller holds its file's bufs_sem, so the
+ * buffers stay. All or nothing: -EAGAIN if the queue or the ring lacks room.
+ */
+int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
+		     const struct fdma_sub *s, u32 n, u32 ndesc)
+{
+	bool c2h = c->caps & FDMA_CH_CAP_C2H;
+	bool stream = c->caps & FDMA_CH_CAP_STREAM;
+	enum dma_data_direction dir = c2h ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	u32 i;
+	int ret;
+
+	mutex_lock(&c->lock);
+	ret = chan_usable(c);
+	if (ret)
+		goto out;
+	/* The queue never overflows: room for every request in flight. */
+	if ((u64)q->inflight + fdma_cq_queued(q) + n > q->entries) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	if (fdma_ering_space(&c->ring) < ndesc || c->nufree < n) {
+		chan_reap_locked(c);
+		if (c->broken) {
+			ret = -EIO;
+			goto out;
+		}
+		if (fdma_ering_space(&c->ring) < ndesc || c->nufree < n) {
+			ret = -EAGAIN;
+			goto out;
+		}
+	}
+
+	for (i = 0; i < n; i++) {
+		const struct fdma_ioc_req *r = s[i].r;
+		struct fdma_buf *b = s[i].buf;
+		u32 idx = c->ufree[--c->nufree];
+		struct fdma_ureq *u = &c->ureq[idx];
+		u64 off = r->offset, left = r->len;
+
+		/* User memory: caches written back (or the bounce filled) first. */
+		if (b->user)
+			fdma_buf_sync(b, r->offset, r->len, dir, true);
+		u->cq = q;
+		u->buf = b;
+		u->user_data = r->user_data;
+		u->off = r->offset;
+		u->len = r->len;
+		u->done = 0;
+		u->pieces = 0;
+		u->status = FDMA_CPL_OK;
+		u->flags = 0;
+		u->dir = dir;
+		atomic_inc(&b->inflight);
+		WRITE_ONCE(q->inflight, q->inflight + 1);
+		while (left) {
+			struct fdma_ereq eq = { .cookie = idx };
+			dma_addr_t bus;
+			u32 len = fdma_buf_piece(b, off, left, c->ereq_max, &bus);
+
+			eq.host = bus;
+			eq.card = stream ? 0 : r->card_addr + (off - r->offset);
+			eq.len = len;
+			if (off == r->offset && (r->flags & FDMA_IOC_REQ_SOF))
+				eq.flags |= FDMA_DESC_SOF;
+			if (len == left)
+				eq.flags |= (r->flags & FDMA_IOC_REQ_EOF ?
+					     FDMA_DESC_EOF : 0) |
+					    (r->flags & FDMA_IOC_REQ_IRQ ?
+					     FDMA_DESC_IRQ : 0);
+			ret = len ? fdma_ering_post(&c->ring, &eq) : -EINVAL;
+			if (ret) {
+				/* Validated before: cannot happen. Fail this one. */
+				dev_err_ratelimited(chan_dev(c), "channel %u: request %u refused by the engine core (%d)\n",
+						    c->idx, i, ret);
+				u->status = FDMA_CPL_DESC_ERR;
+				break;
+			}
+			atomic64_add(fdma_ering_ndesc(&c->ring, len),
+				     &c->st.descriptors);
+			u->pieces++;
+			off += len;
+			left -= len;
+		}
+		if (!u->pieces) {
+			u->pieces = 1;
+			chan_ureq_done(c, u);
+		}
+	}
+	atomic64_add(n, &c->st.transfers);
+	chan_doorbell(c);
+	chan_publish(c);
+	ret = 0;
+out:
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
+/* FDMA_IOC_DROP */
+int fdma_chan_set_drop(struct fdma_chan *c, bool drop)
+{
+	int ret = 0;
+
+	mutex_lock(&c->lock);
+	if (READ_ONCE(c->fdev->dead) || !c->up) {
+		ret = -ENODEV;
+	} else {
+		c->ctrl_flags = drop ? FDMA_CH_CTRL_DROP : 0;
+		fdma_ering_set_ctrl(&c->ring, FDMA_CH_CTRL_DROP, c->ctrl_flags);
+	}
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
+/* Stream frames dropped by the device, across resets. */
+u64 fdma_chan_drops(struct fdma_chan *c)
+{
+	u64 n;
+
+	mutex_lock(&c->lock);
+	n = c->drops_base;
+	if (c->up)
+		n += fdma_load_acquire32(&c->ring.wb->overruns);
+	mutex_unlock(&c->lock);
+	return n;
+}
+
+/* ---- the read/write path ------------------------------------------------- */
+
+/* Wait (dropping c->lock) until the ring has need free descriptors. */
+static int chan_wait_room(struct fdma_chan *c, u32 need)
+{
+	long left = msecs_to_jiffies(fdma_param_timeout_ms);
+	int ret;
+
+	while (fdma_ering_space(&c->ring) < need) {
+		u32 seq;
+
+		chan_reap_locked(c);
+		if (fdma_ering_space(&c->ring) >= need)
+			break;
+		if (!left)
+			return -EBUSY;
+		seq = c->events;
+		mutex_unlock(&c->lock);
+		left = wait_event_interruptible_timeout(c->wq,
+							READ_ONCE(c->events) != seq ||
+							READ_ONCE(c->fdev->dead),
+							left);
+		mutex_lock(&c->lock);
+		if (left < 0)
+			return -ERESTARTSYS;
+		ret = chan_usable(c);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /*
  * Move len bytes between card address card and bus address bus on channel
  * c (the direction is the channel's) and wait until they have moved.
- * Called with c->lock held. Returns 0 or a negative errno:
+ * Called with c->rw_lock held. Returns 0 or a negative errno:
  *   -ENODEV       the device was removed
  *   -EIO          the channel is broken, or a device error
+ *   -EBUSY        no room on the ring within timeout_ms (other users)
  *   -ETIMEDOUT    not complete within timeout_ms (the channel was reset)
  *   -ERESTARTSYS  a signal arrived (the transfer was aborted by a reset)
  *   other         the engine's error for the request (fdma_cpl_errno())
+ * A request canceled by a reset someone else asked for is posted again
+ * (it moves the same bytes again), twice at most.
  */
 int fdma_chan_xfer(struct fdma_chan *c, u64 card, dma_addr_t bus, u32 len)
 {
@@ -221,81 +612,93 @@ int fdma_chan_xfer(struct fdma_chan *c, u64 card, dma_addr_t bus, u32 len)
 		.host = bus,
 		.card = card,
 		.len = len,
-		.cookie = ++c->cookie,
 	};
-	unsigned long deadline;
-	struct fdma_ecpl cpl;
+	struct fdma_kreq kr;
 	const char *why;
+	int tries = 0;
 	long left;
-	bool got;
 	int ret;
 
-	lockdep_assert_held(&c->lock);
-	if (READ_ONCE(c->fdev->dead))
-		return -ENODEV;
-	if (c->broken || !c->up)
-		return -EIO;
-	if (chan_halted(c)) {
-		ret = chan_recover(c, "halted before a new transfer", NULL,
-				   NULL);
-		if (ret)
-			return ret;
-	}
+	lockdep_assert_held(&c->rw_lock);
+again:
+	mutex_lock(&c->lock);
+	ret = chan_usable(c);
+	if (ret)
+		goto out;
 	ret = fdma_ering_check(&c->ring, &q, &why);
 	if (ret) {
 		dev_dbg(chan_dev(c), "channel %u: %s\n", c->idx, why);
-		return ret;
+		goto out;
 	}
+	ret = chan_wait_room(c, fdma_ering_ndesc(&c->ring, len));
+	if (ret)
+		goto out;
+	kr.done = false;
+	kr.cookie = FDMA_KCOOKIE | ++c->cookie;
+	q.cookie = kr.cookie;
 	ret = fdma_ering_post(&c->ring, &q);
 	if (ret)
-		return ret;
-	fdma_ering_doorbell(&c->ring);
+		goto out;
+	c->kreq = &kr;
+	atomic64_inc(&c->st.transfers);
+	atomic64_add(fdma_ering_ndesc(&c->ring, len), &c->st.descriptors);
+	chan_doorbell(c);
+	mutex_unlock(&c->lock);
 
 	left = msecs_to_jiffies(fdma_param_timeout_ms);
-	deadline = jiffies + left;
 	for (;;) {
-		if (fdma_ering_reap(&c->ring, &cpl, 1)) {
-			if (time_after_eq(jiffies, deadline)) {
+		left = wait_event_interruptible_timeout(c->wq,
+							READ_ONCE(kr.done) ||
+							READ_ONCE(c->fdev->dead),
+							left);
+		mutex_lock(&c->lock);
+		if (!kr.done)
+			chan_reap_locked(c);
+		if (kr.done) {
+			if (!left) {
 				/* Complete, but nothing woke us: say so. */
 				atomic64_inc(&c->st.lost_irqs);
 				dev_warn_ratelimited(chan_dev(c), "channel %u: transfer complete but no interrupt within %u ms\n",
 						     c->idx, fdma_param_timeout_ms);
 			}
-			ret = chan_complete(c, &cpl);
-			/* An error halted the channel: recover it now. */
-			if (ret && chan_halted(c))
-				chan_recover(c, "halted on an error", NULL,
-					     NULL);
-			return ret;
+			break;
 		}
-		if (READ_ONCE(c->fdev->dead))
-			return -ENODEV;	/* remove() stops the channel */
-		if (chan_halted(c)) {
-			/* The failed piece was not the request's last. */
-			got = false;
-			ret = chan_recover(c, "halted on an error", &cpl,
-					   &got);
-			if (ret)
-				return ret;
-			if (got && cpl.status != FDMA_CPL_CANCELED)
-				return chan_complete(c, &cpl);
-			atomic64_inc(&c->st.errors);
-			return -EIO;
+		if (READ_ONCE(c->fdev->dead)) {
+			ret = -ENODEV;	/* remove() stops the channel */
+			goto out;
 		}
 		if (!left) {
 			atomic64_inc(&c->st.errors);
-			ret = chan_recover(c, "transfer timed out", NULL, NULL);
-			return ret ? ret : -ETIMEDOUT;
+			ret = chan_recover(c, "transfer timed out");
+			ret = ret ? ret : -ETIMEDOUT;
+			goto out;
 		}
-		left = wait_event_interruptible_timeout(c->wq, chan_event(c),
-							left);
 		if (left < 0) {
 			/* Nothing may land in the buffer after we return. */
-			ret = chan_recover(c, "transfer interrupted by a signal",
-					   NULL, NULL);
-			return ret ? ret : -ERESTARTSYS;
+			ret = chan_recover(c, "transfer interrupted by a signal");
+			ret = ret ? ret : -ERESTARTSYS;
+			goto out;
+		}
+		mutex_unlock(&c->lock);
+	}
+	if (kr.cpl.status == FDMA_CPL_CANCELED) {
+		if (READ_ONCE(c->fdev->dead)) {
+			ret = -ENODEV;
+			goto out;
+		}
+		if (++tries <= 2) {
+			mutex_unlock(&c->lock);
+			goto again;
 		}
 	}
+	ret = chan_account(c, kr.cpl.status, kr.cpl.len);
+	if (ret == -ECANCELED)
+		ret = -EIO;
+out:
+	if (c->kreq == &kr)
+		c->kreq = NULL;
+	mutex_unlock(&c->lock);
+	return ret;
 }
 
 int fdma_chan_set_coalesce(struct fdma_chan *c, u32 count, u32 usecs)
@@ -341,7 +744,7 @@ static void chunk_of(const struct fdma_chan *c, u64 pos, size_t left,
 
 /*
  * read(): card memory [pos, pos + count) to user memory, in chunks through
- * the bounce buffer. The caller holds c->lock and has checked the range.
+ * the bounce buffer. The caller holds c->rw_lock and has checked the range.
  * Returns the bytes copied, or a negative errno if none were.
  */
 ssize_t fdma_chan_read(struct fdma_chan *c, char __user *buf, size_t count,
@@ -372,8 +775,8 @@ ssize_t fdma_chan_read(struct fdma_chan *c, char __user *buf, size_t count,
 /*
  * write(): user memory to card memory [pos, pos + count). An unaligned
  * start or end is read first through the C2H channel rd (read-modify-write
- * of the aligned blocks around it). The caller holds c->lock, and rd->lock
- * if rd is given.
+ * of the aligned blocks around it). The caller holds c->rw_lock, and
+ * rd->rw_lock if rd is given.
  */
 ssize_t fdma_chan_write(struct fdma_chan *c, struct fdma_chan *rd,
 			const char __user *buf, size_t count, u64 pos)

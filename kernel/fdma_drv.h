@@ -6,8 +6,11 @@
  *   fdma_main.c   module parameters, init and exit, device numbers
  *   fdma_pci.c    probe and remove of an FDMA function
  *   fdma_irq.c    MSI-X, MSI or INTx, per-channel interrupt handlers
- *   fdma_chan.c   channel rings, transfers, completion reaping, recovery
- *   fdma_cdev.c   /dev/fdmaN: read/write/pread/pwrite/lseek
+ *   fdma_chan.c   channel rings, completion reaping and delivery, recovery,
+ *                 batched submission, the read/write transfers
+ *   fdma_buf.c    DMA buffers: allocated (mmap) and registered user memory
+ *   fdma_ioctl.c  per-open-file state, completion queues, the ioctls
+ *   fdma_cdev.c   /dev/fdmaN: open/release, read/write, mmap, poll, fasync
  *   fdma_sysfs.c  attributes of /sys/class/fdma/fdmaN
  *   fdma_edu.c    QEMU's edu device as a second, independent DMA target
  */
@@ -17,13 +20,21 @@
 #include <linux/atomic.h>
 #include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/dma-direction.h>
+#include <linux/idr.h>
 #include <linux/interrupt.h>
+#include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/rwsem.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 
 #include "fdma_engine.h"
+#include "fdma_ioctl.h"
 
 #define FDMA_DRV_NAME		"fdma"
 
@@ -40,6 +51,24 @@
 
 /* Upper bound of the coalescing timer accepted through sysfs. */
 #define FDMA_COAL_USECS_MAX	1000000
+
+/*
+ * Buffers. Handles are unique per device (another file's handle is not
+ * found in this file's table: -EBADF). An allocated buffer is mmap'ed at
+ * handle << 32, above every completion queue offset (chan << 24).
+ */
+#define FDMA_HANDLE_MAX		65535		/* per device */
+#define FDMA_BUFS_PER_FILE	1024
+#define FDMA_BUF_MMAP_SHIFT	32
+#define FDMA_ALLOC_MAX		(SZ_4G - PAGE_SIZE)	/* FDMA_IOC_BUF_ALLOC */
+#define FDMA_REG_MAX		(16ULL << 30)		/* FDMA_IOC_BUF_REGISTER */
+
+/* Completion queue entries per (file, channel): module parameter bounds. */
+#define FDMA_CQ_ENTRIES_MIN	64
+#define FDMA_CQ_ENTRIES_MAX	65536
+
+/* Cookie of the read/write path's request (bit 63); others are ureq indices. */
+#define FDMA_KCOOKIE		BIT_ULL(63)
 
 /* PCI ids */
 #define FDMA_IVSHMEM_VENDOR	0x1af4
@@ -68,6 +97,7 @@ enum fdma_irq_mode {
 extern bool fdma_param_ivshmem;
 extern unsigned int fdma_param_ring_size;
 extern unsigned int fdma_param_timeout_ms;
+extern unsigned int fdma_param_cq_entries;
 extern enum fdma_irq_mode fdma_param_irq_mode;
 
 extern struct class fdma_class;
@@ -78,15 +108,114 @@ dev_t fdma_devt(int minor);
 const char *fdma_irq_mode_name(enum fdma_irq_mode mode);
 
 struct fdma_dev;
+struct fdma_file;
+
+/*
+ * A DMA segment of a buffer: bus-contiguous and, for registered memory,
+ * physically contiguous too (the intersection of a scatterlist entry and a
+ * DMA segment), so that a range within it can be synced on its own.
+ */
+struct fdma_seg {
+	u64 off;		/* offset in the buffer */
+	dma_addr_t bus;
+	u32 len;
+};
+
+/*
+ * A buffer, named by a handle in its file's table. References: the table,
+ * and each mapping of it into user space (vm_ops open/close). Transfers in
+ * flight are counted in inflight (FDMA_IOC_BUF_FREE is -EBUSY then, and a
+ * file is released only after its transfers were stopped).
+ */
+struct fdma_buf {
+	struct kref ref;
+	struct fdma_dev *fdev;
+	u32 handle;
+	bool user;		/* registered user memory, else coherent */
+	bool tainted;		/* a reset failed with it in flight: never freed */
+	u64 size;		/* usable bytes */
+	atomic_t inflight;	/* requests using it, not yet completed */
+	struct list_head qnode;	/* fdev->quarantine when tainted */
+
+	/* dma_alloc_coherent() */
+	void *cpu;
+	dma_addr_t bus;
+	size_t alloc_size;
+
+	/* pin_user_pages_fast() + dma_map_sgtable() */
+	struct page **pages;
+	unsigned long npages;
+	struct sg_table sgt;
+	struct mm_struct *mm;	/* for RLIMIT_MEMLOCK accounting */
+
+	struct fdma_seg *seg;	/* ascending offsets */
+	u32 nseg;
+};
+
+/* Completion queue of one (file, channel), mmap'ed by user space. */
+struct fdma_cq {
+	struct fdma_file *file;
+	struct fdma_cq_hdr *hdr;	/* vmalloc_user(), shared */
+	struct fdma_cq_entry *ent;
+	size_t bytes;
+	u32 entries;
+	u32 mask;
+	u32 tail;		/* entries written, under the channel's lock */
+	u32 pub;		/* tail as last published (READ_ONCE outside the lock) */
+	u32 inflight;		/* requests of this file in flight on the channel */
+	struct list_head dirty;	/* on chan->dirty while tail != pub */
+};
+
+/* Everything an open file of /dev/fdmaN owns. */
+struct fdma_file {
+	struct fdma_dev *fdev;
+	struct list_head node;		/* fdev->files */
+	struct rw_semaphore bufs_sem;	/* bufs: read to use, write to change */
+	struct idr bufs;
+	u32 nbufs;
+	struct mutex cq_lock;		/* creation of cq[] */
+	struct fdma_cq *cq[FDMA_MAX_CHANNELS];
+	wait_queue_head_t wq;		/* poll and FDMA_IOC_WAIT */
+	struct fasync_struct *fasync;
+};
+
+/*
+ * A request of FDMA_IOC_SUBMIT in flight: split into one or more engine
+ * requests (at DMA segment boundaries), whose completions are folded into
+ * one completion queue entry. Indexed by the engine requests' cookie.
+ */
+struct fdma_ureq {
+	struct fdma_cq *cq;	/* the owner's queue; NULL when free */
+	struct fdma_buf *buf;
+	u64 user_data;
+	u64 off;		/* range in the buffer, for the CPU sync */
+	u64 len;
+	u64 done;		/* bytes moved, all pieces */
+	u32 pieces;		/* engine requests not yet complete */
+	u16 status;		/* first non-OK status of the pieces */
+	u16 flags;		/* FDMA_CPL_F_*, OR of the pieces */
+	enum dma_data_direction dir;
+};
+
+/* The read/write path's request in flight (on the waiter's stack). */
+struct fdma_kreq {
+	u64 cookie;
+	bool done;
+	struct fdma_ecpl cpl;
+};
 
 struct fdma_chan_stats {
 	atomic64_t irqs;	/* interrupts on this channel's vector */
 	atomic64_t completions;	/* requests completed without error */
 	atomic64_t bytes;	/* bytes those requests moved */
-	atomic64_t errors;	/* requests failed: error status or timeout */
+	atomic64_t errors;	/* requests failed: error status, canceled, timeout */
 	atomic64_t resets;	/* channel resets (recovery and abort) */
 	atomic64_t canceled;	/* requests handed back by a reset */
 	atomic64_t lost_irqs;	/* found complete only when the wait timed out */
+	atomic64_t transfers;	/* requests submitted */
+	atomic64_t descriptors;	/* descriptors posted */
+	atomic64_t doorbells;	/* doorbell writes */
+	atomic64_t syscalls;	/* FDMA_IOC_SUBMIT and FDMA_IOC_WAIT calls */
 };
 
 struct fdma_chan {
@@ -98,18 +227,30 @@ struct fdma_chan {
 	bool broken;		/* a reset was never acknowledged */
 
 	/*
-	 * Serialises everything that drives the ring (the engine core wants
-	 * one caller at a time) and owns the bounce buffer; held across a
-	 * whole read() or write(). Never taken in interrupt context.
+	 * The ring lock: serialises everything that drives the ring (the
+	 * engine core wants one caller at a time), the request table and
+	 * the delivery into completion queues. Held briefly (a reset waits
+	 * up to FDMA_RESET_TIMEOUT_US); never in interrupt context: the
+	 * interrupt's thread takes it to reap.
 	 */
 	struct mutex lock;
-	wait_queue_head_t wq;	/* woken by the channel's interrupt */
+	/* The read/write path: owns the bounce buffer across a read() or write(). */
+	struct mutex rw_lock;
+	wait_queue_head_t wq;	/* read/write waiters: woken after each reap */
+	u32 events;		/* bumped after each reap or reset */
 
 	struct fdma_ering ring;
 	struct fdma_eslot *slot;
 	void *ring_mem;		/* descriptors, completions, write-back */
 	dma_addr_t ring_bus;
 	size_t ring_bytes;
+	u32 ereq_max;		/* longest engine request: fits u32 and the ring */
+
+	struct fdma_ureq *ureq;	/* ring_size entries */
+	u32 *ufree;		/* free ureq indices (a stack) */
+	u32 nufree;
+	struct fdma_kreq *kreq;	/* the read/write request in flight, or NULL */
+	struct list_head dirty;	/* completion queues to publish */
 
 	void *bounce;		/* memory-mapped channels only */
 	dma_addr_t bounce_bus;
@@ -117,6 +258,8 @@ struct fdma_chan {
 
 	u32 coal_count;		/* CH_COAL_COUNT, under lock */
 	u32 coal_usecs;		/* CH_COAL_USECS, under lock */
+	u32 ctrl_flags;		/* CH_CTRL.DROP, under lock */
+	u64 drops_base;		/* overruns counted before the last reset */
 	u64 cookie;
 
 	struct fdma_chan_stats st;
@@ -158,6 +301,15 @@ struct fdma_dev {
 	int c2h;		/* first memory-mapped C2H channel, or -1 */
 
 	struct fdma_sysfs *sysfs;
+
+	spinlock_t files_lock;		/* files */
+	struct list_head files;		/* open files, woken on remove */
+	struct ida handles;		/* buffer handles, unique per device */
+	spinlock_t qlock;		/* quarantine */
+	struct list_head quarantine;	/* tainted buffers, freed at release */
+	atomic64_t pinned_pages;	/* user pages pinned by registrations */
+	atomic64_t nbufs;		/* buffers alive (allocated + registered) */
+	atomic64_t coherent_bytes;	/* dma_alloc_coherent() for buffers */
 };
 
 static inline struct fdma_dev *to_fdma_dev(struct device *dev)
@@ -172,10 +324,24 @@ extern struct pci_driver fdma_pci_driver;
 int fdma_irq_setup(struct fdma_dev *fdev);
 void fdma_irq_teardown(struct fdma_dev *fdev);
 
+/* One validated request of a batch, ready to post. */
+struct fdma_sub {
+	const struct fdma_ioc_req *r;
+	struct fdma_buf *buf;
+};
+
 /* fdma_chan.c */
 int fdma_chan_init(struct fdma_dev *fdev, u32 idx);
 void fdma_chan_stop(struct fdma_chan *c);
 void fdma_chan_free(struct fdma_chan *c);
+void fdma_chan_irq(struct fdma_chan *c);
+void fdma_chan_reap(struct fdma_chan *c);
+int fdma_chan_reset(struct fdma_chan *c);
+int fdma_chan_release_file(struct fdma_chan *c, struct fdma_cq *q);
+int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
+		     const struct fdma_sub *s, u32 n, u32 ndesc);
+int fdma_chan_set_drop(struct fdma_chan *c, bool drop);
+u64 fdma_chan_drops(struct fdma_chan *c);
 int fdma_chan_xfer(struct fdma_chan *c, u64 card, dma_addr_t bus, u32 len);
 int fdma_chan_set_coalesce(struct fdma_chan *c, u32 count, u32 usecs);
 ssize_t fdma_chan_read(struct fdma_chan *c, char __user *buf, size_t count,
@@ -183,9 +349,31 @@ ssize_t fdma_chan_read(struct fdma_chan *c, char __user *buf, size_t count,
 ssize_t fdma_chan_write(struct fdma_chan *c, struct fdma_chan *rd,
 			const char __user *buf, size_t count, u64 pos);
 
+/* fdma_buf.c */
+int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a);
+int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r);
+int fdma_buf_free(struct fdma_file *f, u32 handle);
+void fdma_buf_put(struct fdma_buf *b);
+void fdma_buf_free_all(struct fdma_file *f);
+void fdma_buf_quarantine_free(struct fdma_dev *fdev);
+int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off);
+u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
+		   dma_addr_t *bus);
+void fdma_buf_sync(const struct fdma_buf *b, u64 off, u64 len,
+		   enum dma_data_direction dir, bool for_device);
+
+/* fdma_ioctl.c */
+struct fdma_cq *fdma_file_cq(struct fdma_file *f, u32 ch);
+void fdma_file_free_cqs(struct fdma_file *f);
+u32 fdma_cq_queued(const struct fdma_cq *q);
+int fdma_cq_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off);
+void fdma_file_notify(struct fdma_file *f);
+long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
 /* fdma_cdev.c */
 extern const struct file_operations fdma_cdev_fops;
 int fdma_range_check(u64 size, loff_t pos, size_t *count, bool write);
+void fdma_files_wake(struct fdma_dev *fdev);
 
 /* fdma_sysfs.c */
 int fdma_sysfs_init(struct fdma_dev *fdev);

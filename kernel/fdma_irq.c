@@ -4,9 +4,11 @@
  * one; what was granted is logged and shown in sysfs (irq_mode).
  *
  * Channel ch raises vector ch when there are enough vectors, else vector
- * ch % nvec (several channels then share one). The handlers run in hard
- * interrupt context: they count and wake the channel's waiters, nothing
- * more. Completions are reaped by the waiter, in process context.
+ * ch % nvec (several channels then share one). Each vector is a threaded
+ * interrupt: the hard handler counts the interrupt per channel and wakes
+ * the thread; the thread reaps the channels of its vector under their
+ * locks (fdma_chan_irq(): completion queues, read/write waiters), in
+ * process context, since a channel reset sleeps.
  *
  * INTx: the FDMA engine 1.0 has no interrupt acknowledge register, so a
  * level-triggered INTx line could never be lowered (docs/engine.md,
@@ -25,14 +27,13 @@
 #define PCI_IRQ_INTX PCI_IRQ_LEGACY
 #endif
 
-static void fdma_irq_wake(struct fdma_dev *fdev, u32 mask)
+static void fdma_irq_count(struct fdma_dev *fdev, u32 mask)
 {
 	while (mask) {
 		struct fdma_chan *c = &fdev->chan[__ffs(mask)];
 
 		mask &= mask - 1;
 		atomic64_inc(&c->st.irqs);
-		wake_up(&c->wq);
 	}
 }
 
@@ -40,7 +41,20 @@ static irqreturn_t fdma_irq_msi(int irq, void *data)
 {
 	struct fdma_vec *v = data;
 
-	fdma_irq_wake(v->fdev, v->chan_mask);
+	fdma_irq_count(v->fdev, v->chan_mask);
+	return IRQ_WAKE_THREAD;
+}
+
+/* The thread: reap every channel of the vector. */
+static irqreturn_t fdma_irq_thread(int irq, void *data)
+{
+	struct fdma_vec *v = data;
+	u32 mask = v->chan_mask;
+
+	while (mask) {
+		fdma_chan_irq(&v->fdev->chan[__ffs(mask)]);
+		mask &= mask - 1;
+	}
 	return IRQ_HANDLED;
 }
 
@@ -52,8 +66,8 @@ static irqreturn_t fdma_irq_ivshmem_intx(int irq, void *data)
 
 	if (!readl(fdev->ivs_regs + IVSHMEM_INTR_STATUS))
 		return IRQ_NONE;
-	fdma_irq_wake(fdev, v->chan_mask);
-	return IRQ_HANDLED;
+	fdma_irq_count(fdev, v->chan_mask);
+	return IRQ_WAKE_THREAD;
 }
 
 static int fdma_irq_alloc(struct fdma_dev *fdev, enum fdma_irq_mode mode)
@@ -155,7 +169,8 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 		v->fdev = fdev;
 		v->idx = i;
 		snprintf(v->name, sizeof(v->name), "fdma%d-%u", fdev->minor, i);
-		ret = request_irq(irq, handler, flags, v->name, v);
+		ret = request_threaded_irq(irq, handler, fdma_irq_thread,
+					   flags, v->name, v);
 		if (ret) {
 			dev_err(&pdev->dev, "cannot request irq %d: %d\n",
 				irq, ret);

@@ -31,6 +31,11 @@ module_param_named(timeout_ms, fdma_param_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms,
 		 "A transfer not complete after this many ms is aborted by a channel reset (100..600000, default 5000)");
 
+unsigned int fdma_param_cq_entries = 4096;
+module_param_named(cq_entries, fdma_param_cq_entries, uint, 0444);
+MODULE_PARM_DESC(cq_entries,
+		 "Completion queue entries per open file and channel, a power of two, 64..65536 (default 4096)");
+
 enum fdma_irq_mode fdma_param_irq_mode = FDMA_IRQ_AUTO;
 
 static const char * const fdma_irq_mode_names[] = {
@@ -106,6 +111,14 @@ static int __init fdma_init(void)
 	if (fdma_param_ring_size < 2 || !is_power_of_2(fdma_param_ring_size)) {
 		pr_err("ring_size=%u: expected a power of two >= 2\n",
 		       fdma_param_ring_size);
+		return -EINVAL;
+	}
+	if (fdma_param_cq_entries < FDMA_CQ_ENTRIES_MIN ||
+	    fdma_param_cq_entries > FDMA_CQ_ENTRIES_MAX ||
+	    !is_power_of_2(fdma_param_cq_entries)) {
+		pr_err("cq_entries=%u: expected a power of two, %u..%u\n",
+		       fdma_param_cq_entries, FDMA_CQ_ENTRIES_MIN,
+		       FDMA_CQ_ENTRIES_MAX);
 		return -EINVAL;
 	}
 	if (fdma_param_timeout_ms < 100 || fdma_param_timeout_ms > 600000) {

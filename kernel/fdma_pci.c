@@ -8,9 +8,11 @@
  *
  * Lifetime: struct fdma_dev embeds the class device; open files hold it
  * through the character device, so it outlives remove() until the last
- * close. remove() marks it dead, waits for every operation in progress to
- * leave (each holds its channel's lock), stops the channels with a bounded
- * wait, and only then frees what the engine could write.
+ * close. remove() marks it dead, wakes every sleeper, stops the channels
+ * with a bounded wait under their locks (everything in flight is handed
+ * back to its owner), disables the engine, and only then frees what the
+ * engine could write. Buffers of files still open are freed at their
+ * release (the PCI device is referenced until then).
  */
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
@@ -41,9 +43,13 @@ static void fdma_dev_release(struct device *dev)
 {
 	struct fdma_dev *fdev = to_fdma_dev(dev);
 
+	/* Buffers kept because a reset failed: the engine is off by now. */
+	fdma_buf_quarantine_free(fdev);
+	ida_destroy(&fdev->handles);
 	fdma_sysfs_free(fdev);
 	if (fdev->minor >= 0)
 		fdma_minor_put(fdev->minor);
+	pci_dev_put(fdev->pdev);
 	kfree(fdev);
 }
 
@@ -169,8 +175,17 @@ static void fdma_chans_stop_free(struct fdma_dev *fdev)
 		fdma_chan_stop(&fdev->chan[i]);
 	/* Nothing may master the bus from here on. */
 	fdma_eng_enable(&fdev->plat, false);
-	for (i = 0; i < fdev->caps.nchan; i++)
-		fdma_chan_free(&fdev->chan[i]);
+	for (i = 0; i < fdev->caps.nchan; i++) {
+		struct fdma_chan *c = &fdev->chan[i];
+
+		/*
+		 * A read() or write() may still be copying through the bounce
+		 * buffer; it holds rw_lock until it has seen the device dead.
+		 */
+		mutex_lock(&c->rw_lock);
+		fdma_chan_free(c);
+		mutex_unlock(&c->rw_lock);
+	}
 }
 
 static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -185,8 +200,14 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	fdev = kzalloc(sizeof(*fdev), GFP_KERNEL);
 	if (!fdev)
 		return -ENOMEM;
-	fdev->pdev = pdev;
+	/* Buffers of open files are freed after remove(): keep the device. */
+	fdev->pdev = pci_dev_get(pdev);
 	fdev->ivshmem = id->driver_data & FDMA_ID_IVSHMEM;
+	spin_lock_init(&fdev->files_lock);
+	INIT_LIST_HEAD(&fdev->files);
+	ida_init(&fdev->handles);
+	spin_lock_init(&fdev->qlock);
+	INIT_LIST_HEAD(&fdev->quarantine);
 	fdev->minor = -1;
 	device_initialize(&fdev->dev);
 	fdev->dev.release = fdma_dev_release;
@@ -196,7 +217,9 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		fdev->chan[i].fdev = fdev;
 		fdev->chan[i].idx = i;
 		mutex_init(&fdev->chan[i].lock);
+		mutex_init(&fdev->chan[i].rw_lock);
 		init_waitqueue_head(&fdev->chan[i].wq);
+		INIT_LIST_HEAD(&fdev->chan[i].dirty);
 	}
 
 	ret = fdma_minor_get(false);
@@ -293,6 +316,7 @@ static void fdma_remove(struct pci_dev *pdev)
 	WRITE_ONCE(fdev->dead, true);
 	for (i = 0; i < fdev->caps.nchan; i++)
 		wake_up_all(&fdev->chan[i].wq);
+	fdma_files_wake(fdev);
 	/* No new opens, and no sysfs access once this returns. */
 	cdev_device_del(&fdev->cdev, &fdev->dev);
 

@@ -7,11 +7,19 @@
  *   link_max_speed, link_max_width   (LnkCap) beside them: a down-trained
  *                                    link shows as a difference
  *   mps, mrrs                        Max Payload Size, Max Read Request Size
- *   version, channels, card_size, align, max_desc_len, ring_size
+ *   version, channels, card_size, align, max_desc_len, ring_size,
+ *   cq_entries
+ *   pinned_pages, buffers, coherent_bytes
+ *                                    user pages pinned by registrations,
+ *                                    buffers alive, coherent bytes of
+ *                                    allocated buffers: 0 when every file
+ *                                    is closed (leak checks)
  *   chN/                             per channel: dir, kind, irq_vector,
  *                                    interrupts, completions, bytes, errors,
- *                                    resets, canceled, lost_irqs, status;
- *                                    coal_count and coal_usecs (read-write)
+ *                                    resets, canceled, lost_irqs, transfers,
+ *                                    descriptors, doorbells, syscalls,
+ *                                    status; coal_count and coal_usecs
+ *                                    (read-write)
  *
  * The groups are built per device because the number of channels is the
  * engine's. remove() deletes them before anything they read goes away.
@@ -173,6 +181,37 @@ static ssize_t ring_size_show(struct device *dev, struct device_attribute *a,
 }
 static DEVICE_ATTR_RO(ring_size);
 
+static ssize_t cq_entries_show(struct device *dev, struct device_attribute *a,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%u\n", fdma_param_cq_entries);
+}
+static DEVICE_ATTR_RO(cq_entries);
+
+static ssize_t pinned_pages_show(struct device *dev,
+				 struct device_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&to_fdma_dev(dev)->pinned_pages));
+}
+static DEVICE_ATTR_RO(pinned_pages);
+
+static ssize_t buffers_show(struct device *dev, struct device_attribute *a,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&to_fdma_dev(dev)->nbufs));
+}
+static DEVICE_ATTR_RO(buffers);
+
+static ssize_t coherent_bytes_show(struct device *dev,
+				   struct device_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&to_fdma_dev(dev)->coherent_bytes));
+}
+static DEVICE_ATTR_RO(coherent_bytes);
+
 static struct attribute *fdma_dev_attrs[] = {
 	&dev_attr_irq_mode.attr,
 	&dev_attr_irq_vectors.attr,
@@ -188,6 +227,10 @@ static struct attribute *fdma_dev_attrs[] = {
 	&dev_attr_align.attr,
 	&dev_attr_max_desc_len.attr,
 	&dev_attr_ring_size.attr,
+	&dev_attr_cq_entries.attr,
+	&dev_attr_pinned_pages.attr,
+	&dev_attr_buffers.attr,
+	&dev_attr_coherent_bytes.attr,
 	NULL
 };
 
@@ -247,6 +290,10 @@ FDMA_CH_STAT(errors)
 FDMA_CH_STAT(resets)
 FDMA_CH_STAT(canceled)
 FDMA_CH_STAT(lost_irqs)
+FDMA_CH_STAT(transfers)
+FDMA_CH_STAT(descriptors)
+FDMA_CH_STAT(doorbells)
+FDMA_CH_STAT(syscalls)
 
 static ssize_t ch_interrupts_show(struct device *dev,
 				  struct device_attribute *a, char *buf)
@@ -327,6 +374,10 @@ static const struct fdma_ch_attr_tmpl fdma_ch_tmpl[] = {
 	{ "resets", 0444, ch_resets_show, NULL },
 	{ "canceled", 0444, ch_canceled_show, NULL },
 	{ "lost_irqs", 0444, ch_lost_irqs_show, NULL },
+	{ "transfers", 0444, ch_transfers_show, NULL },
+	{ "descriptors", 0444, ch_descriptors_show, NULL },
+	{ "doorbells", 0444, ch_doorbells_show, NULL },
+	{ "syscalls", 0444, ch_syscalls_show, NULL },
 	{ "status", 0444, ch_status_show, NULL },
 	{ "coal_count", 0644, ch_coal_count_show, ch_coal_count_store },
 	{ "coal_usecs", 0644, ch_coal_usecs_show, ch_coal_usecs_store },

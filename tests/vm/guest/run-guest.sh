@@ -9,9 +9,11 @@
 # /fdma.ko is loaded with ivshmem=1 (the FDMA engine is QEMU's ivshmem-
 # doorbell with fdma-modeld behind it) and edu=1 (QEMU's edu device), in
 # each interrupt mode in turn. If the model was started with a fault
-# (fdmavm_opts contains fault=KIND@N), only the recovery test runs: the
+# (fdmavm_opts contains fault=KIND@N), only one recovery test runs: the
 # fault counts descriptors from the model's start, so nothing may run
-# before it.
+# before it. A stuck channel is recovered through the ioctl interface
+# (FDMA_IOC_CHAN_RESET, fdma_ioc_stuck); the other faults through the
+# read/write path (fdma_recover).
 T=/tests
 KO=/fdma.ko
 
@@ -58,7 +60,11 @@ rmmod fdma 2>/dev/null
 fault=$(echo "$fdmavm_opts" | tr ',' '\n' | sed -n 's/^fault=//p' | head -1)
 if [ -n "$fault" ]; then
 	if load recover ivshmem=1 timeout_ms=1000; then
-		t recover $T/fdma_recover "${fault%@*}" "${fault#*@}"
+		if [ "${fault%@*}" = stuck ]; then
+			t ioc_recover_stuck $T/fdma_ioc_stuck "${fault#*@}"
+		else
+			t recover $T/fdma_recover "${fault%@*}" "${fault#*@}"
+		fi
 		unload recover
 	fi
 	exit 0
@@ -66,7 +72,8 @@ fi
 
 # Module parameters are checked before anything binds.
 bad=""
-for p in irq_mode=bogus ring_size=3 ring_size=0 timeout_ms=5; do
+for p in irq_mode=bogus ring_size=3 ring_size=0 timeout_ms=5 cq_entries=100 \
+	cq_entries=32; do
 	if insmod $KO ivshmem=1 $p 2>/dev/null; then
 		bad="$bad $p"
 		rmmod fdma
@@ -92,6 +99,10 @@ if load auto ivshmem=1 edu=1; then
 	t h2c_c2h_patterns $T/fdma_rw
 	t bad_inputs $T/fdma_badio
 	t coalescing $T/fdma_coal
+	t ioc_xfer $T/fdma_ioc_xfer
+	t ioc_poll $T/fdma_ioc_poll
+	t ioc_owner $T/fdma_ioc_owner
+	t ioc_bad $T/fdma_ioc_bad
 	t teardown $T/fdma_openrm
 	t edu_auto $T/fdma_edu auto
 	unload auto

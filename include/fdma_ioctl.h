@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * fdma.ko user interface: /dev/fdmaN ioctls and mmap layout. libfdma's
+ * kdev: backend is written against this header; so can anyone else.
+ *
+ * Model: everything a process uses is owned by its open file. Buffers are
+ * named by handles private to that file (another file's handle is -EBADF);
+ * user space never passes a physical or bus address, only (handle, offset,
+ * length), and every range is checked against the buffer. Each (file,
+ * channel) pair has a completion queue in memory shared with user space:
+ * the kernel produces entries at tail, user space consumes at head, so
+ * reaping needs no system call when completions are already there.
+ *
+ * All ioctls return 0 or -1 with errno; sizes and counts are checked, and
+ * a structure with non-zero reserved fields is -EINVAL (room to grow).
+ * errno: ENOTTY unknown ioctl; EFAULT bad pointer; EINVAL bad field
+ * (channel, flags, reserved, zero or misaligned length, offset or card
+ * address, count); EBADF not one of this file's handles; ERANGE beyond the
+ * buffer or card memory; E2BIG more descriptors than the ring holds;
+ * EAGAIN no room now (queue or ring); EBUSY buffer in flight; EOPNOTSUPP
+ * the channel or engine cannot; EIO broken channel; ENODEV device removed.
+ */
+#ifndef FDMA_IOCTL_H
+#define FDMA_IOCTL_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define FDMA_UAPI_VERSION	1
+#define FDMA_IOC_MAGIC		'F'
+#define FDMA_IOC_MAX_CHAN	16
+#define FDMA_IOC_MAX_BATCH	1024	/* requests per FDMA_IOC_SUBMIT */
+
+/* FDMA_IOC_INFO: what the device is. */
+struct fdma_ioc_info {
+	__u32 uapi_version;	/* FDMA_UAPI_VERSION */
+	__u32 engine_version;	/* major << 16 | minor */
+	__u32 nchan;
+	__u32 align;		/* bytes: offsets, card addresses, lengths */
+	__u32 max_desc_len;
+	__u32 ring_size;	/* descriptors per channel */
+	__u32 cq_entries;	/* completion queue entries per (file, channel) */
+	__u32 link_gen;		/* negotiated, from the PCIe capability; 0 unknown */
+	__u32 link_width;
+	__u32 mps;
+	__u32 mrrs;
+	__u32 irq_mode;		/* FDMA_IRQ_MODE_* granted */
+	__u64 card_size;
+	__u32 chan_caps[FDMA_IOC_MAX_CHAN];	/* FDMA_CH_CAP_* of engine/fdma_regs.h */
+	__u32 rsvd[8];
+};
+
+#define FDMA_IRQ_MODE_MSIX	1
+#define FDMA_IRQ_MODE_MSI	2
+#define FDMA_IRQ_MODE_INTX	3
+
+/*
+ * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)
+ * with MAP_SHARED, at most size bytes from that offset (handle << 32).
+ */
+struct fdma_ioc_buf_alloc {
+	__u64 size;		/* in: bytes, rounded up to pages */
+	__u32 flags;		/* in: 0 */
+	__u32 handle;		/* out */
+	__u64 mmap_offset;	/* out: the offset to give mmap() */
+	__u64 rsvd[2];
+};
+
+/* FDMA_IOC_BUF_REGISTER: pin user memory once, map it for the device. */
+struct fdma_ioc_buf_reg {
+	__u64 addr;		/* in: multiple of the alignment */
+	__u64 size;		/* in: multiple of the alignment */
+	__u32 flags;		/* in: 0 */
+	__u32 handle;		/* out */
+	__u64 rsvd[2];
+};
+
+/*
+ * FDMA_IOC_BUF_FREE and FDMA_IOC_CHAN_RESET take a pointer to a __u32 (the
+ * handle, the channel). BUF_FREE is -EBUSY while transfers use the buffer;
+ * a mapping keeps the memory until munmap().
+ */
+
+/* One request of FDMA_IOC_SUBMIT (same meaning as struct fdma_req of fdma.h). */
+struct fdma_ioc_req {
+	__u32 handle;
+	__u32 flags;		/* FDMA_IOC_REQ_* */
+	__u64 offset;		/* in the buffer */
+	__u64 card_addr;	/* memory-mapped channels */
+	__u64 len;
+	__u64 user_data;	/* returned in the completion entry */
+};
+
+#define FDMA_IOC_REQ_IRQ	0x1
+#define FDMA_IOC_REQ_SOF	0x2
+#define FDMA_IOC_REQ_EOF	0x4
+
+/*
+ * FDMA_IOC_SUBMIT: queue count requests on chan, one doorbell; all or
+ * nothing. A request on registered memory is split where the memory is
+ * not contiguous (one completion still): -E2BIG if the batch needs more
+ * descriptors than the ring holds (FDMA_IOC_INFO ring_size), -EAGAIN if
+ * not that many are free now.
+ */
+struct fdma_ioc_submit {
+	__u32 chan;
+	__u32 count;		/* 1..FDMA_IOC_MAX_BATCH */
+	__u64 reqs;		/* user pointer to count struct fdma_ioc_req */
+	__u32 rsvd[4];
+};
+
+/*
+ * Completion queue of (file, chan): mmap FDMA_CQ_MMAP_OFFSET(chan), size
+ * FDMA_CQ_MMAP_BYTES(cq_entries). The header is at offset 0, entries at
+ * FDMA_CQ_ENTRIES_OFFSET. Entry i lives at (i & mask).
+ *   tail: written by the kernel (store-release) after the entries below it;
+ *         read it with load-acquire.
+ *   head: written by user space (store-release) once it has consumed the
+ *         entries below it.
+ * Submission refuses (-EAGAIN) requests that could overflow the queue, so
+ * it never does.
+ */
+struct fdma_cq_hdr {
+	__u32 head;
+	__u32 tail;
+	__u32 mask;		/* entries - 1 */
+	__u32 rsvd[13];
+};
+
+struct fdma_cq_entry {
+	__u64 user_data;
+	__u64 len;		/* bytes moved */
+	__s32 res;		/* 0 or a negative errno */
+	__u16 status;		/* device completion status, FDMA_CPL_* */
+	__u16 flags;		/* FDMA_IOC_CPL_* */
+};
+
+#define FDMA_IOC_CPL_SOF	0x1
+#define FDMA_IOC_CPL_EOF	0x2
+#define FDMA_IOC_CPL_OVERRUN	0x4
+
+#define FDMA_CQ_ENTRIES_OFFSET	64
+#define FDMA_CQ_MMAP_OFFSET(chan)	((__u64)(chan) << 24)
+#define FDMA_CQ_MMAP_BYTES(n)	\
+	(FDMA_CQ_ENTRIES_OFFSET + (__u64)(n) * sizeof(struct fdma_cq_entry))
+
+/*
+ * FDMA_IOC_WAIT: move finished work into the queue now (no interrupt
+ * needed, for polling users) and, if fewer than min_entries are queued,
+ * sleep until there are, or timeout_us passes (-ETIMEDOUT), or a signal
+ * (-EINTR). min_entries 0: never sleeps. -EAGAIN if fewer than min_entries
+ * are queued and in flight together (it could never return). Its result:
+ * entries queued, in ready (also written with -ETIMEDOUT and -EAGAIN).
+ */
+struct fdma_ioc_wait {
+	__u32 chan;
+	__u32 min_entries;
+	__s64 timeout_us;	/* < 0: no limit */
+	__u32 ready;		/* out */
+	__u32 rsvd[3];
+};
+
+/* FDMA_IOC_COALESCE: interrupt after count completions or usecs. */
+struct fdma_ioc_coalesce {
+	__u32 chan;
+	__u32 count;
+	__u32 usecs;
+	__u32 rsvd;
+};
+
+/*
+ * FDMA_IOC_TESTGEN: the stream test generator / checker of a channel
+ * (-EOPNOTSUPP without one); frames and errors are read after the settings.
+ */
+struct fdma_ioc_testgen {
+	__u32 chan;
+	__u32 frame_len;
+	__u32 period_ns;
+	__u32 enable;
+	__u64 frames;		/* out: frames generated or checked */
+	__u64 errors;		/* out: frames that failed the checker */
+};
+
+/* FDMA_IOC_STATS: a channel's counters, the driver's own. */
+struct fdma_ioc_stats {
+	__u32 chan;
+	__u32 rsvd;
+	__u64 transfers;	/* requests submitted */
+	__u64 completions;
+	__u64 bytes;
+	__u64 descriptors;
+	__u64 doorbells;
+	__u64 interrupts;
+	__u64 errors;
+	__u64 resets;
+	__u64 drops;
+	__u64 syscalls;		/* submit + wait ioctls on this channel */
+	__u64 rsvd2[4];
+};
+
+/* FDMA_IOC_DROP: C2H stream channel drops frames when no buffer is armed (1). */
+struct fdma_ioc_drop {
+	__u32 chan;
+	__u32 drop;
+};
+
+#define FDMA_IOC_INFO		_IOR(FDMA_IOC_MAGIC, 0x00, struct fdma_ioc_info)
+#define FDMA_IOC_BUF_ALLOC	_IOWR(FDMA_IOC_MAGIC, 0x01, struct fdma_ioc_buf_alloc)
+#define FDMA_IOC_BUF_REGISTER	_IOWR(FDMA_IOC_MAGIC, 0x02, struct fdma_ioc_buf_reg)
+#define FDMA_IOC_BUF_FREE	_IOW(FDMA_IOC_MAGIC, 0x03, __u32)
+#define FDMA_IOC_SUBMIT		_IOW(FDMA_IOC_MAGIC, 0x04, struct fdma_ioc_submit)
+#define FDMA_IOC_WAIT		_IOWR(FDMA_IOC_MAGIC, 0x05, struct fdma_ioc_wait)
+#define FDMA_IOC_COALESCE	_IOW(FDMA_IOC_MAGIC, 0x06, struct fdma_ioc_coalesce)
+#define FDMA_IOC_CHAN_RESET	_IOW(FDMA_IOC_MAGIC, 0x07, __u32)
+#define FDMA_IOC_TESTGEN	_IOWR(FDMA_IOC_MAGIC, 0x08, struct fdma_ioc_testgen)
+#define FDMA_IOC_STATS		_IOWR(FDMA_IOC_MAGIC, 0x09, struct fdma_ioc_stats)
+#define FDMA_IOC_DROP		_IOW(FDMA_IOC_MAGIC, 0x0a, struct fdma_ioc_drop)
+
+#endif /* FDMA_IOCTL_H */
