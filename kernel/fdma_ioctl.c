@@ -496,6 +496,14 @@ long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *argp = (void __user *)arg;
 	u32 handle;
 
+	/*
+	 * Moving data or changing the device needs the file open for
+	 * writing, as write() does; a read-only opener may only look.
+	 */
+	if (!(file->f_mode & FMODE_WRITE) && cmd != FDMA_IOC_INFO &&
+	    cmd != FDMA_IOC_STATS && cmd != FDMA_IOC_WAIT)
+		return -EBADF;
+
 	/* After remove, buffers can still be freed and counters read. */
 	if (READ_ONCE(f->fdev->dead) && cmd != FDMA_IOC_BUF_FREE &&
 	    cmd != FDMA_IOC_STATS)

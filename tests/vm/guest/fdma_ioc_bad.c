@@ -399,6 +399,30 @@ static void invalid(void)
 	expect("SUBMIT with a freed handle", sub1(d.h2c, r), EBADF);
 	vi_free(&d, &u);
 	vi_free(&d, &s);
+
+	/* A read-only open may look, not move data or change the device. */
+	{
+		char path[80];
+		struct fdma_ioc_info info;
+		struct fdma_ioc_buf_alloc ba1 = { .size = 4096 };
+		int ro;
+
+		snprintf(path, sizeof(path), "/dev/%s", d.name);
+		ro = open(path, O_RDONLY);
+		if (ro < 0) {
+			vt_fail(T, "open %s read-only: %s", path, strerror(errno));
+		} else {
+			r = (struct fdma_ioc_req){ .handle = 0, .len = 4096 };
+			sb = (struct fdma_ioc_submit){ .chan = (uint32_t)d.h2c, .count = 1,
+						      .reqs = (uintptr_t)&r };
+			expect("INFO on a read-only open", ioctl(ro, FDMA_IOC_INFO, &info), 0);
+			expect("SUBMIT on a read-only open", ioctl(ro, FDMA_IOC_SUBMIT, &sb), EBADF);
+			expect("BUF_ALLOC on a read-only open", ioctl(ro, FDMA_IOC_BUF_ALLOC, &ba1), EBADF);
+			h = 0;
+			expect("CHAN_RESET on a read-only open", ioctl(ro, FDMA_IOC_CHAN_RESET, &h), EBADF);
+			close(ro);
+		}
+	}
 	vt_info("%d bad inputs refused as expected", ncases);
 	if (roundtrip_ok(T) && !vt_failed)
 		vt_pass(T);
