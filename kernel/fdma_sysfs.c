@@ -318,19 +318,26 @@ static ssize_t ch_coal_count_show(struct device *dev,
 	return sysfs_emit(buf, "%u\n", READ_ONCE(to_chan(dev, a)->coal_count));
 }
 
-static ssize_t ch_coal_count_store(struct device *dev,
-				   struct device_attribute *a,
-				   const char *buf, size_t len)
+/* Set one of the pair, keeping the other. */
+static ssize_t coal_store(struct fdma_chan *c, const char *buf, size_t len,
+			  bool usecs)
 {
-	struct fdma_chan *c = to_chan(dev, a);
 	u32 v;
 	int ret;
 
 	ret = kstrtou32(buf, 0, &v);
 	if (ret)
 		return ret;
-	ret = fdma_chan_set_coalesce(c, v, READ_ONCE(c->coal_usecs));
+	ret = usecs ? fdma_chan_set_coalesce(c, READ_ONCE(c->coal_count), v) :
+		      fdma_chan_set_coalesce(c, v, READ_ONCE(c->coal_usecs));
 	return ret ? ret : len;
+}
+
+static ssize_t ch_coal_count_store(struct device *dev,
+				   struct device_attribute *a,
+				   const char *buf, size_t len)
+{
+	return coal_store(to_chan(dev, a), buf, len, false);
 }
 
 static ssize_t ch_coal_usecs_show(struct device *dev,
@@ -343,15 +350,7 @@ static ssize_t ch_coal_usecs_store(struct device *dev,
 				   struct device_attribute *a,
 				   const char *buf, size_t len)
 {
-	struct fdma_chan *c = to_chan(dev, a);
-	u32 v;
-	int ret;
-
-	ret = kstrtou32(buf, 0, &v);
-	if (ret)
-		return ret;
-	ret = fdma_chan_set_coalesce(c, READ_ONCE(c->coal_count), v);
-	return ret ? ret : len;
+	return coal_store(to_chan(dev, a), buf, len, true);
 }
 
 struct fdma_ch_attr_tmpl {

@@ -105,15 +105,9 @@ int main(void)
 	uint64_t card;
 	int fd;
 
-	if (vt_find_dev("fdma", dev, sizeof(dev))) {
-		vt_fail(T, "no fdma device in " FDMA_CLASS);
+	fd = vt_open_fdma(T, dev, sizeof(dev));
+	if (fd < 0)
 		return 1;
-	}
-	fd = vt_open_dev(dev, O_RDWR, 2000);
-	if (fd < 0) {
-		vt_fail(T, "open /dev/%s: %s", dev, strerror(errno));
-		return 1;
-	}
 	card = (uint64_t)vt_attr_ll(dev, "card_size");
 	resets0 = vt_attr_ll(dev, "ch0/resets") + vt_attr_ll(dev, "ch1/resets");
 	guarded = vt_guarded(4096);

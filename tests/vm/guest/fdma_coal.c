@@ -75,15 +75,9 @@ int main(void)
 	char ring[32], v[32];
 	int fd;
 
-	if (vt_find_dev("fdma", dev, sizeof(dev))) {
-		vt_fail(T, "no fdma device in " FDMA_CLASS);
+	fd = vt_open_fdma(T, dev, sizeof(dev));
+	if (fd < 0)
 		return 1;
-	}
-	fd = vt_open_dev(dev, O_RDWR, 2000);
-	if (fd < 0) {
-		vt_fail(T, "open /dev/%s: %s", dev, strerror(errno));
-		return 1;
-	}
 	vt_attr_str(dev, "ring_size", ring, sizeof(ring));
 	snprintf(v, sizeof(v), "%llu", strtoull(ring, NULL, 0) + 1);
 

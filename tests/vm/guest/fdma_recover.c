@@ -32,15 +32,9 @@ int main(int argc, char **argv)
 	}
 	snprintf(name, sizeof(name), "recover_%s", kind);
 	T = name;
-	if (vt_find_dev("fdma", dev, sizeof(dev))) {
-		vt_fail(T, "no fdma device in " FDMA_CLASS);
+	fd = vt_open_fdma(T, dev, sizeof(dev));
+	if (fd < 0)
 		return 1;
-	}
-	fd = vt_open_dev(dev, O_RDWR, 2000);
-	if (fd < 0) {
-		vt_fail(T, "open /dev/%s: %s", dev, strerror(errno));
-		return 1;
-	}
 	r0 = vt_attr_ll(dev, "ch0/resets") + vt_attr_ll(dev, "ch1/resets");
 	e0 = vt_attr_ll(dev, "ch0/errors") + vt_attr_ll(dev, "ch1/errors");
 	l0 = vt_attr_ll(dev, "ch0/lost_irqs") + vt_attr_ll(dev, "ch1/lost_irqs");

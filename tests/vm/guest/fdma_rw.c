@@ -85,15 +85,9 @@ int main(void)
 	char attr[64];
 	int fd;
 
-	if (vt_find_dev("fdma", dev, sizeof(dev))) {
-		vt_fail(T, "no fdma device in " FDMA_CLASS);
+	fd = vt_open_fdma(T, dev, sizeof(dev));
+	if (fd < 0)
 		return 1;
-	}
-	fd = vt_open_dev(dev, O_RDWR, 2000);
-	if (fd < 0) {
-		vt_fail(T, "open /dev/%s: %s", dev, strerror(errno));
-		return 1;
-	}
 	card = (uint64_t)vt_attr_ll(dev, "card_size");
 	if ((long long)card <= (16 << 20)) {
 		vt_fail(T, "card_size %lld: expected more than 16 MiB", (long long)card);

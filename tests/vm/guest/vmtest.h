@@ -223,6 +223,24 @@ static inline int vt_open_dev(const char *name, int flags, int ms)
 	return fd;
 }
 
+/*
+ * Find the first fdma device, name it in dev and open it read-write.
+ * Returns the fd, or -1 after reporting the failure under test t.
+ */
+static inline int vt_open_fdma(const char *t, char *dev, size_t len)
+{
+	int fd;
+
+	if (vt_find_dev("fdma", dev, len)) {
+		vt_fail(t, "no fdma device in " FDMA_CLASS);
+		return -1;
+	}
+	fd = vt_open_dev(dev, O_RDWR, 2000);
+	if (fd < 0)
+		vt_fail(t, "open /dev/%s: %s", dev, strerror(errno));
+	return fd;
+}
+
 /* ---- PCI -------------------------------------------------------------------- */
 
 /* sysfs directory of the first PCI device vendor:device; 0 or -ENOENT. */
