@@ -194,6 +194,7 @@ struct fdma_chan_stats {
 	uint64_t drops;		/* stream frames dropped by the device */
 	uint64_t resets;	/* channel resets */
 	uint64_t irq_timeouts;	/* sleeps that ended by timeout with completions ready (lost interrupt) */
+	uint64_t syscalls;	/* system calls the library made for this channel */
 };
 
 int fdma_chan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st);

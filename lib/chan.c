@@ -1,30 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * libfdma: channels. Submission and reaping go through the engine core;
- * this file adds buffer handles, waiting, statistics and recovery.
+ * libfdma: the channel API. Every entry point checks the device handle,
+ * the channel number and the arguments whose meaning does not depend on
+ * the backend, with a message naming what was wrong, then hands over to
+ * the backend (echan.c for sim:, kdev.c for kdev:).
  */
-#include <poll.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "fdma_internal.h"
 
-#define REAP_CHUNK 64
-
-/*
- * Statistics have one writer (the channel's thread) and readers anywhere
- * (fdma_chan_stats()). Relaxed atomic loads and stores keep each counter
- * whole and cost the writer nothing over a plain add on the machines we
- * target; no reader needs the counters consistent with one another.
- */
-#define STAT_ADD(c, f, k) \
-	__atomic_store_n(&(c)->st.f, __atomic_load_n(&(c)->st.f, __ATOMIC_RELAXED) + (k), \
-			 __ATOMIC_RELAXED)
-#define STAT_GET(c, f) __atomic_load_n(&(c)->st.f, __ATOMIC_RELAXED)
-
-static int64_t now_us(void)
+int64_t fdma_now_us(void)
 {
 	struct timespec ts;
 
@@ -32,497 +18,127 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-struct fdma_chan *fdma_get_chan(struct fdma_dev *dev, int ch)
+static int check_chan(struct fdma_dev *dev, int ch)
 {
-	if (ch < 0 || ch >= (int)dev->caps.nchan || !dev->ch[ch].present) {
-		fdma_err(dev, -EINVAL, "no channel %d on this device (it has %u)", ch, dev->caps.nchan);
-		return NULL;
-	}
-	return &dev->ch[ch];
-}
-
-/* Validate dev and ch at an API entry point. */
-#define GET_CHAN(dev, ch, c)						\
-	do {								\
-		if (!fdma_dev_live(dev))				\
-			return -EBADF;					\
-		(c) = fdma_get_chan((dev), (ch));			\
-		if (!(c))						\
-			return -EINVAL;					\
-	} while (0)
-
-/* ---- set-up ------------------------------------------------------------- */
-
-int fdma_chan_setup(struct fdma_dev *dev, int ch, u32 ring_size)
-{
-	struct fdma_chan *c = &dev->ch[ch];
-	size_t dbytes = FDMA_RING_DESC_BYTES(ring_size);
-	size_t cbytes = FDMA_RING_CPL_BYTES(ring_size);
-	size_t total = dbytes + cbytes + FDMA_RING_WB_BYTES;
-	char *mem;
-	int ret;
-
-	if (ring_size > dev->caps.ring_max)
-		return fdma_err(dev, -EINVAL, "ring of %u entries is over the engine's %u",
-				ring_size, dev->caps.ring_max);
-	mem = aligned_alloc(4096, (total + 4095) & ~(size_t)4095);
-	c->slot = calloc(ring_size, sizeof(*c->slot));
-	c->req = calloc(ring_size, sizeof(*c->req));
-	if (!mem || !c->slot || !c->req) {
-		free(mem);
-		return fdma_err(dev, -ENOMEM, "out of memory for channel %d's ring", ch);
-	}
-	memset(mem, 0, total);
-	c->mem = mem;
-	ret = fdma_map_mem(dev, mem, total, &c->mem_bus);
-	if (ret)
-		return fdma_err(dev, ret, "cannot map channel %d's ring for the device", ch);
-	ret = fdma_ering_init(&c->ring, &dev->plat, &dev->caps, (u32)ch, ring_size,
-			      (struct fdma_desc *)mem, c->mem_bus,
-			      (struct fdma_cpl_rec *)(mem + dbytes), c->mem_bus + dbytes,
-			      (struct fdma_wb *)(mem + dbytes + cbytes), c->mem_bus + dbytes + cbytes,
-			      c->slot);
-	if (ret)
-		return fdma_err(dev, ret, "bad ring for channel %d", ch);
-	c->present = true;
-	c->mode = FDMA_WAIT_ADAPTIVE;
-	c->spin_us = 50;
-	c->irq_on = false;
-	fdma_ering_start(&c->ring, 0, (u32)ch);
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	if (ch < 0 || ch >= (int)dev->info.nchan)
+		return fdma_err(dev, -EINVAL, "no channel %d on this device (it has %u)",
+				ch, dev->info.nchan);
 	return 0;
 }
 
-/* Stop the device touching this channel's memory: reset and wait for the acknowledgement. */
-void fdma_chan_teardown(struct fdma_dev *dev, int ch)
-{
-	struct fdma_chan *c = &dev->ch[ch];
-
-	if (fdma_ering_reset(&c->ring, FDMA_RESET_TIMEOUT_US))
-		fdma_ering_stop(&c->ring);
-	fdma_unmap_mem(dev, c->mem_bus);
-	c->present = false;
-}
-
-/* ---- submission ------------------------------------------------------------ */
-
-static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c);
+#define CHECK_CHAN(dev, ch)					\
+	do {							\
+		int ret_ = check_chan((dev), (ch));		\
+		if (ret_)					\
+			return ret_;				\
+	} while (0)
 
 int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n)
 {
-	struct fdma_chan *c;
-	u32 need = 0;
-	unsigned int i;
-
-	GET_CHAN(dev, ch, c);
-	if (c->broken)
-		return fdma_err(dev, -EIO, "channel %d did not come back from a reset", ch);
+	CHECK_CHAN(dev, ch);
 	if (!reqs && n)
 		return fdma_err(dev, -EINVAL, "fdma_submit: reqs is NULL");
-	/* An earlier error halted the channel: recover before queueing behind it. */
-	if (!c->canceling && (fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED))
-		chan_reset(dev, c);
-	if (c->canceling)
-		return fdma_err(dev, -EAGAIN,
-				"channel %d was reset after an error: reap its canceled transfers first", ch);
-	/* All or nothing: check every request before writing any descriptor. */
-	for (i = 0; i < n; i++) {
-		const struct fdma_req *r = &reqs[i];
-		struct fdma_buf *b = fdma_buf_lookup(dev, r->buf);
-		struct fdma_ereq q;
-		const char *why;
-		int ret;
-
-		if (!b)
-			return fdma_err(dev, -EBADF, "request %u: unknown buffer handle %d", i, r->buf);
-		if (r->offset > b->size || r->len > b->size - r->offset)
-			return fdma_err(dev, -ERANGE,
-					"request %u: offset %llu + length %llu is beyond buffer %d's %zu bytes",
-					i, (unsigned long long)r->offset, (unsigned long long)r->len,
-					r->buf, b->size);
-		if (r->len > UINT32_MAX - dev->caps.align + 1)
-			return fdma_err(dev, -EINVAL, "request %u: length %llu is over 4 GiB",
-					i, (unsigned long long)r->len);
-		if (r->flags & ~(FDMA_REQ_IRQ | FDMA_REQ_SOF | FDMA_REQ_EOF))
-			return fdma_err(dev, -EINVAL, "request %u: unknown flags 0x%x", i, r->flags);
-		q.host = b->bus + r->offset;
-		q.card = r->card_addr;
-		q.len = (u32)r->len;
-		q.flags = 0;
-		q.cookie = 0;
-		ret = fdma_ering_check(&c->ring, &q, &why);
-		if (ret)
-			return fdma_err(dev, ret,
-					"request %u (buffer %d offset %llu, card 0x%llx, %llu bytes): %s",
-					i, r->buf, (unsigned long long)r->offset,
-					(unsigned long long)r->card_addr, (unsigned long long)r->len, why);
-		need += fdma_ering_ndesc(&c->ring, q.len);
-	}
-	if (need > fdma_ering_space(&c->ring))
-		return fdma_err(dev, -EAGAIN, "channel %d: %u descriptors needed, %u free",
-				ch, need, fdma_ering_space(&c->ring));
-	for (i = 0; i < n; i++) {
-		const struct fdma_req *r = &reqs[i];
-		struct fdma_buf *b = fdma_buf_lookup(dev, r->buf);
-		u32 first = c->ring.pidx & (c->ring.size - 1);
-		struct fdma_ereq q = {
-			.host = b->bus + r->offset,
-			.card = r->card_addr,
-			.len = (u32)r->len,
-			.flags = (r->flags & FDMA_REQ_IRQ ? FDMA_DESC_IRQ : 0) |
-				 (r->flags & FDMA_REQ_SOF ? FDMA_DESC_SOF : 0) |
-				 (r->flags & FDMA_REQ_EOF ? FDMA_DESC_EOF : 0),
-			/* The cookie finds the request again: its first ring slot. */
-			.cookie = first,
-		};
-
-		c->req[first].user_data = r->user_data;
-		c->req[first].buf = r->buf;
-		atomic_fetch_add_explicit(&b->inflight, 1, memory_order_relaxed);
-		fdma_ering_post(&c->ring, &q);
-		STAT_ADD(c, descriptors, fdma_ering_ndesc(&c->ring, q.len));
-	}
-	/* One doorbell for the whole batch. */
-	if (n) {
-		fdma_ering_doorbell(&c->ring);
-		STAT_ADD(c, doorbells, 1);
-		STAT_ADD(c, transfers, n);
-	}
-	return (int)n;
-}
-
-int fdma_inflight(struct fdma_dev *dev, int ch)
-{
-	struct fdma_chan *c;
-
-	GET_CHAN(dev, ch, c);
-	/* Requests, not descriptors: a split request counts once. */
-	return (int)(STAT_GET(c, transfers) - STAT_GET(c, completions));
-}
-
-/* ---- completion -------------------------------------------------------------- */
-
-static void convert(struct fdma_dev *dev, struct fdma_chan *c, const struct fdma_ecpl *e,
-		    struct fdma_cpl *out)
-{
-	struct fdma_reqent *r = &c->req[e->cookie & (c->ring.size - 1)];
-	struct fdma_buf *b = fdma_buf_lookup(dev, r->buf);
-
-	out->user_data = r->user_data;
-	out->len = e->len;
-	out->status = e->status;
-	out->res = fdma_cpl_errno(e->status);
-	out->flags = (e->flags & FDMA_CPL_F_SOF ? FDMA_CPL_SOF : 0) |
-		     (e->flags & FDMA_CPL_F_EOF ? FDMA_CPL_EOF : 0) |
-		     (e->flags & FDMA_CPL_F_OVERRUN ? FDMA_CPL_OVERRUN : 0);
-	if (b)
-		atomic_fetch_sub_explicit(&b->inflight, 1, memory_order_relaxed);
-	STAT_ADD(c, completions, 1);
-	STAT_ADD(c, bytes, e->len);
-	if (out->res)
-		STAT_ADD(c, errors, 1);
-}
-
-static void chan_restart(struct fdma_chan *c)
-{
-	c->canceling = false;
-	fdma_ering_start(&c->ring, c->ctrl_flags | (c->irq_on ? FDMA_CH_CTRL_IRQ_EN : 0),
-			 c->ring.ch);
-	fdma_ering_set_coalesce(&c->ring, c->coal_count, c->coal_usecs);
-}
-
-/* Reset a channel; its unfinished requests come back through reap_some(). */
-static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c)
-{
-	int ret = fdma_ering_reset(&c->ring, FDMA_RESET_TIMEOUT_US);
-
-	STAT_ADD(c, resets, 1);
-	if (ret) {
-		c->broken = true;
-		return fdma_err(dev, ret, "channel %u: reset not acknowledged by the device",
-				c->ring.ch);
-	}
-	c->canceling = true;
-	if (!fdma_ering_inflight(&c->ring)) {
-		fdma_ering_cancel(&c->ring, NULL, 0);	/* nothing to hand back: zero the indices */
-		chan_restart(c);
-	}
-	return 0;
-}
-
-static unsigned int reap_some(struct fdma_dev *dev, struct fdma_chan *c,
-			      struct fdma_cpl *out, unsigned int max)
-{
-	struct fdma_ecpl e[REAP_CHUNK];
-	unsigned int n = 0;
-
-	/*
-	 * A halted channel completes nothing more. Reset it at once: what it
-	 * did finish comes back with its own status through the cancel path,
-	 * the rest as canceled, and the channel runs again.
-	 */
-	if (!c->canceling && !c->broken &&
-	    (fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED))
-		chan_reset(dev, c);
-	while (n < max) {
-		u32 want = max - n < REAP_CHUNK ? max - n : REAP_CHUNK;
-		u32 k = c->canceling ? fdma_ering_cancel(&c->ring, e, want)
-				     : fdma_ering_reap(&c->ring, e, want);
-
-		for (u32 i = 0; i < k; i++)
-			convert(dev, c, &e[i], &out[n + i]);
-		n += k;
-		if (c->canceling && !fdma_ering_inflight(&c->ring))
-			chan_restart(c);
-		if (k < want)
-			break;
-	}
-	return n;
-}
-
-static bool has_work(struct fdma_chan *c)
-{
-	return c->canceling || fdma_ering_ready(&c->ring) ||
-	       (fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED);
-}
-
-static void set_irq(struct fdma_chan *c, bool on)
-{
-	if (c->irq_on == on)
-		return;
-	c->irq_on = on;
-	fdma_ering_set_irq(&c->ring, on);
-}
-
-static void drain_efd(struct fdma_chan *c)
-{
-	uint64_t v;
-
-	while (read(c->efd, &v, sizeof(v)) == sizeof(v))
-		;
-}
-
-/*
- * Sleep until the channel interrupts or deadline (absolute us, -1 none).
- * A lost interrupt must not hang us: sleep at most 100 ms at a time and
- * count the times completions turned up without one.
- */
-static void sleep_wait(struct fdma_chan *c, int64_t deadline)
-{
-	struct pollfd pfd = { .fd = c->efd, .events = POLLIN };
-	int64_t left = deadline < 0 ? 100000 : deadline - now_us();
-	struct timespec ts;
-	int r;
-
-	set_irq(c, true);
-	/* Checked after enabling interrupts (with a full barrier): no lost wake-up. */
-	if (has_work(c))
-		return;
-	if (left > 100000)
-		left = 100000;
-	if (left <= 0)
-		return;
-	ts.tv_sec = left / 1000000;
-	ts.tv_nsec = (left % 1000000) * 1000;
-	r = ppoll(&pfd, 1, &ts, NULL);
-	STAT_ADD(c, wakeups, 1);
-	if (r > 0)
-		drain_efd(c);
-	else if (r == 0 && has_work(c))
-		STAT_ADD(c, irq_timeouts, 1);
-}
-
-/* Wait for something to reap, per the wait mode. */
-static void wait_event(struct fdma_chan *c, int64_t deadline)
-{
-	int64_t spin_end;
-
-	switch (c->mode) {
-	case FDMA_WAIT_SPIN:
-		set_irq(c, false);
-		while (!has_work(c) && (deadline < 0 || now_us() < deadline))
-			fdma_cpu_relax();
-		return;
-	case FDMA_WAIT_ADAPTIVE:
-		set_irq(c, false);
-		spin_end = now_us() + c->spin_us;
-		if (deadline >= 0 && deadline < spin_end)
-			spin_end = deadline;
-		while (!has_work(c)) {
-			if (now_us() >= spin_end) {
-				sleep_wait(c, deadline);
-				break;
-			}
-			fdma_cpu_relax();
-		}
-		return;
-	case FDMA_WAIT_SLEEP:
-	default:
-		sleep_wait(c, deadline);
-		return;
-	}
+	return dev->ops->submit(dev, ch, reqs, n);
 }
 
 int fdma_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
 	      unsigned int min_wait, int64_t timeout_us)
 {
-	struct fdma_chan *c;
-	unsigned int n;
-	int64_t deadline;
-
-	GET_CHAN(dev, ch, c);
+	CHECK_CHAN(dev, ch);
 	if (!cpls && max)
 		return fdma_err(dev, -EINVAL, "fdma_reap: cpls is NULL");
 	if (min_wait > max)
 		min_wait = max;
-	if (c->fd_used)
-		drain_efd(c);
-	n = reap_some(dev, c, cpls, max);
-	if (n >= min_wait)
-		return (int)n;
-	if (!fdma_ering_inflight(&c->ring) && !n)
-		return fdma_err(dev, -EAGAIN, "fdma_reap: nothing in flight on channel %d", ch);
-	if (c->broken)
-		return n ? (int)n : fdma_err(dev, -EIO, "channel %d is broken", ch);
-	deadline = timeout_us < 0 ? -1 : now_us() + timeout_us;
-	for (;;) {
-		wait_event(c, deadline);
-		n += reap_some(dev, c, cpls + n, max - n);
-		if (n >= min_wait)
-			return (int)n;
-		if (!fdma_ering_inflight(&c->ring))
-			return (int)n;	/* everything handed back (e.g. canceled) */
-		if (c->broken)
-			return n ? (int)n : fdma_err(dev, -EIO, "channel %d is broken", ch);
-		if (deadline >= 0 && now_us() >= deadline)
-			return n ? (int)n : fdma_err(dev, -ETIMEDOUT,
-				"fdma_reap: no completion on channel %d within %lld us (stuck channel? fdma_chan_reset() recovers it)",
-				ch, (long long)timeout_us);
-	}
+	return dev->ops->reap(dev, ch, cpls, max, min_wait, timeout_us);
 }
 
-/* ---- settings ---------------------------------------------------------------- */
+int fdma_inflight(struct fdma_dev *dev, int ch)
+{
+	CHECK_CHAN(dev, ch);
+	return dev->ops->inflight(dev, ch);
+}
 
 int fdma_chan_fd(struct fdma_dev *dev, int ch)
 {
-	struct fdma_chan *c;
-
-	GET_CHAN(dev, ch, c);
-	c->fd_used = true;
-	c->mode = FDMA_WAIT_SLEEP;
-	set_irq(c, true);
-	return c->efd;
+	CHECK_CHAN(dev, ch);
+	return dev->ops->chan_fd(dev, ch);
 }
 
 int fdma_chan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us)
 {
-	struct fdma_chan *c;
-
-	GET_CHAN(dev, ch, c);
+	CHECK_CHAN(dev, ch);
 	if (mode != FDMA_WAIT_SPIN && mode != FDMA_WAIT_SLEEP && mode != FDMA_WAIT_ADAPTIVE)
 		return fdma_err(dev, -EINVAL, "unknown wait mode %d", (int)mode);
 	if (spin_us > 1000000)
 		return fdma_err(dev, -EINVAL, "spin_us %u is over 1 s", spin_us);
-	c->mode = mode;
-	if (spin_us)
-		c->spin_us = spin_us;
-	set_irq(c, mode == FDMA_WAIT_SLEEP || c->fd_used);
-	return 0;
+	return dev->ops->set_wait(dev, ch, mode, spin_us);
 }
 
 int fdma_chan_set_coalesce(struct fdma_dev *dev, int ch, unsigned int count, unsigned int usecs)
 {
-	struct fdma_chan *c;
-
-	GET_CHAN(dev, ch, c);
+	CHECK_CHAN(dev, ch);
 	if (count > 65536 || usecs > 1000000)
-		return fdma_err(dev, -EINVAL, "coalescing %u completions / %u us is out of range (65536 / 1000000)",
+		return fdma_err(dev, -EINVAL,
+				"coalescing %u completions / %u us is out of range (65536 / 1000000)",
 				count, usecs);
-	c->coal_count = count;
-	c->coal_usecs = usecs;
-	fdma_ering_set_coalesce(&c->ring, count, usecs);
-	return 0;
+	return dev->ops->set_coalesce(dev, ch, count, usecs);
 }
 
 int fdma_chan_set_drop(struct fdma_dev *dev, int ch, int drop)
 {
-	struct fdma_chan *c;
-
-	GET_CHAN(dev, ch, c);
-	if (!(c->ring.caps & FDMA_CH_CAP_STREAM))
-		return fdma_err(dev, -EINVAL, "channel %d is not a stream channel", ch);
-	c->ctrl_flags = drop ? FDMA_CH_CTRL_DROP : 0;
-	fdma_ering_set_ctrl(&c->ring, FDMA_CH_CTRL_DROP, c->ctrl_flags);
-	return 0;
+	CHECK_CHAN(dev, ch);
+	/* Only a source can drop what nobody takes: the card's C2H streams. */
+	if (dev->info.chan[ch].kind != FDMA_KIND_STREAM || dev->info.chan[ch].dir != FDMA_C2H)
+		return fdma_err(dev, -EINVAL, "channel %d is not a C2H stream channel", ch);
+	return dev->ops->set_drop(dev, ch, drop);
 }
 
 int fdma_chan_reset(struct fdma_dev *dev, int ch)
 {
-	struct fdma_chan *c;
-
-	GET_CHAN(dev, ch, c);
-	if (c->canceling)
-		return 0;
-	c->broken = false;
-	return chan_reset(dev, c);
+	CHECK_CHAN(dev, ch);
+	return dev->ops->reset(dev, ch);
 }
 
 int fdma_chan_set_testgen(struct fdma_dev *dev, int ch, uint32_t frame_len, uint32_t period_ns,
 			  int enable)
 {
-	struct fdma_chan *c;
-	u32 base;
-
-	GET_CHAN(dev, ch, c);
-	if (!(c->ring.caps & FDMA_CH_CAP_TESTGEN))
+	CHECK_CHAN(dev, ch);
+	if (!dev->info.chan[ch].testgen)
 		return fdma_err(dev, -ENOTSUP, "channel %d has no test generator or checker", ch);
+	/* A frame is its header and at least one payload word. */
 	if (enable && frame_len < sizeof(struct fdma_frame_hdr) + 8)
 		return fdma_err(dev, -EINVAL, "frame length %u is under the %zu-byte minimum",
 				frame_len, sizeof(struct fdma_frame_hdr) + 8);
-	base = FDMA_CH_BASE(ch);
-	fdma_plat_wr32(&dev->plat, base + FDMA_CH_TG_FRAME_LEN, frame_len);
-	fdma_plat_wr32(&dev->plat, base + FDMA_CH_TG_PERIOD_NS, period_ns);
-	fdma_plat_wr32(&dev->plat, base + FDMA_CH_TG_CTRL, enable ? 1 : 0);
-	fdma_plat_kick(&dev->plat, (unsigned int)ch);
-	return 0;
+	return dev->ops->set_testgen(dev, ch, frame_len, period_ns, enable);
 }
 
 int fdma_chan_testgen_counts(struct fdma_dev *dev, int ch, uint64_t *frames, uint64_t *errors)
 {
-	struct fdma_chan *c;
-	u32 base;
+	uint64_t f = 0, e = 0;
+	int ret;
 
-	GET_CHAN(dev, ch, c);
-	if (!(c->ring.caps & FDMA_CH_CAP_TESTGEN))
+	CHECK_CHAN(dev, ch);
+	if (!dev->info.chan[ch].testgen)
 		return fdma_err(dev, -ENOTSUP, "channel %d has no test generator or checker", ch);
-	base = FDMA_CH_BASE(ch);
-	/* Slow-path register reads: counters the device keeps. */
+	ret = dev->ops->testgen_counts(dev, ch, &f, &e);
+	if (ret)
+		return ret;
 	if (frames)
-		*frames = fdma_plat_rd32(&dev->plat, base + FDMA_CH_TG_FRAMES);
+		*frames = f;
 	if (errors)
-		*errors = fdma_plat_rd32(&dev->plat, base + FDMA_CH_TG_ERRORS);
+		*errors = e;
 	return 0;
 }
 
 int fdma_chan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st)
 {
-	struct fdma_chan *c;
-
-	GET_CHAN(dev, ch, c);
+	CHECK_CHAN(dev, ch);
 	if (!st)
 		return fdma_err(dev, -EINVAL, "fdma_chan_stats: st is NULL");
-	st->bytes = STAT_GET(c, bytes);
-	st->transfers = STAT_GET(c, transfers);
-	st->completions = STAT_GET(c, completions);
-	st->descriptors = STAT_GET(c, descriptors);
-	st->doorbells = STAT_GET(c, doorbells);
-	st->wakeups = STAT_GET(c, wakeups);
-	st->errors = STAT_GET(c, errors);
-	st->resets = STAT_GET(c, resets);
-	st->irq_timeouts = STAT_GET(c, irq_timeouts);
-	/* Device-kept counts, from the write-back block. */
-	st->interrupts = fdma_load_acquire32(&c->ring.wb->irqs);
-	st->drops = fdma_load_acquire32(&c->ring.wb->overruns);
-	return 0;
+	memset(st, 0, sizeof(*st));
+	return dev->ops->stats(dev, ch, st);
 }
 
 /* ---- synchronous helpers --------------------------------------------------------- */

@@ -55,11 +55,11 @@ int fdma_err(struct fdma_dev *dev, int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->err_lock);
 	va_start(ap, fmt);
 	vsnprintf(dev->err, sizeof(dev->err), fmt, ap);
 	va_end(ap);
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->err_lock);
 	return err;
 }
 
@@ -81,7 +81,7 @@ int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errl
 	struct fdma_sim_opts o;
 	struct fdma_dev *dev;
 	char why[200];
-	const char *opts;
+	const char *opts = NULL, *path = NULL;
 	int ret;
 
 	if (!devp) {
@@ -97,18 +97,21 @@ int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errl
 		opts = "";
 	} else if (!strncmp(uri, "sim:", 4)) {
 		opts = uri + 4;
+	} else if (!strncmp(uri, "kdev:", 5) && uri[5]) {
+		path = uri + 5;
 	} else {
-		char msg[200];
-
-		snprintf(msg, sizeof(msg),
-			 "unknown device URI '%.100s' (expected sim[:option=value,...])", uri);
-		set_errbuf(errbuf, errlen, msg);
+		snprintf(why, sizeof(why),
+			 "unknown device URI '%.100s' (expected sim[:option=value,...] or kdev:/dev/fdmaN)",
+			 uri);
+		set_errbuf(errbuf, errlen, why);
 		return -EINVAL;
 	}
-	ret = fdma_parse_sim_uri(opts, &o, why, sizeof(why));
-	if (ret) {
-		set_errbuf(errbuf, errlen, why);
-		return ret;
+	if (opts) {
+		ret = fdma_parse_sim_uri(opts, &o, why, sizeof(why));
+		if (ret) {
+			set_errbuf(errbuf, errlen, why);
+			return ret;
+		}
 	}
 	dev = calloc(1, sizeof(*dev));
 	if (!dev) {
@@ -116,15 +119,17 @@ int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errl
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&dev->lock, NULL);
+	pthread_mutex_init(&dev->err_lock, NULL);
 	for (int i = 0; i < FDMA_MAX_CHAN; i++)
 		dev->ch[i].efd = -1;
 	if (!live_add(dev)) {
 		set_errbuf(errbuf, errlen, "too many open devices (64)");
 		pthread_mutex_destroy(&dev->lock);
+		pthread_mutex_destroy(&dev->err_lock);
 		free(dev);
 		return -EMFILE;
 	}
-	ret = fdma_sim_open(dev, &o);
+	ret = opts ? fdma_sim_open(dev, &o) : fdma_kdev_open(dev, path);
 	if (ret) {
 		set_errbuf(errbuf, errlen, dev->err);
 		fdma_close(dev);
@@ -139,8 +144,11 @@ void fdma_close(struct fdma_dev *dev)
 	if (!fdma_dev_live(dev))
 		return;
 	live_remove(dev);
-	fdma_sim_close(dev);
+	/* A backend that failed half-way through opening has set ops: it undoes what it did. */
+	if (dev->ops)
+		dev->ops->close(dev);
 	pthread_mutex_destroy(&dev->lock);
+	pthread_mutex_destroy(&dev->err_lock);
 	free(dev);
 }
 
@@ -182,8 +190,9 @@ int fdma_ceiling(struct fdma_dev *dev, enum fdma_dir dir, uint64_t size, double 
 {
 	if (!fdma_dev_live(dev))
 		return -EBADF;
-	if (!dev->model)
-		return fdma_err(dev, -ENOTSUP, "the link of this device is not modelled");
+	if (!dev->link_known)
+		return fdma_err(dev, -ENOTSUP,
+				"the link of this device is not known (no PCIe capability?): no ceiling");
 	if (!mbps || !size)
 		return fdma_err(dev, -EINVAL, "fdma_ceiling: NULL result or zero size");
 	*mbps = fdma_link_xfer_Bps(&dev->link, dir == FDMA_C2H ? 1 : 0, size) / 1e6;

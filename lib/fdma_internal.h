@@ -22,9 +22,10 @@ struct fdma_buf {
 	_Atomic int used;
 	void *addr;
 	size_t size;
-	u64 bus;
 	size_t map_len;		/* > 0: we mmap'ed it and unmap it on free */
-	atomic_uint inflight;	/* transfers queued on it */
+	u64 bus;		/* sim: where the device sees it */
+	u32 khandle;		/* kdev: the driver's handle for it */
+	atomic_uint inflight;	/* sim: transfers queued on it */
 };
 
 /* One posted request, found again by the engine cookie (its first ring slot). */
@@ -33,6 +34,7 @@ struct fdma_reqent {
 	int buf;
 };
 
+/* A channel driven from user space by the engine core (lib/echan.c). */
 struct fdma_chan {
 	struct fdma_ering ring;
 	bool present;
@@ -52,19 +54,52 @@ struct fdma_chan {
 	struct fdma_chan_stats st;
 };
 
+/*
+ * A backend: what a URI scheme opens. The API entry points (device.c,
+ * buf.c, chan.c) check the device handle, the channel number and every
+ * argument that does not depend on the backend, then call these; the
+ * buffer slot is chosen (and published afterwards) by buf.c.
+ */
+struct fdma_ops {
+	void (*close)(struct fdma_dev *dev);
+	int (*buf_alloc)(struct fdma_dev *dev, struct fdma_buf *b, size_t size, unsigned int flags);
+	int (*buf_register)(struct fdma_dev *dev, struct fdma_buf *b, void *addr, size_t size);
+	/* 0, or -EBUSY while transfers use it (b stays valid). */
+	int (*buf_free)(struct fdma_dev *dev, struct fdma_buf *b);
+	int (*submit)(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
+	int (*reap)(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
+		    unsigned int min_wait, int64_t timeout_us);
+	int (*inflight)(struct fdma_dev *dev, int ch);
+	int (*chan_fd)(struct fdma_dev *dev, int ch);
+	int (*set_wait)(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us);
+	int (*set_coalesce)(struct fdma_dev *dev, int ch, unsigned int count, unsigned int usecs);
+	int (*set_drop)(struct fdma_dev *dev, int ch, int drop);
+	int (*reset)(struct fdma_dev *dev, int ch);
+	int (*set_testgen)(struct fdma_dev *dev, int ch, u32 frame_len, u32 period_ns, int enable);
+	int (*testgen_counts)(struct fdma_dev *dev, int ch, u64 *frames, u64 *errors);
+	int (*stats)(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st);
+};
+
+struct fdma_kdev;
+
 struct fdma_dev {
-	pthread_mutex_t lock;	/* buffers and error message */
+	pthread_mutex_t lock;	/* the buffer table; backends' buffer calls run under it */
+	pthread_mutex_t err_lock;	/* err: taken inside lock too */
 	char err[256];
+	const struct fdma_ops *ops;
 	struct fdma_info info;
+	bool link_known;	/* link describes the device's link: ceilings can be computed */
+	struct fdma_link_cfg link;
+	struct fdma_buf buf[FDMA_MAX_BUFS];
+	/* sim: the engine core drives the device model in-process */
 	struct fdma_eng_caps caps;
 	struct fdma_plat plat;
-	/* the simulated device */
 	struct fdma_model *model;
-	struct fdma_link_cfg link;
 	struct fdma_addrmap map;
 	volatile u32 *regs;
-	struct fdma_buf buf[FDMA_MAX_BUFS];
 	struct fdma_chan ch[FDMA_MAX_CHAN];
+	/* kdev: the kernel driver */
+	struct fdma_kdev *kdev;
 };
 
 /* URI options of the simulated device. */
@@ -78,23 +113,31 @@ int fdma_err(struct fdma_dev *dev, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, size_t whylen);
 int fdma_parse_size(const char *s, u64 *out);
-
-/* sim backend */
-int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o);
-void fdma_sim_close(struct fdma_dev *dev);
-
-/* buffers (internal ones carry no handle) */
-int fdma_map_mem(struct fdma_dev *dev, void *addr, size_t size, u64 *bus);
-void fdma_unmap_mem(struct fdma_dev *dev, u64 bus);
-void fdma_buf_unmap(struct fdma_buf *b);
 struct fdma_buf *fdma_buf_lookup(struct fdma_dev *dev, int h);
+int64_t fdma_now_us(void);
 
-/* channels */
-int fdma_chan_setup(struct fdma_dev *dev, int ch, u32 ring_size);
-void fdma_chan_teardown(struct fdma_dev *dev, int ch);
+/* sim: backend (sim.c), its channels (echan.c) */
+int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o);
+extern const struct fdma_ops fdma_sim_ops;
+int fdma_echan_setup(struct fdma_dev *dev, int ch, u32 ring_size);
+void fdma_echan_teardown(struct fdma_dev *dev, int ch);
+int fdma_echan_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
+int fdma_echan_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
+		    unsigned int min_wait, int64_t timeout_us);
+int fdma_echan_inflight(struct fdma_dev *dev, int ch);
+int fdma_echan_fd(struct fdma_dev *dev, int ch);
+int fdma_echan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us);
+int fdma_echan_set_coalesce(struct fdma_dev *dev, int ch, unsigned int count, unsigned int usecs);
+int fdma_echan_set_drop(struct fdma_dev *dev, int ch, int drop);
+int fdma_echan_reset(struct fdma_dev *dev, int ch);
+int fdma_echan_set_testgen(struct fdma_dev *dev, int ch, u32 frame_len, u32 period_ns, int enable);
+int fdma_echan_testgen_counts(struct fdma_dev *dev, int ch, u64 *frames, u64 *errors);
+int fdma_echan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st);
 
-/* validation shared by the API entry points */
-struct fdma_chan *fdma_get_chan(struct fdma_dev *dev, int ch);
+/* kdev: backend (kdev.c): path is the device node */
+int fdma_kdev_open(struct fdma_dev *dev, const char *path);
+extern const struct fdma_ops fdma_kdev_ops;
+
 bool fdma_dev_live(const struct fdma_dev *dev);
 
 #endif

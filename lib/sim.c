@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fdma_internal.h"
@@ -34,6 +35,72 @@ static void sim_irq(void *ctx, unsigned int vector)
 static void sim_kick(void *ctx, unsigned int ch)
 {
 	fdma_model_kick(ctx, ch);
+}
+
+/* ---- buffers: host memory the model reaches through the bus address map ---- */
+
+#define HUGE_2M (2ull << 20)
+
+static int sim_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, unsigned int flags)
+{
+	/* Page granularity keeps every buffer 64-byte (in fact 4 KiB) aligned. */
+	size_t len = (size + 4095) & ~(size_t)4095;
+	void *p = MAP_FAILED;
+	int ret;
+
+	if (flags & FDMA_BUF_HUGEPAGE) {
+		size_t hlen = (size + HUGE_2M - 1) & ~(HUGE_2M - 1);
+
+		p = mmap(NULL, hlen, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0);
+		if (p != MAP_FAILED)
+			len = hlen;
+	}
+	if (p == MAP_FAILED) {
+		/* Populate now: page faults belong to set-up, not to the first transfer. */
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (p == MAP_FAILED)
+			return fdma_err(dev, -ENOMEM, "fdma_buf_alloc: cannot map %zu bytes", size);
+		if (flags & FDMA_BUF_HUGEPAGE)
+			madvise(p, len, MADV_HUGEPAGE);
+	}
+	ret = fdma_addrmap_add(&dev->map, p, size, &b->bus);
+	if (ret) {
+		munmap(p, len);
+		return fdma_err(dev, ret,
+				"fdma_buf_alloc: no free bus window (%d per device, shared with the channel rings)",
+				FDMA_MAX_BUFS);
+	}
+	b->addr = p;
+	b->size = size;
+	b->map_len = len;
+	return 0;
+}
+
+static int sim_buf_register(struct fdma_dev *dev, struct fdma_buf *b, void *addr, size_t size)
+{
+	int ret = fdma_addrmap_add(&dev->map, addr, size, &b->bus);
+
+	if (ret)
+		return fdma_err(dev, ret, "fdma_buf_register: no free bus window");
+	b->addr = addr;
+	b->size = size;
+	return 0;
+}
+
+static int sim_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
+{
+	unsigned int n = atomic_load(&b->inflight);
+
+	if (n)
+		return fdma_err(dev, -EBUSY, "fdma_buf_free: buffer %d has %u transfers in flight",
+				(int)(b - dev->buf), n);
+	fdma_addrmap_remove(&dev->map, b->bus);
+	if (b->map_len)
+		munmap(b->addr, b->map_len);
+	b->map_len = 0;
+	return 0;
 }
 
 static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
@@ -66,11 +133,14 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	}
 }
 
+static void sim_close(struct fdma_dev *dev);
+
 int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 {
 	struct fdma_model_host host = { .dma = sim_dma, .irq = sim_irq, .ctx = dev };
 	int ret;
 
+	dev->ops = &fdma_sim_ops;
 	fdma_addrmap_init(&dev->map);
 	dev->regs = aligned_alloc(4096, FDMA_MODEL_REGS_BYTES);
 	if (!dev->regs)
@@ -97,21 +167,22 @@ int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	fdma_eng_enable(&dev->plat, true);
 	fill_info(dev, o);
 	dev->link = o->model.link;
+	dev->link_known = true;
 	for (u32 i = 0; i < dev->caps.nchan; i++) {
-		ret = fdma_chan_setup(dev, (int)i, o->ring);
+		ret = fdma_echan_setup(dev, (int)i, o->ring);
 		if (ret)
 			return ret;
 		if (o->coal_count || o->coal_usecs)
-			fdma_chan_set_coalesce(dev, (int)i, o->coal_count, o->coal_usecs);
+			fdma_echan_set_coalesce(dev, (int)i, o->coal_count, o->coal_usecs);
 	}
 	return 0;
 }
 
-void fdma_sim_close(struct fdma_dev *dev)
+static void sim_close(struct fdma_dev *dev)
 {
 	for (int i = 0; i < FDMA_MAX_CHAN; i++)
 		if (dev->ch[i].present)
-			fdma_chan_teardown(dev, i);
+			fdma_echan_teardown(dev, i);
 	if (dev->model) {
 		fdma_eng_enable(&dev->plat, false);
 		fdma_model_destroy(dev->model);
@@ -122,7 +193,7 @@ void fdma_sim_close(struct fdma_dev *dev)
 		struct fdma_buf *b = &dev->buf[i];
 
 		if (b->used && b->map_len)
-			fdma_buf_unmap(b);
+			munmap(b->addr, b->map_len);
 	}
 	for (int i = 0; i < FDMA_MAX_CHAN; i++) {
 		free(dev->ch[i].mem);
@@ -134,3 +205,21 @@ void fdma_sim_close(struct fdma_dev *dev)
 	free((void *)dev->regs);
 	fdma_addrmap_destroy(&dev->map);
 }
+
+const struct fdma_ops fdma_sim_ops = {
+	.close = sim_close,
+	.buf_alloc = sim_buf_alloc,
+	.buf_register = sim_buf_register,
+	.buf_free = sim_buf_free,
+	.submit = fdma_echan_submit,
+	.reap = fdma_echan_reap,
+	.inflight = fdma_echan_inflight,
+	.chan_fd = fdma_echan_fd,
+	.set_wait = fdma_echan_set_wait,
+	.set_coalesce = fdma_echan_set_coalesce,
+	.set_drop = fdma_echan_set_drop,
+	.reset = fdma_echan_reset,
+	.set_testgen = fdma_echan_set_testgen,
+	.testgen_counts = fdma_echan_testgen_counts,
+	.stats = fdma_echan_stats,
+};

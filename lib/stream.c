@@ -3,7 +3,9 @@
  * libfdma: C2H frame streams. A ring of N frame buffers stays armed on the
  * device; the application takes filled frames in order and gives them back.
  * One buffer per frame, one descriptor per buffer: a frame that does not
- * fit is reported, never silently cut.
+ * fit is reported, never silently cut. Each frame buffer is a DMA buffer of
+ * its own, so that it is one piece of device-contiguous memory on every
+ * backend (a driver allocates contiguous memory in bounded chunks).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +17,10 @@ enum { ARMED, READY, HELD };
 struct fdma_stream {
 	struct fdma_dev *dev;
 	int ch;
-	int buf;
+	int *buf;		/* handle of each frame buffer */
+	u8 **base;		/* and its address */
 	unsigned int nbufs;
 	size_t slot;		/* bytes per frame buffer, aligned */
-	u8 *base;
 	u8 *state;
 	struct fdma_cpl *ready;	/* FIFO of filled frames */
 	struct fdma_cpl *got;	/* reap scratch: all nbufs at once, so a reset's cancels come back together */
@@ -29,7 +31,7 @@ struct fdma_stream {
 static int arm(struct fdma_stream *s, unsigned int i)
 {
 	struct fdma_req r = {
-		.buf = s->buf, .offset = (u64)i * s->slot, .len = s->slot, .user_data = i,
+		.buf = s->buf[i], .len = s->slot, .user_data = i,
 	};
 	int ret = fdma_submit(s->dev, s->ch, &r, 1);
 
@@ -39,10 +41,23 @@ static int arm(struct fdma_stream *s, unsigned int i)
 	return 0;
 }
 
+/* Free the buffers and the stream (nothing of it may be armed). */
+static void stream_free(struct fdma_stream *s)
+{
+	for (unsigned int i = 0; s->buf && i < s->nbufs; i++)
+		if (s->buf[i] >= 0)
+			fdma_buf_free(s->dev, s->buf[i]);
+	free(s->buf);
+	free(s->base);
+	free(s->state);
+	free(s->ready);
+	free(s->got);
+	free(s);
+}
+
 int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t buf_size,
 		     struct fdma_stream **sp)
 {
-	struct fdma_chan *c;
 	struct fdma_stream *s;
 	struct fdma_chan_stats st;
 	int ret;
@@ -52,19 +67,19 @@ int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t bu
 	if (!sp)
 		return fdma_err(dev, -EINVAL, "fdma_stream_open: sp is NULL");
 	*sp = NULL;
-	c = fdma_get_chan(dev, ch);
-	if (!c)
-		return -EINVAL;
+	if (ch < 0 || ch >= (int)dev->info.nchan)
+		return fdma_err(dev, -EINVAL, "no channel %d on this device (it has %u)",
+				ch, dev->info.nchan);
 	if (dev->info.chan[ch].dir != FDMA_C2H || dev->info.chan[ch].kind != FDMA_KIND_STREAM)
 		return fdma_err(dev, -EINVAL, "channel %d is not a C2H stream channel", ch);
-	if (nbufs < 2 || nbufs > c->ring.size)
+	if (nbufs < 2 || nbufs > dev->info.chan[ch].ring_size)
 		return fdma_err(dev, -EINVAL, "fdma_stream_open: %u buffers (need 2..%u)",
-				nbufs, c->ring.size);
-	if (buf_size == 0 || buf_size > dev->caps.max_desc_len)
+				nbufs, dev->info.chan[ch].ring_size);
+	if (buf_size == 0 || buf_size > dev->info.max_desc_len)
 		return fdma_err(dev, -EINVAL,
 				"fdma_stream_open: buffer size %zu (need 1..%u, the maximum descriptor length)",
-				buf_size, dev->caps.max_desc_len);
-	if (fdma_ering_inflight(&c->ring))
+				buf_size, dev->info.max_desc_len);
+	if (fdma_inflight(dev, ch))
 		return fdma_err(dev, -EBUSY, "channel %d has transfers in flight", ch);
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -72,20 +87,26 @@ int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t bu
 	s->dev = dev;
 	s->ch = ch;
 	s->nbufs = nbufs;
-	s->slot = (buf_size + dev->caps.align - 1) & ~(size_t)(dev->caps.align - 1);
+	s->slot = (buf_size + dev->info.align - 1) & ~(size_t)(dev->info.align - 1);
 	s->state = calloc(nbufs, 1);
 	s->ready = calloc(nbufs, sizeof(*s->ready));
 	s->got = calloc(nbufs, sizeof(*s->got));
-	if (!s->state || !s->ready || !s->got) {
+	s->buf = calloc(nbufs, sizeof(*s->buf));
+	s->base = calloc(nbufs, sizeof(*s->base));
+	if (!s->state || !s->ready || !s->got || !s->buf || !s->base) {
 		ret = fdma_err(dev, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	s->buf = fdma_buf_alloc(dev, s->slot * nbufs, 0);
-	if (s->buf < 0) {
-		ret = s->buf;
-		goto fail;
+	for (unsigned int i = 0; i < nbufs; i++)
+		s->buf[i] = -1;
+	for (unsigned int i = 0; i < nbufs; i++) {
+		s->buf[i] = fdma_buf_alloc(dev, s->slot, 0);
+		if (s->buf[i] < 0) {
+			ret = s->buf[i];
+			goto fail;
+		}
+		s->base[i] = fdma_buf_addr(dev, s->buf[i]);
 	}
-	s->base = fdma_buf_addr(dev, s->buf);
 	fdma_chan_stats(dev, ch, &st);
 	s->drops_at_open = st.drops;
 	for (unsigned int i = 0; i < nbufs; i++) {
@@ -100,10 +121,7 @@ fail_armed:
 	fdma_stream_close(s);
 	return ret;
 fail:
-	free(s->state);
-	free(s->ready);
-	free(s->got);
-	free(s);
+	stream_free(s);
 	return ret;
 }
 
@@ -148,7 +166,7 @@ int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout
 					: "frame does not fit in one buffer (open the stream with a larger buf_size)");
 	}
 	s->state[i] = HELD;
-	f->data = s->base + (size_t)i * s->slot;
+	f->data = s->base[i];
 	f->len = cpl.len;
 	f->index = i;
 	f->flags = cpl.flags;
@@ -187,9 +205,5 @@ void fdma_stream_close(struct fdma_stream *s)
 	if (fdma_inflight(s->dev, s->ch) > 0 && !fdma_chan_reset(s->dev, s->ch))
 		while (fdma_reap(s->dev, s->ch, got, 64, 0, 0) > 0)
 			;
-	fdma_buf_free(s->dev, s->buf);
-	free(s->state);
-	free(s->ready);
-	free(s->got);
-	free(s);
+	stream_free(s);
 }

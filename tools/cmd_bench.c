@@ -45,6 +45,7 @@ struct bench_res {
 	double secs, mbps, ceiling, memcpy_mbps;
 	double cpu_pct, verify_cpu_pct, model_cpu_pct, process_cpu_pct;
 	double wakeups_per_s, irqs_per_s, transfers_per_s, p50, p99;
+	double syscalls_per_xfer, irqs_per_cpl;
 };
 
 static void usage(FILE *f)
@@ -347,6 +348,12 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 	fdma_chan_stats(dev, ch, &st1);
 	res->wakeups_per_s = (st1.wakeups - st0.wakeups) / res->secs;
 	res->irqs_per_s = (st1.interrupts - st0.interrupts) / res->secs;
+	if (st1.transfers > st0.transfers)
+		res->syscalls_per_xfer = (double)(st1.syscalls - st0.syscalls) /
+					 (st1.transfers - st0.transfers);
+	if (st1.completions > st0.completions)
+		res->irqs_per_cpl = (double)(st1.interrupts - st0.interrupts) /
+				    (st1.completions - st0.completions);
 	res->transfers_per_s = res->transfers / res->secs;
 	res->mbps = res->bytes / res->secs / 1e6;
 	res->p50 = tool_lat_pct(&lat, 50);
@@ -371,39 +378,61 @@ out_free:
 	return ret;
 }
 
+/* A JSON number, or null for what this device cannot tell (no link model, no model CPU). */
+static void json_num(const char *key, double v, int known, const char *fmt)
+{
+	printf(",\"%s\":", key);
+	if (known)
+		printf(fmt, v);
+	else
+		printf("null");
+}
+
 static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 		      const struct bench_res *r, int paced)
 {
+	int sim = !strcmp(info->backend, "sim");
 	char sz[32];
 
 	tool_fmt_size(r->size, sz, sizeof(sz));
 	if (o->json) {
-		printf("{\"uri\":\"%s\",\"dir\":\"%s\",\"size\":%" PRIu64 ",\"batch\":%u,"
-		       "\"mbps\":%.1f,\"ceiling_mbps\":%.1f,\"pct_ceiling\":%.1f,"
-		       "\"cpu_pct\":%.2f,\"verify_cpu_pct\":%.2f,\"model_cpu_pct\":%.1f,"
-		       "\"process_cpu_pct\":%.1f,\"wakeups_per_s\":%.1f,\"irqs_per_s\":%.1f,"
+		printf("{\"uri\":\"%s\",\"backend\":\"%s\",\"dir\":\"%s\",\"size\":%" PRIu64
+		       ",\"batch\":%u,\"mbps\":%.1f",
+		       o->uri, info->backend, o->dir == FDMA_C2H ? "c2h" : "h2c", r->size, o->batch,
+		       r->mbps);
+		json_num("ceiling_mbps", r->ceiling, r->ceiling > 0, "%.1f");
+		json_num("pct_ceiling", r->ceiling > 0 ? r->mbps / r->ceiling * 100 : 0,
+			 r->ceiling > 0, "%.1f");
+		printf(",\"cpu_pct\":%.2f,\"verify_cpu_pct\":%.2f", r->cpu_pct, r->verify_cpu_pct);
+		json_num("model_cpu_pct", r->model_cpu_pct, sim, "%.1f");
+		printf(",\"process_cpu_pct\":%.1f,\"wakeups_per_s\":%.1f,\"irqs_per_s\":%.1f,"
+		       "\"irqs_per_completion\":%.4f,\"syscalls_per_transfer\":%.4f,"
 		       "\"transfers_per_s\":%.0f,\"p50_us\":%.1f,\"p99_us\":%.1f,"
 		       "\"bytes\":%" PRIu64 ",\"bytes_checked\":%" PRIu64 ",\"errors\":%" PRIu64,
-		       o->uri, o->dir == FDMA_C2H ? "c2h" : "h2c", r->size, o->batch,
-		       r->mbps, r->ceiling, r->ceiling ? r->mbps / r->ceiling * 100 : 0,
-		       r->cpu_pct, r->verify_cpu_pct, r->model_cpu_pct, r->process_cpu_pct,
-		       r->wakeups_per_s, r->irqs_per_s, r->transfers_per_s, r->p50, r->p99,
+		       r->process_cpu_pct, r->wakeups_per_s, r->irqs_per_s, r->irqs_per_cpl,
+		       r->syscalls_per_xfer, r->transfers_per_s, r->p50, r->p99,
 		       r->bytes, r->bytes_checked, r->errors);
 		if (!paced)
 			printf(",\"memcpy_mbps\":%.1f,\"pct_memcpy\":%.1f", r->memcpy_mbps,
 			       r->memcpy_mbps ? r->mbps / r->memcpy_mbps * 100 : 0);
 		printf("}\n");
 	} else {
-		(void)info;
-		printf("%6s %9.1f %9.1f %6.1f%%", sz, r->mbps, r->ceiling,
-		       r->ceiling ? r->mbps / r->ceiling * 100 : 0);
+		printf("%6s %9.1f", sz, r->mbps);
+		if (r->ceiling > 0)
+			printf(" %9.1f %6.1f%%", r->ceiling, r->mbps / r->ceiling * 100);
+		else
+			printf(" %9s %7s", "-", "-");
 		if (!paced)
 			printf(" %9.1f %6.1f%%", r->memcpy_mbps,
 			       r->memcpy_mbps ? r->mbps / r->memcpy_mbps * 100 : 0);
-		printf(" %6.2f %6.2f %6.1f %9.0f %9.0f %10.0f %8.1f %8.1f %10" PRIu64 " %6" PRIu64 "\n",
-		       r->cpu_pct, r->verify_cpu_pct, r->model_cpu_pct, r->wakeups_per_s,
-		       r->irqs_per_s, r->transfers_per_s, r->p50, r->p99,
-		       r->bytes_checked >> 20, r->errors);
+		printf(" %6.2f %6.2f", r->cpu_pct, r->verify_cpu_pct);
+		if (sim)
+			printf(" %6.1f", r->model_cpu_pct);
+		else
+			printf(" %6s", "-");
+		printf(" %9.0f %9.0f %8.3f %10.0f %8.1f %8.1f %10" PRIu64 " %6" PRIu64 "\n",
+		       r->wakeups_per_s, r->irqs_per_s, r->syscalls_per_xfer, r->transfers_per_s,
+		       r->p50, r->p99, r->bytes_checked >> 20, r->errors);
 	}
 	fflush(stdout);
 }
@@ -521,17 +550,21 @@ int fdma_cmd_bench(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!o.json) {
-		printf("%s: %s, batch %u, wait %s, link ceiling %s %.1f MB/s%s\n", info.name,
+		double ceil = o.dir == FDMA_C2H ? info.link.write_mbps : info.link.read_mbps;
+
+		printf("%s: %s, batch %u, wait %s, ", info.name,
 		       o.dir == FDMA_C2H ? "C2H (device writes)" : "H2C (device reads)", o.batch,
-		       o.wait == FDMA_WAIT_SPIN ? "spin" : o.wait == FDMA_WAIT_SLEEP ? "sleep" : "adaptive",
-		       o.dir == FDMA_C2H ? "write" : "read",
-		       o.dir == FDMA_C2H ? info.link.write_mbps : info.link.read_mbps,
-		       info.link.paced ? "" : " (unpaced: the model runs as fast as memory allows)");
+		       o.wait == FDMA_WAIT_SPIN ? "spin" : o.wait == FDMA_WAIT_SLEEP ? "sleep" : "adaptive");
+		if (ceil > 0)
+			printf("link ceiling %s %.1f MB/s%s\n", o.dir == FDMA_C2H ? "write" : "read", ceil,
+			       info.link.paced ? "" : " (unpaced: the model runs as fast as memory allows)");
+		else
+			printf("link unknown: no ceiling\n");
 		printf("%6s %9s %9s %7s", "size", "MB/s", "ceiling", "%ceil");
 		if (!info.link.paced)
 			printf(" %9s %7s", "memcpy", "%memcp");
-		printf(" %6s %6s %6s %9s %9s %10s %8s %8s %10s %6s\n", "cpu%", "vfy%", "model%",
-		       "wakeup/s", "irq/s", "xfer/s", "p50 us", "p99 us", "chk MiB", "errors");
+		printf(" %6s %6s %6s %9s %9s %8s %10s %8s %8s %10s %6s\n", "cpu%", "vfy%", "model%",
+		       "wakeup/s", "irq/s", "sys/xfer", "xfer/s", "p50 us", "p99 us", "chk MiB", "errors");
 	}
 	for (int i = 0; i < o.nsizes; i++) {
 		struct bench_res r;

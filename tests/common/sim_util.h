@@ -23,9 +23,16 @@
 /* Generous bounds: a bug fails the test instead of hanging it. */
 #define SIM_TIMEOUT_US	(5 * 1000 * 1000)
 
-/* Open uri or fail the test with fdma_open's message. */
+/*
+ * Open uri or fail the test with fdma_open's message. With
+ * FDMA_TEST_DEVICE set (e.g. kdev:/dev/fdma0), a "sim" URI opens that
+ * device instead, or skips the test if it needs a simulated device's
+ * options (see sim_util.c).
+ */
 #define sim_open(uri) sim_open_at((uri), __FILE__, __LINE__)
 struct fdma_dev *sim_open_at(const char *uri, const char *file, int line);
+/* FDMA_TEST_DEVICE, or NULL when the tests run on the simulated device. */
+const char *sim_target(void);
 
 /*
  * Deterministic pattern: byte at logical position pos (counted from the

@@ -317,7 +317,7 @@ static void test_bad_channels(void **state)
 		s = (struct fdma_stream *)&r;
 	}
 	/* Channels of the wrong kind. */
-	assert_fdma_err(dev, fdma_chan_set_drop(dev, 0, 1), -EINVAL, "not a stream");
+	assert_fdma_err(dev, fdma_chan_set_drop(dev, 0, 1), -EINVAL, "not a C2H stream");
 	assert_fdma_err(dev, fdma_chan_set_testgen(dev, 1, 4096, 0, 1), -ENOTSUP, "no test generator");
 	assert_fdma_err(dev, fdma_chan_testgen_counts(dev, 0, &fr, &er), -ENOTSUP, "no test generator");
 	assert_fdma_err(dev, fdma_stream_open(dev, 1, 4, 4096, &s), -EINVAL, "not a C2H stream");

@@ -158,6 +158,27 @@ for sh in tests/vm/guest/*.sh; do
 	[ -e "$sh" ] && install -m 755 "$sh" "$GBIN/tests/"
 done
 
+# The foundation's end-to-end tests and the fdma command, as built for the
+# host (dynamically linked: cmocka has no static library), with the shared
+# libraries they need; in the guest they run against the driver through
+# libfdma's kdev: backend.
+E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
+     build/tests/sim/test_coalesce build/tests/sim/test_stream build/tests/sim/test_errors)
+mkdir -p "$GBIN/e2e" "$GBIN/libs"
+if make -s BUILD=build "${E2E[@]}" >"$TMP/e2e-build.log" 2>&1; then
+	for b in "${E2E[@]}"; do
+		cp "$b" "$GBIN/e2e/"
+		# "lib => /path (addr)" and "/lib64/ld-linux... (addr)": copy each /path.
+		for l in $(ldd "$b" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+			mkdir -p "$GBIN/libs$(dirname "$l")"
+			cp -L "$l" "$GBIN/libs$l"
+		done
+	done
+else
+	fail build-e2e "make ${E2E[*]} failed"
+	show "$TMP/e2e-build.log" 20
+fi
+
 # ---- one VM per kernel -----------------------------------------------------------------
 run_kernel() { # VERSION
 	local v=$1
@@ -201,6 +222,9 @@ run_kernel() { # VERSION
 	install -m 755 tests/vm/init.sh "$R/init"
 	cp -a "$GBIN/smoke/." "$R/smoke/"
 	cp -a "$GBIN/tests/." "$R/tests/"
+	mkdir -p "$R/e2e"
+	cp -a "$GBIN/e2e/." "$R/e2e/"
+	cp -a "$GBIN/libs/." "$R/"
 	if [ ${#mods[@]} -gt 0 ]; then
 		local md="$R/lib/modules/$v"
 		mkdir -p "$md/extra"

@@ -103,6 +103,7 @@ if load auto ivshmem=1 edu=1; then
 	t ioc_poll $T/fdma_ioc_poll
 	t ioc_owner $T/fdma_ioc_owner
 	t ioc_bad $T/fdma_ioc_bad
+	sh $T/e2e.sh		# libfdma's kdev: backend: end-to-end tests, fdma bench/stream
 	t teardown $T/fdma_openrm
 	t edu_auto $T/fdma_edu auto
 	unload auto

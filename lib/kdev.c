@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libfdma "kdev:" backend: the kernel driver fdma.ko through /dev/fdmaN
+ * (include/fdma_ioctl.h). One open file per device handle: its buffers
+ * and completion queues are private to it.
+ *
+ * The data path is one ioctl per submitted batch; completions are read
+ * from the per-channel queue the driver shares with us (mmap), so reaping
+ * what has already arrived costs no system call. Waiting is FDMA_IOC_WAIT:
+ * with min_entries 0 it only moves what the device finished into the
+ * queue (spin polling), otherwise it sleeps until the interrupt.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fdma_internal.h"
+#include "fdma_ioctl.h"
+
+#define HUGE_2M (2ull << 20)
+
+/*
+ * Counters kept here, for this handle (relaxed atomics, as in echan.c:
+ * one writer, readers on any thread). The device-side ones (interrupts,
+ * descriptors, doorbells, drops, resets) come from the driver.
+ */
+#define STAT_ADD(k, f, v) \
+	__atomic_store_n(&(k)->st.f, __atomic_load_n(&(k)->st.f, __ATOMIC_RELAXED) + (v), \
+			 __ATOMIC_RELAXED)
+#define STAT_GET(k, f) __atomic_load_n(&(k)->st.f, __ATOMIC_RELAXED)
+
+struct fdma_kchan {
+	struct fdma_cq_hdr *hdr;	/* completion queue, shared with the driver */
+	struct fdma_cq_entry *ent;
+	size_t cq_bytes;
+	/* The engine's request rules, to name what is wrong before the driver says EINVAL. */
+	struct fdma_ering rules;
+	enum fdma_wait_mode mode;
+	unsigned int spin_us;
+	u32 tg_frame_len, tg_period_ns, tg_enable;	/* what we last set */
+	struct fdma_ioc_req *ireq;	/* FDMA_IOC_MAX_BATCH, for the submit ioctl */
+	struct fdma_chan_stats st;
+};
+
+struct fdma_kdev {
+	int fd;
+	struct fdma_ioc_info in;
+	struct fdma_kchan ch[FDMA_MAX_CHAN];
+};
+
+static int kerr(struct fdma_dev *dev, const char *what)
+{
+	int e = errno;
+
+	return fdma_err(dev, -e, "%s: %s", what, strerror(e));
+}
+
+/* ---- buffers ---------------------------------------------------------------- */
+
+static int kdev_register_mem(struct fdma_dev *dev, struct fdma_buf *b, void *addr, size_t size)
+{
+	struct fdma_ioc_buf_reg r = { .addr = (uintptr_t)addr, .size = size };
+
+	if (ioctl(dev->kdev->fd, FDMA_IOC_BUF_REGISTER, &r)) {
+		if (errno == ENOMEM || errno == EPERM)
+			return fdma_err(dev, -errno,
+					"fdma_buf_register: the driver cannot pin %zu bytes: %s (RLIMIT_MEMLOCK? see ulimit -l)",
+					size, strerror(errno));
+		return kerr(dev, "fdma_buf_register: FDMA_IOC_BUF_REGISTER");
+	}
+	b->khandle = r.handle;
+	b->addr = addr;
+	b->size = size;
+	return 0;
+}
+
+/*
+ * Driver memory first: dma_alloc_coherent, contiguous for the device, one
+ * descriptor per max_desc_len. The driver allocates it in bounded chunks;
+ * beyond that (or with FDMA_BUF_HUGEPAGE) the buffer is our own memory,
+ * pinned and mapped by the driver (one descriptor per contiguous piece:
+ * a page, or 2 MiB with huge pages).
+ */
+static int kdev_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, unsigned int flags)
+{
+	struct fdma_kdev *k = dev->kdev;
+	size_t len = (size + 4095) & ~(size_t)4095;
+	void *p;
+	int ret;
+
+	if (!(flags & FDMA_BUF_HUGEPAGE)) {
+		struct fdma_ioc_buf_alloc a = { .size = size };
+
+		if (!ioctl(k->fd, FDMA_IOC_BUF_ALLOC, &a)) {
+			p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+				 k->fd, (off_t)a.mmap_offset);
+			if (p == MAP_FAILED) {
+				ret = kerr(dev, "fdma_buf_alloc: mmap of driver memory");
+				ioctl(k->fd, FDMA_IOC_BUF_FREE, &a.handle);
+				return ret;
+			}
+			b->khandle = a.handle;
+			b->addr = p;
+			b->size = size;
+			b->map_len = len;
+			return 0;
+		}
+		if (errno != ENOMEM && errno != EINVAL)
+			return kerr(dev, "fdma_buf_alloc: FDMA_IOC_BUF_ALLOC");
+	}
+	p = MAP_FAILED;
+	if (flags & FDMA_BUF_HUGEPAGE) {
+		size_t hlen = (size + HUGE_2M - 1) & ~(HUGE_2M - 1);
+
+		p = mmap(NULL, hlen, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0);
+		if (p != MAP_FAILED)
+			len = hlen;
+	}
+	if (p == MAP_FAILED) {
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (p == MAP_FAILED)
+			return fdma_err(dev, -ENOMEM, "fdma_buf_alloc: cannot map %zu bytes", size);
+		if (flags & FDMA_BUF_HUGEPAGE)
+			madvise(p, len, MADV_HUGEPAGE);
+	}
+	ret = kdev_register_mem(dev, b, p, size);
+	if (ret) {
+		munmap(p, len);
+		return ret;
+	}
+	b->map_len = len;
+	return 0;
+}
+
+static int kdev_buf_register(struct fdma_dev *dev, struct fdma_buf *b, void *addr, size_t size)
+{
+	return kdev_register_mem(dev, b, addr, size);
+}
+
+static int kdev_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
+{
+	if (ioctl(dev->kdev->fd, FDMA_IOC_BUF_FREE, &b->khandle)) {
+		if (errno == EBUSY)
+			return fdma_err(dev, -EBUSY, "fdma_buf_free: buffer %d has transfers in flight",
+					(int)(b - dev->buf));
+		return kerr(dev, "fdma_buf_free: FDMA_IOC_BUF_FREE");
+	}
+	/* Driver memory goes with the last mapping; ours is unpinned already. */
+	if (b->map_len)
+		munmap(b->addr, b->map_len);
+	b->map_len = 0;
+	return 0;
+}
+
+/* ---- submission --------------------------------------------------------------- */
+
+static int kdev_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n)
+{
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+	struct fdma_ioc_submit sb = { .chan = (u32)ch, .count = n };
+	u64 need = 0;
+
+	if (!n)
+		return 0;
+	if (n > FDMA_IOC_MAX_BATCH)
+		return fdma_err(dev, -EINVAL, "batch of %u requests is over the driver's %u per call",
+				n, FDMA_IOC_MAX_BATCH);
+	/* All or nothing: the driver checks again; we check first to say what is wrong. */
+	for (unsigned int i = 0; i < n; i++) {
+		const struct fdma_req *r = &reqs[i];
+		struct fdma_buf *b = fdma_buf_lookup(dev, r->buf);
+		struct fdma_ereq q;
+		const char *why;
+		int ret;
+
+		if (!b)
+			return fdma_err(dev, -EBADF, "request %u: unknown buffer handle %d", i, r->buf);
+		if (r->offset > b->size || r->len > b->size - r->offset)
+			return fdma_err(dev, -ERANGE,
+					"request %u: offset %llu + length %llu is beyond buffer %d's %zu bytes",
+					i, (unsigned long long)r->offset, (unsigned long long)r->len,
+					r->buf, b->size);
+		if (r->len > UINT32_MAX - dev->info.align + 1)
+			return fdma_err(dev, -EINVAL, "request %u: length %llu is over 4 GiB",
+					i, (unsigned long long)r->len);
+		if (r->flags & ~(FDMA_REQ_IRQ | FDMA_REQ_SOF | FDMA_REQ_EOF))
+			return fdma_err(dev, -EINVAL, "request %u: unknown flags 0x%x", i, r->flags);
+		/* Buffers start page-aligned: the offset carries the host alignment. */
+		q.host = r->offset;
+		q.card = r->card_addr;
+		q.len = (u32)r->len;
+		q.flags = 0;
+		q.cookie = 0;
+		ret = fdma_ering_check(&kc->rules, &q, &why);
+		if (ret)
+			return fdma_err(dev, ret,
+					"request %u (buffer %d offset %llu, card 0x%llx, %llu bytes): %s",
+					i, r->buf, (unsigned long long)r->offset,
+					(unsigned long long)r->card_addr, (unsigned long long)r->len, why);
+		need += fdma_ering_ndesc(&kc->rules, q.len);
+		kc->ireq[i] = (struct fdma_ioc_req){
+			.handle = b->khandle,
+			.flags = (r->flags & FDMA_REQ_IRQ ? FDMA_IOC_REQ_IRQ : 0) |
+				 (r->flags & FDMA_REQ_SOF ? FDMA_IOC_REQ_SOF : 0) |
+				 (r->flags & FDMA_REQ_EOF ? FDMA_IOC_REQ_EOF : 0),
+			.offset = r->offset,
+			.card_addr = r->card_addr,
+			.len = r->len,
+			.user_data = r->user_data,
+		};
+	}
+	sb.reqs = (uintptr_t)kc->ireq;
+	STAT_ADD(kc, syscalls, 1);
+	if (ioctl(dev->kdev->fd, FDMA_IOC_SUBMIT, &sb)) {
+		switch (errno) {
+		case EAGAIN:
+			return fdma_err(dev, -EAGAIN,
+					"channel %d: no room for %u more requests now (%llu descriptors): reap completions to free the ring",
+					ch, n, (unsigned long long)need);
+		case E2BIG:
+			return fdma_err(dev, -E2BIG,
+					"channel %d: the batch needs more descriptors than the ring's %u (registered memory takes one per page)",
+					ch, kc->rules.size);
+		case EIO:
+			return fdma_err(dev, -EIO, "channel %d did not come back from a reset", ch);
+		case ENODEV:
+			return fdma_err(dev, -ENODEV, "the device was removed");
+		default:
+			return kerr(dev, "fdma_submit: FDMA_IOC_SUBMIT");
+		}
+	}
+	STAT_ADD(kc, transfers, n);
+	return (int)n;
+}
+
+static int kdev_inflight(struct fdma_dev *dev, int ch)
+{
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+
+	return (int)(STAT_GET(kc, transfers) - STAT_GET(kc, completions));
+}
+
+/* ---- completion ------------------------------------------------------------------ */
+
+/* Take up to max entries from the queue. */
+static unsigned int cq_take(struct fdma_kchan *kc, struct fdma_cpl *out, unsigned int max)
+{
+	struct fdma_cq_hdr *h = kc->hdr;
+	/* Acquire: the entries below tail are written before we read them. */
+	u32 tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+	u32 head = h->head;	/* ours alone to write */
+	u32 n = tail - head, mask = h->mask;
+
+	if (n > max)
+		n = max;
+	for (u32 i = 0; i < n; i++) {
+		const struct fdma_cq_entry *e = &kc->ent[(head + i) & mask];
+		struct fdma_cpl *c = &out[i];
+
+		c->user_data = e->user_data;
+		c->len = e->len;
+		c->res = e->res;
+		c->status = e->status;
+		c->flags = (e->flags & FDMA_IOC_CPL_SOF ? FDMA_CPL_SOF : 0) |
+			   (e->flags & FDMA_IOC_CPL_EOF ? FDMA_CPL_EOF : 0) |
+			   (e->flags & FDMA_IOC_CPL_OVERRUN ? FDMA_CPL_OVERRUN : 0);
+		STAT_ADD(kc, bytes, e->len);
+		if (e->res)
+			STAT_ADD(kc, errors, 1);
+	}
+	if (n) {
+		/* Release: we are done reading the entries before the driver may reuse them. */
+		__atomic_store_n(&h->head, head + n, __ATOMIC_RELEASE);
+		STAT_ADD(kc, completions, n);
+	}
+	return n;
+}
+
+/*
+ * FDMA_IOC_WAIT: move finished work into the queue and, with min > 0,
+ * sleep until min entries are queued or timeout_us passes. 0, or a
+ * negative errno (-ETIMEDOUT and -EAGAIN are not failures here: the
+ * caller looks at the queue).
+ */
+static int kwait(struct fdma_dev *dev, int ch, u32 min, int64_t timeout_us)
+{
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+	struct fdma_ioc_wait w = { .chan = (u32)ch, .min_entries = min, .timeout_us = timeout_us };
+
+	if (min > dev->kdev->in.cq_entries)
+		w.min_entries = dev->kdev->in.cq_entries;
+	STAT_ADD(kc, syscalls, 1);
+	if (min && timeout_us)
+		STAT_ADD(kc, wakeups, 1);
+	if (!ioctl(dev->kdev->fd, FDMA_IOC_WAIT, &w))
+		return 0;
+	switch (errno) {
+	case ETIMEDOUT:
+	case EAGAIN:
+	case EINTR:
+		return 0;
+	case ENODEV:
+		return fdma_err(dev, -ENODEV, "the device was removed");
+	default:
+		return kerr(dev, "fdma_reap: FDMA_IOC_WAIT");
+	}
+}
+
+static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
+		     unsigned int min_wait, int64_t timeout_us)
+{
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+	unsigned int n = cq_take(kc, cpls, max);
+	int64_t deadline, spin_end, left;
+	int ret;
+
+	if (n >= min_wait)
+		return (int)n;
+	if (kdev_inflight(dev, ch) == 0 && !n)
+		return fdma_err(dev, -EAGAIN, "fdma_reap: nothing in flight on channel %d", ch);
+	deadline = timeout_us < 0 ? -1 : fdma_now_us() + timeout_us;
+	spin_end = kc->mode == FDMA_WAIT_SPIN ? INT64_MAX :
+		   kc->mode == FDMA_WAIT_ADAPTIVE ? fdma_now_us() + kc->spin_us : 0;
+	for (;;) {
+		int64_t now = fdma_now_us();
+
+		if (now < spin_end && (deadline < 0 || now < deadline)) {
+			/* Polling: the driver looks at the ring; no interrupt needed. */
+			ret = kwait(dev, ch, 0, 0);
+		} else {
+			left = deadline < 0 ? -1 : deadline - now;
+			ret = kwait(dev, ch, min_wait - n, left > 0 ? left : 0);
+		}
+		if (ret)
+			return n ? (int)n : ret;
+		n += cq_take(kc, cpls + n, max - n);
+		if (n >= min_wait)
+			return (int)n;
+		if (kdev_inflight(dev, ch) == 0)
+			return (int)n;	/* everything handed back (e.g. canceled) */
+		if (deadline >= 0 && fdma_now_us() >= deadline)
+			return n ? (int)n : fdma_err(dev, -ETIMEDOUT,
+				"fdma_reap: no completion on channel %d within %lld us (stuck channel? fdma_chan_reset() recovers it)",
+				ch, (long long)timeout_us);
+	}
+}
+
+/* ---- settings ------------------------------------------------------------------------ */
+
+/*
+ * The driver's readiness is per open file: the device fd polls readable
+ * while any of this handle's channels has completions queued.
+ */
+static int kdev_chan_fd(struct fdma_dev *dev, int ch)
+{
+	dev->kdev->ch[ch].mode = FDMA_WAIT_SLEEP;
+	return dev->kdev->fd;
+}
+
+static int kdev_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us)
+{
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+
+	kc->mode = mode;
+	if (spin_us)
+		kc->spin_us = spin_us;
+	return 0;
+}
+
+static int kdev_set_coalesce(struct fdma_dev *dev, int ch, unsigned int count, unsigned int usecs)
+{
+	struct fdma_ioc_coalesce co = { .chan = (u32)ch, .count = count, .usecs = usecs };
+
+	if (ioctl(dev->kdev->fd, FDMA_IOC_COALESCE, &co))
+		return kerr(dev, "fdma_chan_set_coalesce: FDMA_IOC_COALESCE");
+	return 0;
+}
+
+static int kdev_set_drop(struct fdma_dev *dev, int ch, int drop)
+{
+	struct fdma_ioc_drop d = { .chan = (u32)ch, .drop = drop ? 1 : 0 };
+
+	if (ioctl(dev->kdev->fd, FDMA_IOC_DROP, &d)) {
+		if (errno == EOPNOTSUPP)
+			return fdma_err(dev, -EINVAL, "channel %d is not a C2H stream channel", ch);
+		return kerr(dev, "fdma_chan_set_drop: FDMA_IOC_DROP");
+	}
+	return 0;
+}
+
+static int kdev_reset(struct fdma_dev *dev, int ch)
+{
+	u32 c = (u32)ch;
+
+	if (ioctl(dev->kdev->fd, FDMA_IOC_CHAN_RESET, &c)) {
+		if (errno == EIO)
+			return fdma_err(dev, -EIO, "channel %d: reset not acknowledged by the device", ch);
+		return kerr(dev, "fdma_chan_reset: FDMA_IOC_CHAN_RESET");
+	}
+	return 0;
+}
+
+static int testgen(struct fdma_dev *dev, int ch, u64 *frames, u64 *errors)
+{
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+	struct fdma_ioc_testgen t = {
+		.chan = (u32)ch, .frame_len = kc->tg_frame_len, .period_ns = kc->tg_period_ns,
+		.enable = kc->tg_enable,
+	};
+
+	if (ioctl(dev->kdev->fd, FDMA_IOC_TESTGEN, &t))
+		return kerr(dev, "FDMA_IOC_TESTGEN");
+	if (frames)
+		*frames = t.frames;
+	if (errors)
+		*errors = t.errors;
+	return 0;
+}
+
+static int kdev_set_testgen(struct fdma_dev *dev, int ch, u32 frame_len, u32 period_ns, int enable)
+{
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+
+	kc->tg_frame_len = frame_len;
+	kc->tg_period_ns = period_ns;
+	kc->tg_enable = enable ? 1 : 0;
+	return testgen(dev, ch, NULL, NULL);
+}
+
+/* The ioctl writes the settings as it reads the counters: write what we set last. */
+static int kdev_testgen_counts(struct fdma_dev *dev, int ch, u64 *frames, u64 *errors)
+{
+	return testgen(dev, ch, frames, errors);
+}
+
+static int kdev_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st)
+{
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+	struct fdma_ioc_stats ks = { .chan = (u32)ch };
+
+	if (ioctl(dev->kdev->fd, FDMA_IOC_STATS, &ks))
+		return kerr(dev, "fdma_chan_stats: FDMA_IOC_STATS");
+	st->bytes = STAT_GET(kc, bytes);
+	st->transfers = STAT_GET(kc, transfers);
+	st->completions = STAT_GET(kc, completions);
+	st->errors = STAT_GET(kc, errors);
+	st->wakeups = STAT_GET(kc, wakeups);
+	st->syscalls = STAT_GET(kc, syscalls);
+	st->descriptors = ks.descriptors;
+	st->doorbells = ks.doorbells;
+	st->interrupts = ks.interrupts;
+	st->drops = ks.drops;
+	st->resets = ks.resets;
+	return 0;
+}
+
+/* ---- open and close ------------------------------------------------------------------ */
+
+static void kdev_close(struct fdma_dev *dev)
+{
+	struct fdma_kdev *k = dev->kdev;
+
+	if (!k)
+		return;
+	/* Closing the file stops our transfers and frees our driver buffers. */
+	if (k->fd >= 0)
+		close(k->fd);
+	for (int i = 0; i < FDMA_MAX_BUFS; i++) {
+		struct fdma_buf *b = &dev->buf[i];
+
+		if (b->used && b->map_len)
+			munmap(b->addr, b->map_len);
+	}
+	for (int i = 0; i < FDMA_MAX_CHAN; i++) {
+		if (k->ch[i].hdr)
+			munmap(k->ch[i].hdr, k->ch[i].cq_bytes);
+		free(k->ch[i].ireq);
+	}
+	free(k);
+	dev->kdev = NULL;
+}
+
+static const char *irq_mode_name(u32 m)
+{
+	switch (m) {
+	case FDMA_IRQ_MODE_MSIX:
+		return "MSI-X";
+	case FDMA_IRQ_MODE_MSI:
+		return "MSI";
+	case FDMA_IRQ_MODE_INTX:
+		return "INTx";
+	default:
+		return "no interrupts";
+	}
+}
+
+static void fill_info(struct fdma_dev *dev, const char *path)
+{
+	const struct fdma_ioc_info *in = &dev->kdev->in;
+	struct fdma_info *fi = &dev->info;
+	const char *base = strrchr(path, '/');
+
+	snprintf(fi->backend, sizeof(fi->backend), "kdev");
+	fi->version = in->engine_version;
+	fi->nchan = in->nchan;
+	fi->align = in->align;
+	fi->max_desc_len = in->max_desc_len;
+	fi->card_size = in->card_size;
+	for (u32 i = 0; i < in->nchan; i++) {
+		u32 c = in->chan_caps[i];
+
+		fi->chan[i].dir = (c & FDMA_CH_CAP_C2H) ? FDMA_C2H : FDMA_H2C;
+		fi->chan[i].kind = (c & FDMA_CH_CAP_STREAM) ? FDMA_KIND_STREAM : FDMA_KIND_MM;
+		fi->chan[i].testgen = !!(c & FDMA_CH_CAP_TESTGEN);
+		fi->chan[i].ring_size = in->ring_size;
+	}
+	/* A real device runs at its link's speed; its ceiling follows from the link. */
+	fi->link.paced = 1;
+	fi->link.gen = in->link_gen;
+	fi->link.lanes = in->link_width;
+	fi->link.mps = in->mps;
+	fi->link.mrrs = in->mrrs;
+	fdma_link_defaults(&dev->link);
+	dev->link.gen = in->link_gen;
+	dev->link.lanes = in->link_width;
+	dev->link.mps = in->mps;
+	dev->link.mrrs = in->mrrs;
+	dev->link_known = in->link_gen && !fdma_link_validate(&dev->link, NULL, 0);
+	if (dev->link_known) {
+		fi->link.write_mbps = fdma_link_write_Bps(&dev->link) / 1e6;
+		fi->link.read_mbps = fdma_link_read_Bps(&dev->link) / 1e6;
+		snprintf(fi->name, sizeof(fi->name), "%s: fdma.ko, %s, PCIe gen%u x%u MPS %u",
+			 base ? base + 1 : path, irq_mode_name(in->irq_mode), in->link_gen,
+			 in->link_width, in->mps);
+	} else {
+		snprintf(fi->name, sizeof(fi->name), "%s: fdma.ko, %s, link unknown",
+			 base ? base + 1 : path, irq_mode_name(in->irq_mode));
+	}
+}
+
+static int kchan_setup(struct fdma_dev *dev, int ch)
+{
+	struct fdma_kdev *k = dev->kdev;
+	struct fdma_kchan *kc = &k->ch[ch];
+	void *p;
+
+	kc->cq_bytes = (size_t)FDMA_CQ_MMAP_BYTES(k->in.cq_entries);
+	p = mmap(NULL, kc->cq_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd,
+		 (off_t)FDMA_CQ_MMAP_OFFSET(ch));
+	if (p == MAP_FAILED)
+		return kerr(dev, "cannot map a completion queue of the driver");
+	kc->hdr = p;
+	kc->ent = (struct fdma_cq_entry *)((char *)p + FDMA_CQ_ENTRIES_OFFSET);
+	kc->ireq = calloc(FDMA_IOC_MAX_BATCH, sizeof(*kc->ireq));
+	if (!kc->ireq)
+		return fdma_err(dev, -ENOMEM, "out of memory");
+	/* Only what fdma_ering_check() and fdma_ering_ndesc() read. */
+	kc->rules.caps = k->in.chan_caps[ch];
+	kc->rules.align = k->in.align;
+	kc->rules.max_desc_len = k->in.max_desc_len;
+	kc->rules.card_size = k->in.card_size;
+	kc->rules.size = k->in.ring_size;
+	kc->mode = FDMA_WAIT_ADAPTIVE;
+	kc->spin_us = 50;
+	return 0;
+}
+
+int fdma_kdev_open(struct fdma_dev *dev, const char *path)
+{
+	struct fdma_kdev *k;
+	int ret;
+
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return fdma_err(dev, -ENOMEM, "out of memory");
+	k->fd = -1;
+	dev->kdev = k;
+	dev->ops = &fdma_kdev_ops;
+	k->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (k->fd < 0) {
+		int e = errno;
+
+		if (e == ENOENT)
+			return fdma_err(dev, -e, "%s: no such device node (is fdma.ko loaded and bound?)", path);
+		if (e == EACCES)
+			return fdma_err(dev, -e, "%s: permission denied (read-write access is needed)", path);
+		return fdma_err(dev, -e, "%s: %s", path, strerror(e));
+	}
+	if (ioctl(k->fd, FDMA_IOC_INFO, &k->in)) {
+		if (errno == ENOTTY || errno == EINVAL)
+			return fdma_err(dev, -ENODEV, "%s is not an fdma.ko device", path);
+		return kerr(dev, "FDMA_IOC_INFO");
+	}
+	if (k->in.uapi_version != FDMA_UAPI_VERSION)
+		return fdma_err(dev, -EPROTO, "%s speaks driver interface %u; this libfdma speaks %u",
+				path, k->in.uapi_version, FDMA_UAPI_VERSION);
+	if (!k->in.nchan || k->in.nchan > FDMA_MAX_CHAN || !k->in.align ||
+	    (k->in.align & (k->in.align - 1)) || !k->in.max_desc_len || !k->in.ring_size)
+		return fdma_err(dev, -EPROTO, "%s: the driver reports an implausible engine", path);
+	fill_info(dev, path);
+	for (u32 i = 0; i < k->in.nchan; i++) {
+		ret = kchan_setup(dev, (int)i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+const struct fdma_ops fdma_kdev_ops = {
+	.close = kdev_close,
+	.buf_alloc = kdev_buf_alloc,
+	.buf_register = kdev_buf_register,
+	.buf_free = kdev_buf_free,
+	.submit = kdev_submit,
+	.reap = kdev_reap,
+	.inflight = kdev_inflight,
+	.chan_fd = kdev_chan_fd,
+	.set_wait = kdev_set_wait,
+	.set_coalesce = kdev_set_coalesce,
+	.set_drop = kdev_set_drop,
+	.reset = kdev_reset,
+	.set_testgen = kdev_set_testgen,
+	.testgen_counts = kdev_testgen_counts,
+	.stats = kdev_stats,
+};

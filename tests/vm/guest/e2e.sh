@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# tests/vm/guest/e2e.sh: libfdma's kdev: backend against fdma.ko, inside the
+# VM (run-guest.sh calls it with the driver bound to the FDMA engine).
+#
+# 1. The foundation's end-to-end tests (tests/sim/), the same binaries the
+#    host runs, with FDMA_TEST_DEVICE=kdev:/dev/fdmaN: every test that opens
+#    "sim:..." gets the driver instead, or is skipped when it needs a
+#    simulated device's options (ring size, faults, link); cmocka names
+#    each skip. A test binary passes when none of its tests fails and at
+#    least one ran.
+# 2. The fdma command: info, bench both ways, stream, each checked for its
+#    exit status and for zero integrity errors in its JSON.
+# Prints "VMTEST PASS <name>" or "VMTEST FAIL <name>: <why>".
+E=/e2e
+
+pass() { echo "VMTEST PASS $1"; }
+fail() { echo "VMTEST FAIL $1: $2"; }
+
+dev=$(ls /sys/class/fdma/ 2>/dev/null | grep '^fdma[0-9]' | head -1)
+if [ -z "$dev" ]; then
+	fail e2e "no /sys/class/fdma/fdmaN: the driver is not bound"
+	exit 0
+fi
+URI=kdev:/dev/$dev
+export FDMA_TEST_DEVICE=$URI
+
+for b in $E/test_*; do
+	[ -x "$b" ] || continue
+	n=e2e_${b##*/test_}
+	"$b" >/tmp/e2e.out 2>&1
+	rc=$?
+	sed 's/^/    /' /tmp/e2e.out
+	ok=$(grep -c '^\[       OK \]' /tmp/e2e.out)
+	sk=$(grep -c '^\[  SKIPPED \] test' /tmp/e2e.out)
+	if [ "$rc" != 0 ]; then
+		fail "$n" "exit status $rc: $(grep '^\[  FAILED  \] test' /tmp/e2e.out | sed 's/.*\] //' | tr '\n' ' ')"
+	elif [ "$ok" = 0 ]; then
+		fail "$n" "no test ran against $URI ($sk skipped)"
+	else
+		pass "$n ($ok passed, $sk skipped on $URI)"
+	fi
+done
+
+# json_ok NAME FILE: every line has "errors":0, and there is at least one.
+json_ok() {
+	if [ ! -s "$2" ]; then
+		fail "$1" "no JSON output"
+	elif grep -v '"errors":0[,}]' "$2" | grep -q .; then
+		fail "$1" "integrity errors: $(grep -v '"errors":0[,}]' "$2" | head -1)"
+	else
+		pass "$1"
+	fi
+}
+
+# run NAME CMD...: CMD must exit 0; its stdout is kept in /tmp/NAME.json.
+run() {
+	name=$1
+	shift
+	if "$@" >/tmp/"$name".json 2>/tmp/"$name".err; then
+		sed 's/^/    /' /tmp/"$name".json
+		return 0
+	fi
+	fail "$name" "'$*' exited with status $?: $(tail -2 /tmp/"$name".err)"
+	return 1
+}
+
+if run fdma_info $E/fdma info "$URI"; then
+	if grep -q 'kdev' /tmp/fdma_info.json; then
+		pass fdma_info
+	else
+		fail fdma_info "'fdma info $URI' does not name the kdev backend"
+	fi
+fi
+
+# Speed means nothing under TCG: short runs, checked for integrity, and the
+# driver's costs per transfer (syscalls, interrupts) printed for the record.
+run fdma_bench_c2h $E/fdma bench "$URI" --dir c2h --sizes 4K,64K --batch 32 \
+	--coalesce 32,1000 --seconds 1 --json && json_ok fdma_bench_c2h /tmp/fdma_bench_c2h.json
+run fdma_bench_h2c $E/fdma bench "$URI" --dir h2c --sizes 4K,64K --batch 32 \
+	--coalesce 32,1000 --seconds 1 --json && json_ok fdma_bench_h2c /tmp/fdma_bench_h2c.json
+run fdma_bench_sleep $E/fdma bench "$URI" --sizes 64K --batch 8 --wait sleep \
+	--seconds 1 --json && json_ok fdma_bench_sleep /tmp/fdma_bench_sleep.json
+
+# Small frames (TCG), as fast as the generator goes, every frame checked.
+if run fdma_stream $E/fdma stream "$URI" --frame-size 65536 --fps 200 --seconds 2 \
+	--buffers 8 --json; then
+	if grep -q '"frames":0[,}]' /tmp/fdma_stream.json; then
+		fail fdma_stream "no frames arrived"
+	else
+		json_ok fdma_stream /tmp/fdma_stream.json
+	fi
+fi
+exit 0
