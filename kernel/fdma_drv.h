@@ -252,7 +252,7 @@ struct fdma_chan {
 	struct fdma_kreq *kreq;	/* the read/write request in flight, or NULL */
 	struct list_head dirty;	/* completion queues to publish */
 
-	void *bounce;		/* memory-mapped channels only */
+	void *bounce;		/* memory-mapped channels; freed at release */
 	dma_addr_t bounce_bus;
 	size_t bounce_size;
 
@@ -334,6 +334,7 @@ struct fdma_sub {
 int fdma_chan_init(struct fdma_dev *fdev, u32 idx);
 void fdma_chan_stop(struct fdma_chan *c);
 void fdma_chan_free(struct fdma_chan *c);
+void fdma_chan_free_bounce(struct fdma_chan *c);
 void fdma_chan_irq(struct fdma_chan *c);
 void fdma_chan_reap(struct fdma_chan *c);
 int fdma_chan_reset(struct fdma_chan *c);

@@ -104,6 +104,7 @@ if load auto ivshmem=1 edu=1; then
 	t ioc_owner $T/fdma_ioc_owner
 	t ioc_bad $T/fdma_ioc_bad
 	t teardown $T/fdma_openrm
+	t unbind_fault $T/fdma_unbind_fault
 	t edu_auto $T/fdma_edu auto
 	unload auto
 fi
