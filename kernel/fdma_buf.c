@@ -26,12 +26,23 @@
  * -EBUSY then, and release() stops the channels first. One that was in
  * flight on a channel whose reset was never acknowledged is "tainted" and
  * kept (the device might still write it) until the device is released.
+ *
+ * Handles: a new buffer's handle is reserved in the file's table (a NULL
+ * entry: not found by lookups) until the ioctl has copied it to user
+ * space, and published only then, so a buffer whose handle could not be
+ * returned is freed without any other thread having been able to use it.
+ * A file holds at most max_bufs_per_file buffers (-ENOSPC beyond).
+ *
+ * Both kinds are charged to RLIMIT_MEMLOCK (see "RLIMIT_MEMLOCK" below).
  */
+#include <linux/capability.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "fdma_drv.h"
 
@@ -40,8 +51,164 @@ static struct device *buf_dev(const struct fdma_buf *b)
 	return &b->fdev->pdev->dev;
 }
 
-/* Give the memory back. Process context, no lock held. */
-static void buf_release_mem(struct fdma_buf *b)
+/* ---- RLIMIT_MEMLOCK ------------------------------------------------------ */
+
+/*
+ * The memory of both kinds of buffer is charged to the locked_vm of the
+ * process that made the buffer (VmLck in /proc/PID/status), against its
+ * RLIMIT_MEMLOCK unless it has CAP_IPC_LOCK, as account_locked_vm() does
+ * (-ENOMEM over the limit), for as long as the memory lives. locked_vm is
+ * changed only under mmap_lock held for writing.
+ *
+ * The charge is given back where the memory is freed, except when the
+ * last reference goes in vm_ops->close() (munmap(), exit_mmap(), of this
+ * process or of a child that inherited the mapping) or in a failed mmap():
+ * mmap_lock is held there already, and taking it again would deadlock.
+ * Such a buffer (its memory freed: only mm and the page count are left)
+ * is queued on uncharge_list, and a work item gives the charge back later.
+ * The buffer holds an mmgrab() reference (the mm_struct, not the address
+ * space: a process that exits takes its locked_vm with it).
+ *
+ * Every charge first takes back the process's own queued uncharges under
+ * the same write lock, and the work item takes a queued uncharge off the
+ * list only under that lock too: a process that allocates again after
+ * FDMA_IOC_BUF_FREE and munmap() never fails on a charge still on its way
+ * back.
+ */
+static LIST_HEAD(uncharge_list);
+static DEFINE_SPINLOCK(uncharge_lock);
+
+static void buf_uncharge_work(struct work_struct *work);
+static DECLARE_WORK(uncharge_work, buf_uncharge_work);
+
+/*
+ * Move mm's queued uncharges from uncharge_list to done; returns their
+ * pages. The caller holds mm's mmap_lock for writing, or mm has no users
+ * left.
+ */
+static unsigned long buf_uncharge_claim(struct mm_struct *mm,
+					struct list_head *done)
+{
+	struct fdma_buf *b, *tmp;
+	unsigned long pages = 0;
+
+	spin_lock(&uncharge_lock);
+	list_for_each_entry_safe(b, tmp, &uncharge_list, qnode) {
+		if (b->mm != mm)
+			continue;
+		list_move_tail(&b->qnode, done);
+		pages += b->locked;
+	}
+	spin_unlock(&uncharge_lock);
+	return pages;
+}
+
+/* Uncharged (or their process is gone): drop what is left of them. */
+static void buf_uncharge_done(struct list_head *done)
+{
+	struct fdma_buf *b, *tmp;
+
+	list_for_each_entry_safe(b, tmp, done, qnode) {
+		list_del(&b->qnode);
+		mmdrop(b->mm);
+		kfree(b);
+	}
+}
+
+static void buf_uncharge_work(struct work_struct *work)
+{
+	for (;;) {
+		struct mm_struct *mm = NULL;
+		unsigned long pages;
+		struct fdma_buf *b;
+		LIST_HEAD(done);
+
+		spin_lock(&uncharge_lock);
+		b = list_first_entry_or_null(&uncharge_list, struct fdma_buf,
+					     qnode);
+		if (b) {
+			mm = b->mm;
+			mmgrab(mm);
+		}
+		spin_unlock(&uncharge_lock);
+		if (!mm)
+			return;
+		if (mmget_not_zero(mm)) {
+			mmap_write_lock(mm);
+			pages = buf_uncharge_claim(mm, &done);
+			if (pages)
+				__account_locked_vm(mm, pages, false, current,
+						    false);
+			mmap_write_unlock(mm);
+			mmput(mm);
+		} else {
+			/* The process is gone, and its locked_vm with it. */
+			buf_uncharge_claim(mm, &done);
+		}
+		buf_uncharge_done(&done);
+		mmdrop(mm);
+	}
+}
+
+/*
+ * Charge pages of b to the calling process. 0, -ENOMEM over its
+ * RLIMIT_MEMLOCK, -EINTR if it is being killed.
+ */
+static int buf_charge(struct fdma_buf *b, unsigned long pages)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long back;
+	LIST_HEAD(done);
+	int ret;
+
+	if (!mm)
+		return -EFAULT;
+	if (mmap_write_lock_killable(mm))
+		return -EINTR;
+	back = buf_uncharge_claim(mm, &done);
+	if (back)
+		__account_locked_vm(mm, back, false, current, false);
+	ret = __account_locked_vm(mm, pages, true, current,
+				  capable(CAP_IPC_LOCK));
+	mmap_write_unlock(mm);
+	buf_uncharge_done(&done);
+	if (ret)
+		return ret;
+	mmgrab(mm);
+	b->mm = mm;
+	b->locked = pages;
+	return 0;
+}
+
+/* Give b's charge back now: the caller holds no mmap_lock. */
+static void buf_uncharge(struct fdma_buf *b)
+{
+	struct mm_struct *mm = b->mm;
+
+	/* The process may be gone: then there is nothing to uncharge. */
+	if (mmget_not_zero(mm)) {
+		mmap_write_lock(mm);
+		__account_locked_vm(mm, b->locked, false, current, false);
+		mmap_write_unlock(mm);
+		mmput(mm);
+	}
+	mmdrop(mm);
+	b->mm = NULL;
+}
+
+/* Module exit: every buffer is gone; wait for the last queued uncharges. */
+void fdma_buf_exit(void)
+{
+	flush_work(&uncharge_work);
+}
+
+/* ---- buffers --------------------------------------------------------------- */
+
+/*
+ * Give the memory back. Process context, no lock held, or (in_mmap)
+ * mmap_lock held: then the charge goes back later (see above).
+ */
+static void buf_release_mem(struct fdma_buf *b, bool in_mmap)
 {
 	struct fdma_dev *fdev = b->fdev;
 
@@ -63,26 +230,27 @@ static void buf_release_mem(struct fdma_buf *b)
 			unpin_user_pages_dirty_lock(b->pages, b->npages, true);
 			atomic64_sub(b->npages, &fdev->pinned_pages);
 		}
-		if (b->mm) {
-			/* The process may be gone: then there is nothing to uncharge. */
-			if (mmget_not_zero(b->mm)) {
-				account_locked_vm(b->mm, b->npages, false);
-				mmput(b->mm);
-			}
-			mmdrop(b->mm);
-		}
 		kvfree(b->pages);
 		kvfree(b->seg);
 	}
 	if (b->handle)
 		ida_free(&fdev->handles, b->handle);
 	atomic64_dec(&fdev->nbufs);
+	if (b->mm && in_mmap) {
+		/* Only the charge is left: the work item frees b. */
+		spin_lock(&uncharge_lock);
+		list_add_tail(&b->qnode, &uncharge_list);
+		spin_unlock(&uncharge_lock);
+		queue_work(system_unbound_wq, &uncharge_work);
+		return;
+	}
+	if (b->mm)
+		buf_uncharge(b);
 	kfree(b);
 }
 
-static void buf_kref_release(struct kref *ref)
+static void buf_last_ref(struct fdma_buf *b, bool in_mmap)
 {
-	struct fdma_buf *b = container_of(ref, struct fdma_buf, ref);
 	struct fdma_dev *fdev = b->fdev;
 
 	if (b->tainted) {
@@ -93,12 +261,29 @@ static void buf_kref_release(struct kref *ref)
 		spin_unlock(&fdev->qlock);
 		return;
 	}
-	buf_release_mem(b);
+	buf_release_mem(b, in_mmap);
 }
 
+static void buf_kref_release(struct kref *ref)
+{
+	buf_last_ref(container_of(ref, struct fdma_buf, ref), false);
+}
+
+static void buf_kref_release_mmap(struct kref *ref)
+{
+	buf_last_ref(container_of(ref, struct fdma_buf, ref), true);
+}
+
+/* Drop a reference; the caller holds no mmap_lock. */
 void fdma_buf_put(struct fdma_buf *b)
 {
 	kref_put(&b->ref, buf_kref_release);
+}
+
+/* Drop a reference with mmap_lock held: vm_ops->close(), a failed mmap(). */
+static void buf_put_mmap(struct fdma_buf *b)
+{
+	kref_put(&b->ref, buf_kref_release_mmap);
 }
 
 /* At the device's release: nothing can DMA any more. */
@@ -108,7 +293,7 @@ void fdma_buf_quarantine_free(struct fdma_dev *fdev)
 
 	list_for_each_entry_safe(b, tmp, &fdev->quarantine, qnode) {
 		list_del(&b->qnode);
-		buf_release_mem(b);
+		buf_release_mem(b, false);
 	}
 }
 
@@ -127,22 +312,27 @@ static struct fdma_buf *buf_new(struct fdma_file *f, bool user)
 	return b;
 }
 
-/* Give b a handle and put it in f's table. */
+/*
+ * Give b a handle and reserve it in f's table (a NULL entry, which no
+ * lookup finds): fdma_buf_publish() makes it usable, fdma_buf_unreserve()
+ * takes it back. -ENOSPC: the file holds max_bufs_per_file buffers, or
+ * the device's handles are all taken.
+ */
 static int buf_install(struct fdma_file *f, struct fdma_buf *b)
 {
 	int h, ret;
 
 	down_write(&f->bufs_sem);
-	if (f->nbufs >= FDMA_BUFS_PER_FILE) {
+	if (f->nbufs >= fdma_param_max_bufs) {
 		ret = -ENOSPC;
 		goto out;
 	}
 	h = ida_alloc_range(&f->fdev->handles, 1, FDMA_HANDLE_MAX, GFP_KERNEL);
 	if (h < 0) {
-		ret = h == -ENOSPC ? -ENOSPC : h;
+		ret = h;
 		goto out;
 	}
-	ret = idr_alloc(&f->bufs, b, h, h + 1, GFP_KERNEL);
+	ret = idr_alloc(&f->bufs, NULL, h, h + 1, GFP_KERNEL);
 	if (ret < 0) {
 		ida_free(&f->fdev->handles, h);
 		goto out;
@@ -155,7 +345,27 @@ out:
 	return ret;
 }
 
-int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a)
+/* The handle of a new buffer reached user space: the buffer can be used. */
+void fdma_buf_publish(struct fdma_file *f, struct fdma_buf *b)
+{
+	down_write(&f->bufs_sem);
+	idr_replace(&f->bufs, b, b->handle);
+	up_write(&f->bufs_sem);
+}
+
+/* The handle of a new buffer could not be returned: nobody saw it, free it. */
+void fdma_buf_unreserve(struct fdma_file *f, struct fdma_buf *b)
+{
+	down_write(&f->bufs_sem);
+	idr_remove(&f->bufs, b->handle);
+	f->nbufs--;
+	up_write(&f->bufs_sem);
+	fdma_buf_put(b);
+}
+
+/* A new buffer, its handle reserved (*bp): see buf_install(). */
+int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
+		   struct fdma_buf **bp)
 {
 	struct fdma_dev *fdev = f->fdev;
 	struct fdma_buf *b;
@@ -170,6 +380,9 @@ int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a)
 		return -ENOMEM;
 	b->alloc_size = PAGE_ALIGN(a->size);
 	b->size = b->alloc_size;
+	ret = buf_charge(b, b->alloc_size >> PAGE_SHIFT);
+	if (ret)
+		goto err;
 	/* Large sizes may simply not be there: no allocation-failure splat. */
 	b->cpu = dma_alloc_coherent(&fdev->pdev->dev, b->alloc_size, &b->bus,
 				    GFP_KERNEL | __GFP_NOWARN);
@@ -188,9 +401,10 @@ int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a)
 	a->size = b->size;
 	a->handle = b->handle;
 	a->mmap_offset = (u64)b->handle << FDMA_BUF_MMAP_SHIFT;
+	*bp = b;
 	return 0;
 err:
-	buf_release_mem(b);
+	buf_release_mem(b, false);
 	return ret;
 }
 
@@ -236,7 +450,9 @@ static int buf_build_segs(struct fdma_buf *b, u32 align)
 	return 0;
 }
 
-int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r)
+/* A new buffer, its handle reserved (*bp): see buf_install(). */
+int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
+		      struct fdma_buf **bp)
 {
 	struct fdma_dev *fdev = f->fdev;
 	struct device *dev = &fdev->pdev->dev;
@@ -268,11 +484,9 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r)
 		ret = -ENOMEM;
 		goto err;
 	}
-	ret = account_locked_vm(current->mm, npages, true);
+	ret = buf_charge(b, npages);
 	if (ret)
 		goto err;
-	b->mm = current->mm;
-	mmgrab(b->mm);
 	while (pinned < npages) {
 		long got = pin_user_pages_fast((first + pinned) << PAGE_SHIFT,
 					       npages - pinned,
@@ -286,9 +500,6 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r)
 		pinned += got;
 	}
 	if (pinned < npages) {
-		account_locked_vm(b->mm, npages, false);
-		mmdrop(b->mm);
-		b->mm = NULL;
 		unpin_user_pages(b->pages, pinned);
 		goto err;
 	}
@@ -317,9 +528,10 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r)
 	if (ret)
 		goto err;
 	r->handle = b->handle;
+	*bp = b;
 	return 0;
 err:
-	buf_release_mem(b);
+	buf_release_mem(b, false);
 	return ret;
 }
 
@@ -420,9 +632,10 @@ static void fdma_buf_vm_open(struct vm_area_struct *vma)
 	kref_get(&b->ref);
 }
 
+/* munmap(), exit_mmap(): mmap_lock is held. */
 static void fdma_buf_vm_close(struct vm_area_struct *vma)
 {
-	fdma_buf_put(vma->vm_private_data);
+	buf_put_mmap(vma->vm_private_data);
 }
 
 static const struct vm_operations_struct fdma_buf_vm_ops = {
@@ -455,7 +668,7 @@ int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off)
 	ret = dma_mmap_coherent(buf_dev(b), vma, b->cpu, b->bus,
 				b->alloc_size);
 	if (ret) {
-		fdma_buf_put(b);
+		buf_put_mmap(b);
 		return ret;
 	}
 	vma->vm_private_data = b;

@@ -3,7 +3,8 @@
  * fdma.ko: channels. Each channel has its rings (descriptors, completion
  * records, write-back block) in one coherent DMA allocation, driven through
  * the engine core's fdma_ering_*; memory-mapped channels also own a
- * coherent bounce buffer for read() and write().
+ * coherent bounce buffer for read() and write(), freed only at the
+ * device's release (fdma_chan_free_bounce()).
  *
  * Two kinds of requests share a ring:
  *  - requests of FDMA_IOC_SUBMIT (struct fdma_ureq, one per user request,
@@ -142,26 +143,42 @@ err:
 	return ret;
 }
 
+/*
+ * Free the ring and the request tables: the channel is stopped, and every
+ * access to them is under c->lock after checking c->up. Not the bounce
+ * buffer: see fdma_chan_free_bounce().
+ */
 void fdma_chan_free(struct fdma_chan *c)
 {
 	struct device *dev = chan_dev(c);
 
 	WARN_ON(c->up);
-	if (c->bounce)
-		dma_free_coherent(dev, c->bounce_size, c->bounce,
-				  c->bounce_bus);
 	if (c->ring_mem)
 		dma_free_coherent(dev, c->ring_bytes, c->ring_mem,
 				  c->ring_bus);
 	kfree(c->slot);
 	kfree(c->ureq);
 	kfree(c->ufree);
-	c->bounce = NULL;
 	c->ring_mem = NULL;
 	c->slot = NULL;
 	c->ureq = NULL;
 	c->ufree = NULL;
 	c->nufree = 0;
+}
+
+/*
+ * Free the bounce buffer, at the device's release: a read() or write()
+ * copies to or from it with only rw_lock held (possibly faulting on user
+ * memory for as long as user space likes), and an open file keeps the
+ * device, so nothing can be using it any more. Freeing it in remove()
+ * would make remove() wait for rw_lock, i.e. for such a copy.
+ */
+void fdma_chan_free_bounce(struct fdma_chan *c)
+{
+	if (c->bounce)
+		dma_free_coherent(chan_dev(c), c->bounce_size, c->bounce,
+				  c->bounce_bus);
+	c->bounce = NULL;
 }
 
 /* ---- accounting and delivery --------------------------------------------- */

@@ -55,10 +55,12 @@
 /*
  * Buffers. Handles are unique per device (another file's handle is not
  * found in this file's table: -EBADF). An allocated buffer is mmap'ed at
- * handle << 32, above every completion queue offset (chan << 24).
+ * handle << 32, above every completion queue offset (chan << 24). One file
+ * holds at most max_bufs_per_file of them (module parameter), so that one
+ * opener cannot take every handle of the device.
  */
 #define FDMA_HANDLE_MAX		65535		/* per device */
-#define FDMA_BUFS_PER_FILE	1024
+#define FDMA_BUFS_PER_FILE	1024		/* max_bufs_per_file default */
 #define FDMA_BUF_MMAP_SHIFT	32
 #define FDMA_ALLOC_MAX		(SZ_4G - PAGE_SIZE)	/* FDMA_IOC_BUF_ALLOC */
 #define FDMA_REG_MAX		(16ULL << 30)		/* FDMA_IOC_BUF_REGISTER */
@@ -98,6 +100,7 @@ extern bool fdma_param_ivshmem;
 extern unsigned int fdma_param_ring_size;
 extern unsigned int fdma_param_timeout_ms;
 extern unsigned int fdma_param_cq_entries;
+extern unsigned int fdma_param_max_bufs;
 extern enum fdma_irq_mode fdma_param_irq_mode;
 
 extern struct class fdma_class;
@@ -125,7 +128,9 @@ struct fdma_seg {
  * A buffer, named by a handle in its file's table. References: the table,
  * and each mapping of it into user space (vm_ops open/close). Transfers in
  * flight are counted in inflight (FDMA_IOC_BUF_FREE is -EBUSY then, and a
- * file is released only after its transfers were stopped).
+ * file is released only after its transfers were stopped). Its memory, of
+ * either kind, is charged to the locked_vm of the process that made it
+ * (RLIMIT_MEMLOCK) until the memory is freed (see fdma_buf.c).
  */
 struct fdma_buf {
 	struct kref ref;
@@ -135,7 +140,12 @@ struct fdma_buf {
 	bool tainted;		/* a reset failed with it in flight: never freed */
 	u64 size;		/* usable bytes */
 	atomic_t inflight;	/* requests using it, not yet completed */
-	struct list_head qnode;	/* fdev->quarantine when tainted */
+	/* fdev->quarantine when tainted; then the uncharge queue (fdma_buf.c) */
+	struct list_head qnode;
+
+	/* RLIMIT_MEMLOCK: pages charged to mm's locked_vm (mmgrab'ed) */
+	struct mm_struct *mm;
+	unsigned long locked;
 
 	/* dma_alloc_coherent() */
 	void *cpu;
@@ -146,7 +156,6 @@ struct fdma_buf {
 	struct page **pages;
 	unsigned long npages;
 	struct sg_table sgt;
-	struct mm_struct *mm;	/* for RLIMIT_MEMLOCK accounting */
 
 	struct fdma_seg *seg;	/* ascending offsets */
 	u32 nseg;
@@ -252,7 +261,7 @@ struct fdma_chan {
 	struct fdma_kreq *kreq;	/* the read/write request in flight, or NULL */
 	struct list_head dirty;	/* completion queues to publish */
 
-	void *bounce;		/* memory-mapped channels only */
+	void *bounce;		/* memory-mapped channels; freed at release */
 	dma_addr_t bounce_bus;
 	size_t bounce_size;
 
@@ -334,6 +343,7 @@ struct fdma_sub {
 int fdma_chan_init(struct fdma_dev *fdev, u32 idx);
 void fdma_chan_stop(struct fdma_chan *c);
 void fdma_chan_free(struct fdma_chan *c);
+void fdma_chan_free_bounce(struct fdma_chan *c);
 void fdma_chan_irq(struct fdma_chan *c);
 void fdma_chan_reap(struct fdma_chan *c);
 int fdma_chan_reset(struct fdma_chan *c);
@@ -350,12 +360,17 @@ ssize_t fdma_chan_write(struct fdma_chan *c, struct fdma_chan *rd,
 			const char __user *buf, size_t count, u64 pos);
 
 /* fdma_buf.c */
-int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a);
-int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r);
+int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
+		   struct fdma_buf **bp);
+int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
+		      struct fdma_buf **bp);
+void fdma_buf_publish(struct fdma_file *f, struct fdma_buf *b);
+void fdma_buf_unreserve(struct fdma_file *f, struct fdma_buf *b);
 int fdma_buf_free(struct fdma_file *f, u32 handle);
 void fdma_buf_put(struct fdma_buf *b);
 void fdma_buf_free_all(struct fdma_file *f);
 void fdma_buf_quarantine_free(struct fdma_dev *fdev);
+void fdma_buf_exit(void);
 int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off);
 u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
 		   dma_addr_t *bus);

@@ -25,6 +25,9 @@
  *             channel's ring holds: it could never be posted
  *   -EAGAIN   no room now in the queue or the ring (reap, then retry)
  *   -EBUSY    FDMA_IOC_BUF_FREE of a buffer with transfers in flight
+ *   -ENOSPC   FDMA_IOC_BUF_ALLOC/REGISTER: the file holds max_bufs_per_file
+ *             buffers, or the device has no handle left
+ *   -ENOMEM   also: a buffer would take the process over RLIMIT_MEMLOCK
  *   -EOPNOTSUPP  the channel or engine cannot do it (testgen, coalescing)
  *   -EIO      the channel is broken (its reset was never acknowledged)
  *   -ENODEV   the device was removed
@@ -177,37 +180,46 @@ static int ioc_info(struct fdma_file *f, void __user *argp)
 	return copy_to_user(argp, &in, sizeof(in)) ? -EFAULT : 0;
 }
 
+/*
+ * A new buffer's handle is only reserved until it was copied out: if that
+ * fails, no other thread can have used (submitted, mapped, freed) the
+ * buffer by guessing its handle, and it is freed with its handle.
+ */
 static int ioc_buf_alloc(struct fdma_file *f, void __user *argp)
 {
 	struct fdma_ioc_buf_alloc a;
+	struct fdma_buf *b;
 	int ret;
 
 	if (copy_from_user(&a, argp, sizeof(a)))
 		return -EFAULT;
-	ret = fdma_buf_alloc(f, &a);
+	ret = fdma_buf_alloc(f, &a, &b);
 	if (ret)
 		return ret;
 	if (copy_to_user(argp, &a, sizeof(a))) {
-		fdma_buf_free(f, a.handle);
+		fdma_buf_unreserve(f, b);
 		return -EFAULT;
 	}
+	fdma_buf_publish(f, b);
 	return 0;
 }
 
 static int ioc_buf_register(struct fdma_file *f, void __user *argp)
 {
 	struct fdma_ioc_buf_reg r;
+	struct fdma_buf *b;
 	int ret;
 
 	if (copy_from_user(&r, argp, sizeof(r)))
 		return -EFAULT;
-	ret = fdma_buf_register(f, &r);
+	ret = fdma_buf_register(f, &r, &b);
 	if (ret)
 		return ret;
 	if (copy_to_user(argp, &r, sizeof(r))) {
-		fdma_buf_free(f, r.handle);
+		fdma_buf_unreserve(f, b);
 		return -EFAULT;
 	}
+	fdma_buf_publish(f, b);
 	return 0;
 }
 

@@ -36,6 +36,11 @@ module_param_named(cq_entries, fdma_param_cq_entries, uint, 0444);
 MODULE_PARM_DESC(cq_entries,
 		 "Completion queue entries per open file and channel, a power of two, 64..65536 (default 4096)");
 
+unsigned int fdma_param_max_bufs = FDMA_BUFS_PER_FILE;
+module_param_named(max_bufs_per_file, fdma_param_max_bufs, uint, 0444);
+MODULE_PARM_DESC(max_bufs_per_file,
+		 "Buffers (allocated + registered) one open file may hold, 1..65535 (default 1024)");
+
 enum fdma_irq_mode fdma_param_irq_mode = FDMA_IRQ_AUTO;
 
 static const char * const fdma_irq_mode_names[] = {
@@ -126,6 +131,11 @@ static int __init fdma_init(void)
 		       fdma_param_timeout_ms);
 		return -EINVAL;
 	}
+	if (!fdma_param_max_bufs || fdma_param_max_bufs > FDMA_HANDLE_MAX) {
+		pr_err("max_bufs_per_file=%u: expected 1..%u\n",
+		       fdma_param_max_bufs, FDMA_HANDLE_MAX);
+		return -EINVAL;
+	}
 
 	ret = alloc_chrdev_region(&fdma_devt_base, 0, FDMA_MINORS,
 				  FDMA_DRV_NAME);
@@ -161,6 +171,8 @@ static void __exit fdma_exit(void)
 	if (fdma_param_edu)
 		pci_unregister_driver(&fdma_edu_driver);
 	pci_unregister_driver(&fdma_pci_driver);
+	/* Charges of buffers unmapped last may still be on their way back. */
+	fdma_buf_exit();
 	class_unregister(&fdma_class);
 	unregister_chrdev_region(fdma_devt_base, FDMA_MINORS);
 	ida_destroy(&fdma_minor_ida);

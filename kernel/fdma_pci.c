@@ -11,8 +11,10 @@
  * close. remove() marks it dead, wakes every sleeper, stops the channels
  * with a bounded wait under their locks (everything in flight is handed
  * back to its owner), disables the engine, and only then frees what the
- * engine could write. Buffers of files still open are freed at their
- * release (the PCI device is referenced until then).
+ * engine could write. It never waits for a read() or write(): the bounce
+ * buffers they copy through are freed at the device's release. Buffers of
+ * files still open are freed at their release (the PCI device is
+ * referenced until then).
  */
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
@@ -42,9 +44,13 @@ MODULE_DEVICE_TABLE(pci, fdma_pci_alias_ids);
 static void fdma_dev_release(struct device *dev)
 {
 	struct fdma_dev *fdev = to_fdma_dev(dev);
+	u32 i;
 
 	/* Buffers kept because a reset failed: the engine is off by now. */
 	fdma_buf_quarantine_free(fdev);
+	/* No file is open: no read() or write() uses them any more. */
+	for (i = 0; i < FDMA_MAX_CHANNELS; i++)
+		fdma_chan_free_bounce(&fdev->chan[i]);
 	ida_destroy(&fdev->handles);
 	fdma_sysfs_free(fdev);
 	if (fdev->minor >= 0)
@@ -175,17 +181,13 @@ static void fdma_chans_stop_free(struct fdma_dev *fdev)
 		fdma_chan_stop(&fdev->chan[i]);
 	/* Nothing may master the bus from here on. */
 	fdma_eng_enable(&fdev->plat, false);
-	for (i = 0; i < fdev->caps.nchan; i++) {
-		struct fdma_chan *c = &fdev->chan[i];
-
-		/*
-		 * A read() or write() may still be copying through the bounce
-		 * buffer; it holds rw_lock until it has seen the device dead.
-		 */
-		mutex_lock(&c->rw_lock);
-		fdma_chan_free(c);
-		mutex_unlock(&c->rw_lock);
-	}
+	/*
+	 * Not rw_lock: a read() or write() may be stuck copying through
+	 * the bounce buffer (a page fault on user memory); the bounce
+	 * buffers stay until the device's release.
+	 */
+	for (i = 0; i < fdev->caps.nchan; i++)
+		fdma_chan_free(&fdev->chan[i]);
 }
 
 static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -320,7 +322,7 @@ static void fdma_remove(struct pci_dev *pdev)
 	/* No new opens, and no sysfs access once this returns. */
 	cdev_device_del(&fdev->cdev, &fdev->dev);
 
-	/* Waits for each channel's user to leave, then stops the channel. */
+	/* Stops each channel under its ring lock (a bounded wait). */
 	fdma_chans_stop_free(fdev);
 	fdma_irq_teardown(fdev);
 	pci_clear_master(pdev);

@@ -73,7 +73,7 @@ fi
 # Module parameters are checked before anything binds.
 bad=""
 for p in irq_mode=bogus ring_size=3 ring_size=0 timeout_ms=5 cq_entries=100 \
-	cq_entries=32; do
+	cq_entries=32 max_bufs_per_file=0 max_bufs_per_file=65536; do
 	if insmod $KO ivshmem=1 $p 2>/dev/null; then
 		bad="$bad $p"
 		rmmod fdma
@@ -103,8 +103,11 @@ if load auto ivshmem=1 edu=1; then
 	t ioc_poll $T/fdma_ioc_poll
 	t ioc_owner $T/fdma_ioc_owner
 	t ioc_bad $T/fdma_ioc_bad
+	t ioc_bufcap $T/fdma_ioc_bufcap
+	t ioc_memlock $T/fdma_ioc_memlock
 	sh $T/e2e.sh		# libfdma's kdev: backend: end-to-end tests, fdma bench/stream
 	t teardown $T/fdma_openrm
+	t unbind_fault $T/fdma_unbind_fault
 	t edu_auto $T/fdma_edu auto
 	unload auto
 fi
