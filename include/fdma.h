@@ -66,7 +66,7 @@ struct fdma_link_info {
 };
 
 struct fdma_info {
-	char backend[16];	/* "sim", ... */
+	char backend[16];	/* "sim", "kdev" */
 	char name[64];
 	uint32_t version;	/* engine version, major << 16 | minor */
 	uint32_t nchan;
@@ -82,6 +82,7 @@ struct fdma_info {
 /*
  * Open a device by URI:
  *   sim[:opt=val,...]   the built-in simulated device (see fdma(7) / README)
+ *   kdev:/dev/fdmaN     an engine behind the kernel driver fdma.ko
  * On failure *devp is NULL and, if errbuf is not NULL, the reason is written
  * there (there is no device to hold it).
  */
@@ -156,9 +157,9 @@ int fdma_inflight(struct fdma_dev *dev, int ch);
 
 /*
  * A file descriptor that becomes readable when channel ch has completions
- * to reap (for poll/epoll). After it polls readable, call fdma_reap() with
- * min_wait 0; the library drains the fd. Using it sets the wait mode to
- * sleep semantics (interrupts on).
+ * to reap (for poll/epoll): one per channel. After it polls readable, call
+ * fdma_reap() with min_wait 0; the library drains the fd. Using it sets
+ * the wait mode to sleep semantics (interrupts on).
  */
 int fdma_chan_fd(struct fdma_dev *dev, int ch);
 
@@ -196,6 +197,11 @@ struct fdma_chan_stats {
 	uint64_t irq_timeouts;	/* sleeps that ended by timeout with completions ready (lost interrupt) */
 	uint64_t syscalls;	/* system calls the library made for this channel */
 };
+/*
+ * On kdev: devices, descriptors, doorbells, interrupts, drops and resets
+ * are the driver's counts for the channel since the open (other users of
+ * the channel included); the rest are this handle's.
+ */
 
 int fdma_chan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st);
 

@@ -204,6 +204,17 @@ struct fdma_ioc_drop {
 	__u32 drop;
 };
 
+/*
+ * FDMA_IOC_CQ_EVENTFD: signal eventfd fd whenever entries are published to
+ * the (file, chan) completion queue, or stop (fd -1). poll() on the device
+ * file covers all of the file's queues; this gives one fd per channel.
+ */
+struct fdma_ioc_cq_eventfd {
+	__u32 chan;
+	__s32 fd;
+	__u32 rsvd[2];
+};
+
 #define FDMA_IOC_INFO		_IOR(FDMA_IOC_MAGIC, 0x00, struct fdma_ioc_info)
 #define FDMA_IOC_BUF_ALLOC	_IOWR(FDMA_IOC_MAGIC, 0x01, struct fdma_ioc_buf_alloc)
 #define FDMA_IOC_BUF_REGISTER	_IOWR(FDMA_IOC_MAGIC, 0x02, struct fdma_ioc_buf_reg)
@@ -215,5 +226,6 @@ struct fdma_ioc_drop {
 #define FDMA_IOC_TESTGEN	_IOWR(FDMA_IOC_MAGIC, 0x08, struct fdma_ioc_testgen)
 #define FDMA_IOC_STATS		_IOWR(FDMA_IOC_MAGIC, 0x09, struct fdma_ioc_stats)
 #define FDMA_IOC_DROP		_IOW(FDMA_IOC_MAGIC, 0x0a, struct fdma_ioc_drop)
+#define FDMA_IOC_CQ_EVENTFD	_IOW(FDMA_IOC_MAGIC, 0x0b, struct fdma_ioc_cq_eventfd)
 
 #endif /* FDMA_IOCTL_H */

@@ -217,6 +217,7 @@ static void chan_publish(struct fdma_chan *c)
 		/* The entries first, then the tail that covers them. */
 		smp_store_release(&q->hdr->tail, q->tail);
 		WRITE_ONCE(q->pub, q->tail);
+		fdma_cq_notify(q);
 		fdma_file_notify(q->file);
 	}
 }
@@ -288,7 +289,6 @@ static void chan_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
  */
 static int chan_reset_cancel(struct fdma_chan *c, const char *why)
 {
-	u32 ov = fdma_load_acquire32(&c->ring.wb->overruns);
 	struct fdma_ecpl e[16];
 	u32 n, i;
 	int ret;
@@ -301,8 +301,6 @@ static int chan_reset_cancel(struct fdma_chan *c, const char *why)
 		fdma_ering_stop(&c->ring);
 		dev_err(chan_dev(c), "channel %u: %s, and no reset acknowledgment (%d): channel disabled\n",
 			c->idx, why, ret);
-	} else {
-		c->drops_base += ov;
 	}
 	while ((n = fdma_ering_cancel(&c->ring, e, ARRAY_SIZE(e)))) {
 		for (i = 0; i < n; i++) {
@@ -565,15 +563,19 @@ int fdma_chan_set_drop(struct fdma_chan *c, bool drop)
 	return ret;
 }
 
-/* Stream frames dropped by the device, across resets. */
+/*
+ * Stream frames dropped by the device. CH_OVERRUNS is free-running across
+ * channel resets (docs/engine.md, section 11); once the channel is down
+ * the last value seen stands.
+ */
 u64 fdma_chan_drops(struct fdma_chan *c)
 {
 	u64 n;
 
 	mutex_lock(&c->lock);
-	n = c->drops_base;
 	if (c->up)
-		n += fdma_load_acquire32(&c->ring.wb->overruns);
+		c->drops_seen = fdma_load_acquire32(&c->ring.wb->overruns);
+	n = c->drops_seen;
 	mutex_unlock(&c->lock);
 	return n;
 }
@@ -722,7 +724,8 @@ int fdma_chan_set_coalesce(struct fdma_chan *c, u32 count, u32 usecs)
 {
 	int ret;
 
-	if (count > c->ring.size || usecs > FDMA_COAL_USECS_MAX)
+	/* A count above the ring size fires by the timer or the drain rule. */
+	if (count > FDMA_COAL_COUNT_MAX || usecs > FDMA_COAL_USECS_MAX)
 		return -EINVAL;
 	if ((count > 1 || usecs) && !c->fdev->caps.coalesce)
 		return -EOPNOTSUPP;

@@ -51,6 +51,7 @@
 
 /* Upper bound of the coalescing timer accepted through sysfs. */
 #define FDMA_COAL_USECS_MAX	1000000
+#define FDMA_COAL_COUNT_MAX	65536
 
 /*
  * Buffers. Handles are unique per device (another file's handle is not
@@ -173,6 +174,8 @@ struct fdma_cq {
 	u32 pub;		/* tail as last published (READ_ONCE outside the lock) */
 	u32 inflight;		/* requests of this file in flight on the channel */
 	struct list_head dirty;	/* on chan->dirty while tail != pub */
+	spinlock_t efd_lock;	/* efd: set by FDMA_IOC_CQ_EVENTFD, used by delivery */
+	struct eventfd_ctx *efd;	/* signalled when entries are published */
 };
 
 /* Everything an open file of /dev/fdmaN owns. */
@@ -268,7 +271,7 @@ struct fdma_chan {
 	u32 coal_count;		/* CH_COAL_COUNT, under lock */
 	u32 coal_usecs;		/* CH_COAL_USECS, under lock */
 	u32 ctrl_flags;		/* CH_CTRL.DROP, under lock */
-	u64 drops_base;		/* overruns counted before the last reset */
+	u64 drops_seen;		/* wb.overruns when last read, under lock */
 	u64 cookie;
 
 	struct fdma_chan_stats st;
@@ -383,6 +386,7 @@ void fdma_file_free_cqs(struct fdma_file *f);
 u32 fdma_cq_queued(const struct fdma_cq *q);
 int fdma_cq_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off);
 void fdma_file_notify(struct fdma_file *f);
+void fdma_cq_notify(struct fdma_cq *q);
 long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* fdma_cdev.c */

@@ -33,6 +33,7 @@
  *   -ENODEV   the device was removed
  */
 #include <linux/bitfield.h>
+#include <linux/eventfd.h>
 #include <linux/fs.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
@@ -41,6 +42,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "fdma_compat.h"
 #include "fdma_drv.h"
 
 /* ---- completion queues ---------------------------------------------------- */
@@ -68,6 +70,7 @@ struct fdma_cq *fdma_file_cq(struct fdma_file *f, u32 ch)
 	q->mask = n - 1;
 	q->bytes = FDMA_CQ_MMAP_BYTES(n);
 	INIT_LIST_HEAD(&q->dirty);
+	spin_lock_init(&q->efd_lock);
 	q->hdr = vmalloc_user(PAGE_ALIGN(q->bytes));
 	if (!q->hdr) {
 		kfree(q);
@@ -90,6 +93,8 @@ void fdma_file_free_cqs(struct fdma_file *f)
 	for (ch = 0; ch < FDMA_MAX_CHANNELS; ch++) {
 		if (!f->cq[ch])
 			continue;
+		if (f->cq[ch]->efd)
+			eventfd_ctx_put(f->cq[ch]->efd);
 		vfree(f->cq[ch]->hdr);
 		kfree(f->cq[ch]);
 		f->cq[ch] = NULL;
@@ -119,6 +124,17 @@ int fdma_cq_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off)
 	if (len > PAGE_ALIGN(q->bytes))
 		return -EINVAL;
 	return remap_vmalloc_range(vma, q->hdr, 0);
+}
+
+/* New entries in q: its eventfd, if it has one (any context). */
+void fdma_cq_notify(struct fdma_cq *q)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->efd_lock, flags);
+	if (q->efd)
+		fdma_eventfd_signal(q->efd);
+	spin_unlock_irqrestore(&q->efd_lock, flags);
 }
 
 /* New entries in one of f's queues: poll, FDMA_IOC_WAIT, SIGIO. */
@@ -486,6 +502,42 @@ static int ioc_stats(struct fdma_file *f, void __user *argp)
 	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
+/*
+ * FDMA_IOC_CQ_EVENTFD: one readiness fd per channel. The file's own poll
+ * covers all of its queues; a thread or an epoll set per channel wants to
+ * hear of its channel only.
+ */
+static int ioc_cq_eventfd(struct fdma_file *f, void __user *argp)
+{
+	struct fdma_ioc_cq_eventfd e;
+	struct eventfd_ctx *ctx = NULL, *old;
+	struct fdma_cq *q;
+
+	if (copy_from_user(&e, argp, sizeof(e)))
+		return -EFAULT;
+	if (!ioc_chan(f, e.chan) || memchr_inv(e.rsvd, 0, sizeof(e.rsvd)) ||
+	    e.fd < -1)
+		return -EINVAL;
+	q = fdma_file_cq(f, e.chan);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	if (e.fd >= 0) {
+		ctx = eventfd_ctx_fdget(e.fd);
+		if (IS_ERR(ctx))
+			return PTR_ERR(ctx);
+	}
+	spin_lock_irq(&q->efd_lock);
+	old = q->efd;
+	q->efd = ctx;
+	spin_unlock_irq(&q->efd_lock);
+	if (old)
+		eventfd_ctx_put(old);
+	/* Entries already queued are news to a new listener. */
+	if (ctx && fdma_cq_queued(q))
+		fdma_cq_notify(q);
+	return 0;
+}
+
 static int ioc_drop(struct fdma_file *f, void __user *argp)
 {
 	struct fdma_ioc_drop d;
@@ -545,6 +597,8 @@ long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioc_stats(f, argp);
 	case FDMA_IOC_DROP:
 		return ioc_drop(f, argp);
+	case FDMA_IOC_CQ_EVENTFD:
+		return ioc_cq_eventfd(f, argp);
 	default:
 		return -ENOTTY;
 	}

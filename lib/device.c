@@ -190,11 +190,11 @@ int fdma_ceiling(struct fdma_dev *dev, enum fdma_dir dir, uint64_t size, double 
 {
 	if (!fdma_dev_live(dev))
 		return -EBADF;
+	if (!mbps || !size)
+		return fdma_err(dev, -EINVAL, "fdma_ceiling: NULL result or zero size");
 	if (!dev->link_known)
 		return fdma_err(dev, -ENOTSUP,
 				"the link of this device is not known (no PCIe capability?): no ceiling");
-	if (!mbps || !size)
-		return fdma_err(dev, -EINVAL, "fdma_ceiling: NULL result or zero size");
 	*mbps = fdma_link_xfer_Bps(&dev->link, dir == FDMA_C2H ? 1 : 0, size) / 1e6;
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -33,10 +34,27 @@
 			 __ATOMIC_RELAXED)
 #define STAT_GET(k, f) __atomic_load_n(&(k)->st.f, __ATOMIC_RELAXED)
 
+/*
+ * A request in flight: the driver carries the slot's index as user_data
+ * and gives it back in the completion, so that the completion finds the
+ * caller's user_data and its buffer (whose in-flight count falls only
+ * when the caller has reaped it, as on every backend).
+ */
+struct fdma_kslot {
+	u64 user_data;
+	int buf;
+	bool used;
+};
+
 struct fdma_kchan {
 	struct fdma_cq_hdr *hdr;	/* completion queue, shared with the driver */
 	struct fdma_cq_entry *ent;
 	size_t cq_bytes;
+	struct fdma_kslot *slot;	/* cq_entries: no more can be in flight */
+	u32 *free_slot;			/* stack of free slot indices */
+	u32 nfree;
+	int efd;			/* fdma_chan_fd(): signalled by the driver, or -1 */
+	struct fdma_ioc_stats base;	/* the driver's counters when we opened */
 	/* The engine's request rules, to name what is wrong before the driver says EINVAL. */
 	struct fdma_ering rules;
 	enum fdma_wait_mode mode;
@@ -79,56 +97,70 @@ static int kdev_register_mem(struct fdma_dev *dev, struct fdma_buf *b, void *add
 }
 
 /*
- * Driver memory first: dma_alloc_coherent, contiguous for the device, one
- * descriptor per max_desc_len. The driver allocates it in bounded chunks;
- * beyond that (or with FDMA_BUF_HUGEPAGE) the buffer is our own memory,
- * pinned and mapped by the driver (one descriptor per contiguous piece:
- * a page, or 2 MiB with huge pages).
+ * Driver memory (FDMA_IOC_BUF_ALLOC), mapped: 0, -ENOMEM or -EINVAL when
+ * the driver cannot have it (too large: try our own memory), or another
+ * error with its message.
+ */
+static int alloc_driver_mem(struct fdma_dev *dev, struct fdma_buf *b, size_t size, size_t len)
+{
+	struct fdma_kdev *k = dev->kdev;
+	struct fdma_ioc_buf_alloc a = { .size = size };
+	void *p;
+	int ret;
+
+	if (ioctl(k->fd, FDMA_IOC_BUF_ALLOC, &a)) {
+		if (errno == ENOMEM || errno == EINVAL)
+			return -errno;
+		return kerr(dev, "fdma_buf_alloc: FDMA_IOC_BUF_ALLOC");
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, k->fd,
+		 (off_t)a.mmap_offset);
+	if (p == MAP_FAILED) {
+		ret = kerr(dev, "fdma_buf_alloc: mmap of driver memory");
+		ioctl(k->fd, FDMA_IOC_BUF_FREE, &a.handle);
+		return ret == -ENOMEM ? -EIO : ret;
+	}
+	b->khandle = a.handle;
+	b->addr = p;
+	b->size = size;
+	b->map_len = len;
+	return 0;
+}
+
+/*
+ * With FDMA_BUF_HUGEPAGE, huge pages registered with the driver (one
+ * descriptor per 2 MiB piece) where the system has them. Otherwise driver
+ * memory: dma_alloc_coherent, contiguous for the device, one descriptor
+ * per max_desc_len. The driver allocates that in bounded chunks; beyond
+ * them the buffer is our own memory, pinned and mapped by the driver (one
+ * descriptor per page, so requests are limited by the ring size).
  */
 static int kdev_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, unsigned int flags)
 {
-	struct fdma_kdev *k = dev->kdev;
 	size_t len = (size + 4095) & ~(size_t)4095;
 	void *p;
 	int ret;
 
-	if (!(flags & FDMA_BUF_HUGEPAGE)) {
-		struct fdma_ioc_buf_alloc a = { .size = size };
-
-		if (!ioctl(k->fd, FDMA_IOC_BUF_ALLOC, &a)) {
-			p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-				 k->fd, (off_t)a.mmap_offset);
-			if (p == MAP_FAILED) {
-				ret = kerr(dev, "fdma_buf_alloc: mmap of driver memory");
-				ioctl(k->fd, FDMA_IOC_BUF_FREE, &a.handle);
-				return ret;
-			}
-			b->khandle = a.handle;
-			b->addr = p;
-			b->size = size;
-			b->map_len = len;
-			return 0;
-		}
-		if (errno != ENOMEM && errno != EINVAL)
-			return kerr(dev, "fdma_buf_alloc: FDMA_IOC_BUF_ALLOC");
-	}
-	p = MAP_FAILED;
 	if (flags & FDMA_BUF_HUGEPAGE) {
 		size_t hlen = (size + HUGE_2M - 1) & ~(HUGE_2M - 1);
 
 		p = mmap(NULL, hlen, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0);
-		if (p != MAP_FAILED)
-			len = hlen;
+		if (p != MAP_FAILED) {
+			if (!kdev_register_mem(dev, b, p, size)) {
+				b->map_len = hlen;
+				return 0;
+			}
+			munmap(p, hlen);
+		}
 	}
-	if (p == MAP_FAILED) {
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		if (p == MAP_FAILED)
-			return fdma_err(dev, -ENOMEM, "fdma_buf_alloc: cannot map %zu bytes", size);
-		if (flags & FDMA_BUF_HUGEPAGE)
-			madvise(p, len, MADV_HUGEPAGE);
-	}
+	ret = alloc_driver_mem(dev, b, size, len);
+	if (ret != -ENOMEM && ret != -EINVAL)
+		return ret;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return fdma_err(dev, -ENOMEM, "fdma_buf_alloc: cannot map %zu bytes", size);
 	ret = kdev_register_mem(dev, b, p, size);
 	if (ret) {
 		munmap(p, len);
@@ -145,6 +177,11 @@ static int kdev_buf_register(struct fdma_dev *dev, struct fdma_buf *b, void *add
 
 static int kdev_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
 {
+	unsigned int n = atomic_load(&b->inflight);
+
+	if (n)
+		return fdma_err(dev, -EBUSY, "fdma_buf_free: buffer %d has %u transfers in flight",
+				(int)(b - dev->buf), n);
 	if (ioctl(dev->kdev->fd, FDMA_IOC_BUF_FREE, &b->khandle)) {
 		if (errno == EBUSY)
 			return fdma_err(dev, -EBUSY, "fdma_buf_free: buffer %d has transfers in flight",
@@ -171,6 +208,10 @@ static int kdev_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs
 	if (n > FDMA_IOC_MAX_BATCH)
 		return fdma_err(dev, -EINVAL, "batch of %u requests is over the driver's %u per call",
 				n, FDMA_IOC_MAX_BATCH);
+	if (n > kc->nfree)
+		return fdma_err(dev, -EAGAIN,
+				"channel %d: %u requests in flight, room for %u more: reap to free the queue",
+				ch, dev->kdev->in.cq_entries - kc->nfree, kc->nfree);
 	/* All or nothing: the driver checks again; we check first to say what is wrong. */
 	for (unsigned int i = 0; i < n; i++) {
 		const struct fdma_req *r = &reqs[i];
@@ -212,7 +253,7 @@ static int kdev_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs
 			.offset = r->offset,
 			.card_addr = r->card_addr,
 			.len = r->len,
-			.user_data = r->user_data,
+			.user_data = kc->free_slot[kc->nfree - 1 - i],
 		};
 	}
 	sb.reqs = (uintptr_t)kc->ireq;
@@ -235,6 +276,14 @@ static int kdev_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs
 			return kerr(dev, "fdma_submit: FDMA_IOC_SUBMIT");
 		}
 	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct fdma_kslot *sl = &kc->slot[kc->free_slot[--kc->nfree]];
+
+		sl->user_data = reqs[i].user_data;
+		sl->buf = reqs[i].buf;
+		sl->used = true;
+		atomic_fetch_add_explicit(&dev->buf[reqs[i].buf].inflight, 1, memory_order_relaxed);
+	}
 	STAT_ADD(kc, transfers, n);
 	return (int)n;
 }
@@ -248,8 +297,18 @@ static int kdev_inflight(struct fdma_dev *dev, int ch)
 
 /* ---- completion ------------------------------------------------------------------ */
 
+static void drain_efd(struct fdma_kchan *kc)
+{
+	uint64_t v;
+
+	do
+		STAT_ADD(kc, syscalls, 1);
+	while (read(kc->efd, &v, sizeof(v)) == sizeof(v));
+}
+
 /* Take up to max entries from the queue. */
-static unsigned int cq_take(struct fdma_kchan *kc, struct fdma_cpl *out, unsigned int max)
+static unsigned int cq_take(struct fdma_dev *dev, struct fdma_kchan *kc, struct fdma_cpl *out,
+			    unsigned int max)
 {
 	struct fdma_cq_hdr *h = kc->hdr;
 	/* Acquire: the entries below tail are written before we read them. */
@@ -262,8 +321,23 @@ static unsigned int cq_take(struct fdma_kchan *kc, struct fdma_cpl *out, unsigne
 	for (u32 i = 0; i < n; i++) {
 		const struct fdma_cq_entry *e = &kc->ent[(head + i) & mask];
 		struct fdma_cpl *c = &out[i];
+		u64 idx = e->user_data;
+		struct fdma_kslot *sl = idx < dev->kdev->in.cq_entries ? &kc->slot[idx] : NULL;
 
-		c->user_data = e->user_data;
+		/* The driver hands back what we gave it; anything else is a bug worth a message. */
+		if (!sl || !sl->used) {
+			fdma_err(dev, -EPROTO, "the driver completed request slot %llu, not in flight",
+				 (unsigned long long)idx);
+			c->user_data = 0;
+		} else {
+			struct fdma_buf *b = fdma_buf_lookup(dev, sl->buf);
+
+			c->user_data = sl->user_data;
+			if (b)
+				atomic_fetch_sub_explicit(&b->inflight, 1, memory_order_relaxed);
+			sl->used = false;
+			kc->free_slot[kc->nfree++] = (u32)idx;
+		}
 		c->len = e->len;
 		c->res = e->res;
 		c->status = e->status;
@@ -316,10 +390,22 @@ static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsign
 		     unsigned int min_wait, int64_t timeout_us)
 {
 	struct fdma_kchan *kc = &dev->kdev->ch[ch];
-	unsigned int n = cq_take(kc, cpls, max);
+	unsigned int n;
 	int64_t deadline, spin_end, left;
 	int ret;
 
+	/* Before looking at the queue: an entry published after this signals again. */
+	if (kc->efd >= 0)
+		drain_efd(kc);
+	n = cq_take(dev, kc, cpls, max);
+	/*
+	 * A poller (spin or adaptive) with nothing queued asks the driver to
+	 * look at the ring now rather than at the next interrupt; a sleeper
+	 * (and an fd poller) relies on the interrupt.
+	 */
+	if (!n && max && kc->mode != FDMA_WAIT_SLEEP && kdev_inflight(dev, ch) > 0 &&
+	    !kwait(dev, ch, 0, 0))
+		n = cq_take(dev, kc, cpls, max);
 	if (n >= min_wait)
 		return (int)n;
 	if (kdev_inflight(dev, ch) == 0 && !n)
@@ -339,7 +425,7 @@ static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsign
 		}
 		if (ret)
 			return n ? (int)n : ret;
-		n += cq_take(kc, cpls + n, max - n);
+		n += cq_take(dev, kc, cpls + n, max - n);
 		if (n >= min_wait)
 			return (int)n;
 		if (kdev_inflight(dev, ch) == 0)
@@ -359,8 +445,25 @@ static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsign
  */
 static int kdev_chan_fd(struct fdma_dev *dev, int ch)
 {
-	dev->kdev->ch[ch].mode = FDMA_WAIT_SLEEP;
-	return dev->kdev->fd;
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+	struct fdma_ioc_cq_eventfd e = { .chan = (u32)ch };
+
+	if (kc->efd < 0) {
+		int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+		if (fd < 0)
+			return kerr(dev, "fdma_chan_fd: eventfd");
+		e.fd = fd;
+		if (ioctl(dev->kdev->fd, FDMA_IOC_CQ_EVENTFD, &e)) {
+			int ret = kerr(dev, "fdma_chan_fd: FDMA_IOC_CQ_EVENTFD");
+
+			close(fd);
+			return ret;
+		}
+		kc->efd = fd;
+	}
+	kc->mode = FDMA_WAIT_SLEEP;
+	return kc->efd;
 }
 
 static int kdev_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us)
@@ -452,11 +555,12 @@ static int kdev_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st)
 	st->errors = STAT_GET(kc, errors);
 	st->wakeups = STAT_GET(kc, wakeups);
 	st->syscalls = STAT_GET(kc, syscalls);
-	st->descriptors = ks.descriptors;
-	st->doorbells = ks.doorbells;
-	st->interrupts = ks.interrupts;
-	st->drops = ks.drops;
-	st->resets = ks.resets;
+	/* The driver counts for the channel since it was bound; we report since open. */
+	st->descriptors = ks.descriptors - kc->base.descriptors;
+	st->doorbells = ks.doorbells - kc->base.doorbells;
+	st->interrupts = ks.interrupts - kc->base.interrupts;
+	st->drops = ks.drops - kc->base.drops;
+	st->resets = ks.resets - kc->base.resets;
 	return 0;
 }
 
@@ -480,7 +584,11 @@ static void kdev_close(struct fdma_dev *dev)
 	for (int i = 0; i < FDMA_MAX_CHAN; i++) {
 		if (k->ch[i].hdr)
 			munmap(k->ch[i].hdr, k->ch[i].cq_bytes);
+		if (k->ch[i].efd >= 0)
+			close(k->ch[i].efd);
 		free(k->ch[i].ireq);
+		free(k->ch[i].slot);
+		free(k->ch[i].free_slot);
 	}
 	free(k);
 	dev->kdev = NULL;
@@ -558,8 +666,16 @@ static int kchan_setup(struct fdma_dev *dev, int ch)
 	kc->hdr = p;
 	kc->ent = (struct fdma_cq_entry *)((char *)p + FDMA_CQ_ENTRIES_OFFSET);
 	kc->ireq = calloc(FDMA_IOC_MAX_BATCH, sizeof(*kc->ireq));
-	if (!kc->ireq)
+	kc->slot = calloc(k->in.cq_entries, sizeof(*kc->slot));
+	kc->free_slot = calloc(k->in.cq_entries, sizeof(*kc->free_slot));
+	if (!kc->ireq || !kc->slot || !kc->free_slot)
 		return fdma_err(dev, -ENOMEM, "out of memory");
+	for (u32 i = 0; i < k->in.cq_entries; i++)
+		kc->free_slot[i] = k->in.cq_entries - 1 - i;
+	kc->nfree = k->in.cq_entries;
+	kc->base.chan = (u32)ch;
+	if (ioctl(k->fd, FDMA_IOC_STATS, &kc->base))
+		return kerr(dev, "FDMA_IOC_STATS");
 	/* Only what fdma_ering_check() and fdma_ering_ndesc() read. */
 	kc->rules.caps = k->in.chan_caps[ch];
 	kc->rules.align = k->in.align;
@@ -580,6 +696,8 @@ int fdma_kdev_open(struct fdma_dev *dev, const char *path)
 	if (!k)
 		return fdma_err(dev, -ENOMEM, "out of memory");
 	k->fd = -1;
+	for (int i = 0; i < FDMA_MAX_CHAN; i++)
+		k->ch[i].efd = -1;
 	dev->kdev = k;
 	dev->ops = &fdma_kdev_ops;
 	k->fd = open(path, O_RDWR | O_CLOEXEC);
@@ -600,7 +718,7 @@ int fdma_kdev_open(struct fdma_dev *dev, const char *path)
 	if (k->in.uapi_version != FDMA_UAPI_VERSION)
 		return fdma_err(dev, -EPROTO, "%s speaks driver interface %u; this libfdma speaks %u",
 				path, k->in.uapi_version, FDMA_UAPI_VERSION);
-	if (!k->in.nchan || k->in.nchan > FDMA_MAX_CHAN || !k->in.align ||
+	if (!k->in.nchan || k->in.nchan > FDMA_MAX_CHAN || !k->in.align || !k->in.cq_entries ||
 	    (k->in.align & (k->in.align - 1)) || !k->in.max_desc_len || !k->in.ring_size)
 		return fdma_err(dev, -EPROTO, "%s: the driver reports an implausible engine", path);
 	fill_info(dev, path);

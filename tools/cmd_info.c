@@ -43,20 +43,30 @@ int fdma_cmd_info(int argc, char **argv)
 	if (json) {
 		printf("{\"backend\":\"%s\",\"name\":\"%s\",\"version\":\"%u.%u\",\"channels\":%u,"
 		       "\"align\":%u,\"max_desc_len\":%u,\"card_size\":%" PRIu64 ",\"gen\":%u,"
-		       "\"lanes\":%u,\"mps\":%u,\"mrrs\":%u,\"paced\":%d,\"write_mbps\":%.1f,"
-		       "\"read_mbps\":%.1f}\n",
+		       "\"lanes\":%u,\"mps\":%u,\"mrrs\":%u,\"paced\":%d,",
 		       in.backend, in.name, in.version >> 16, in.version & 0xffff, in.nchan, in.align,
 		       in.max_desc_len, in.card_size, in.link.gen, in.link.lanes, in.link.mps,
-		       in.link.mrrs, in.link.paced, in.link.write_mbps, in.link.read_mbps);
+		       in.link.mrrs, in.link.paced);
+		/* null: the link is not known (e.g. no PCIe capability), so no ceiling. */
+		if (in.link.write_mbps > 0)
+			printf("\"write_mbps\":%.1f,\"read_mbps\":%.1f}\n", in.link.write_mbps,
+			       in.link.read_mbps);
+		else
+			printf("\"write_mbps\":null,\"read_mbps\":null}\n");
 	} else {
 		printf("device     %s (%s backend)\n", in.name, in.backend);
 		printf("engine     FDMA %u.%u, %u channels, %u-byte alignment, descriptors up to %u bytes\n",
 		       in.version >> 16, in.version & 0xffff, in.nchan, in.align, in.max_desc_len);
 		printf("card mem   %" PRIu64 " MiB\n", in.card_size >> 20);
-		printf("link       gen%u x%u, MPS %u, MRRS %u%s\n", in.link.gen, in.link.lanes,
-		       in.link.mps, in.link.mrrs, in.link.paced ? ", paced in real time" : ", unpaced");
-		printf("ceiling    %.1f MB/s device writes (C2H), %.1f MB/s device reads (H2C) (link model)\n",
-		       in.link.write_mbps, in.link.read_mbps);
+		if (in.link.gen)
+			printf("link       gen%u x%u, MPS %u, MRRS %u%s\n", in.link.gen, in.link.lanes,
+			       in.link.mps, in.link.mrrs,
+			       in.link.paced ? ", paced in real time" : ", unpaced");
+		else
+			printf("link       unknown (the device has no PCIe link status)\n");
+		if (in.link.write_mbps > 0)
+			printf("ceiling    %.1f MB/s device writes (C2H), %.1f MB/s device reads (H2C) (link model)\n",
+			       in.link.write_mbps, in.link.read_mbps);
 		for (uint32_t i = 0; i < in.nchan; i++)
 			printf("channel %-2u %s %s, ring %u%s\n", i,
 			       in.chan[i].dir == FDMA_C2H ? "C2H" : "H2C",

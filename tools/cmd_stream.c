@@ -56,6 +56,7 @@ int fdma_cmd_stream(int argc, char **argv)
 	struct tool_lat lat = { 0 };
 	uint64_t frames = 0, bytes = 0, errors = 0, gaps = 0, expect = 0;
 	double t0, t, cpu0, mcpu0 = 0, mcpu1 = 0, verify = 0;
+	int have_model;
 	char *end;
 
 	optind = 1;
@@ -125,7 +126,7 @@ int fdma_cmd_stream(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	fdma_chan_stats(dev, ch, &st0);
-	fdma_model_cpu(dev, &mcpu0);
+	have_model = !fdma_model_cpu(dev, &mcpu0);
 	t0 = tool_now();
 	cpu0 = tool_thread_cpu();
 	while ((t = tool_now()) - t0 < seconds) {
@@ -169,30 +170,42 @@ int fdma_cmd_stream(int argc, char **argv)
 		uint64_t drops = fdma_stream_drops(s);
 		double p50 = tool_lat_pct(&lat, 50), p99 = tool_lat_pct(&lat, 99);
 		double max = tool_lat_pct(&lat, 100);
+		char model[32] = "null", lp50[32] = "null", lp99[32] = "null", lmax[32] = "null";
+
+		/*
+		 * Only a simulated device has model threads to measure, and only
+		 * its frame time stamps are on this host's clock: another
+		 * device's clock has an unknown offset, so no latency.
+		 */
+		if (have_model) {
+			snprintf(model, sizeof(model), "%.1f", (mcpu1 - mcpu0) / t * 100);
+			snprintf(lp50, sizeof(lp50), "%.1f", p50);
+			snprintf(lp99, sizeof(lp99), "%.1f", p99);
+			snprintf(lmax, sizeof(lmax), "%.1f", max);
+		}
 
 		if (json)
 			printf("{\"frame_size\":%" PRIu64 ",\"fps_target\":%.1f,\"seconds\":%.2f,"
 			       "\"frames\":%" PRIu64 ",\"fps\":%.1f,\"mbps\":%.1f,\"dropped\":%" PRIu64
 			       ",\"seq_gaps\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"bytes_checked\":%" PRIu64
-			       ",\"p50_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f,\"cpu_pct\":%.2f,"
-			       "\"verify_cpu_pct\":%.2f,\"model_cpu_pct\":%.1f,\"wakeups_per_s\":%.1f,"
+			       ",\"p50_us\":%s,\"p99_us\":%s,\"max_us\":%s,\"cpu_pct\":%.2f,"
+			       "\"verify_cpu_pct\":%.2f,\"model_cpu_pct\":%s,\"wakeups_per_s\":%.1f,"
 			       "\"irqs_per_s\":%.1f}\n",
 			       frame, fps, t, frames, frames / t, bytes / t / 1e6, drops, gaps, errors,
-			       bytes, p50, p99, max, cpu0 / t * 100, verify / t * 100,
-			       (mcpu1 - mcpu0) / t * 100, (st1.wakeups - st0.wakeups) / t,
-			       (st1.interrupts - st0.interrupts) / t);
+			       bytes, lp50, lp99, lmax, cpu0 / t * 100, verify / t * 100, model,
+			       (st1.wakeups - st0.wakeups) / t, (st1.interrupts - st0.interrupts) / t);
 		else
 			printf("fdma stream on %s: %" PRIu64 "-byte frames at %.0f fps target, %.1f s\n"
 			       "  frames %" PRIu64 " (%.1f fps, %.1f MB/s), dropped %" PRIu64
 			       " (sequence gaps %" PRIu64 "), integrity errors %" PRIu64 " (%" PRIu64
 			       " bytes checked)\n"
-			       "  latency frame-ready to application: p50 %.1f us, p99 %.1f us, max %.1f us\n"
-			       "  cpu %.2f%% of a core (+%.2f%% checking frames; device model %.1f%%), "
+			       "  latency frame-ready to application: %s%s us, p99 %s us, max %s us\n"
+			       "  cpu %.2f%% of a core (+%.2f%% checking frames; device model %s%%), "
 			       "%.1f wake-ups/s, %.1f interrupts/s\n",
 			       argv[optind], frame, fps, t, frames, frames / t, bytes / t / 1e6, drops, gaps,
-			       errors, bytes, p50, p99, max, cpu0 / t * 100, verify / t * 100,
-			       (mcpu1 - mcpu0) / t * 100, (st1.wakeups - st0.wakeups) / t,
-			       (st1.interrupts - st0.interrupts) / t);
+			       errors, bytes, have_model ? "p50 " : "(the device clock is not this host's) p50 ",
+			       lp50, lp99, lmax, cpu0 / t * 100, verify / t * 100, model,
+			       (st1.wakeups - st0.wakeups) / t, (st1.interrupts - st0.interrupts) / t);
 	}
 	if (errors || !frames)
 		rc = EXIT_FAIL;

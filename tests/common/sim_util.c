@@ -60,18 +60,33 @@ static struct fdma_dev *open_other(const char *target, const char *uri, const ch
 		print_error("fdma_open(\"%s\") = %d (%s): %s\n", target, ret, strerror(-ret), err);
 		_fail(file, line);
 	}
-	/* A device outlives this handle: put what earlier tests set back to defaults. */
+	/*
+	 * A device outlives this handle: put what earlier tests set back to
+	 * defaults. A channel reset also restarts the stream generator's and
+	 * checker's counts and sequence, as on a fresh simulated device.
+	 */
 	fdma_get_info(dev, &in);
 	for (int ch = 0; ch < (int)in.nchan; ch++) {
-		sim_assert_ok(dev, fdma_chan_set_coalesce(dev, ch, coal, coal_us),
-			      "fdma_chan_set_coalesce", file, line);
-		if (in.chan[ch].kind == FDMA_KIND_STREAM && in.chan[ch].dir == FDMA_C2H)
-			sim_assert_ok(dev, fdma_chan_set_drop(dev, ch, 0), "fdma_chan_set_drop", file, line);
+		/* Generator off and drops off before the reset, so that nothing runs on after it. */
 		if (in.chan[ch].testgen)
 			sim_assert_ok(dev, fdma_chan_set_testgen(dev, ch, 0, 0, 0),
 				      "fdma_chan_set_testgen", file, line);
+		if (in.chan[ch].kind == FDMA_KIND_STREAM && in.chan[ch].dir == FDMA_C2H)
+			sim_assert_ok(dev, fdma_chan_set_drop(dev, ch, 0), "fdma_chan_set_drop", file, line);
+		sim_assert_ok(dev, fdma_chan_set_coalesce(dev, ch, coal, coal_us),
+			      "fdma_chan_set_coalesce", file, line);
+		sim_assert_ok(dev, fdma_chan_reset(dev, ch), "fdma_chan_reset", file, line);
 	}
 	return dev;
+}
+
+void sim_require_model(const char *why)
+{
+	if (sim_target()) {
+		print_message("checks %s, a property of the simulated device: skipped on %s\n", why,
+			      sim_target());
+		skip();
+	}
 }
 
 const char *sim_target(void)

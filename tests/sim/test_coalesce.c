@@ -61,9 +61,11 @@ static struct fdma_dev *open_sleep(const char *uri, unsigned int count, unsigned
 /* coalesce(0, 0): one interrupt per completion. */
 static void test_every_completion(void **state)
 {
-	struct fdma_dev *dev = open_sleep("sim:paced=0", 0, 0);
+	struct fdma_dev *dev;
 
 	(void)state;
+	sim_require_model("one interrupt per completion");
+	dev = open_sleep("sim:paced=0", 0, 0);
 	for (int i = 0; i < 20; i++) {
 		batch(dev, 1, 65536, NULL, 100 + (uint64_t)i);
 		assert_int_equal(sim_wait_interrupts(dev, 0, (uint64_t)i + 1, SIM_TIMEOUT_US),
@@ -78,10 +80,12 @@ static void test_every_completion(void **state)
 /* coalesce(8, 0): one interrupt per 8 completions, and the ring draining flushes the rest. */
 static void test_count(void **state)
 {
-	struct fdma_dev *dev = open_sleep("sim:paced=0", 8, 0);
+	struct fdma_dev *dev;
 	uint64_t want = 0;
 
 	(void)state;
+	sim_require_model("interrupt counts under count coalescing");
+	dev = open_sleep("sim:paced=0", 8, 0);
 	for (int b = 0; b < 4; b++) {
 		batch(dev, 32, 4096, NULL, 1000 + (uint64_t)b);
 		want += 32 / 8;
@@ -106,9 +110,11 @@ static void test_count(void **state)
 /* The same count set from the URI (coal=8) applies to every channel from the start. */
 static void test_count_from_uri(void **state)
 {
-	struct fdma_dev *dev = sim_open("sim:paced=0,coal=8");
+	struct fdma_dev *dev;
 
 	(void)state;
+	sim_require_model("interrupt counts under count coalescing");
+	dev = sim_open("sim:paced=0,coal=8");
 	assert_fdma_ok(dev, fdma_chan_set_wait(dev, 0, FDMA_WAIT_SLEEP, 0));
 	assert_fdma_ok(dev, fdma_chan_set_wait(dev, 1, FDMA_WAIT_SPIN, 0));
 	batch(dev, 32, 4096, NULL, 1);
@@ -166,12 +172,14 @@ static void test_timer_sleep_reap(void **state)
 /* FDMA_REQ_IRQ interrupts whatever the coalescing. */
 static void test_req_irq(void **state)
 {
-	struct fdma_dev *dev = open_sleep("sim:paced=0", 1000, 0);
+	struct fdma_dev *dev;
 	uint32_t fl[6] = { 0, 0, FDMA_REQ_IRQ, 0, 0, 0 };
 	uint32_t all[6] = { FDMA_REQ_IRQ, FDMA_REQ_IRQ, FDMA_REQ_IRQ,
 			    FDMA_REQ_IRQ, FDMA_REQ_IRQ, FDMA_REQ_IRQ };
 
 	(void)state;
+	sim_require_model("which completions interrupt");
+	dev = open_sleep("sim:paced=0", 1000, 0);
 	/* Without it: only the drain. */
 	batch(dev, 6, 4096, NULL, 1);
 	assert_int_equal(sim_wait_interrupts(dev, 0, 1, SIM_TIMEOUT_US), 1);

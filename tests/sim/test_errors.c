@@ -65,6 +65,8 @@ static void test_bad_uris(void **state)
 		{ "sim:coal=70000", "option 'coal'" },
 		{ "sim:coal_us=2000000", "option 'coal_us'" },
 		{ "sim:paced=0,gen=2,bogus=3", "unknown option 'bogus'" },
+		{ "kdev:", "unknown device URI" },
+		{ "kdev", "unknown device URI" },
 	};
 	struct fdma_dev *dev = NULL;
 	char small[12];
@@ -115,6 +117,16 @@ static void bad_req_at(struct fdma_dev *dev, int ch, struct fdma_req req, int wa
 		fail_msg("line %d: the rejected request was (partly) queued: inflight %d, transfers %llu -> %llu",
 			 line, fdma_inflight(dev, ch), (unsigned long long)a.transfers,
 			 (unsigned long long)b.transfers);
+}
+
+/* kdev: without a driver: each way of not finding one says which. */
+static void test_kdev_open_errors(void **state)
+{
+	(void)state;
+	check_open_fails("kdev:/nonexistent/fdma9", -ENOENT, "no such device node");
+	/* A character device that is no fdma.ko device: its ioctls are ENOTTY. */
+	check_open_fails("kdev:/dev/null", -ENODEV, "not an fdma.ko device");
+	check_open_fails("kdev:/", -EISDIR, "/");
 }
 
 static void test_bad_requests(void **state)
@@ -539,8 +551,13 @@ static void test_null_model_cpu(void **state)
 	int status = 0;
 
 	(void)state;
-	assert_fdma_ok(dev, fdma_model_cpu(dev, &s));
-	assert_true(s >= 0);
+	if (sim_target()) {
+		/* Another device has no model threads to measure. */
+		assert_fdma_err(dev, fdma_model_cpu(dev, &s), -ENOTSUP, "no simulated device");
+	} else {
+		assert_fdma_ok(dev, fdma_model_cpu(dev, &s));
+		assert_true(s >= 0);
+	}
 	fflush(NULL);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -571,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_bad_requests),
 		cmocka_unit_test(test_request_larger_than_ring),
 		cmocka_unit_test(test_buffer_errors),
+		cmocka_unit_test(test_kdev_open_errors),
 		cmocka_unit_test(test_free_busy),
 		cmocka_unit_test(test_bad_channels),
 		cmocka_unit_test(test_ring_full),

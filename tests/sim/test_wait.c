@@ -69,8 +69,13 @@ static void test_spin(void **state)
 	for (int ch = 0; ch < 2; ch++) {
 		check_counts(dev, ch);
 		sim_stats(dev, ch, &st);
-		/* Interrupts stay disabled while spinning: the device raises none. */
-		assert_int_equal(st.interrupts, 0);
+		/*
+		 * Interrupts stay disabled while spinning: the device raises
+		 * none. A kernel driver keeps them on (the channel may have
+		 * other users that sleep), so only the model promises this.
+		 */
+		if (!sim_target())
+			assert_int_equal(st.interrupts, 0);
 		assert_int_equal(st.wakeups, 0);
 		assert_int_equal(st.irq_timeouts, 0);
 	}

@@ -16,6 +16,7 @@
  *   and ranges; random mmaps. Then the device still works, and no pinned
  *   page, buffer or coherent byte is left.
  */
+#include <sys/eventfd.h>
 #include <sys/time.h>
 
 #include "vmioc.h"
@@ -125,7 +126,7 @@ static void invalid(void)
 	}
 
 	/* Unknown ioctl numbers, and known numbers with the wrong size or direction. */
-	expect("ioctl _IO('F', 0x0b)", ioctl(d.fd, _IO(FDMA_IOC_MAGIC, 0x0b)), ENOTTY);
+	expect("ioctl _IO('F', 0x0c)", ioctl(d.fd, _IO(FDMA_IOC_MAGIC, 0x0c)), ENOTTY);
 	expect("ioctl 0", ioctl(d.fd, 0, 0), ENOTTY);
 	expect("ioctl 0xdeadbeef", ioctl(d.fd, 0xdeadbeef, 0), ENOTTY);
 	expect("INFO as _IOWR", ioctl(d.fd, _IOWR(FDMA_IOC_MAGIC, 0x00, struct fdma_ioc_info), &d.info), ENOTTY);
@@ -336,8 +337,8 @@ static void invalid(void)
 	expect("WAIT from NULL", ioctl(d.fd, FDMA_IOC_WAIT, NULL), EFAULT);
 
 	/* COALESCE, CHAN_RESET, TESTGEN, DROP, STATS */
-	co = (struct fdma_ioc_coalesce){ .chan = (uint32_t)d.h2c, .count = d.info.ring_size + 1 };
-	expect("COALESCE count ring_size + 1", ioctl(d.fd, FDMA_IOC_COALESCE, &co), EINVAL);
+	co = (struct fdma_ioc_coalesce){ .chan = (uint32_t)d.h2c, .count = 65537 };
+	expect("COALESCE count 65537", ioctl(d.fd, FDMA_IOC_COALESCE, &co), EINVAL);
 	co = (struct fdma_ioc_coalesce){ .chan = (uint32_t)d.h2c, .usecs = 1000001 };
 	expect("COALESCE 1000001 us", ioctl(d.fd, FDMA_IOC_COALESCE, &co), EINVAL);
 	co = (struct fdma_ioc_coalesce){ .chan = (uint32_t)d.h2c, .rsvd = 1 };
@@ -372,6 +373,29 @@ static void invalid(void)
 	st = (struct fdma_ioc_stats){ .chan = nch };
 	expect("STATS channel nchan", ioctl(d.fd, FDMA_IOC_STATS, &st), EINVAL);
 	expect("STATS from NULL", ioctl(d.fd, FDMA_IOC_STATS, NULL), EFAULT);
+	{
+		struct fdma_ioc_cq_eventfd ce = { .chan = nch, .fd = -1 };
+		int efd = eventfd(0, EFD_CLOEXEC), closed = eventfd(0, 0);
+
+		close(closed);
+		expect("CQ_EVENTFD channel nchan", ioctl(d.fd, FDMA_IOC_CQ_EVENTFD, &ce), EINVAL);
+		ce = (struct fdma_ioc_cq_eventfd){ .chan = (uint32_t)d.h2c, .fd = -2 };
+		expect("CQ_EVENTFD fd -2", ioctl(d.fd, FDMA_IOC_CQ_EVENTFD, &ce), EINVAL);
+		ce = (struct fdma_ioc_cq_eventfd){ .chan = (uint32_t)d.h2c, .fd = efd, .rsvd[1] = 1 };
+		expect("CQ_EVENTFD reserved field", ioctl(d.fd, FDMA_IOC_CQ_EVENTFD, &ce), EINVAL);
+		ce = (struct fdma_ioc_cq_eventfd){ .chan = (uint32_t)d.h2c, .fd = d.fd };
+		expect("CQ_EVENTFD of a file that is no eventfd", ioctl(d.fd, FDMA_IOC_CQ_EVENTFD, &ce),
+		       EINVAL);
+		ce = (struct fdma_ioc_cq_eventfd){ .chan = (uint32_t)d.h2c, .fd = closed };
+		expect("CQ_EVENTFD of a closed fd", ioctl(d.fd, FDMA_IOC_CQ_EVENTFD, &ce), EBADF);
+		expect("CQ_EVENTFD from NULL", ioctl(d.fd, FDMA_IOC_CQ_EVENTFD, NULL), EFAULT);
+		/* Attach and detach work, and the channel works after (checked below). */
+		ce = (struct fdma_ioc_cq_eventfd){ .chan = (uint32_t)d.h2c, .fd = efd };
+		expect("CQ_EVENTFD attach", ioctl(d.fd, FDMA_IOC_CQ_EVENTFD, &ce), 0);
+		ce.fd = -1;
+		expect("CQ_EVENTFD detach", ioctl(d.fd, FDMA_IOC_CQ_EVENTFD, &ce), 0);
+		close(efd);
+	}
 
 	/* mmap */
 	expect_map("mmap a queue at +4096", 4096, MAP_SHARED, FDMA_CQ_MMAP_OFFSET(0) + 4096, EINVAL);
@@ -485,7 +509,7 @@ static void fuzz(void)
 	static const unsigned long codes[] = {
 		FDMA_IOC_INFO, FDMA_IOC_BUF_ALLOC, FDMA_IOC_BUF_REGISTER, FDMA_IOC_BUF_FREE,
 		FDMA_IOC_SUBMIT, FDMA_IOC_WAIT, FDMA_IOC_COALESCE, FDMA_IOC_CHAN_RESET,
-		FDMA_IOC_TESTGEN, FDMA_IOC_STATS, FDMA_IOC_DROP,
+		FDMA_IOC_TESTGEN, FDMA_IOC_STATS, FDMA_IOC_DROP, FDMA_IOC_CQ_EVENTFD,
 	};
 	const char *F = "ioc_fuzz";
 	static union {
@@ -500,15 +524,16 @@ static void fuzz(void)
 		struct fdma_ioc_testgen tg;
 		struct fdma_ioc_stats st;
 		struct fdma_ioc_drop dr;
+		struct fdma_ioc_cq_eventfd ce;
 	} a;
 	static struct fdma_ioc_req reqs[64];
 	struct itimerval it = { { 0, 200000 }, { 0, 200000 } };
 	struct sigaction sa = { .sa_handler = noop };
 	size_t pool_size = 8 << 20;
 	uint8_t *pool_raw = malloc(pool_size + 4096), *pool;
-	long calls = 0, ok = 0, maps = 0, errs[160] = { 0 }, okc[11] = { 0 };
+	long calls = 0, ok = 0, maps = 0, errs[160] = { 0 }, okc[12] = { 0 };
 	double t0 = vt_now();
-	int iters = 12000;
+	int iters = 12000, efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 
 	pool = (uint8_t *)(((uintptr_t)pool_raw + 4095) & ~(uintptr_t)4095);
 	memset(pool, 0x5a, pool_size);
@@ -639,6 +664,15 @@ static void fuzz(void)
 				a.dr.chan = some_chan();
 				a.dr.drop = (uint32_t)rndn(3);
 				break;
+			case 11: {
+				/* An eventfd, none, garbage, the device itself, a closed fd. */
+				const int fds[] = { efd, -1, -2, d.fd, 1000 };
+
+				memset(&a.ce, 0, sizeof(a.ce));
+				a.ce.chan = some_chan();
+				a.ce.fd = fds[rndn(5)];
+				break;
+			}
 			}
 		}
 		/* Never wait long, whatever the bytes say. */
@@ -744,12 +778,13 @@ static void fuzz(void)
 		    e != ENOTTY && e != EAGAIN && e != E2BIG && e != EBUSY && e != ENOMEM &&
 		    e != ETIMEDOUT && e != EOPNOTSUPP && e != ENOSPC && e != EINTR)
 			vt_fail(F, "%ld calls failed with an unexpected %s", errs[e], strerror(e));
-	vt_info("succeeded: INFO %ld, BUF_ALLOC %ld, BUF_REGISTER %ld, BUF_FREE %ld, SUBMIT %ld, WAIT %ld, COALESCE %ld, CHAN_RESET %ld, TESTGEN %ld, STATS %ld, DROP %ld",
+	vt_info("succeeded: INFO %ld, BUF_ALLOC %ld, BUF_REGISTER %ld, BUF_FREE %ld, SUBMIT %ld, WAIT %ld, COALESCE %ld, CHAN_RESET %ld, TESTGEN %ld, STATS %ld, DROP %ld, CQ_EVENTFD %ld",
 		okc[0], okc[1], okc[2], okc[3], okc[4], okc[5], okc[6], okc[7], okc[8], okc[9],
-		okc[10]);
+		okc[10], okc[11]);
 	if (calls < 10000)
 		vt_fail(F, "only %ld calls", calls);
 	vi_close(&d);
+	close(efd);
 	free(pool_raw);
 	if (vi_pinned(dev) != pinned0 || vi_nbufs(dev) != bufs0 ||
 	    vt_attr_ll(dev, "coherent_bytes") != coh0)

@@ -105,12 +105,22 @@ if load auto ivshmem=1 edu=1; then
 	t ioc_bad $T/fdma_ioc_bad
 	t ioc_bufcap $T/fdma_ioc_bufcap
 	t ioc_memlock $T/fdma_ioc_memlock
-	sh $T/e2e.sh		# libfdma's kdev: backend: end-to-end tests, fdma bench/stream
 	t teardown $T/fdma_openrm
 	t unbind_fault $T/fdma_unbind_fault
 	t edu_auto $T/fdma_edu auto
 	unload auto
 fi
+
+# libfdma's kdev: backend: the end-to-end tests of tests/sim/, fdma bench and
+# fdma stream. The ring is the simulated device's default (1024 descriptors,
+# so that a 4 MiB request fits on registered 4 KiB pages), and a few huge
+# pages let FDMA_BUF_HUGEPAGE take its huge-page path.
+echo 16 > /proc/sys/vm/nr_hugepages 2>/dev/null
+if load e2e ivshmem=1 ring_size=1024; then
+	sh $T/e2e.sh
+	unload e2e
+fi
+echo 0 > /proc/sys/vm/nr_hugepages 2>/dev/null
 
 # Forced modes: each works if the device can do it, or is refused cleanly.
 for m in msix msi intx; do

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * fdma.ko: the kernel API changes the driver meets between the kernels it
+ * is built for out of tree (Debian's 6.1 and 6.12). This is the one place
+ * that tests LINUX_VERSION_CODE; checkpatch's warning about it is expected
+ * here, and only here.
+ */
+#ifndef FDMA_COMPAT_H
+#define FDMA_COMPAT_H
+
+#include <linux/eventfd.h>
+#include <linux/version.h>
+
+/* 6.8 dropped eventfd_signal()'s count argument (it was always 1 here). */
+static inline void fdma_eventfd_signal(struct eventfd_ctx *ctx)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+	eventfd_signal(ctx);
+#else
+	eventfd_signal(ctx, 1);
+#endif
+}
+
+#endif /* FDMA_COMPAT_H */
