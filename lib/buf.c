@@ -5,7 +5,39 @@
  * This file keeps the handle table; the backend provides the memory and
  * makes it reachable by the device.
  */
+#include <sys/mman.h>
+
 #include "fdma_internal.h"
+
+#define HUGE_2M (2ull << 20)
+
+void *fdma_mmap_hugetlb(size_t size, size_t *len)
+{
+	size_t hlen = (size + HUGE_2M - 1) & ~(HUGE_2M - 1);
+	void *p = mmap(NULL, hlen, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	*len = hlen;
+	return p;
+}
+
+void *fdma_mmap_anon(size_t size, bool thp, size_t *len)
+{
+	/* Page granularity keeps every buffer 64-byte (in fact 4 KiB) aligned. */
+	size_t plen = (size + 4095) & ~(size_t)4095;
+	/* Populate now: page faults belong to set-up, not to the first transfer. */
+	void *p = mmap(NULL, plen, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (thp)
+		madvise(p, plen, MADV_HUGEPAGE);
+	*len = plen;
+	return p;
+}
 
 static struct fdma_buf *buf_get(struct fdma_dev *dev, int h)
 {

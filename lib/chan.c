@@ -35,6 +35,39 @@ static int check_chan(struct fdma_dev *dev, int ch)
 			return ret_;				\
 	} while (0)
 
+int fdma_req_check(struct fdma_dev *dev, const struct fdma_ering *rules, unsigned int i,
+		   const struct fdma_req *r, bool bus)
+{
+	struct fdma_buf *b = fdma_buf_lookup(dev, r->buf);
+	struct fdma_ereq q = { 0 };
+	const char *why;
+	int ret;
+
+	if (!b)
+		return fdma_err(dev, -EBADF, "request %u: unknown buffer handle %d", i, r->buf);
+	if (r->offset > b->size || r->len > b->size - r->offset)
+		return fdma_err(dev, -ERANGE,
+				"request %u: offset %llu + length %llu is beyond buffer %d's %zu bytes",
+				i, (unsigned long long)r->offset, (unsigned long long)r->len,
+				r->buf, b->size);
+	if (r->len > UINT32_MAX - dev->info.align + 1)
+		return fdma_err(dev, -EINVAL, "request %u: length %llu is over 4 GiB",
+				i, (unsigned long long)r->len);
+	if (r->flags & ~(FDMA_REQ_IRQ | FDMA_REQ_SOF | FDMA_REQ_EOF))
+		return fdma_err(dev, -EINVAL, "request %u: unknown flags 0x%x", i, r->flags);
+	/* Buffers start page-aligned: without a bus address the offset carries the alignment. */
+	q.host = (bus ? b->bus : 0) + r->offset;
+	q.card = r->card_addr;
+	q.len = (u32)r->len;
+	ret = fdma_ering_check(rules, &q, &why);
+	if (ret)
+		return fdma_err(dev, ret,
+				"request %u (buffer %d offset %llu, card 0x%llx, %llu bytes): %s",
+				i, r->buf, (unsigned long long)r->offset,
+				(unsigned long long)r->card_addr, (unsigned long long)r->len, why);
+	return 0;
+}
+
 int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n)
 {
 	CHECK_CHAN(dev, ch);

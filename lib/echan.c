@@ -100,36 +100,11 @@ int fdma_echan_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 				"channel %d was reset after an error: reap its canceled transfers first", ch);
 	/* All or nothing: check every request before writing any descriptor. */
 	for (i = 0; i < n; i++) {
-		const struct fdma_req *r = &reqs[i];
-		struct fdma_buf *b = fdma_buf_lookup(dev, r->buf);
-		struct fdma_ereq q;
-		const char *why;
-		int ret;
+		int ret = fdma_req_check(dev, &c->ring, i, &reqs[i], true);
 
-		if (!b)
-			return fdma_err(dev, -EBADF, "request %u: unknown buffer handle %d", i, r->buf);
-		if (r->offset > b->size || r->len > b->size - r->offset)
-			return fdma_err(dev, -ERANGE,
-					"request %u: offset %llu + length %llu is beyond buffer %d's %zu bytes",
-					i, (unsigned long long)r->offset, (unsigned long long)r->len,
-					r->buf, b->size);
-		if (r->len > UINT32_MAX - dev->caps.align + 1)
-			return fdma_err(dev, -EINVAL, "request %u: length %llu is over 4 GiB",
-					i, (unsigned long long)r->len);
-		if (r->flags & ~(FDMA_REQ_IRQ | FDMA_REQ_SOF | FDMA_REQ_EOF))
-			return fdma_err(dev, -EINVAL, "request %u: unknown flags 0x%x", i, r->flags);
-		q.host = b->bus + r->offset;
-		q.card = r->card_addr;
-		q.len = (u32)r->len;
-		q.flags = 0;
-		q.cookie = 0;
-		ret = fdma_ering_check(&c->ring, &q, &why);
 		if (ret)
-			return fdma_err(dev, ret,
-					"request %u (buffer %d offset %llu, card 0x%llx, %llu bytes): %s",
-					i, r->buf, (unsigned long long)r->offset,
-					(unsigned long long)r->card_addr, (unsigned long long)r->len, why);
-		need += fdma_ering_ndesc(&c->ring, q.len);
+			return ret;
+		need += fdma_ering_ndesc(&c->ring, (u32)reqs[i].len);
 	}
 	if (need > fdma_ering_space(&c->ring))
 		return fdma_err(dev, -EAGAIN, "channel %d: %u descriptors needed, %u free",

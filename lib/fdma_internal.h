@@ -114,7 +114,19 @@ int fdma_err(struct fdma_dev *dev, int err, const char *fmt, ...)
 int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, size_t whylen);
 int fdma_parse_size(const char *s, u64 *out);
 struct fdma_buf *fdma_buf_lookup(struct fdma_dev *dev, int h);
+/* Buffer memory: 2 MiB huge pages (NULL if the system has none free), or
+ * populated anonymous pages (thp: ask for transparent huge pages). */
+void *fdma_mmap_hugetlb(size_t size, size_t *len);
+void *fdma_mmap_anon(size_t size, bool thp, size_t *len);
 int64_t fdma_now_us(void);
+/*
+ * Check request i of a batch: its buffer handle, its range in the buffer,
+ * its flags, and the engine's rules (rules: a ring, or a copy of its rule
+ * fields), with a message naming what is wrong. bus: the host address is
+ * the buffer's bus address (else only the offset's alignment is known).
+ */
+int fdma_req_check(struct fdma_dev *dev, const struct fdma_ering *rules, unsigned int i,
+		   const struct fdma_req *r, bool bus);
 
 /* sim: backend (sim.c), its channels (echan.c) */
 int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o);

@@ -22,8 +22,6 @@
 #include "fdma_internal.h"
 #include "fdma_ioctl.h"
 
-#define HUGE_2M (2ull << 20)
-
 /*
  * Counters kept here, for this handle (relaxed atomics, as in echan.c:
  * one writer, readers on any thread). The device-side ones (interrupts,
@@ -138,28 +136,22 @@ static int alloc_driver_mem(struct fdma_dev *dev, struct fdma_buf *b, size_t siz
 static int kdev_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, unsigned int flags)
 {
 	size_t len = (size + 4095) & ~(size_t)4095;
-	void *p;
+	void *p = flags & FDMA_BUF_HUGEPAGE ? fdma_mmap_hugetlb(size, &len) : NULL;
 	int ret;
 
-	if (flags & FDMA_BUF_HUGEPAGE) {
-		size_t hlen = (size + HUGE_2M - 1) & ~(HUGE_2M - 1);
-
-		p = mmap(NULL, hlen, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0);
-		if (p != MAP_FAILED) {
-			if (!kdev_register_mem(dev, b, p, size)) {
-				b->map_len = hlen;
-				return 0;
-			}
-			munmap(p, hlen);
+	if (p) {
+		if (!kdev_register_mem(dev, b, p, size)) {
+			b->map_len = len;
+			return 0;
 		}
+		munmap(p, len);
+		len = (size + 4095) & ~(size_t)4095;
 	}
 	ret = alloc_driver_mem(dev, b, size, len);
 	if (ret != -ENOMEM && ret != -EINVAL)
 		return ret;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-		 -1, 0);
-	if (p == MAP_FAILED)
+	p = fdma_mmap_anon(size, false, &len);
+	if (!p)
 		return fdma_err(dev, -ENOMEM, "fdma_buf_alloc: cannot map %zu bytes", size);
 	ret = kdev_register_mem(dev, b, p, size);
 	if (ret) {
@@ -215,38 +207,13 @@ static int kdev_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs
 	/* All or nothing: the driver checks again; we check first to say what is wrong. */
 	for (unsigned int i = 0; i < n; i++) {
 		const struct fdma_req *r = &reqs[i];
-		struct fdma_buf *b = fdma_buf_lookup(dev, r->buf);
-		struct fdma_ereq q;
-		const char *why;
-		int ret;
+		int ret = fdma_req_check(dev, &kc->rules, i, r, false);
 
-		if (!b)
-			return fdma_err(dev, -EBADF, "request %u: unknown buffer handle %d", i, r->buf);
-		if (r->offset > b->size || r->len > b->size - r->offset)
-			return fdma_err(dev, -ERANGE,
-					"request %u: offset %llu + length %llu is beyond buffer %d's %zu bytes",
-					i, (unsigned long long)r->offset, (unsigned long long)r->len,
-					r->buf, b->size);
-		if (r->len > UINT32_MAX - dev->info.align + 1)
-			return fdma_err(dev, -EINVAL, "request %u: length %llu is over 4 GiB",
-					i, (unsigned long long)r->len);
-		if (r->flags & ~(FDMA_REQ_IRQ | FDMA_REQ_SOF | FDMA_REQ_EOF))
-			return fdma_err(dev, -EINVAL, "request %u: unknown flags 0x%x", i, r->flags);
-		/* Buffers start page-aligned: the offset carries the host alignment. */
-		q.host = r->offset;
-		q.card = r->card_addr;
-		q.len = (u32)r->len;
-		q.flags = 0;
-		q.cookie = 0;
-		ret = fdma_ering_check(&kc->rules, &q, &why);
 		if (ret)
-			return fdma_err(dev, ret,
-					"request %u (buffer %d offset %llu, card 0x%llx, %llu bytes): %s",
-					i, r->buf, (unsigned long long)r->offset,
-					(unsigned long long)r->card_addr, (unsigned long long)r->len, why);
-		need += fdma_ering_ndesc(&kc->rules, q.len);
+			return ret;
+		need += fdma_ering_ndesc(&kc->rules, (u32)r->len);
 		kc->ireq[i] = (struct fdma_ioc_req){
-			.handle = b->khandle,
+			.handle = dev->buf[r->buf].khandle,
 			.flags = (r->flags & FDMA_REQ_IRQ ? FDMA_IOC_REQ_IRQ : 0) |
 				 (r->flags & FDMA_REQ_SOF ? FDMA_IOC_REQ_SOF : 0) |
 				 (r->flags & FDMA_REQ_EOF ? FDMA_IOC_REQ_EOF : 0),
@@ -425,6 +392,9 @@ static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsign
 		}
 		if (ret)
 			return n ? (int)n : ret;
+		/* What the wait published signalled the fd too: it is ours now. */
+		if (kc->efd >= 0)
+			drain_efd(kc);
 		n += cq_take(dev, kc, cpls + n, max - n);
 		if (n >= min_wait)
 			return (int)n;

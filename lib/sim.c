@@ -39,32 +39,17 @@ static void sim_kick(void *ctx, unsigned int ch)
 
 /* ---- buffers: host memory the model reaches through the bus address map ---- */
 
-#define HUGE_2M (2ull << 20)
-
 static int sim_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, unsigned int flags)
 {
-	/* Page granularity keeps every buffer 64-byte (in fact 4 KiB) aligned. */
-	size_t len = (size + 4095) & ~(size_t)4095;
-	void *p = MAP_FAILED;
+	bool huge = flags & FDMA_BUF_HUGEPAGE;
+	size_t len;
+	void *p = huge ? fdma_mmap_hugetlb(size, &len) : NULL;
 	int ret;
 
-	if (flags & FDMA_BUF_HUGEPAGE) {
-		size_t hlen = (size + HUGE_2M - 1) & ~(HUGE_2M - 1);
-
-		p = mmap(NULL, hlen, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0);
-		if (p != MAP_FAILED)
-			len = hlen;
-	}
-	if (p == MAP_FAILED) {
-		/* Populate now: page faults belong to set-up, not to the first transfer. */
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		if (p == MAP_FAILED)
-			return fdma_err(dev, -ENOMEM, "fdma_buf_alloc: cannot map %zu bytes", size);
-		if (flags & FDMA_BUF_HUGEPAGE)
-			madvise(p, len, MADV_HUGEPAGE);
-	}
+	if (!p)
+		p = fdma_mmap_anon(size, huge, &len);
+	if (!p)
+		return fdma_err(dev, -ENOMEM, "fdma_buf_alloc: cannot map %zu bytes", size);
 	ret = fdma_addrmap_add(&dev->map, p, size, &b->bus);
 	if (ret) {
 		munmap(p, len);
