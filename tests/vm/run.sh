@@ -164,20 +164,32 @@ done
 # libfdma's kdev: backend.
 E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
      build/tests/sim/test_coalesce build/tests/sim/test_stream build/tests/sim/test_errors)
-mkdir -p "$GBIN/e2e" "$GBIN/libs"
-if make -s BUILD=build "${E2E[@]}" >"$TMP/e2e-build.log" 2>&1; then
-	for b in "${E2E[@]}"; do
-		cp "$b" "$GBIN/e2e/"
+mkdir -p "$GBIN/libs"
+# e2e_copy BUILDDIR DEST MAKEARGS...: build the e2e binaries in BUILDDIR, copy
+# them and every shared library they load.
+e2e_copy() {
+	local bdir=$1 dest=$2 b l targets=()
+	shift 2
+	for b in "${E2E[@]}"; do targets+=("$bdir/${b#build/}"); done
+	if ! make -s BUILD="$bdir" "$@" "${targets[@]}" >"$TMP/e2e-build-$bdir.log" 2>&1; then
+		fail "build-e2e-$bdir" "make BUILD=$bdir $* failed"
+		show "$TMP/e2e-build-$bdir.log" 20
+		return
+	fi
+	mkdir -p "$GBIN/$dest"
+	for b in "${targets[@]}"; do
+		cp "$b" "$GBIN/$dest/"
 		# "lib => /path (addr)" and "/lib64/ld-linux... (addr)": copy each /path.
 		for l in $(ldd "$b" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
 			mkdir -p "$GBIN/libs$(dirname "$l")"
 			cp -L "$l" "$GBIN/libs$l"
 		done
 	done
-else
-	fail build-e2e "make ${E2E[*]} failed"
-	show "$TMP/e2e-build.log" 20
-fi
+}
+e2e_copy build e2e
+# The same built with AddressSanitizer and UBSan (as make test-asan builds
+# them): the kdev: backend's memory handling checked where it runs.
+e2e_copy build-asan e2e-asan SAN=address,undefined OPT=-O1
 
 # ---- one VM per kernel -----------------------------------------------------------------
 run_kernel() { # VERSION
@@ -222,8 +234,9 @@ run_kernel() { # VERSION
 	install -m 755 tests/vm/init.sh "$R/init"
 	cp -a "$GBIN/smoke/." "$R/smoke/"
 	cp -a "$GBIN/tests/." "$R/tests/"
-	mkdir -p "$R/e2e"
-	cp -a "$GBIN/e2e/." "$R/e2e/"
+	for d in e2e e2e-asan; do
+		[ -d "$GBIN/$d" ] && cp -a "$GBIN/$d" "$R/"
+	done
 	cp -a "$GBIN/libs/." "$R/"
 	if [ ${#mods[@]} -gt 0 ]; then
 		local md="$R/lib/modules/$v"

@@ -12,8 +12,14 @@
 #    least one ran.
 # 2. The fdma command: info, bench both ways, stream, each checked for its
 #    exit status and for zero integrity errors in its JSON.
+# Usage: e2e.sh DIR [TAG]: the binaries in DIR; TAG (e.g. asan, for the
+# AddressSanitizer + UBSan builds) is added to every test name, and a
+# sanitizer report fails the program that printed it.
 # Prints "VMTEST PASS <name>" or "VMTEST FAIL <name>: <why>".
-E=/e2e
+E=${1:-/e2e}
+TAG=${2:+_$2}
+export ASAN_OPTIONS=abort_on_error=0:exitcode=99
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=99
 
 pass() { echo "VMTEST PASS $1"; }
 fail() { echo "VMTEST FAIL $1: $2"; }
@@ -28,13 +34,15 @@ export FDMA_TEST_DEVICE=$URI
 
 for b in $E/test_*; do
 	[ -x "$b" ] || continue
-	n=e2e_${b##*/test_}
+	n=e2e${TAG}_${b##*/test_}
 	"$b" >/tmp/e2e.out 2>&1
 	rc=$?
 	sed 's/^/    /' /tmp/e2e.out
 	ok=$(grep -c '^\[       OK \]' /tmp/e2e.out)
 	sk=$(grep '^\[  SKIPPED \] test' /tmp/e2e.out | sort -u | wc -l)
-	if [ "$rc" != 0 ]; then
+	if grep -q 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:' /tmp/e2e.out; then
+		fail "$n" "sanitizer report: $(grep -m1 'ERROR: \|runtime error:' /tmp/e2e.out)"
+	elif [ "$rc" != 0 ]; then
 		fail "$n" "exit status $rc: $(grep '^\[  FAILED  \] test' /tmp/e2e.out | sed 's/.*\] //' | tr '\n' ' ')"
 	elif [ "$ok" = 0 ]; then
 		fail "$n" "no test ran against $URI ($sk skipped)"
@@ -54,42 +62,47 @@ json_ok() {
 	fi
 }
 
-# run NAME CMD...: CMD must exit 0; its stdout is kept in /tmp/NAME.json.
+# run NAME CMD...: CMD must exit 0 (and, sanitized, report nothing); its
+# stdout is kept in /tmp/NAME.json.
 run() {
 	name=$1
 	shift
 	if "$@" >/tmp/"$name".json 2>/tmp/"$name".err; then
 		sed 's/^/    /' /tmp/"$name".json
+		if grep -q 'ERROR: \|runtime error:' /tmp/"$name".err; then
+			fail "$name" "sanitizer report: $(grep -m1 'ERROR: \|runtime error:' /tmp/"$name".err)"
+			return 1
+		fi
 		return 0
 	fi
 	fail "$name" "'$*' exited with status $?: $(tail -2 /tmp/"$name".err)"
 	return 1
 }
 
-if run fdma_info $E/fdma info "$URI"; then
-	if grep -q 'kdev' /tmp/fdma_info.json; then
-		pass fdma_info
+if run fdma_info$TAG $E/fdma info "$URI"; then
+	if grep -q 'kdev' /tmp/fdma_info$TAG.json; then
+		pass fdma_info$TAG
 	else
-		fail fdma_info "'fdma info $URI' does not name the kdev backend"
+		fail fdma_info$TAG "'fdma info $URI' does not name the kdev backend"
 	fi
 fi
 
 # Speed means nothing under TCG: short runs, checked for integrity, and the
 # driver's costs per transfer (syscalls, interrupts) printed for the record.
-run fdma_bench_c2h $E/fdma bench "$URI" --dir c2h --sizes 4K,64K --batch 32 \
-	--coalesce 32,1000 --seconds 1 --json && json_ok fdma_bench_c2h /tmp/fdma_bench_c2h.json
-run fdma_bench_h2c $E/fdma bench "$URI" --dir h2c --sizes 4K,64K --batch 32 \
-	--coalesce 32,1000 --seconds 1 --json && json_ok fdma_bench_h2c /tmp/fdma_bench_h2c.json
-run fdma_bench_sleep $E/fdma bench "$URI" --sizes 64K --batch 8 --wait sleep \
-	--seconds 1 --json && json_ok fdma_bench_sleep /tmp/fdma_bench_sleep.json
+run fdma_bench_c2h$TAG $E/fdma bench "$URI" --dir c2h --sizes 4K,64K --batch 32 \
+	--coalesce 32,1000 --seconds 1 --json && json_ok fdma_bench_c2h$TAG /tmp/fdma_bench_c2h$TAG.json
+run fdma_bench_h2c$TAG $E/fdma bench "$URI" --dir h2c --sizes 4K,64K --batch 32 \
+	--coalesce 32,1000 --seconds 1 --json && json_ok fdma_bench_h2c$TAG /tmp/fdma_bench_h2c$TAG.json
+run fdma_bench_sleep$TAG $E/fdma bench "$URI" --sizes 64K --batch 8 --wait sleep \
+	--seconds 1 --json && json_ok fdma_bench_sleep$TAG /tmp/fdma_bench_sleep$TAG.json
 
 # Small frames (TCG), as fast as the generator goes, every frame checked.
-if run fdma_stream $E/fdma stream "$URI" --frame-size 65536 --fps 200 --seconds 2 \
+if run fdma_stream$TAG $E/fdma stream "$URI" --frame-size 65536 --fps 200 --seconds 2 \
 	--buffers 8 --json; then
-	if grep -q '"frames":0[,}]' /tmp/fdma_stream.json; then
-		fail fdma_stream "no frames arrived"
+	if grep -q '"frames":0[,}]' /tmp/fdma_stream$TAG.json; then
+		fail fdma_stream$TAG "no frames arrived"
 	else
-		json_ok fdma_stream /tmp/fdma_stream.json
+		json_ok fdma_stream$TAG /tmp/fdma_stream$TAG.json
 	fi
 fi
 exit 0

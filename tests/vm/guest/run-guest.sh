@@ -117,7 +117,9 @@ fi
 # pages let FDMA_BUF_HUGEPAGE take its huge-page path.
 echo 16 > /proc/sys/vm/nr_hugepages 2>/dev/null
 if load e2e ivshmem=1 ring_size=1024; then
-	sh $T/e2e.sh
+	sh $T/e2e.sh /e2e
+	# Again built with AddressSanitizer + UBSan (where run.sh could build them).
+	[ -d /e2e-asan ] && sh $T/e2e.sh /e2e-asan asan
 	unload e2e
 fi
 echo 0 > /proc/sys/vm/nr_hugepages 2>/dev/null
