@@ -19,6 +19,10 @@ ifneq ($(SAN),)
 ALL_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
 LDFLAGS  += -fsanitize=$(SAN)
 endif
+# A UBSan finding fails the test that hit it (by default UBSan reports and goes on).
+UBSAN_OPTIONS ?= halt_on_error=1:print_stacktrace=1
+export UBSAN_OPTIONS
+
 ifeq ($(SAN),thread)
 # Every fence here sits beside an acquire/release access TSan does see.
 ALL_CFLAGS += -Wno-tsan
