@@ -171,15 +171,20 @@ struct fdma_ioc_coalesce {
 /*
  * FDMA_IOC_TESTGEN: the stream test generator / checker of a channel
  * (-EOPNOTSUPP without one); frames and errors are read after the settings.
+ * enable FDMA_IOC_TESTGEN_QUERY changes nothing (frame_len and period_ns
+ * must be 0): it only reads the counts, which another user of the channel
+ * may be driving.
  */
 struct fdma_ioc_testgen {
 	__u32 chan;
 	__u32 frame_len;
 	__u32 period_ns;
-	__u32 enable;
+	__u32 enable;		/* 0 off, 1 on, FDMA_IOC_TESTGEN_QUERY */
 	__u64 frames;		/* out: frames generated or checked */
 	__u64 errors;		/* out: frames that failed the checker */
 };
+
+#define FDMA_IOC_TESTGEN_QUERY	2
 
 /* FDMA_IOC_STATS: a channel's counters, the driver's own. */
 struct fdma_ioc_stats {

@@ -453,7 +453,8 @@ static int ioc_testgen(struct fdma_file *f, void __user *argp)
 	if (copy_from_user(&t, argp, sizeof(t)))
 		return -EFAULT;
 	c = ioc_chan(f, t.chan);
-	if (!c || t.enable > 1)
+	if (!c || t.enable > FDMA_IOC_TESTGEN_QUERY ||
+	    (t.enable == FDMA_IOC_TESTGEN_QUERY && (t.frame_len || t.period_ns)))
 		return -EINVAL;
 	if (!(c->caps & FDMA_CH_CAP_TESTGEN))
 		return -EOPNOTSUPP;
@@ -466,10 +467,14 @@ static int ioc_testgen(struct fdma_file *f, void __user *argp)
 		mutex_unlock(&c->lock);
 		return -ENODEV;
 	}
-	fdma_plat_wr32(&fdev->plat, base + FDMA_CH_TG_FRAME_LEN, t.frame_len);
-	fdma_plat_wr32(&fdev->plat, base + FDMA_CH_TG_PERIOD_NS, t.period_ns);
-	fdma_plat_wr32(&fdev->plat, base + FDMA_CH_TG_CTRL, t.enable);
-	fdma_plat_kick(&fdev->plat, t.chan);
+	if (t.enable != FDMA_IOC_TESTGEN_QUERY) {
+		fdma_plat_wr32(&fdev->plat, base + FDMA_CH_TG_FRAME_LEN,
+			       t.frame_len);
+		fdma_plat_wr32(&fdev->plat, base + FDMA_CH_TG_PERIOD_NS,
+			       t.period_ns);
+		fdma_plat_wr32(&fdev->plat, base + FDMA_CH_TG_CTRL, t.enable);
+		fdma_plat_kick(&fdev->plat, t.chan);
+	}
 	/* Slow-path register reads: the device's own counters. */
 	t.frames = fdma_plat_rd32(&fdev->plat, base + FDMA_CH_TG_FRAMES);
 	t.errors = fdma_plat_rd32(&fdev->plat, base + FDMA_CH_TG_ERRORS);

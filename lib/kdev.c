@@ -57,7 +57,6 @@ struct fdma_kchan {
 	struct fdma_ering rules;
 	enum fdma_wait_mode mode;
 	unsigned int spin_us;
-	u32 tg_frame_len, tg_period_ns, tg_enable;	/* what we last set */
 	struct fdma_ioc_req *ireq;	/* FDMA_IOC_MAX_BATCH, for the submit ioctl */
 	struct fdma_chan_stats st;
 };
@@ -479,37 +478,27 @@ static int kdev_reset(struct fdma_dev *dev, int ch)
 	return 0;
 }
 
-static int testgen(struct fdma_dev *dev, int ch, u64 *frames, u64 *errors)
+static int kdev_set_testgen(struct fdma_dev *dev, int ch, u32 frame_len, u32 period_ns, int enable)
 {
-	struct fdma_kchan *kc = &dev->kdev->ch[ch];
 	struct fdma_ioc_testgen t = {
-		.chan = (u32)ch, .frame_len = kc->tg_frame_len, .period_ns = kc->tg_period_ns,
-		.enable = kc->tg_enable,
+		.chan = (u32)ch, .frame_len = frame_len, .period_ns = period_ns,
+		.enable = enable ? 1 : 0,
 	};
 
 	if (ioctl(dev->kdev->fd, FDMA_IOC_TESTGEN, &t))
-		return kerr(dev, "FDMA_IOC_TESTGEN");
-	if (frames)
-		*frames = t.frames;
-	if (errors)
-		*errors = t.errors;
+		return kerr(dev, "fdma_chan_set_testgen: FDMA_IOC_TESTGEN");
 	return 0;
 }
 
-static int kdev_set_testgen(struct fdma_dev *dev, int ch, u32 frame_len, u32 period_ns, int enable)
-{
-	struct fdma_kchan *kc = &dev->kdev->ch[ch];
-
-	kc->tg_frame_len = frame_len;
-	kc->tg_period_ns = period_ns;
-	kc->tg_enable = enable ? 1 : 0;
-	return testgen(dev, ch, NULL, NULL);
-}
-
-/* The ioctl writes the settings as it reads the counters: write what we set last. */
 static int kdev_testgen_counts(struct fdma_dev *dev, int ch, u64 *frames, u64 *errors)
 {
-	return testgen(dev, ch, frames, errors);
+	struct fdma_ioc_testgen t = { .chan = (u32)ch, .enable = FDMA_IOC_TESTGEN_QUERY };
+
+	if (ioctl(dev->kdev->fd, FDMA_IOC_TESTGEN, &t))
+		return kerr(dev, "fdma_chan_testgen_counts: FDMA_IOC_TESTGEN");
+	*frames = t.frames;
+	*errors = t.errors;
+	return 0;
 }
 
 static int kdev_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st)

@@ -356,8 +356,15 @@ static void invalid(void)
 	expect("TESTGEN channel nchan", ioctl(d.fd, FDMA_IOC_TESTGEN, &tg), EINVAL);
 	if (d.c2h_stream >= 0) {
 		tg = (struct fdma_ioc_testgen){ .chan = (uint32_t)d.c2h_stream, .frame_len = 4096,
-						.enable = 2 };
-		expect("TESTGEN enable 2", ioctl(d.fd, FDMA_IOC_TESTGEN, &tg), EINVAL);
+						.enable = 3 };
+		expect("TESTGEN enable 3", ioctl(d.fd, FDMA_IOC_TESTGEN, &tg), EINVAL);
+		tg = (struct fdma_ioc_testgen){ .chan = (uint32_t)d.c2h_stream, .frame_len = 4096,
+						.enable = FDMA_IOC_TESTGEN_QUERY };
+		expect("TESTGEN query with a frame length", ioctl(d.fd, FDMA_IOC_TESTGEN, &tg),
+		       EINVAL);
+		tg = (struct fdma_ioc_testgen){ .chan = (uint32_t)d.c2h_stream,
+						.enable = FDMA_IOC_TESTGEN_QUERY };
+		expect("TESTGEN query", ioctl(d.fd, FDMA_IOC_TESTGEN, &tg), 0);
 		tg = (struct fdma_ioc_testgen){ .chan = (uint32_t)d.c2h_stream, .frame_len = 8,
 						.enable = 1 };
 		expect("TESTGEN frame of 8 bytes", ioctl(d.fd, FDMA_IOC_TESTGEN, &tg), EINVAL);
@@ -654,7 +661,7 @@ static void fuzz(void)
 				a.tg.chan = some_chan();
 				a.tg.frame_len = (uint32_t)rndn(9000);
 				a.tg.period_ns = (uint32_t)rndn(200000);
-				a.tg.enable = (uint32_t)rndn(3);
+				a.tg.enable = (uint32_t)rndn(4);
 				break;
 			case 9:
 				memset(&a.st, 0, sizeof(a.st));
