@@ -25,17 +25,38 @@ void sim_sleep_us(int64_t us)
 		;
 }
 
+/* A size with an optional K, M or G suffix (powers of 1024). */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'K':
+		return v << 10;
+	case 'M':
+		return v << 20;
+	case 'G':
+		return v << 30;
+	default:
+		return v;
+	}
+}
+
 /*
  * FDMA_TEST_DEVICE=URI runs the suite against another device (e.g.
  * kdev:/dev/fdma0 in the QEMU guest): a test's "sim:..." URI is replaced by
  * it when the test needs nothing the other device cannot be told. paced=
  * says only how fast the model runs and is dropped; coal= and coal_us= are
- * applied as settings; any other option shapes the simulated device
- * (ring, faults, link, ...) and the test is skipped, saying which.
+ * applied as settings; mem=N needs at least N bytes of card memory (the
+ * tests take the card's end from sim_card_size()); any other option shapes
+ * the simulated device (ring, faults, link, ...) and the test is skipped,
+ * saying which.
  */
 static struct fdma_dev *open_other(const char *target, const char *uri, const char *file, int line)
 {
 	unsigned int coal = 0, coal_us = 0;
+	uint64_t min_mem = 0;
 	const char *opts = strchr(uri, ':');
 	struct fdma_dev *dev = NULL;
 	struct fdma_info in;
@@ -46,6 +67,11 @@ static struct fdma_dev *open_other(const char *target, const char *uri, const ch
 	for (char *save = NULL, *o = strtok_r(buf, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
 		if (!strncmp(o, "paced=", 6))
 			continue;
+		if (!strncmp(o, "mem=", 4)) {
+			/* Tests size their card ranges by sim_card_size(): enough is enough. */
+			min_mem = parse_size(o + 4);
+			continue;
+		}
 		if (!strncmp(o, "coal=", 5))
 			coal = (unsigned int)strtoul(o + 5, NULL, 0);
 		else if (!strncmp(o, "coal_us=", 8))
@@ -60,12 +86,18 @@ static struct fdma_dev *open_other(const char *target, const char *uri, const ch
 		print_error("fdma_open(\"%s\") = %d (%s): %s\n", target, ret, strerror(-ret), err);
 		_fail(file, line);
 	}
+	fdma_get_info(dev, &in);
+	if (in.card_size < min_mem) {
+		fdma_close(dev);
+		print_message("needs %llu bytes of card memory, %s has %llu: skipped\n",
+			      (unsigned long long)min_mem, target, (unsigned long long)in.card_size);
+		skip();
+	}
 	/*
 	 * A device outlives this handle: put what earlier tests set back to
 	 * defaults. A channel reset also restarts the stream generator's and
 	 * checker's counts and sequence, as on a fresh simulated device.
 	 */
-	fdma_get_info(dev, &in);
 	for (int ch = 0; ch < (int)in.nchan; ch++) {
 		/* Generator off and drops off before the reset, so that nothing runs on after it. */
 		if (in.chan[ch].testgen)
@@ -87,6 +119,15 @@ void sim_require_model(const char *why)
 			      sim_target());
 		skip();
 	}
+}
+
+uint64_t sim_card_size(struct fdma_dev *dev)
+{
+	struct fdma_info in;
+
+	if (fdma_get_info(dev, &in))
+		return 0;
+	return in.card_size;
 }
 
 const char *sim_target(void)

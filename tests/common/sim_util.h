@@ -39,6 +39,8 @@ const char *sim_target(void);
  * host sees merged where they arrive while the vector is masked).
  */
 void sim_require_model(const char *why);
+/* Bytes of card memory of dev (0 if it cannot tell). */
+uint64_t sim_card_size(struct fdma_dev *dev);
 
 /*
  * Deterministic pattern: byte at logical position pos (counted from the

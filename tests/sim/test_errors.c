@@ -134,6 +134,7 @@ static void test_bad_requests(void **state)
 	struct fdma_dev *dev = sim_open("sim:paced=0,mem=64M");
 	int buf = sim_buf(dev, 65536, 0);
 	const struct fdma_req ok = { .buf = buf, .offset = 0, .card_addr = 0x1000, .len = 4096 };
+	const uint64_t mem = sim_card_size(dev);
 	struct fdma_req r;
 
 	(void)state;
@@ -164,9 +165,9 @@ static void test_bad_requests(void **state)
 		r = ok; r.len = UINT64_MAX - 63;
 		bad_req(dev, ch, r, -ERANGE, "beyond buffer");
 		/* Beyond card memory. */
-		r = ok; r.card_addr = MEM - 2048; r.len = 4096;
+		r = ok; r.card_addr = mem - 2048; r.len = 4096;
 		bad_req(dev, ch, r, -ERANGE, "card memory");
-		r = ok; r.card_addr = MEM;
+		r = ok; r.card_addr = mem;
 		bad_req(dev, ch, r, -ERANGE, "card memory");
 		r = ok; r.card_addr = UINT64_MAX & ~63ull;	/* card + len wraps */
 		bad_req(dev, ch, r, -ERANGE, "card memory");
@@ -189,8 +190,8 @@ static void test_bad_requests(void **state)
 
 		pattern_fill(fdma_buf_addr(dev, buf), 65536, 3);
 		memset(fdma_buf_addr(dev, dst), 0, 65536);
-		assert_fdma_ok(dev, fdma_write_card(dev, buf, 65536 - 4096, MEM - 4096, 4096));
-		assert_fdma_ok(dev, fdma_read_card(dev, dst, 65536 - 4096, MEM - 4096, 4096));
+		assert_fdma_ok(dev, fdma_write_card(dev, buf, 65536 - 4096, mem - 4096, 4096));
+		assert_fdma_ok(dev, fdma_read_card(dev, dst, 65536 - 4096, mem - 4096, 4096));
 		assert_bytes(fdma_buf_addr(dev, dst), 65536 - 4096, 0);
 		assert_pattern_at((uint8_t *)fdma_buf_addr(dev, dst) + 65536 - 4096, 4096, 3, 65536 - 4096);
 		assert_fdma_ok(dev, fdma_buf_free(dev, dst));

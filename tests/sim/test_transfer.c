@@ -40,9 +40,9 @@ static void xfer1(struct fdma_dev *dev, int ch, int buf, uint64_t off, uint64_t 
 static void roundtrip_at(struct fdma_dev *dev, int h2c, int c2h, uint64_t off, uint64_t len,
 			 uint64_t seed)
 {
-	const uint64_t margin = 4096, guard = 4096;
+	const uint64_t margin = 4096, guard = 4096, mem = sim_card_size(dev);
 	uint64_t lo = off >= margin ? off - margin : 0;
-	uint64_t hi = off + len + margin <= MEM ? off + len + margin : MEM;
+	uint64_t hi = off + len + margin <= mem ? off + len + margin : mem;
 	int bg = sim_buf(dev, hi - lo, 0);
 	int src = sim_buf(dev, len, 0);
 	int dst = sim_buf(dev, len + 2 * guard, 0);
@@ -85,10 +85,12 @@ static void test_sizes_and_offsets(void **state)
 	struct fdma_chan_stats st0, st1;
 	int h2c, c2h;
 	unsigned int n = 0;
+	uint64_t mem = sim_card_size(dev);
 
 	(void)state;
 	assert_fdma_ok(dev, fdma_get_info(dev, &info));
-	assert_int_equal(info.card_size, MEM);
+	if (!sim_target())
+		assert_int_equal(info.card_size, MEM);
 	assert_int_equal(info.align, 64);
 	h2c = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM);
 	c2h = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
@@ -99,7 +101,7 @@ static void test_sizes_and_offsets(void **state)
 		const uint64_t offs[] = {
 			0,			/* start of card memory */
 			0x123440 + 64 * i,	/* somewhere unaligned to pages */
-			MEM - len,		/* the last bytes of card memory */
+			mem - len,		/* the last bytes of card memory */
 		};
 
 		for (size_t j = 0; j < 3; j++) {
