@@ -26,7 +26,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define FDMA_UAPI_VERSION	1
+#define FDMA_UAPI_VERSION	2	/* 2: FDMA_IOC_CQ_EVENTFD, FDMA_IOC_TESTGEN_QUERY */
 #define FDMA_IOC_MAGIC		'F'
 #define FDMA_IOC_MAX_CHAN	16
 #define FDMA_IOC_MAX_BATCH	1024	/* requests per FDMA_IOC_SUBMIT */

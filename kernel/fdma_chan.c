@@ -573,8 +573,10 @@ u64 fdma_chan_drops(struct fdma_chan *c)
 	u64 n;
 
 	mutex_lock(&c->lock);
+	/* The device's counter is 32 bits: add what it moved since the last look. */
 	if (c->up)
-		c->drops_seen = fdma_load_acquire32(&c->ring.wb->overruns);
+		c->drops_seen += (u32)(fdma_load_acquire32(&c->ring.wb->overruns) -
+				       (u32)c->drops_seen);
 	n = c->drops_seen;
 	mutex_unlock(&c->lock);
 	return n;

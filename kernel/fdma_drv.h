@@ -271,7 +271,7 @@ struct fdma_chan {
 	u32 coal_count;		/* CH_COAL_COUNT, under lock */
 	u32 coal_usecs;		/* CH_COAL_USECS, under lock */
 	u32 ctrl_flags;		/* CH_CTRL.DROP, under lock */
-	u64 drops_seen;		/* wb.overruns when last read, under lock */
+	u64 drops_seen;		/* wb.overruns, widened to 64 bits, under lock */
 	u64 cookie;
 
 	struct fdma_chan_stats st;

@@ -459,7 +459,7 @@ static int ioc_testgen(struct fdma_file *f, void __user *argp)
 	if (!(c->caps & FDMA_CH_CAP_TESTGEN))
 		return -EOPNOTSUPP;
 	/* A frame is its header and at least one payload word. */
-	if (t.enable && t.frame_len < sizeof(struct fdma_frame_hdr) + 8)
+	if (t.enable == 1 && t.frame_len < sizeof(struct fdma_frame_hdr) + 8)
 		return -EINVAL;
 	base = FDMA_CH_BASE(t.chan);
 	mutex_lock(&c->lock);

@@ -76,9 +76,12 @@ static int kerr(struct fdma_dev *dev, const char *what)
 
 /* ---- buffers ---------------------------------------------------------------- */
 
+/* Register [addr, +size) rounded up to the alignment (our own mappings have room for it). */
 static int kdev_register_mem(struct fdma_dev *dev, struct fdma_buf *b, void *addr, size_t size)
 {
-	struct fdma_ioc_buf_reg r = { .addr = (uintptr_t)addr, .size = size };
+	size_t align = dev->info.align;
+	struct fdma_ioc_buf_reg r = { .addr = (uintptr_t)addr,
+				      .size = (size + align - 1) & ~(align - 1) };
 
 	if (ioctl(dev->kdev->fd, FDMA_IOC_BUF_REGISTER, &r)) {
 		if (errno == ENOMEM || errno == EPERM)
@@ -94,9 +97,8 @@ static int kdev_register_mem(struct fdma_dev *dev, struct fdma_buf *b, void *add
 }
 
 /*
- * Driver memory (FDMA_IOC_BUF_ALLOC), mapped: 0, -ENOMEM or -EINVAL when
- * the driver cannot have it (too large: try our own memory), or another
- * error with its message.
+ * Driver memory (FDMA_IOC_BUF_ALLOC), mapped: 0; 1 when the driver cannot
+ * have that much (try our own memory); or a negative errno with its message.
  */
 static int alloc_driver_mem(struct fdma_dev *dev, struct fdma_buf *b, size_t size, size_t len)
 {
@@ -107,7 +109,7 @@ static int alloc_driver_mem(struct fdma_dev *dev, struct fdma_buf *b, size_t siz
 
 	if (ioctl(k->fd, FDMA_IOC_BUF_ALLOC, &a)) {
 		if (errno == ENOMEM || errno == EINVAL)
-			return -errno;
+			return 1;
 		return kerr(dev, "fdma_buf_alloc: FDMA_IOC_BUF_ALLOC");
 	}
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, k->fd,
@@ -115,7 +117,7 @@ static int alloc_driver_mem(struct fdma_dev *dev, struct fdma_buf *b, size_t siz
 	if (p == MAP_FAILED) {
 		ret = kerr(dev, "fdma_buf_alloc: mmap of driver memory");
 		ioctl(k->fd, FDMA_IOC_BUF_FREE, &a.handle);
-		return ret == -ENOMEM ? -EIO : ret;
+		return ret;
 	}
 	b->khandle = a.handle;
 	b->addr = p;
@@ -147,7 +149,7 @@ static int kdev_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size,
 		len = (size + 4095) & ~(size_t)4095;
 	}
 	ret = alloc_driver_mem(dev, b, size, len);
-	if (ret != -ENOMEM && ret != -EINVAL)
+	if (ret <= 0)
 		return ret;
 	p = fdma_mmap_anon(size, false, &len);
 	if (!p)
@@ -263,13 +265,15 @@ static int kdev_inflight(struct fdma_dev *dev, int ch)
 
 /* ---- completion ------------------------------------------------------------------ */
 
+/* One read empties an eventfd (it is not in semaphore mode). */
 static void drain_efd(struct fdma_kchan *kc)
 {
 	uint64_t v;
 
-	do
-		STAT_ADD(kc, syscalls, 1);
-	while (read(kc->efd, &v, sizeof(v)) == sizeof(v));
+	STAT_ADD(kc, syscalls, 1);
+	if (read(kc->efd, &v, sizeof(v)) != sizeof(v)) {
+		/* EAGAIN: nothing signalled since the last drain. */
+	}
 }
 
 /* Take up to max entries from the queue. */
@@ -324,9 +328,10 @@ static unsigned int cq_take(struct fdma_dev *dev, struct fdma_kchan *kc, struct 
 
 /*
  * FDMA_IOC_WAIT: move finished work into the queue and, with min > 0,
- * sleep until min entries are queued or timeout_us passes. 0, or a
- * negative errno (-ETIMEDOUT and -EAGAIN are not failures here: the
- * caller looks at the queue).
+ * sleep until min entries are queued or timeout_us passes. 0; 1 if the
+ * sleep ran out (the driver looked at the ring once more then); or a
+ * negative errno. EAGAIN and EINTR are not failures here: the caller
+ * looks at the queue.
  */
 static int kwait(struct fdma_dev *dev, int ch, u32 min, int64_t timeout_us)
 {
@@ -342,6 +347,7 @@ static int kwait(struct fdma_dev *dev, int ch, u32 min, int64_t timeout_us)
 		return 0;
 	switch (errno) {
 	case ETIMEDOUT:
+		return min && timeout_us ? 1 : 0;
 	case EAGAIN:
 	case EINTR:
 		return 0;
@@ -356,7 +362,7 @@ static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsign
 		     unsigned int min_wait, int64_t timeout_us)
 {
 	struct fdma_kchan *kc = &dev->kdev->ch[ch];
-	unsigned int n;
+	unsigned int n, k;
 	int64_t deadline, spin_end, left;
 	int ret;
 
@@ -370,7 +376,7 @@ static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsign
 	 * (and an fd poller) relies on the interrupt.
 	 */
 	if (!n && max && kc->mode != FDMA_WAIT_SLEEP && kdev_inflight(dev, ch) > 0 &&
-	    !kwait(dev, ch, 0, 0))
+	    kwait(dev, ch, 0, 0) >= 0)
 		n = cq_take(dev, kc, cpls, max);
 	if (n >= min_wait)
 		return (int)n;
@@ -386,15 +392,29 @@ static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsign
 			/* Polling: the driver looks at the ring; no interrupt needed. */
 			ret = kwait(dev, ch, 0, 0);
 		} else {
-			left = deadline < 0 ? -1 : deadline - now;
-			ret = kwait(dev, ch, min_wait - n, left > 0 ? left : 0);
+			/*
+			 * Sleep for what can still come (the driver refuses to
+			 * wait for more than is in flight), at most 100 ms at a
+			 * time: a lost interrupt must not hang us, and the
+			 * driver looks at the ring when a sleep runs out.
+			 */
+			u32 want = min_wait - n, infl = (u32)kdev_inflight(dev, ch);
+
+			left = deadline < 0 ? 100000 : deadline - now;
+			if (left > 100000)
+				left = 100000;
+			ret = kwait(dev, ch, want < infl ? want : infl, left > 0 ? left : 0);
 		}
-		if (ret)
+		if (ret < 0)
 			return n ? (int)n : ret;
 		/* What the wait published signalled the fd too: it is ours now. */
 		if (kc->efd >= 0)
 			drain_efd(kc);
-		n += cq_take(dev, kc, cpls + n, max - n);
+		k = cq_take(dev, kc, cpls + n, max - n);
+		/* A sleep that ran out with completions there: their interrupt was lost. */
+		if (ret == 1 && k)
+			STAT_ADD(kc, irq_timeouts, 1);
+		n += k;
 		if (n >= min_wait)
 			return (int)n;
 		if (kdev_inflight(dev, ch) == 0)
@@ -409,8 +429,9 @@ static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsign
 /* ---- settings ------------------------------------------------------------------------ */
 
 /*
- * The driver's readiness is per open file: the device fd polls readable
- * while any of this handle's channels has completions queued.
+ * One eventfd per channel, which the driver signals when it publishes
+ * completions to this handle's queue of the channel (FDMA_IOC_CQ_EVENTFD);
+ * the device file itself polls readable for any of the handle's channels.
  */
 static int kdev_chan_fd(struct fdma_dev *dev, int ch)
 {
@@ -513,6 +534,7 @@ static int kdev_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st)
 	st->completions = STAT_GET(kc, completions);
 	st->errors = STAT_GET(kc, errors);
 	st->wakeups = STAT_GET(kc, wakeups);
+	st->irq_timeouts = STAT_GET(kc, irq_timeouts);
 	st->syscalls = STAT_GET(kc, syscalls);
 	/* The driver counts for the channel since it was bound; we report since open. */
 	st->descriptors = ks.descriptors - kc->base.descriptors;

@@ -11,8 +11,13 @@
  *   O_ASYNC and its own real-time signal (F_SETSIG SIGRTMIN+1 and
  *   SIGRTMIN+2): a completion on one delivers that file's signal only,
  *   with si_fd naming the file and si_code POLL_IN.
+ * ioc_cq_eventfd: an eventfd per (file, channel) with FDMA_IOC_CQ_EVENTFD:
+ *   a completion on H2C signals H2C's eventfd only, one on C2H C2H's only;
+ *   one attached while an entry is already queued is signalled at once; a
+ *   detached one stays quiet; replacing one moves the signal to the new fd.
  */
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 #include "vmioc.h"
 
@@ -206,6 +211,85 @@ out:
 	vi_free(&d2, &b2);
 }
 
+static int attach(struct vi_dev *v, int ch, int fd)
+{
+	struct fdma_ioc_cq_eventfd e = { .chan = (uint32_t)ch, .fd = fd };
+
+	return ioctl(v->fd, FDMA_IOC_CQ_EVENTFD, &e);
+}
+
+/* The eventfd's count (0 if not signalled); it is reset by the read. */
+static uint64_t count(int efd)
+{
+	uint64_t v = 0;
+
+	if (read(efd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+static void eventfd_test(void)
+{
+	const char *T = "ioc_cq_eventfd";
+	int eh = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), ec = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	int e2 = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	struct fdma_cq_entry e;
+	struct fdma_ioc_req r;
+	struct vi_buf b;
+
+	if (eh < 0 || ec < 0 || e2 < 0 || vi_alloc(&d, 4096, &b) || vi_cq_map(&d, d.c2h)) {
+		vt_fail(T, "set-up: %s", strerror(errno));
+		return;
+	}
+	if (attach(&d, d.h2c, eh) || attach(&d, d.c2h, ec)) {
+		vt_fail(T, "attach: %s", strerror(errno));
+		goto out;
+	}
+	/* H2C: its fd, not C2H's. */
+	if (one(&d, &b, 10) || !readable(eh, 5000) || readable(ec, 100)) {
+		vt_fail(T, "H2C completion: H2C fd %d, C2H fd %d", readable(eh, 0), readable(ec, 0));
+		goto out;
+	}
+	count(eh);
+	vi_cq_take(&d, d.h2c, &e, 1);
+	/* C2H: its fd, not H2C's. */
+	r = (struct fdma_ioc_req){ .handle = b.handle, .len = 4096, .card_addr = 1 << 20,
+				   .user_data = 11 };
+	if (vi_submit(&d, d.c2h, &r, 1) || !readable(ec, 5000) || readable(eh, 100)) {
+		vt_fail(T, "C2H completion: C2H fd %d, H2C fd %d", readable(ec, 0), readable(eh, 0));
+		goto out;
+	}
+	count(ec);
+	vi_cq_take(&d, d.c2h, &e, 1);
+	/* Detached: quiet, though the file polls readable. */
+	if (attach(&d, d.h2c, -1) || one(&d, &b, 12) || !readable(d.fd, 5000) || readable(eh, 100)) {
+		vt_fail(T, "detached: file %d, eventfd %d", readable(d.fd, 0), readable(eh, 0));
+		goto out;
+	}
+	/* Attached while the entry is queued: signalled at once. */
+	if (attach(&d, d.h2c, e2) || !readable(e2, 0)) {
+		vt_fail(T, "attached with an entry queued: not signalled");
+		goto out;
+	}
+	count(e2);
+	vi_cq_take(&d, d.h2c, &e, 1);
+	/* Replaced: the new fd hears, the old one not. */
+	if (attach(&d, d.h2c, eh) || one(&d, &b, 13) || !readable(eh, 5000) || readable(e2, 100)) {
+		vt_fail(T, "replaced: new fd %d, old fd %d", readable(eh, 0), readable(e2, 0));
+		goto out;
+	}
+	vi_cq_take(&d, d.h2c, &e, 1);
+	vt_pass(T);
+out:
+	/* Detach before closing; closing the file would drop them too. */
+	attach(&d, d.h2c, -1);
+	attach(&d, d.c2h, -1);
+	close(eh);
+	close(ec);
+	close(e2);
+	vi_free(&d, &b);
+}
+
 int main(void)
 {
 	int ret = vi_open(&d, NULL);
@@ -219,6 +303,7 @@ int main(void)
 	}
 	poll_test();
 	fasync_test();
+	eventfd_test();
 	vi_close(&d);
 	vi_close(&d2);
 	return vt_failed;
