@@ -21,10 +21,10 @@ static bool fdma_param_edu;
 module_param_named(edu, fdma_param_edu, bool, 0444);
 MODULE_PARM_DESC(edu, "Bind QEMU's edu device (1234:11e8) as /dev/fdma-eduN (default 0)");
 
-unsigned int fdma_param_ring_size = 256;
+unsigned int fdma_param_ring_size = 1024;
 module_param_named(ring_size, fdma_param_ring_size, uint, 0444);
 MODULE_PARM_DESC(ring_size,
-		 "Descriptors per channel ring, a power of two >= 2, clamped to the engine's RING_MAX (default 256)");
+		 "Descriptors per channel ring, a power of two >= 2, clamped to the engine's RING_MAX (default 1024)");
 
 unsigned int fdma_param_timeout_ms = 5000;
 module_param_named(timeout_ms, fdma_param_timeout_ms, uint, 0444);

@@ -93,8 +93,10 @@ fi
 
 t load_unload $T/fdma_loadloop 20 ivshmem=1
 
-# The default: MSI-X for the engine, MSI for edu.
-if load auto ivshmem=1 edu=1; then
+# The default: MSI-X for the engine, MSI for edu. A ring smaller than a
+# batch (FDMA_IOC_MAX_BATCH, 1024), so that ioc_invalid can overfill it in
+# one call.
+if load auto ivshmem=1 edu=1 ring_size=256; then
 	t irq_msix_auto $T/fdma_irqmode msix auto
 	t h2c_c2h_patterns $T/fdma_rw
 	t bad_inputs $T/fdma_badio
