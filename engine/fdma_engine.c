@@ -164,6 +164,21 @@ void fdma_ering_set_coalesce(struct fdma_ering *r, u32 count, u32 usecs)
 	fdma_plat_kick(r->plat, r->ch);
 }
 
+void fdma_ering_set_testgen(struct fdma_ering *r, u32 frame_len, u32 period_ns, bool enable)
+{
+	ch_wr(r, FDMA_CH_TG_FRAME_LEN, frame_len);
+	ch_wr(r, FDMA_CH_TG_PERIOD_NS, period_ns);
+	ch_wr(r, FDMA_CH_TG_CTRL, enable ? 1 : 0);
+	fdma_plat_kick(r->plat, r->ch);
+}
+
+void fdma_ering_testgen_counts(const struct fdma_ering *r, u32 *frames, u32 *errors)
+{
+	/* Slow-path register reads: counters the device keeps. */
+	*frames = fdma_plat_rd32(r->plat, r->reg + FDMA_CH_TG_FRAMES);
+	*errors = fdma_plat_rd32(r->plat, r->reg + FDMA_CH_TG_ERRORS);
+}
+
 void fdma_ering_set_ctrl(struct fdma_ering *r, u32 mask, u32 val)
 {
 	r->ctrl = (r->ctrl & ~mask) | (val & mask);

@@ -124,6 +124,18 @@ void fdma_ering_set_coalesce(struct fdma_ering *r, u32 count, u32 usecs);
 void fdma_ering_set_irq(struct fdma_ering *r, bool on);
 void fdma_ering_set_ctrl(struct fdma_ering *r, u32 mask, u32 val);
 
+/* Smallest test frame: the header and one payload word. */
+#define FDMA_TG_FRAME_MIN	((u32)sizeof(struct fdma_frame_hdr) + 8)
+
+/*
+ * The stream test generator (C2H) or checker (H2C) of a channel with
+ * CH_CAPS.TESTGEN: frames of frame_len bytes every period_ns (0: as fast
+ * as possible). The counts are the device's: frames generated or checked,
+ * and frames that failed the checker; a channel reset zeroes them.
+ */
+void fdma_ering_set_testgen(struct fdma_ering *r, u32 frame_len, u32 period_ns, bool enable);
+void fdma_ering_testgen_counts(const struct fdma_ering *r, u32 *frames, u32 *errors);
+
 /* Free descriptor entries, and entries still owned by the device. */
 static inline u32 fdma_ering_space(const struct fdma_ering *r)
 {

@@ -448,7 +448,7 @@ static int ioc_testgen(struct fdma_file *f, void __user *argp)
 	struct fdma_dev *fdev = f->fdev;
 	struct fdma_ioc_testgen t;
 	struct fdma_chan *c;
-	u32 base;
+	u32 frames, errors;
 
 	if (copy_from_user(&t, argp, sizeof(t)))
 		return -EFAULT;
@@ -458,27 +458,20 @@ static int ioc_testgen(struct fdma_file *f, void __user *argp)
 		return -EINVAL;
 	if (!(c->caps & FDMA_CH_CAP_TESTGEN))
 		return -EOPNOTSUPP;
-	/* A frame is its header and at least one payload word. */
-	if (t.enable == 1 && t.frame_len < sizeof(struct fdma_frame_hdr) + 8)
+	if (t.enable == 1 && t.frame_len < FDMA_TG_FRAME_MIN)
 		return -EINVAL;
-	base = FDMA_CH_BASE(t.chan);
 	mutex_lock(&c->lock);
 	if (READ_ONCE(fdev->dead) || !c->up) {
 		mutex_unlock(&c->lock);
 		return -ENODEV;
 	}
-	if (t.enable != FDMA_IOC_TESTGEN_QUERY) {
-		fdma_plat_wr32(&fdev->plat, base + FDMA_CH_TG_FRAME_LEN,
-			       t.frame_len);
-		fdma_plat_wr32(&fdev->plat, base + FDMA_CH_TG_PERIOD_NS,
-			       t.period_ns);
-		fdma_plat_wr32(&fdev->plat, base + FDMA_CH_TG_CTRL, t.enable);
-		fdma_plat_kick(&fdev->plat, t.chan);
-	}
-	/* Slow-path register reads: the device's own counters. */
-	t.frames = fdma_plat_rd32(&fdev->plat, base + FDMA_CH_TG_FRAMES);
-	t.errors = fdma_plat_rd32(&fdev->plat, base + FDMA_CH_TG_ERRORS);
+	if (t.enable != FDMA_IOC_TESTGEN_QUERY)
+		fdma_ering_set_testgen(&c->ring, t.frame_len, t.period_ns,
+				       t.enable);
+	fdma_ering_testgen_counts(&c->ring, &frames, &errors);
 	mutex_unlock(&c->lock);
+	t.frames = frames;
+	t.errors = errors;
 	return copy_to_user(argp, &t, sizeof(t)) ? -EFAULT : 0;
 }
 

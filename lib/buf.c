@@ -60,27 +60,46 @@ static int buf_slot(struct fdma_dev *dev)
 	return -ENOSPC;
 }
 
-/* Not a memset: lock-free lookups may be reading used meanwhile. */
-static void buf_clear(struct fdma_buf *b)
+/*
+ * Take a free slot and have the backend fill it: allocate size bytes
+ * (addr NULL) or register [addr, +size). Returns the handle, or an error
+ * with its message.
+ */
+static int buf_install(struct fdma_dev *dev, const char *fn, void *addr, size_t size,
+		       unsigned int flags)
 {
-	b->addr = NULL;
-	b->size = 0;
-	b->map_len = 0;
-	b->bus = 0;
-	b->khandle = 0;
-}
+	struct fdma_buf *b;
+	int h, ret;
 
-static void buf_publish(struct fdma_buf *b)
-{
-	atomic_store(&b->inflight, 0);
-	/* Last: a lock-free lookup that sees used sees the fields. */
-	atomic_store(&b->used, 1);
+	pthread_mutex_lock(&dev->lock);
+	h = buf_slot(dev);
+	if (h >= 0) {
+		b = &dev->buf[h];
+		/* Field by field, not a memset: lock-free lookups may be reading used. */
+		b->addr = NULL;
+		b->size = 0;
+		b->map_len = 0;
+		b->bus = 0;
+		b->khandle = 0;
+		ret = addr ? dev->ops->buf_register(dev, b, addr, size)
+			   : dev->ops->buf_alloc(dev, b, size, flags);
+		if (ret) {
+			h = ret;
+		} else {
+			atomic_store(&b->inflight, 0);
+			/* Last: a lock-free lookup that sees used sees the fields. */
+			atomic_store(&b->used, 1);
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (h == -ENOSPC)
+		return fdma_err(dev, h, "%s: no free buffer handle (%d per device)", fn,
+				FDMA_MAX_BUFS);
+	return h;
 }
 
 int fdma_buf_alloc(struct fdma_dev *dev, size_t size, unsigned int flags)
 {
-	int h, ret;
-
 	if (!fdma_dev_live(dev))
 		return -EBADF;
 	if (size == 0)
@@ -89,27 +108,11 @@ int fdma_buf_alloc(struct fdma_dev *dev, size_t size, unsigned int flags)
 		return fdma_err(dev, -EINVAL, "fdma_buf_alloc: %zu bytes is over the 64 GiB limit", size);
 	if (flags & ~FDMA_BUF_HUGEPAGE)
 		return fdma_err(dev, -EINVAL, "fdma_buf_alloc: unknown flags 0x%x", flags);
-	pthread_mutex_lock(&dev->lock);
-	h = buf_slot(dev);
-	if (h >= 0) {
-		buf_clear(&dev->buf[h]);
-		ret = dev->ops->buf_alloc(dev, &dev->buf[h], size, flags);
-		if (ret)
-			h = ret;
-		else
-			buf_publish(&dev->buf[h]);
-	}
-	pthread_mutex_unlock(&dev->lock);
-	if (h == -ENOSPC)
-		return fdma_err(dev, h, "fdma_buf_alloc: no free buffer handle (%d per device)",
-				FDMA_MAX_BUFS);
-	return h;
+	return buf_install(dev, "fdma_buf_alloc", NULL, size, flags);
 }
 
 int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size)
 {
-	int h, ret;
-
 	if (!fdma_dev_live(dev))
 		return -EBADF;
 	if (!addr || size == 0)
@@ -120,21 +123,7 @@ int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size)
 				addr, size, dev->info.align);
 	if (size > (1ull << FDMA_ADDRMAP_SHIFT))
 		return fdma_err(dev, -EINVAL, "fdma_buf_register: %zu bytes is over the 64 GiB limit", size);
-	pthread_mutex_lock(&dev->lock);
-	h = buf_slot(dev);
-	if (h >= 0) {
-		buf_clear(&dev->buf[h]);
-		ret = dev->ops->buf_register(dev, &dev->buf[h], addr, size);
-		if (ret)
-			h = ret;
-		else
-			buf_publish(&dev->buf[h]);
-	}
-	pthread_mutex_unlock(&dev->lock);
-	if (h == -ENOSPC)
-		return fdma_err(dev, h, "fdma_buf_register: no free buffer handle (%d per device)",
-				FDMA_MAX_BUFS);
-	return h;
+	return buf_install(dev, "fdma_buf_register", addr, size, 0);
 }
 
 int fdma_buf_free(struct fdma_dev *dev, int h)

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fdma_internal.h"
 
@@ -16,6 +17,23 @@ int64_t fdma_now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void fdma_efd_drain(int efd)
+{
+	uint64_t v;
+
+	if (read(efd, &v, sizeof(v)) != sizeof(v)) {
+		/* EAGAIN: nothing signalled since the last drain. */
+	}
+}
+
+void fdma_chan_info_from_caps(struct fdma_chan_info *ci, u32 caps, u32 ring_size)
+{
+	ci->dir = (caps & FDMA_CH_CAP_C2H) ? FDMA_C2H : FDMA_H2C;
+	ci->kind = (caps & FDMA_CH_CAP_STREAM) ? FDMA_KIND_STREAM : FDMA_KIND_MM;
+	ci->testgen = !!(caps & FDMA_CH_CAP_TESTGEN);
+	ci->ring_size = ring_size;
 }
 
 static int check_chan(struct fdma_dev *dev, int ch)
@@ -140,10 +158,9 @@ int fdma_chan_set_testgen(struct fdma_dev *dev, int ch, uint32_t frame_len, uint
 	CHECK_CHAN(dev, ch);
 	if (!dev->info.chan[ch].testgen)
 		return fdma_err(dev, -ENOTSUP, "channel %d has no test generator or checker", ch);
-	/* A frame is its header and at least one payload word. */
-	if (enable && frame_len < sizeof(struct fdma_frame_hdr) + 8)
-		return fdma_err(dev, -EINVAL, "frame length %u is under the %zu-byte minimum",
-				frame_len, sizeof(struct fdma_frame_hdr) + 8);
+	if (enable && frame_len < FDMA_TG_FRAME_MIN)
+		return fdma_err(dev, -EINVAL, "frame length %u is under the %u-byte minimum",
+				frame_len, FDMA_TG_FRAME_MIN);
 	return dev->ops->set_testgen(dev, ch, frame_len, period_ns, enable);
 }
 

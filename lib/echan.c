@@ -15,17 +15,6 @@
 
 #define REAP_CHUNK 64
 
-/*
- * Statistics have one writer (the channel's thread) and readers anywhere
- * (fdma_chan_stats()). Relaxed atomic loads and stores keep each counter
- * whole and cost the writer nothing over a plain add on the machines we
- * target; no reader needs the counters consistent with one another.
- */
-#define STAT_ADD(c, f, k) \
-	__atomic_store_n(&(c)->st.f, __atomic_load_n(&(c)->st.f, __ATOMIC_RELAXED) + (k), \
-			 __ATOMIC_RELAXED)
-#define STAT_GET(c, f) __atomic_load_n(&(c)->st.f, __ATOMIC_RELAXED)
-
 #define now_us fdma_now_us
 
 /* ---- set-up ------------------------------------------------------------- */
@@ -243,13 +232,8 @@ static void set_irq(struct fdma_chan *c, bool on)
 
 static void drain_efd(struct fdma_chan *c)
 {
-	uint64_t v;
-
-	/* One read empties an eventfd (it is not in semaphore mode). */
 	STAT_ADD(c, syscalls, 1);
-	if (read(c->efd, &v, sizeof(v)) != sizeof(v)) {
-		/* EAGAIN: nothing signalled since the last drain. */
-	}
+	fdma_efd_drain(c->efd);
 }
 
 /*
@@ -402,24 +386,17 @@ int fdma_echan_reset(struct fdma_dev *dev, int ch)
 int fdma_echan_set_testgen(struct fdma_dev *dev, int ch, uint32_t frame_len, uint32_t period_ns,
 			  int enable)
 {
-	u32 base = FDMA_CH_BASE(ch);
-
-	fdma_plat_wr32(&dev->plat, base + FDMA_CH_TG_FRAME_LEN, frame_len);
-	fdma_plat_wr32(&dev->plat, base + FDMA_CH_TG_PERIOD_NS, period_ns);
-	fdma_plat_wr32(&dev->plat, base + FDMA_CH_TG_CTRL, enable ? 1 : 0);
-	fdma_plat_kick(&dev->plat, (unsigned int)ch);
+	fdma_ering_set_testgen(&dev->ch[ch].ring, frame_len, period_ns, enable);
 	return 0;
 }
 
 int fdma_echan_testgen_counts(struct fdma_dev *dev, int ch, uint64_t *frames, uint64_t *errors)
 {
-	u32 base = FDMA_CH_BASE(ch);
+	u32 f, e;
 
-	/* Slow-path register reads: counters the device keeps. */
-	if (frames)
-		*frames = fdma_plat_rd32(&dev->plat, base + FDMA_CH_TG_FRAMES);
-	if (errors)
-		*errors = fdma_plat_rd32(&dev->plat, base + FDMA_CH_TG_ERRORS);
+	fdma_ering_testgen_counts(&dev->ch[ch].ring, &f, &e);
+	*frames = f;
+	*errors = e;
 	return 0;
 }
 

@@ -18,6 +18,18 @@
 #define FDMA_RESET_TIMEOUT_US	200000u
 #define FDMA_SYNC_TIMEOUT_US	10000000ll
 
+/*
+ * Per-channel statistics have one writer (the channel's thread) and
+ * readers anywhere (fdma_chan_stats()). Relaxed atomic loads and stores
+ * keep each counter whole and cost the writer nothing over a plain add on
+ * the machines we target; no reader needs the counters consistent with
+ * one another. c is anything with a struct fdma_chan_stats st.
+ */
+#define STAT_ADD(c, f, k) \
+	__atomic_store_n(&(c)->st.f, __atomic_load_n(&(c)->st.f, __ATOMIC_RELAXED) + (k), \
+			 __ATOMIC_RELAXED)
+#define STAT_GET(c, f) __atomic_load_n(&(c)->st.f, __ATOMIC_RELAXED)
+
 struct fdma_buf {
 	_Atomic int used;
 	void *addr;
@@ -119,6 +131,10 @@ struct fdma_buf *fdma_buf_lookup(struct fdma_dev *dev, int h);
 void *fdma_mmap_hugetlb(size_t size, size_t *len);
 void *fdma_mmap_anon(size_t size, bool thp, size_t *len);
 int64_t fdma_now_us(void);
+/* Empty an interrupt eventfd (one read: it is not in semaphore mode). */
+void fdma_efd_drain(int efd);
+/* A channel's description in struct fdma_info, from its CH_CAPS. */
+void fdma_chan_info_from_caps(struct fdma_chan_info *ci, u32 caps, u32 ring_size);
 /*
  * Check request i of a batch: its buffer handle, its range in the buffer,
  * its flags, and the engine's rules (rules: a ring, or a copy of its rule

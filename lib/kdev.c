@@ -23,16 +23,6 @@
 #include "fdma_ioctl.h"
 
 /*
- * Counters kept here, for this handle (relaxed atomics, as in echan.c:
- * one writer, readers on any thread). The device-side ones (interrupts,
- * descriptors, doorbells, drops, resets) come from the driver.
- */
-#define STAT_ADD(k, f, v) \
-	__atomic_store_n(&(k)->st.f, __atomic_load_n(&(k)->st.f, __ATOMIC_RELAXED) + (v), \
-			 __ATOMIC_RELAXED)
-#define STAT_GET(k, f) __atomic_load_n(&(k)->st.f, __ATOMIC_RELAXED)
-
-/*
  * A request in flight: the driver carries the slot's index as user_data
  * and gives it back in the completion, so that the completion finds the
  * caller's user_data and its buffer (whose in-flight count falls only
@@ -58,6 +48,7 @@ struct fdma_kchan {
 	enum fdma_wait_mode mode;
 	unsigned int spin_us;
 	struct fdma_ioc_req *ireq;	/* FDMA_IOC_MAX_BATCH, for the submit ioctl */
+	/* This handle's counts; the device-side ones come from the driver. */
 	struct fdma_chan_stats st;
 };
 
@@ -265,15 +256,10 @@ static int kdev_inflight(struct fdma_dev *dev, int ch)
 
 /* ---- completion ------------------------------------------------------------------ */
 
-/* One read empties an eventfd (it is not in semaphore mode). */
 static void drain_efd(struct fdma_kchan *kc)
 {
-	uint64_t v;
-
 	STAT_ADD(kc, syscalls, 1);
-	if (read(kc->efd, &v, sizeof(v)) != sizeof(v)) {
-		/* EAGAIN: nothing signalled since the last drain. */
-	}
+	fdma_efd_drain(kc->efd);
 }
 
 /* Take up to max entries from the queue. */
@@ -601,14 +587,8 @@ static void fill_info(struct fdma_dev *dev, const char *path)
 	fi->align = in->align;
 	fi->max_desc_len = in->max_desc_len;
 	fi->card_size = in->card_size;
-	for (u32 i = 0; i < in->nchan; i++) {
-		u32 c = in->chan_caps[i];
-
-		fi->chan[i].dir = (c & FDMA_CH_CAP_C2H) ? FDMA_C2H : FDMA_H2C;
-		fi->chan[i].kind = (c & FDMA_CH_CAP_STREAM) ? FDMA_KIND_STREAM : FDMA_KIND_MM;
-		fi->chan[i].testgen = !!(c & FDMA_CH_CAP_TESTGEN);
-		fi->chan[i].ring_size = in->ring_size;
-	}
+	for (u32 i = 0; i < in->nchan; i++)
+		fdma_chan_info_from_caps(&fi->chan[i], in->chan_caps[i], in->ring_size);
 	/* A real device runs at its link's speed; its ceiling follows from the link. */
 	fi->link.paced = 1;
 	fi->link.gen = in->link_gen;

@@ -108,14 +108,8 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	in->link.paced = o->model.paced;
 	in->link.write_mbps = fdma_link_write_Bps(l) / 1e6;
 	in->link.read_mbps = fdma_link_read_Bps(l) / 1e6;
-	for (u32 i = 0; i < in->nchan; i++) {
-		u32 c = dev->caps.chan_caps[i];
-
-		in->chan[i].dir = (c & FDMA_CH_CAP_C2H) ? FDMA_C2H : FDMA_H2C;
-		in->chan[i].kind = (c & FDMA_CH_CAP_STREAM) ? FDMA_KIND_STREAM : FDMA_KIND_MM;
-		in->chan[i].testgen = !!(c & FDMA_CH_CAP_TESTGEN);
-		in->chan[i].ring_size = o->ring;
-	}
+	for (u32 i = 0; i < in->nchan; i++)
+		fdma_chan_info_from_caps(&in->chan[i], dev->caps.chan_caps[i], o->ring);
 }
 
 static void sim_close(struct fdma_dev *dev);

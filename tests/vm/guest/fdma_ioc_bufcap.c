@@ -19,20 +19,6 @@
 
 static char dev[64];
 
-static long alloc_raw(struct vi_dev *d, size_t size)
-{
-	struct fdma_ioc_buf_alloc a = { .size = size };
-
-	if (ioctl(d->fd, FDMA_IOC_BUF_ALLOC, &a))
-		return -errno;
-	return a.handle;
-}
-
-static int free_raw(struct vi_dev *d, uint32_t h)
-{
-	return ioctl(d->fd, FDMA_IOC_BUF_FREE, &h) ? -errno : 0;
-}
-
 static void bufcap(void)
 {
 	const char *T = "ioc_bufcap";
@@ -55,7 +41,7 @@ static void bufcap(void)
 		return;
 	}
 	for (;;) {
-		x = alloc_raw(&a, 4096);
+		x = vi_alloc_raw(&a, 4096);
 		if (x < 0 || n > cap)
 			break;
 		h[n++] = (uint32_t)x;
@@ -91,18 +77,18 @@ static void bufcap(void)
 	vi_free(&b, &rb);
 	vi_free(&b, &rb2);
 	/* One freed: one more fits, and no more. */
-	if (free_raw(&a, h[n / 2])) {
+	if (vi_free_raw(&a, h[n / 2])) {
 		vt_fail(T, "free: %s", strerror(errno));
 		goto out;
 	}
-	x = alloc_raw(&a, 4096);
+	x = vi_alloc_raw(&a, 4096);
 	if (x < 0) {
 		vt_fail(T, "allocating after one free: %s", strerror((int)-x));
 		h[n / 2] = 0;
 		goto out;
 	}
 	h[n / 2] = (uint32_t)x;
-	x = alloc_raw(&a, 4096);
+	x = vi_alloc_raw(&a, 4096);
 	if (x != -ENOSPC) {
 		vt_fail(T, "allocating beyond the cap again: %s, expected ENOSPC",
 			x < 0 ? strerror((int)-x) : "success");
@@ -116,7 +102,7 @@ static void bufcap(void)
 	}
 out:
 	for (long i = 0; i < n; i++)
-		if (h[i] && free_raw(&a, h[i]))
+		if (h[i] && vi_free_raw(&a, h[i]))
 			vt_fail(T, "free handle %u: %s", h[i], strerror(errno));
 	vi_close(&a);
 	vi_close(&b);

@@ -94,21 +94,6 @@ static int drop_cap_ipc_lock(void)
 	return 0;
 }
 
-/* FDMA_IOC_BUF_ALLOC without mapping; the handle or -errno. */
-static long alloc_raw(struct vi_dev *d, size_t size)
-{
-	struct fdma_ioc_buf_alloc a = { .size = size };
-
-	if (ioctl(d->fd, FDMA_IOC_BUF_ALLOC, &a))
-		return -errno;
-	return a.handle;
-}
-
-static int free_raw(struct vi_dev *d, uint32_t h)
-{
-	return ioctl(d->fd, FDMA_IOC_BUF_FREE, &h) ? -errno : 0;
-}
-
 /* Check VmLck == want now; 0, or -1 after vt_fail. */
 static int lck_is(const char *T, const char *when, long want)
 {
@@ -124,14 +109,14 @@ static int lck_is(const char *T, const char *when, long want)
 static int full(const char *T, struct vi_dev *d, const char *when)
 {
 	struct vi_buf r;
-	long h = alloc_raw(d, 4096);
+	long h = vi_alloc_raw(d, 4096);
 	int ret;
 
 	if (h != -ENOMEM) {
 		vt_fail(T, "%s: allocating one more page: %s, expected ENOMEM", when,
 			h < 0 ? strerror((int)-h) : "success");
 		if (h > 0)
-			free_raw(d, (uint32_t)h);
+			vi_free_raw(d, (uint32_t)h);
 		return -1;
 	}
 	ret = vi_register(d, 4096, 0, &r);
@@ -204,7 +189,7 @@ static int limited(long base)
 	memset(b.p, 2, HALF);
 	if (lck_is(T, "256 KiB allocated", base + LIMIT) || full(T, &d, "at the limit"))
 		return 1;
-	h = alloc_raw(&d, 4 << 20);
+	h = vi_alloc_raw(&d, 4 << 20);
 	if (h != -ENOMEM) {
 		vt_fail(T, "allocating 4 MiB over the limit: %s, expected ENOMEM",
 			h < 0 ? strerror((int)-h) : "success");
@@ -216,7 +201,7 @@ static int limited(long base)
 
 	/* ---- free, then munmap ---- */
 	T = "memlock_free_unmap";
-	if (free_raw(&d, a.handle)) {
+	if (vi_free_raw(&d, a.handle)) {
 		vt_fail(T, "free: %s", strerror(errno));
 		return 1;
 	}
@@ -249,7 +234,7 @@ static int limited(long base)
 	munmap(b.p, b.size);
 	if (lck_is(T, "unmapped, not freed", base + HALF))
 		return 1;
-	if (free_raw(&d, b.handle)) {
+	if (vi_free_raw(&d, b.handle)) {
 		vt_fail(T, "free: %s", strerror(errno));
 		return 1;
 	}
@@ -292,9 +277,9 @@ static int limited(long base)
 		for (int i = 0; i < 2; i++) {
 			if ((k + i) % 2) {
 				munmap(x[i].p, x[i].size);
-				ret = free_raw(&d, x[i].handle);
+				ret = vi_free_raw(&d, x[i].handle);
 			} else {
-				ret = free_raw(&d, x[i].handle);
+				ret = vi_free_raw(&d, x[i].handle);
 				munmap(x[i].p, x[i].size);
 			}
 			if (ret) {
@@ -329,7 +314,7 @@ static int limited(long base)
 		vt_fail(T, "allocate: %s", strerror(errno));
 		return 1;
 	}
-	free_raw(&d2, b.handle);
+	vi_free_raw(&d2, b.handle);
 	vi_close(&d2);
 	if (lck_is(T, "closed with both mapped", base + LIMIT) ||
 	    full(T, &d, "closed with both mapped"))
@@ -348,7 +333,7 @@ static int limited(long base)
 		return 1;
 	}
 	munmap(a.p, a.size);
-	h = alloc_raw(&d2, HALF);
+	h = vi_alloc_raw(&d2, HALF);
 	if (h < 0) {
 		vt_fail(T, "allocate: %s", strerror((int)-h));
 		return 1;
@@ -381,7 +366,7 @@ static int limited(long base)
 		}
 		close(p[0]);
 		a.p[7] = 7;
-		free_raw(&d, a.handle);
+		vi_free_raw(&d, a.handle);
 		munmap(a.p, a.size);
 		usleep(100000);
 		if (lck_is(T, "freed and unmapped, the child still maps it", base + HALF)) {

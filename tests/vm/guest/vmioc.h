@@ -180,6 +180,21 @@ static inline int vi_register(struct vi_dev *d, size_t size, size_t skew, struct
 	return 0;
 }
 
+/* FDMA_IOC_BUF_ALLOC without mapping; the handle or -errno. */
+static inline long vi_alloc_raw(struct vi_dev *d, size_t size)
+{
+	struct fdma_ioc_buf_alloc a = { .size = size };
+
+	if (ioctl(d->fd, FDMA_IOC_BUF_ALLOC, &a))
+		return -errno;
+	return a.handle;
+}
+
+static inline int vi_free_raw(struct vi_dev *d, uint32_t h)
+{
+	return ioctl(d->fd, FDMA_IOC_BUF_FREE, &h) ? -errno : 0;
+}
+
 static inline int vi_free(struct vi_dev *d, struct vi_buf *b)
 {
 	int ret = ioctl(d->fd, FDMA_IOC_BUF_FREE, &b->handle) ? -errno : 0;
