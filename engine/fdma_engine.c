@@ -51,15 +51,7 @@ int fdma_eng_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 /* Wait for a device-written acknowledgement register to reach seq. */
 static int wait_ack(struct fdma_plat *p, u32 off, u32 seq, u32 timeout_us)
 {
-	u32 waited = 0;
-
-	while (fdma_plat_rd32(p, off) != seq) {
-		if (waited >= timeout_us)
-			return -ETIMEDOUT;
-		fdma_plat_udelay(p, 10);
-		waited += 10;
-	}
-	return 0;
+	return fdma_plat_poll32(p, off, ~0u, seq, timeout_us);
 }
 
 int fdma_eng_reset(struct fdma_plat *p, u32 timeout_us)
@@ -92,6 +84,25 @@ void fdma_eng_enable(struct fdma_plat *p, bool on)
 {
 	fdma_plat_wr32(p, FDMA_REG_CTRL, on ? FDMA_CTRL_ENABLE : 0);
 	fdma_plat_kick(p, 0);
+}
+
+int fdma_eng_quiesce(struct fdma_plat *p, const struct fdma_eng_caps *caps,
+		     u32 timeout_us)
+{
+	fdma_eng_enable(p, false);
+	/*
+	 * Every read of a register is also a flush: its completion cannot
+	 * pass the engine's earlier posted writes (PCIe ordering), and the
+	 * engine saw ENABLE = 0 before it answered. A 1.0 engine says no
+	 * more than that; a 1.1 engine also says when requests it issued
+	 * earlier (reads of host memory among them) are all done.
+	 */
+	if ((caps->version & 0xffff) < 1) {
+		fdma_plat_rd32(p, FDMA_REG_STATUS);
+		return 0;
+	}
+	return fdma_plat_poll32(p, FDMA_REG_STATUS, FDMA_STATUS_BUSY, 0,
+				timeout_us);
 }
 
 int fdma_ering_init(struct fdma_ering *r, struct fdma_plat *p,

@@ -15,7 +15,11 @@
  *        doorbell, reset request or strobe): nothing on an FPGA, where the
  *        register write is the kick; the ivshmem doorbell in a VM; a wake-up
  *        of the model's thread in-process
- *   void fdma_plat_udelay(struct fdma_plat *p, u32 us);   slow path only
+ *   int  fdma_plat_poll32(struct fdma_plat *p, u32 off, u32 mask, u32 want,
+ *                         u32 timeout_us);
+ *        slow path only: wait, sleeping, until (register & mask) == want;
+ *        0, -ETIMEDOUT once timeout_us of real time passed, or -ENODEV
+ *        if the device is gone (a surprise removal reads all ones)
  *   fdma_wmb() fdma_rmb() fdma_mb()        memory barriers against the device
  *   u32  fdma_load_acquire32(const u32 *p);   read of device-written memory
  *
@@ -97,7 +101,17 @@ struct fdma_ering {
 int fdma_eng_probe(struct fdma_plat *p, struct fdma_eng_caps *caps);
 /* Reset the whole engine (all channels stopped); -ETIMEDOUT after timeout_us. */
 int fdma_eng_reset(struct fdma_plat *p, u32 timeout_us);
+/* Let the engine master the bus (CTRL.ENABLE). */
 void fdma_eng_enable(struct fdma_plat *p, bool on);
+/*
+ * Stop the engine mastering the bus: clear CTRL.ENABLE and wait until it
+ * has stopped (STATUS.BUSY = 0, engine 1.1) or, for a 1.0 engine, read a
+ * register back so that the posted write has arrived. 0 once memory the
+ * engine could reach may be freed; -ETIMEDOUT or -ENODEV if that is not
+ * known (keep such memory).
+ */
+int fdma_eng_quiesce(struct fdma_plat *p, const struct fdma_eng_caps *caps,
+		     u32 timeout_us);
 
 /* Bytes of ring memory a channel needs, each area naturally aligned. */
 #define FDMA_RING_DESC_BYTES(n)	((u64)(n) * sizeof(struct fdma_desc))

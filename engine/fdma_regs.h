@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * FDMA engine, version 1.0: register map and memory formats.
+ * FDMA engine, version 1.1: register map and memory formats.
  *
  * This header is the machine-readable half of docs/engine.md; the two
  * state the same facts. It is included by the engine core (engine/), the
@@ -29,7 +29,7 @@
 
 #define FDMA_ID_MAGIC		0x46444d41u	/* "FDMA" */
 #define FDMA_VERSION_MAJOR	1u
-#define FDMA_VERSION_MINOR	0u
+#define FDMA_VERSION_MINOR	1u	/* 1.1: STATUS.BUSY */
 
 /* PCI identity of an FDMA engine (see docs/engine.md). */
 /*
@@ -61,6 +61,13 @@
 
 #define FDMA_CTRL_ENABLE	(1u << 0)	/* device may master the bus */
 #define FDMA_STATUS_READY	(1u << 0)
+/*
+ * 1.1: the engine may still master the bus. Set while CTRL.ENABLE is 1;
+ * after ENABLE is cleared, it drops to 0 once the engine issues no more
+ * requests and every request it issued has completed. A host frees memory
+ * the engine could reach only after reading BUSY = 0.
+ */
+#define FDMA_STATUS_BUSY	(1u << 1)
 
 #define FDMA_MAX_CHANNELS	16u
 

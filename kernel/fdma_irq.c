@@ -10,7 +10,7 @@
  * locks (fdma_chan_irq(): completion queues, read/write waiters), in
  * process context, since a channel reset sleeps.
  *
- * INTx: the FDMA engine 1.0 has no interrupt acknowledge register, so a
+ * INTx: the FDMA engine 1.x has no interrupt acknowledge register, so a
  * level-triggered INTx line could never be lowered (docs/engine.md,
  * section 7); an FDMA function is therefore never run on INTx. Behind
  * ivshmem the interrupt status is ivshmem's own IntrStatus register (read
@@ -88,7 +88,7 @@ static int fdma_irq_alloc(struct fdma_dev *fdev, enum fdma_irq_mode mode)
 	case FDMA_IRQ_INTX:
 		if (!fdev->ivshmem) {
 			dev_info(&pdev->dev,
-				 "INTx not usable: FDMA 1.0 has no interrupt acknowledge register\n");
+				 "INTx not usable: FDMA 1.x has no interrupt acknowledge register\n");
 			return -EOPNOTSUPP;
 		}
 		if (!pdev->pin || !pdev->irq)

@@ -15,7 +15,8 @@
 #include <linux/types.h>
 #include <linux/errno.h>
 #include <linux/io.h>
-#include <linux/delay.h>
+#include <linux/iopoll.h>
+#include <linux/pci.h>
 #include <linux/compiler.h>
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
@@ -30,6 +31,7 @@
 #endif
 
 struct fdma_plat {
+	struct pci_dev *pdev;		/* to tell a dead link from a busy engine */
 	void __iomem *regs;		/* the FDMA register file */
 	void __iomem *doorbell;		/* ivshmem Doorbell register, or NULL */
 	u32 peer;			/* ivshmem peer id of the device model */
@@ -52,12 +54,24 @@ static inline void fdma_plat_kick(struct fdma_plat *p, unsigned int ch)
 }
 
 /*
- * Only fdma_eng_reset() and fdma_ering_reset() wait, polling an
- * acknowledgment register; both are called in process context.
+ * Handshakes (resets, quiescing) poll a device-written register, sleeping
+ * between looks, in process context; the bound is real time. A register
+ * that reads all ones may be a device gone from the bus (surprise removal,
+ * a link down): then give up at once.
  */
-static inline void fdma_plat_udelay(struct fdma_plat *p, u32 us)
+static inline int fdma_plat_poll32(struct fdma_plat *p, u32 off, u32 mask,
+				   u32 want, u32 timeout_us)
 {
-	usleep_range(us, 2 * us);
+	u32 v;
+	int ret;
+
+	ret = readl_poll_timeout(p->regs + off, v,
+				 (v & mask) == want ||
+				 (v == ~0u && !pci_device_is_present(p->pdev)),
+				 20, timeout_us);
+	if (!ret && (v & mask) != want)
+		return -ENODEV;
+	return ret;
 }
 
 /*

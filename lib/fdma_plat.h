@@ -42,12 +42,29 @@ static inline void fdma_plat_kick(struct fdma_plat *p, unsigned int ch)
 		p->kick(p->kick_ctx, ch);
 }
 
-static inline void fdma_plat_udelay(struct fdma_plat *p, u32 us)
+static inline u64 fdma_plat_now_us(void)
 {
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)us * 1000 };
+	struct timespec ts;
 
-	(void)p;
-	nanosleep(&ts, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000u + (u64)ts.tv_nsec / 1000u;
+}
+
+/* Slow path: sleep 10 us between looks; real time bounds the wait. */
+static inline int fdma_plat_poll32(struct fdma_plat *p, u32 off, u32 mask, u32 want,
+				   u32 timeout_us)
+{
+	u64 end = fdma_plat_now_us() + timeout_us;
+
+	for (;;) {
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = 10000 };
+
+		if ((fdma_plat_rd32(p, off) & mask) == want)
+			return 0;
+		if (fdma_plat_now_us() >= end)
+			return -ETIMEDOUT;
+		nanosleep(&ts, NULL);
+	}
 }
 
 #define fdma_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)

@@ -163,7 +163,8 @@ static void sim_close(struct fdma_dev *dev)
 		if (dev->ch[i].present)
 			fdma_echan_teardown(dev, i);
 	if (dev->model) {
-		fdma_eng_enable(&dev->plat, false);
+		/* Bus mastering off and drained (a NOACK channel may still be writing). */
+		fdma_eng_quiesce(&dev->plat, &dev->caps, FDMA_RESET_TIMEOUT_US);
 		fdma_model_destroy(dev->model);
 		dev->model = NULL;
 	}

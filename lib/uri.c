@@ -73,7 +73,7 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
 	} kinds[] = {
 		{ "none", FDMA_FAULT_NONE }, { "desc", FDMA_FAULT_DESC },
 		{ "data", FDMA_FAULT_DATA }, { "stuck", FDMA_FAULT_STUCK },
-		{ "irq", FDMA_FAULT_IRQ },
+		{ "irq", FDMA_FAULT_IRQ }, { "noack", FDMA_FAULT_NOACK },
 	};
 	const char *at = strchr(val, '@');
 	size_t klen = at ? (size_t)(at - val) : strlen(val);
@@ -88,7 +88,7 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
 		return 0;
 	}
 	snprintf(why, whylen,
-		 "bad value '%s' for option 'fault': expected desc, data, stuck or irq, optionally @N (the Nth descriptor)",
+		 "bad value '%s' for option 'fault': expected desc, data, stuck, irq or noack, optionally @N (the Nth descriptor)",
 		 val);
 	return -EINVAL;
 }

@@ -19,6 +19,8 @@
 #define IDLE_SPIN_NS	20000ull
 /* Descriptors handled between looks at the control registers. */
 #define BUDGET		64u
+/* A channel with a NOACK fault writes its rings this often. */
+#define ROGUE_PERIOD_NS	100000ull
 
 struct mchan {
 	struct fdma_model *m;
@@ -44,7 +46,12 @@ struct mchan {
 	u32 last_pidx;
 	u32 status;
 	bool halted, stuck, stopped, lose_irq;
+	bool rogue;			/* NOACK fault fired: see fdma_model.h */
 	u32 reset_seen;
+
+	/* a fault armed through the test block (FDMA_MDBG_*) */
+	atomic_uint arm_kind;		/* enum fdma_fault, 0 when none */
+	atomic_uint_fast64_t arm_left;	/* descriptors until it fires */
 
 	/* coalescing */
 	u32 unsig;
@@ -84,6 +91,12 @@ struct fdma_model {
 	unsigned int nchan;
 	atomic_bool quit;
 	atomic_uint_fast64_t desc_count;
+	/* the bus-master gate (dma_begin()) */
+	atomic_uint dma_users;
+	atomic_uint_fast64_t refused, rogue_writes, faults;
+	/* the test block: the last request taken */
+	pthread_mutex_t mdbg_lock;
+	atomic_uint mdbg_seen;
 	struct link_clock clk[2];	/* [0] H2C (downstream), [1] C2H (upstream) */
 	struct mchan chan[FDMA_MAX_CHANNELS];
 };
@@ -126,6 +139,44 @@ static bool is_stream(const struct mchan *c)
 	return c->caps & FDMA_CH_CAP_STREAM;
 }
 
+/* ---- the bus-master gate ------------------------------------------------- */
+
+/*
+ * Every access to host memory, and every interrupt, happens inside
+ * dma_begin()/dma_end(), which refuses it while CTRL.ENABLE is 0. The
+ * count of threads inside lets channel 0 report STATUS.BUSY = 0 only once
+ * none is left (service_enable()): the users increment and the ENABLE load
+ * here, against the host's ENABLE store and channel 0's ENABLE then users
+ * loads, are ordered by seq_cst, so no access starts after BUSY drops.
+ * count: an access was refused (the idle loop's look is not one).
+ */
+static bool engine_enabled(struct fdma_model *m)
+{
+	return __atomic_load_n(&m->regs[FDMA_REG_CTRL / 4], __ATOMIC_SEQ_CST) &
+	       FDMA_CTRL_ENABLE;
+}
+
+static void mdbg_count(struct fdma_model *m, atomic_uint_fast64_t *ctr, u32 reg)
+{
+	gwr(m, reg, (u32)(atomic_fetch_add(ctr, 1) + 1));
+}
+
+static bool dma_begin(struct fdma_model *m, bool count)
+{
+	atomic_fetch_add(&m->dma_users, 1);
+	if (engine_enabled(m))
+		return true;
+	atomic_fetch_sub(&m->dma_users, 1);
+	if (count)
+		mdbg_count(m, &m->refused, FDMA_MDBG_REFUSED);
+	return false;
+}
+
+static void dma_end(struct fdma_model *m)
+{
+	atomic_fetch_sub(&m->dma_users, 1);
+}
+
 void fdma_model_cfg_defaults(struct fdma_model_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -144,8 +195,10 @@ void fdma_model_cfg_defaults(struct fdma_model_cfg *c)
 static void publish_status(struct mchan *c)
 {
 	wr(c, FDMA_CH_STATUS, c->status);
-	if (c->wb)
+	if (c->wb && dma_begin(c->m, true)) {
 		__atomic_store_n(&c->wb->status, c->status, __ATOMIC_RELEASE);
+		dma_end(c->m);
+	}
 }
 
 static void raise_irq(struct mchan *c)
@@ -163,11 +216,15 @@ static void raise_irq(struct mchan *c)
 		c->lose_irq = false;
 		return;
 	}
+	/* An MSI-X message is a memory write too. */
+	if (!dma_begin(c->m, true))
+		return;
 	c->irqs++;
 	wr(c, FDMA_CH_IRQS, c->irqs);
 	if (c->wb)
 		__atomic_store_n(&c->wb->irqs, c->irqs, __ATOMIC_RELAXED);
 	c->m->host.irq(c->m->host.ctx, rd(c, FDMA_CH_IRQ_VEC));
+	dma_end(c->m);
 }
 
 /* Apply the coalescing rule after one completion (docs/engine.md). */
@@ -300,6 +357,7 @@ static void chan_reset(struct mchan *c)
 	c->halted = false;
 	c->stuck = false;
 	c->stopped = false;
+	c->rogue = false;
 	c->cidx = 0;
 	c->last_pidx = 0;
 	c->unsig = 0;
@@ -313,8 +371,10 @@ static void chan_reset(struct mchan *c)
 	c->tg_errors = 0;
 	c->status = FDMA_CH_ST_IDLE;
 	/* Overruns and interrupts are free-running statistics: kept. */
-	if (c->wb)
+	if (c->wb && dma_begin(c->m, true)) {
 		__atomic_store_n(&c->wb->cidx, 0, __ATOMIC_RELEASE);
+		dma_end(c->m);
+	}
 	wr(c, FDMA_CH_CIDX, 0);
 	wr(c, FDMA_CH_ERR_IDX, 0);
 	wr(c, FDMA_CH_TG_FRAMES, 0);
@@ -353,10 +413,11 @@ static void latch_ring(struct mchan *c)
 	c->cpl = c->size ? m->host.dma(m->host.ctx, cpl, (u64)size * sizeof(*c->cpl)) : NULL;
 	c->wb = m->host.dma(m->host.ctx, wb, sizeof(*c->wb));
 	c->status = FDMA_CH_ST_RUNNING | FDMA_CH_ST_IDLE;
-	if (c->wb) {
+	if (c->wb && dma_begin(m, true)) {
 		/* A new block starts with the free-running counts, not zeros. */
 		__atomic_store_n(&c->wb->overruns, c->overruns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->wb->irqs, c->irqs, __ATOMIC_RELAXED);
+		dma_end(m);
 	}
 	if (!c->cpl || !c->wb) {
 		/* Nowhere to report: flag it in the register only. */
@@ -385,14 +446,42 @@ static void global_reset(struct mchan *c, u32 req)
 	gwr(m, FDMA_REG_RESET_ACK, req);
 }
 
+/*
+ * Channel 0 keeps STATUS.BUSY: set while ENABLE is 1, cleared once ENABLE
+ * is 0 and no thread is inside the bus-master gate (see dma_begin()).
+ */
+static void service_enable(struct fdma_model *m)
+{
+	u32 st = grd(m, FDMA_REG_STATUS);
+
+	if (engine_enabled(m)) {
+		if (!(st & FDMA_STATUS_BUSY))
+			gwr(m, FDMA_REG_STATUS, st | FDMA_STATUS_BUSY);
+		return;
+	}
+	if (!(st & FDMA_STATUS_BUSY))
+		return;
+	while (atomic_load(&m->dma_users) && !atomic_load(&m->quit))
+		sleep_until(now_ns() + 10000);
+	gwr(m, FDMA_REG_STATUS, st & ~FDMA_STATUS_BUSY);
+}
+
+static void mdbg_check(struct fdma_model *m);
+
 static void service_control(struct mchan *c)
 {
 	u32 greq = grd(c->m, FDMA_REG_RESET_REQ);
 	u32 req = rd(c, FDMA_CH_RESET_REQ);
 	u32 w1c, ctrl;
 
+	mdbg_check(c->m);
 	if (greq != atomic_load(&c->greset_seen))
 		global_reset(c, greq);
+	if (c->ch == 0)
+		service_enable(c->m);
+	/* A NOACK channel ignores everything but an engine reset. */
+	if (c->rogue)
+		return;
 	if (req != c->reset_seen) {
 		chan_reset(c);
 		c->reset_seen = req;
@@ -417,15 +506,49 @@ static void service_control(struct mchan *c)
 
 /* ---- data movement --------------------------------------------------------- */
 
-/* Count one descriptor fetch and fire the configured fault when it is due. */
+/* Take a fault armed through the test block, if there is a new one. */
+static void mdbg_check(struct fdma_model *m)
+{
+	u32 req = grd(m, FDMA_MDBG_FAULT_REQ);
+
+	if (req == atomic_load(&m->mdbg_seen))
+		return;
+	pthread_mutex_lock(&m->mdbg_lock);
+	if (req != atomic_load(&m->mdbg_seen)) {
+		u32 kind = grd(m, FDMA_MDBG_FAULT_KIND);
+		u32 ch = grd(m, FDMA_MDBG_FAULT_CHAN);
+		u32 at = grd(m, FDMA_MDBG_FAULT_AT);
+
+		/* A request that names no channel or kind disarms nothing and arms nothing. */
+		if (ch < m->nchan && kind < FDMA_FAULT_KINDS) {
+			struct mchan *c = &m->chan[ch];
+
+			atomic_store(&c->arm_kind, FDMA_FAULT_NONE);
+			atomic_store(&c->arm_left, at ? at : 1);
+			atomic_store(&c->arm_kind, kind);
+		}
+		atomic_store(&m->mdbg_seen, req);
+		gwr(m, FDMA_MDBG_FAULT_ACK, req);
+	}
+	pthread_mutex_unlock(&m->mdbg_lock);
+}
+
+/* Count one descriptor fetch and fire the configured or armed fault when it is due. */
 static enum fdma_fault fault_due(struct mchan *c)
 {
 	struct fdma_model *m = c->m;
 	u64 n = atomic_fetch_add(&m->desc_count, 1) + 1;
+	enum fdma_fault f = FDMA_FAULT_NONE;
 
-	if (m->cfg.fault == FDMA_FAULT_NONE || n != m->cfg.fault_at)
-		return FDMA_FAULT_NONE;
-	return m->cfg.fault;
+	mdbg_check(m);
+	if (atomic_load(&c->arm_kind) != FDMA_FAULT_NONE &&
+	    atomic_fetch_sub(&c->arm_left, 1) == 1)
+		f = atomic_exchange(&c->arm_kind, FDMA_FAULT_NONE);
+	else if (m->cfg.fault != FDMA_FAULT_NONE && n == m->cfg.fault_at)
+		f = m->cfg.fault;
+	if (f != FDMA_FAULT_NONE)
+		mdbg_count(m, &m->faults, FDMA_MDBG_FAULTS);
+	return f;
 }
 
 static bool aligned(u64 v, u32 align_log2)
@@ -502,8 +625,10 @@ static bool fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, enum f
 	u16 st;
 
 	*f = fault_due(c);
-	if (*f == FDMA_FAULT_STUCK)
+	if (*f == FDMA_FAULT_STUCK || *f == FDMA_FAULT_NOACK)
 		c->stuck = true;
+	if (*f == FDMA_FAULT_NOACK)
+		c->rogue = true;
 	if (c->stuck)
 		return false;
 	if (!c->ring || *f == FDMA_FAULT_DESC) {
@@ -629,7 +754,7 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 		if (c->avail_ns < now)
 			c->avail_ns = now;
 	}
-	while (c->in_frame && c->cidx != pidx && n < BUDGET) {
+	while (c->in_frame && c->cidx != pidx && n < BUDGET && engine_enabled(c->m)) {
 		enum fdma_fault f;
 		struct fdma_desc d;
 		void *host = NULL;
@@ -689,7 +814,9 @@ static u32 process(struct mchan *c, u64 *deadline)
 	if (is_stream(c) && is_c2h(c)) {
 		n = run_generator(c, pidx, deadline);
 	} else {
-		while (c->cidx != pidx && n < BUDGET && run_desc(c))
+		/* A disabled engine stops at the next descriptor. */
+		while (c->cidx != pidx && n < BUDGET && engine_enabled(c->m) &&
+		       run_desc(c))
 			n++;
 	}
 	c->was_empty = rd(c, FDMA_CH_PIDX) == c->cidx;
@@ -701,6 +828,29 @@ static u32 process(struct mchan *c, u64 *deadline)
 }
 
 /* ---- channel thread ------------------------------------------------------- */
+
+/*
+ * A channel with a NOACK fault: a device gone wrong that keeps writing the
+ * completion ring and write-back block it was given, whatever the host
+ * asks, until the engine is disabled. Returns when to write next.
+ */
+static u64 rogue_write(struct mchan *c)
+{
+	if (c->cpl && c->wb && dma_begin(c->m, true)) {
+		struct fdma_cpl_rec *r = &c->cpl[c->cidx & (c->size - 1)];
+
+		r->cookie = 0x0bad0bad0bad0badull;
+		r->len = 0;
+		r->status = FDMA_CPL_DESC_ERR;
+		r->flags = 0;
+		__atomic_store_n(&c->wb->status, c->status | FDMA_CH_ST_RUNNING,
+				 __ATOMIC_RELEASE);
+		__atomic_store_n(&c->wb->cidx, c->cidx, __ATOMIC_RELEASE);
+		dma_end(c->m);
+		mdbg_count(c->m, &c->m->rogue_writes, FDMA_MDBG_ROGUE_WRITES);
+	}
+	return now_ns() + ROGUE_PERIOD_NS;
+}
 
 static void chan_sleep(struct mchan *c, u64 deadline)
 {
@@ -738,10 +888,14 @@ static void *chan_main(void *arg)
 		/* Clear the kick before reading registers: a later kick means new writes. */
 		atomic_store(&c->kicked, 0);
 		service_control(c);
-		if (c->running && !c->halted &&
-		    (grd(c->m, FDMA_REG_CTRL) & FDMA_CTRL_ENABLE))
+		if (c->rogue) {
+			deadline = rogue_write(c);
+		} else if (c->running && !c->halted && engine_enabled(c->m) &&
+			   dma_begin(c->m, false)) {
 			n = process(c, &deadline);
-		if (c->running && c->wb)
+			dma_end(c->m);
+		}
+		if (c->running && c->wb && !c->rogue)
 			coalesce_timer(c, c->was_empty);
 		now = now_ns();
 		if (n) {
@@ -801,6 +955,7 @@ static void init_regs(struct fdma_model *m)
 	gwr(m, FDMA_REG_CARD_SIZE_HI, (u32)(cfg->card_size >> 32));
 	gwr(m, FDMA_REG_RING_MAX, cfg->ring_max);
 	gwr(m, FDMA_REG_STATUS, FDMA_STATUS_READY);
+	gwr(m, FDMA_MDBG_MAGIC, FDMA_MDBG_MAGIC_VAL);
 	for (unsigned int i = 0; i < m->nchan; i++) {
 		u32 caps = m->chan[i].caps;
 
@@ -840,6 +995,7 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 	}
 	for (i = 0; i < 2; i++)
 		pthread_mutex_init(&m->clk[i].lock, NULL);
+	pthread_mutex_init(&m->mdbg_lock, NULL);
 	for (i = 0; i < n; i++) {
 		struct mchan *c = &m->chan[i];
 
@@ -898,9 +1054,17 @@ void fdma_model_destroy(struct fdma_model *m)
 	}
 	for (i = 0; i < 2; i++)
 		pthread_mutex_destroy(&m->clk[i].lock);
+	pthread_mutex_destroy(&m->mdbg_lock);
 	if (m->card)
 		munmap(m->card, m->cfg.card_size);
 	free(m);
+}
+
+void fdma_model_counts(struct fdma_model *m, struct fdma_model_counts *out)
+{
+	out->faults = atomic_load(&m->faults);
+	out->refused = atomic_load(&m->refused);
+	out->rogue_writes = atomic_load(&m->rogue_writes);
 }
 
 double fdma_model_cpu_seconds(struct fdma_model *m)

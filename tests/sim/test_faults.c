@@ -6,7 +6,9 @@
  * which the library resets by itself (later requests come back canceled);
  * a stuck channel times the reaper out until fdma_chan_reset(); a lost
  * interrupt costs a sleeping reaper at most its 100 ms re-check. After
- * each, the device moves data correctly again.
+ * each, the device moves data correctly again. A channel that never
+ * acknowledges its reset (noack) is broken for good, the others work on,
+ * and closing the device is clean although that channel is still writing.
  */
 #include <string.h>
 
@@ -267,6 +269,34 @@ static void test_fault_stuck(void **state)
 }
 
 /*
+ * A channel that ignores its reset and keeps writing its rings: the reset
+ * fails naming the cause, the channel refuses work from then on, the other
+ * channels are not disturbed, and fdma_close() frees the rings only after
+ * the engine stopped mastering the bus (ASan would see a write into freed
+ * memory).
+ */
+static void test_fault_noack(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0,fault=noack@3");
+	struct fdma_cpl c[N];
+	struct fdma_req r;
+	int src, n;
+
+	(void)state;
+	src = submit_batch(dev, 12);
+	n = fdma_reap(dev, 0, c, N, 2, SIM_TIMEOUT_US);
+	assert_fdma_err(dev, n, 2, NULL);
+	assert_fdma_err(dev, fdma_reap(dev, 0, c, N, 1, 50000), -ETIMEDOUT, NULL);
+	assert_fdma_err(dev, fdma_chan_reset(dev, 0), -ETIMEDOUT, "not acknowledged");
+	r = (struct fdma_req){ .buf = src, .len = SZ };
+	assert_fdma_err(dev, fdma_submit(dev, 0, &r, 1), -EIO, "did not come back");
+	/* What landed before the fault is on the card, read through the other channel. */
+	check_landed(dev, 0, 12);
+	check_landed(dev, 1, 12);
+	fdma_close(dev);
+}
+
+/*
  * Resetting a healthy idle channel is harmless: with nothing to hand back,
  * the channel takes new work at once (fdma_submit's -EAGAIN means a full
  * ring, and the ring is empty).
@@ -339,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_fault_desc_split),
 		cmocka_unit_test(test_fault_user_data),
 		cmocka_unit_test(test_fault_stuck),
+		cmocka_unit_test(test_fault_noack),
 		cmocka_unit_test(test_reset_idle),
 		cmocka_unit_test(test_fault_irq),
 	};

@@ -60,6 +60,7 @@ struct dev {
 
 	/* device behaviour */
 	bool ack_resets;		/* kick acknowledges reset requests */
+	bool drop_busy;			/* kick clears STATUS.BUSY once ENABLE is 0 */
 	unsigned int ch_resets;		/* channel resets performed */
 	unsigned int eng_resets;	/* engine resets performed */
 	u32 ctrl_at_reset;		/* CH_CTRL when the device saw RESET_REQ */
@@ -87,6 +88,8 @@ static void fake_kick(void *ctx, unsigned int ch)
 		d->ctrl_at_kick = *creg(d, ch, FDMA_CH_CTRL);
 		d->pidx_at_kick = *creg(d, ch, FDMA_CH_PIDX);
 	}
+	if (d->drop_busy && !(*reg(d, FDMA_REG_CTRL) & FDMA_CTRL_ENABLE))
+		*reg(d, FDMA_REG_STATUS) &= ~FDMA_STATUS_BUSY;
 	if (!d->ack_resets)
 		return;
 	if (*reg(d, FDMA_REG_RESET_ACK) != *reg(d, FDMA_REG_RESET_REQ)) {
@@ -269,7 +272,7 @@ static void test_probe_ok(void **state)
 	*reg(d, FDMA_REG_CARD_SIZE_HI) = 2;	/* 8 GiB + 1 MiB: both halves read */
 	memset(&caps, 0xa5, sizeof(caps));
 	assert_int_equal(fdma_eng_probe(&d->plat, &caps), 0);
-	assert_int_equal(caps.version, 0x00010000);
+	assert_int_equal(caps.version, FDMA_VERSION_MAJOR << 16 | FDMA_VERSION_MINOR);
 	assert_int_equal(caps.nchan, NCHAN);
 	assert_int_equal(caps.align, 64);
 	assert_int_equal(caps.max_desc_len, MAXD);
@@ -1091,6 +1094,54 @@ static void test_eng_reset_enable(void **state)
 	assert_int_equal(d->kicks, 4);
 }
 
+/* The long bound is real time: sleeps are not counted as their nominal length. */
+static void test_eng_reset_real_time(void **state)
+{
+	struct dev *d = *state;
+	u64 t0, t1;
+
+	d->ack_resets = false;
+	t0 = now_us();
+	assert_int_equal(fdma_eng_reset(&d->plat, 50000), -ETIMEDOUT);
+	t1 = now_us();
+	assert_true(t1 - t0 >= 50000);
+	/* Counting 10 us per sleep that lasts 50-60 us would take 250+ ms. */
+	assert_true(t1 - t0 < 200000);
+}
+
+static void test_quiesce(void **state)
+{
+	struct dev *d = *state;
+	struct fdma_eng_caps caps;
+	u64 t0, t1;
+
+	assert_int_equal(fdma_eng_probe(&d->plat, &caps), 0);
+	fdma_eng_enable(&d->plat, true);
+	*reg(d, FDMA_REG_STATUS) = FDMA_STATUS_READY | FDMA_STATUS_BUSY;
+
+	/* 1.1: ENABLE cleared, then BUSY waited for. */
+	d->drop_busy = true;
+	assert_int_equal(fdma_eng_quiesce(&d->plat, &caps, 1000), 0);
+	assert_int_equal(*reg(d, FDMA_REG_CTRL), 0);
+	assert_int_equal(*reg(d, FDMA_REG_STATUS), FDMA_STATUS_READY);
+
+	/* An engine that never stops: -ETIMEDOUT after the bound, ENABLE still cleared. */
+	fdma_eng_enable(&d->plat, true);
+	*reg(d, FDMA_REG_STATUS) = FDMA_STATUS_READY | FDMA_STATUS_BUSY;
+	d->drop_busy = false;
+	t0 = now_us();
+	assert_int_equal(fdma_eng_quiesce(&d->plat, &caps, 2000), -ETIMEDOUT);
+	t1 = now_us();
+	assert_true(t1 - t0 >= 2000);
+	assert_int_equal(*reg(d, FDMA_REG_CTRL), 0);
+
+	/* A 1.0 engine has no BUSY: the read-back is all there is. */
+	caps.version = FDMA_VERSION_MAJOR << 16;
+	fdma_eng_enable(&d->plat, true);
+	assert_int_equal(fdma_eng_quiesce(&d->plat, &caps, 1000), 0);
+	assert_int_equal(*reg(d, FDMA_REG_CTRL), 0);
+}
+
 static void test_cancel_after_reset(void **state)
 {
 	struct dev *d = *state;
@@ -1333,6 +1384,8 @@ int main(void)
 		T(test_reset_handshake),
 		T(test_reset_timeout),
 		T(test_eng_reset_enable),
+		T(test_eng_reset_real_time),
+		T(test_quiesce),
 		T(test_cancel_after_reset),
 		T(test_cancel_partial),
 		T(test_confused_device_clamped),

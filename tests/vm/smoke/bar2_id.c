@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Guest smoke test, no driver: fdma-modeld sits behind the ivshmem device.
- *   bar2_id   BAR2 holds the FDMA register file: ID, VERSION 1.0, a sane
+ *   bar2_id   BAR2 holds the FDMA register file: ID, VERSION 1.1, a sane
  *             channel count (and the expected one, if given), READY status.
  *   kick_ack  an engine reset request plus an ivshmem doorbell kick reaches
  *             the model: RESET_ACK follows RESET_REQ within 2 s.
@@ -28,7 +28,7 @@ static int bar2_id(const struct ivdev *d, long want_nchan)
 		return 1;
 	}
 	if (ver != (FDMA_VERSION_MAJOR << 16 | FDMA_VERSION_MINOR)) {
-		printf("VMTEST FAIL bar2_id: VERSION 0x%08x, expected 1.0\n", ver);
+		printf("VMTEST FAIL bar2_id: VERSION 0x%08x, expected 1.1\n", ver);
 		return 1;
 	}
 	if (nchan < 1 || nchan > FDMA_MAX_CHANNELS || (want_nchan > 0 && nchan != want_nchan)) {
