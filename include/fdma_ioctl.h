@@ -13,6 +13,15 @@
  *
  * All ioctls return 0 or -1 with errno; sizes and counts are checked, and
  * a structure with non-zero reserved fields is -EINVAL (room to grow).
+ *
+ * Growth: a structure only ever grows at its end, and the ioctl number
+ * carries the size the caller was built with (_IOC_SIZE). The driver
+ * accepts any size from the structure's first version up: input bytes
+ * beyond what it knows must be zero (else -E2BIG), and output is written
+ * up to the caller's size only. New fields are announced by
+ * FDMA_IOC_INFO's uapi_version and features; an older driver leaves them
+ * 0. So a program built against this header works with older and newer
+ * drivers alike, and checks features before it relies on one.
  * errno: ENOTTY unknown ioctl; EFAULT bad pointer; EINVAL bad field
  * (channel, flags, reserved, zero or misaligned length, offset or card
  * address, count); EBADF not one of this file's handles; ERANGE beyond the
@@ -26,7 +35,13 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define FDMA_UAPI_VERSION	2	/* 2: FDMA_IOC_CQ_EVENTFD, FDMA_IOC_TESTGEN_QUERY */
+/*
+ * 2: FDMA_IOC_CQ_EVENTFD, FDMA_IOC_TESTGEN_QUERY.
+ * 3: INFO features and dma_align; STATS lost_irqs, timeouts, canceled;
+ *    size-checked ioctls (see "Growth" above); the capability and status
+ *    values below. Version 2 programs run unchanged.
+ */
+#define FDMA_UAPI_VERSION	3
 #define FDMA_IOC_MAGIC		'F'
 #define FDMA_IOC_MAX_CHAN	16
 #define FDMA_IOC_MAX_BATCH	1024	/* requests per FDMA_IOC_SUBMIT */
@@ -46,13 +61,44 @@ struct fdma_ioc_info {
 	__u32 mrrs;
 	__u32 irq_mode;		/* FDMA_IRQ_MODE_* granted */
 	__u64 card_size;
-	__u32 chan_caps[FDMA_IOC_MAX_CHAN];	/* FDMA_CH_CAP_* of engine/fdma_regs.h */
-	__u32 rsvd[8];
+	__u32 chan_caps[FDMA_IOC_MAX_CHAN];	/* FDMA_IOC_CAP_* */
+	__u32 features;		/* FDMA_FEAT_* (uapi_version >= 3; 0 before) */
+	/*
+	 * The alignment of buffer offsets and lengths in requests, and of
+	 * registered memory: the engine's align, or more where the
+	 * architecture's DMA cache line is longer (non-coherent DMA: a sync
+	 * must not touch bytes outside the request). 0 before version 3: use
+	 * align.
+	 */
+	__u32 dma_align;
+	__u32 rsvd[6];
 };
 
 #define FDMA_IRQ_MODE_MSIX	1
 #define FDMA_IRQ_MODE_MSI	2
 #define FDMA_IRQ_MODE_INTX	3
+
+/* chan_caps: the channel's direction and kind (engine CH_CAPS). */
+#define FDMA_IOC_CAP_C2H	0x1	/* card to host; else host to card */
+#define FDMA_IOC_CAP_STREAM	0x2	/* a stream (frames); else card memory */
+#define FDMA_IOC_CAP_TESTGEN	0x4	/* a test generator (C2H) or checker (H2C) */
+
+/* features */
+#define FDMA_FEAT_DMA_ALIGN	0x1	/* dma_align is set */
+/*
+ * A watchdog reaps completions no interrupt announced (poll, the eventfd,
+ * SIGIO and FDMA_IOC_WAIT never depend on the interrupt alone), and
+ * resets a memory-mapped channel that made no progress for the driver's
+ * timeout: its requests come back with res -ETIMEDOUT.
+ */
+#define FDMA_FEAT_WATCHDOG	0x2
+/*
+ * When the device goes away (unbind, hot unplug) the driver takes its
+ * buffers back at once: mappings of allocated buffers fault (SIGBUS),
+ * registered memory is unpinned, and every ioctl but BUF_FREE and STATS
+ * fails with ENODEV.
+ */
+#define FDMA_FEAT_REVOKE	0x4
 
 /*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)
@@ -131,9 +177,24 @@ struct fdma_cq_entry {
 	__u64 user_data;
 	__u64 len;		/* bytes moved */
 	__s32 res;		/* 0 or a negative errno */
-	__u16 status;		/* device completion status, FDMA_CPL_* */
+	__u16 status;		/* device completion status, FDMA_IOC_ST_* */
 	__u16 flags;		/* FDMA_IOC_CPL_* */
 };
+
+/*
+ * status: the engine's completion status (docs/engine.md, section 6), or
+ * FDMA_IOC_ST_CANCELED for a request handed back by a channel reset (res
+ * -ECANCELED, or -ETIMEDOUT when the reset was the watchdog's).
+ */
+#define FDMA_IOC_ST_OK		0
+#define FDMA_IOC_ST_DESC_ERR	1	/* descriptor fetch failed (res -EIO) */
+#define FDMA_IOC_ST_ADDR_ERR	2	/* host address unreachable (-EFAULT) */
+#define FDMA_IOC_ST_DATA_ERR	3	/* data poisoned in flight (-EIO) */
+#define FDMA_IOC_ST_ALIGN_ERR	4	/* misaligned (-EINVAL) */
+#define FDMA_IOC_ST_RANGE_ERR	5	/* card address out of range (-ERANGE) */
+#define FDMA_IOC_ST_LEN_ERR	6	/* bad length (-EINVAL) */
+#define FDMA_IOC_ST_TRUNC	7	/* stream frame longer than the buffer (-EMSGSIZE) */
+#define FDMA_IOC_ST_CANCELED	0xffff
 
 #define FDMA_IOC_CPL_SOF	0x1
 #define FDMA_IOC_CPL_EOF	0x2
@@ -200,7 +261,11 @@ struct fdma_ioc_stats {
 	__u64 resets;
 	__u64 drops;
 	__u64 syscalls;		/* submit + wait ioctls on this channel */
-	__u64 rsvd2[4];
+	/* uapi_version >= 3 (0 before) */
+	__u64 lost_irqs;	/* completions found by the watchdog: their interrupt never came */
+	__u64 timeouts;		/* resets by the watchdog: no progress for the timeout */
+	__u64 canceled;		/* requests handed back by resets */
+	__u64 rsvd2;
 };
 
 /* FDMA_IOC_DROP: C2H stream channel drops frames when no buffer is armed (1). */

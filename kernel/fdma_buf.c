@@ -2,30 +2,46 @@
 /*
  * fdma.ko: DMA buffers, named by handles private to an open file.
  *
- * Allocated (FDMA_IOC_BUF_ALLOC): dma_alloc_coherent(), mapped to user
- * space with dma_mmap_coherent() (the architecture's page attributes for
- * coherent DMA memory) at mmap offset handle << 32; the mapping must start
- * at that offset, be shared, and not be longer than the buffer. A mapping
- * holds a reference: FDMA_IOC_BUF_FREE drops the handle at once, the memory
- * goes with the last munmap().
+ * Both kinds are pages with a streaming DMA mapping, synced per request:
+ *
+ * Allocated (FDMA_IOC_BUF_ALLOC): zeroed pages of the driver's own, in
+ * chunks as large as the allocator gives (up to 4 MiB, down to a page),
+ * mapped to user space (ordinary cached memory) at mmap offset
+ * handle << 32; the mapping must start at that offset, be shared, and not
+ * be longer than the buffer. A mapping holds a reference: FDMA_IOC_BUF_FREE
+ * drops the handle at once, the memory goes with the last munmap().
  *
  * Registered (FDMA_IOC_BUF_REGISTER): user memory pinned once
- * (pin_user_pages_fast(FOLL_WRITE | FOLL_LONGTERM), charged to
- * RLIMIT_MEMLOCK unless CAP_IPC_LOCK), put in an sg table and mapped with
- * dma_map_sgtable(DMA_BIDIRECTIONAL). Its DMA segments are cut where either
- * a scatterlist entry (physically contiguous) or a DMA segment (bus
- * contiguous) ends, so that every piece of a request lies in one of each.
- * Around each transfer only the request's range is synced, piece by piece
+ * (pin_user_pages_fast(FOLL_WRITE | FOLL_LONGTERM)).
+ *
+ * Either is put in an sg table and mapped once with dma_map_sgtable()
+ * (DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC), and unmapped the same way:
+ * the map and unmap do no cache maintenance and copy nothing. Around each
+ * transfer only the request's range is synced, piece by piece
  * (dma_sync_single_for_device() before the doorbell, _for_cpu() after the
- * completion): syncing the whole table would invalidate CPU caches over
- * parts of the buffer that user space is writing meanwhile (non-coherent
- * arm64), or copy a bounce buffer over them (swiotlb). Unpinned on free and
- * on release; the device-wide count is /sys/class/fdma/fdmaN/pinned_pages.
+ * completion). A sync of the whole buffer at map or unmap time would
+ * invalidate CPU caches over parts user space wrote meanwhile (a
+ * non-coherent device, arm64), or copy a swiotlb bounce buffer over them:
+ * a buffer freed after a transfer of its first 64 KiB would lose
+ * everything the application wrote into the rest.
+ *
+ * DMA segments are cut where either a scatterlist entry (physically
+ * contiguous) or a DMA segment (bus contiguous) ends, so that every piece
+ * of a request lies in one of each. Requests are aligned to the device's
+ * dma_align (the engine's alignment, at least the architecture's DMA cache
+ * line), so two requests never share a cache line that a sync could
+ * write back over the other's data.
  *
  * A buffer is freed only when no transfer uses it: FDMA_IOC_BUF_FREE is
  * -EBUSY then, and release() stops the channels first. One that was in
  * flight on a channel whose reset was never acknowledged is "tainted" and
- * kept (the device might still write it) until the device is released.
+ * kept (the device might still write it) until remove() has stopped the
+ * engine, or for good if it never stopped.
+ *
+ * remove() revokes every buffer of the device (fdev->bufs): user mappings
+ * zapped (a later access is SIGBUS), DMA mappings undone, pages unpinned
+ * or freed, while the device is still ours; the files get -ENODEV from
+ * then on and free the shells at close.
  *
  * Handles: a new buffer's handle is reserved in the file's table (a NULL
  * entry: not found by lookups) until the ioctl has copied it to user
@@ -33,7 +49,8 @@
  * returned is freed without any other thread having been able to use it.
  * A file holds at most max_bufs_per_file buffers (-ENOSPC beyond).
  *
- * Both kinds are charged to RLIMIT_MEMLOCK (see "RLIMIT_MEMLOCK" below).
+ * Both kinds are charged to RLIMIT_MEMLOCK (see "RLIMIT_MEMLOCK" below),
+ * and their kernel-side arrays to the memory cgroup (GFP_KERNEL_ACCOUNT).
  */
 #include <linux/capability.h>
 #include <linux/dma-mapping.h>
@@ -44,7 +61,13 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include "fdma_compat.h"
 #include "fdma_drv.h"
+
+/* The largest chunk an allocated buffer is made of (order 10 = 4 MiB). */
+#define FDMA_CHUNK_ORDER	min(10, FDMA_MAX_PAGE_ORDER)
+
+atomic64_t fdma_pinned_total = ATOMIC64_INIT(0);
 
 static struct device *buf_dev(const struct fdma_buf *b)
 {
@@ -57,10 +80,11 @@ static struct device *buf_dev(const struct fdma_buf *b)
  * The memory of both kinds of buffer is charged to the locked_vm of the
  * process that made the buffer (VmLck in /proc/PID/status), against its
  * RLIMIT_MEMLOCK unless it has CAP_IPC_LOCK, as account_locked_vm() does
- * (-ENOMEM over the limit), for as long as the memory lives. locked_vm is
- * changed only under mmap_lock held for writing.
+ * (-ENOMEM over the limit), for as long as the buffer lives. locked_vm is
+ * changed only under mmap_lock held for writing. The charge is taken
+ * before anything is allocated.
  *
- * The charge is given back where the memory is freed, except when the
+ * The charge is given back where the buffer is freed, except when the
  * last reference goes in vm_ops->close() (munmap(), exit_mmap(), of this
  * process or of a child that inherited the mapping) or in a failed mmap():
  * mmap_lock is held there already, and taking it again would deadlock.
@@ -202,37 +226,102 @@ void fdma_buf_exit(void)
 	flush_work(&uncharge_work);
 }
 
-/* ---- buffers --------------------------------------------------------------- */
+/* ---- memory ---------------------------------------------------------------- */
 
 /*
- * Give the memory back. Process context, no lock held, or (in_mmap)
- * mmap_lock held: then the charge goes back later (see above).
+ * Allocated buffers: want pages, in chunks split into single pages, into
+ * b->pages; b->npages counts those allocated so far (freed on failure).
  */
-static void buf_release_mem(struct fdma_buf *b, bool in_mmap)
+static int buf_alloc_pages(struct fdma_buf *b, unsigned long want)
+{
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO;
+	int order = FDMA_CHUNK_ORDER;
+
+	/* The engine reaches 32-bit bus addresses only: no bounce buffering. */
+	if (b->fdev->dma_bits <= 32)
+		gfp |= GFP_DMA32;
+	while (b->npages < want) {
+		struct page *p;
+		unsigned long j;
+
+		while (order && (1UL << order) > want - b->npages)
+			order--;
+		/*
+		 * Large chunks if they are there, without a fight for them;
+		 * single pages with reclaim, but never the OOM killer: a
+		 * buffer too large for the machine is -ENOMEM.
+		 */
+		p = alloc_pages(gfp | __GFP_NOWARN | (order ? __GFP_NORETRY :
+						      __GFP_RETRY_MAYFAIL),
+				order);
+		if (!p) {
+			if (!order)
+				return -ENOMEM;
+			order--;
+			continue;
+		}
+		/* One reference per page: each is mapped to user space alone. */
+		split_page(p, order);
+		for (j = 0; j < (1UL << order); j++)
+			b->pages[b->npages++] = p + j;
+		atomic64_add(PAGE_SIZE << order, &b->fdev->alloc_bytes);
+	}
+	return 0;
+}
+
+/* Give back the pages (unpin or free) of the first n of b->pages. */
+static void buf_put_pages(struct fdma_buf *b, unsigned long n)
+{
+	unsigned long i;
+
+	if (b->user) {
+		/* The device may have written them. */
+		unpin_user_pages_dirty_lock(b->pages, n, true);
+		atomic64_sub(n, &b->fdev->pinned_pages);
+		atomic64_sub(n, &fdma_pinned_total);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		__free_page(b->pages[i]);
+	atomic64_sub((u64)n << PAGE_SHIFT, &b->fdev->alloc_bytes);
+}
+
+/*
+ * Give back what b holds of the device and of memory: the DMA mapping
+ * (no sync: see the top of this file), then the pages. Under fdev->buf_lock.
+ */
+static void buf_drop_mem(struct fdma_buf *b)
+{
+	if (b->sgt.sgl) {
+		if (b->nseg)
+			dma_unmap_sgtable(buf_dev(b), &b->sgt, DMA_BIDIRECTIONAL,
+					  DMA_ATTR_SKIP_CPU_SYNC);
+		sg_free_table(&b->sgt);
+		b->sgt.sgl = NULL;
+	}
+	b->nseg = 0;
+	if (b->npages)
+		buf_put_pages(b, b->npages);
+	b->npages = 0;
+	kvfree(b->pages);
+	b->pages = NULL;
+	kvfree(b->seg);
+	b->seg = NULL;
+}
+
+/*
+ * Free b. Process context, no lock held, or (in_mmap) mmap_lock held: then
+ * the charge goes back later (see above).
+ */
+static void buf_release(struct fdma_buf *b, bool in_mmap)
 {
 	struct fdma_dev *fdev = b->fdev;
 
-	if (!b->user) {
-		if (b->cpu) {
-			dma_free_coherent(buf_dev(b), b->alloc_size, b->cpu,
-					  b->bus);
-			atomic64_sub(b->alloc_size, &fdev->coherent_bytes);
-		}
-	} else {
-		if (b->sgt.sgl) {
-			if (b->nseg)
-				dma_unmap_sgtable(buf_dev(b), &b->sgt,
-						  DMA_BIDIRECTIONAL, 0);
-			sg_free_table(&b->sgt);
-		}
-		if (b->npages) {
-			/* The device may have written them. */
-			unpin_user_pages_dirty_lock(b->pages, b->npages, true);
-			atomic64_sub(b->npages, &fdev->pinned_pages);
-		}
-		kvfree(b->pages);
-		kvfree(b->seg);
-	}
+	mutex_lock(&fdev->buf_lock);
+	if (!b->revoked)
+		buf_drop_mem(b);
+	list_del(&b->dnode);
+	mutex_unlock(&fdev->buf_lock);
 	if (b->handle)
 		ida_free(&fdev->handles, b->handle);
 	atomic64_dec(&fdev->nbufs);
@@ -253,7 +342,10 @@ static void buf_last_ref(struct fdma_buf *b, bool in_mmap)
 {
 	struct fdma_dev *fdev = b->fdev;
 
-	if (b->tainted) {
+	/* Checked under the lock remove() revokes under. */
+	mutex_lock(&fdev->buf_lock);
+	if (b->tainted && !b->revoked) {
+		mutex_unlock(&fdev->buf_lock);
 		dev_warn(buf_dev(b), "buffer %u kept: it was in flight on a channel that did not acknowledge its reset\n",
 			 b->handle);
 		spin_lock(&fdev->qlock);
@@ -261,7 +353,8 @@ static void buf_last_ref(struct fdma_buf *b, bool in_mmap)
 		spin_unlock(&fdev->qlock);
 		return;
 	}
-	buf_release_mem(b, in_mmap);
+	mutex_unlock(&fdev->buf_lock);
+	buf_release(b, in_mmap);
 }
 
 static void buf_kref_release(struct kref *ref)
@@ -286,29 +379,71 @@ static void buf_put_mmap(struct fdma_buf *b)
 	kref_put(&b->ref, buf_kref_release_mmap);
 }
 
-/* At the device's release: nothing can DMA any more. */
+/*
+ * At the device's release: tainted buffers whose memory remove() gave
+ * back, or kept for good; what is left is the bookkeeping.
+ */
 void fdma_buf_quarantine_free(struct fdma_dev *fdev)
 {
 	struct fdma_buf *b, *tmp;
 
 	list_for_each_entry_safe(b, tmp, &fdev->quarantine, qnode) {
 		list_del(&b->qnode);
-		buf_release_mem(b, false);
+		buf_release(b, false);
 	}
+}
+
+/*
+ * remove(): the engine is stopped (fdev->quiesced) or was asked to stop.
+ * Zap every user mapping of a buffer (they are all mappings of this
+ * device's files), then give back every buffer's memory and mapping: the
+ * device may be gone or bound to another driver once remove() returns. A
+ * tainted buffer on an engine that never stopped is kept for good (its
+ * pages stay pinned or allocated, counted in leaked_bytes).
+ */
+void fdma_buf_revoke_all(struct fdma_dev *fdev)
+{
+	struct fdma_file *f;
+	struct fdma_buf *b;
+
+	mutex_lock(&fdev->files_lock);
+	list_for_each_entry(f, &fdev->files, node)
+		unmap_mapping_range(f->mapping, BIT_ULL(FDMA_BUF_MMAP_SHIFT), 0,
+				    1);
+	mutex_unlock(&fdev->files_lock);
+
+	mutex_lock(&fdev->buf_lock);
+	list_for_each_entry(b, &fdev->bufs, dnode) {
+		if (b->revoked)
+			continue;
+		b->revoked = true;
+		if (b->tainted && !fdev->quiesced) {
+			atomic64_add(b->size, &fdev->leaked_bytes);
+			dev_crit(buf_dev(b), "buffer %u (%llu bytes) kept for good: the engine may still write it\n",
+				 b->handle, b->size);
+			continue;
+		}
+		buf_drop_mem(b);
+	}
+	mutex_unlock(&fdev->buf_lock);
 }
 
 static struct fdma_buf *buf_new(struct fdma_file *f, bool user)
 {
-	struct fdma_buf *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	struct fdma_dev *fdev = f->fdev;
+	struct fdma_buf *b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 
 	if (!b)
 		return NULL;
 	kref_init(&b->ref);
-	b->fdev = f->fdev;
+	b->fdev = fdev;
 	b->user = user;
 	atomic_set(&b->inflight, 0);
 	INIT_LIST_HEAD(&b->qnode);
-	atomic64_inc(&f->fdev->nbufs);
+	atomic64_inc(&fdev->nbufs);
+	mutex_lock(&fdev->buf_lock);
+	list_add_tail(&b->dnode, &fdev->bufs);
+	mutex_unlock(&fdev->buf_lock);
 	return b;
 }
 
@@ -363,51 +498,6 @@ void fdma_buf_unreserve(struct fdma_file *f, struct fdma_buf *b)
 	fdma_buf_put(b);
 }
 
-/* A new buffer, its handle reserved (*bp): see buf_install(). */
-int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
-		   struct fdma_buf **bp)
-{
-	struct fdma_dev *fdev = f->fdev;
-	struct fdma_buf *b;
-	int ret;
-
-	if (a->flags || a->rsvd[0] || a->rsvd[1])
-		return -EINVAL;
-	if (!a->size || a->size > FDMA_ALLOC_MAX)
-		return -EINVAL;
-	b = buf_new(f, false);
-	if (!b)
-		return -ENOMEM;
-	b->alloc_size = PAGE_ALIGN(a->size);
-	b->size = b->alloc_size;
-	ret = buf_charge(b, b->alloc_size >> PAGE_SHIFT);
-	if (ret)
-		goto err;
-	/* Large sizes may simply not be there: no allocation-failure splat. */
-	b->cpu = dma_alloc_coherent(&fdev->pdev->dev, b->alloc_size, &b->bus,
-				    GFP_KERNEL | __GFP_NOWARN);
-	if (!b->cpu) {
-		ret = -ENOMEM;
-		goto err;
-	}
-	atomic64_add(b->alloc_size, &fdev->coherent_bytes);
-	if (b->bus & (fdev->caps.align - 1)) {
-		ret = -EIO;
-		goto err;
-	}
-	ret = buf_install(f, b);
-	if (ret)
-		goto err;
-	a->size = b->size;
-	a->handle = b->handle;
-	a->mmap_offset = (u64)b->handle << FDMA_BUF_MMAP_SHIFT;
-	*bp = b;
-	return 0;
-err:
-	buf_release_mem(b, false);
-	return ret;
-}
-
 /* Cut the buffer into pieces contiguous both physically and on the bus. */
 static int buf_build_segs(struct fdma_buf *b, u32 align)
 {
@@ -417,7 +507,7 @@ static int buf_build_segs(struct fdma_buf *b, u32 align)
 	dma_addr_t dbus = sg_dma_address(ds);
 	u32 dleft = t->nents - 1, n = 0, max = t->orig_nents + t->nents;
 
-	b->seg = kvmalloc_array(max, sizeof(*b->seg), GFP_KERNEL);
+	b->seg = kvmalloc_array(max, sizeof(*b->seg), GFP_KERNEL_ACCOUNT);
 	if (!b->seg)
 		return -ENOMEM;
 	while (off < b->size) {
@@ -450,15 +540,95 @@ static int buf_build_segs(struct fdma_buf *b, u32 align)
 	return 0;
 }
 
+/*
+ * b->pages hold the buffer (from byte offset first_off of the first page):
+ * build the sg table, map it for the device once, cut the segments.
+ */
+static int buf_map(struct fdma_buf *b, unsigned long first_off)
+{
+	struct device *dev = buf_dev(b);
+	unsigned int max_seg;
+	int ret;
+
+	/* DMA segments no longer than a mapping may be (swiotlb). */
+	max_seg = min_t(size_t, dma_max_mapping_size(dev), FDMA_MAX_SEG);
+	max_seg = max_t(unsigned int, round_down(max_seg, PAGE_SIZE),
+			PAGE_SIZE);
+	ret = sg_alloc_table_from_pages_segment(&b->sgt, b->pages, b->npages,
+						first_off, b->size, max_seg,
+						GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		b->sgt.sgl = NULL;
+		return ret;
+	}
+	/* No cache maintenance, no bounce copy: the per-request syncs do it. */
+	ret = dma_map_sgtable(dev, &b->sgt, DMA_BIDIRECTIONAL,
+			      DMA_ATTR_SKIP_CPU_SYNC);
+	if (ret)
+		return ret;
+	b->nseg = 1;	/* mapped: unmap on release (buf_build_segs sets it) */
+	ret = buf_build_segs(b, b->fdev->dma_align);
+	if (ret)
+		b->nseg = 1;
+	return ret;
+}
+
+/* A new buffer, its handle reserved (*bp): see buf_install(). */
+int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
+		   struct fdma_buf **bp)
+{
+	struct fdma_buf *b;
+	int ret;
+
+	if (a->flags || a->rsvd[0] || a->rsvd[1])
+		return -EINVAL;
+	if (!a->size || a->size > FDMA_ALLOC_MAX)
+		return -EINVAL;
+	b = buf_new(f, false);
+	if (!b)
+		return -ENOMEM;
+	b->size = PAGE_ALIGN(a->size);
+	/* More than half the machine's memory in one buffer is never there. */
+	if ((b->size >> PAGE_SHIFT) > totalram_pages() / 2) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	/* The charge first: a process over its limit allocates nothing. */
+	ret = buf_charge(b, b->size >> PAGE_SHIFT);
+	if (ret)
+		goto err;
+	b->pages = kvcalloc(b->size >> PAGE_SHIFT, sizeof(*b->pages),
+			    GFP_KERNEL_ACCOUNT);
+	if (!b->pages) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	ret = buf_alloc_pages(b, b->size >> PAGE_SHIFT);
+	if (ret)
+		goto err;
+	ret = buf_map(b, 0);
+	if (ret)
+		goto err;
+	ret = buf_install(f, b);
+	if (ret)
+		goto err;
+	a->size = b->size;
+	a->handle = b->handle;
+	a->mmap_offset = (u64)b->handle << FDMA_BUF_MMAP_SHIFT;
+	*bp = b;
+	return 0;
+err:
+	buf_release(b, false);
+	return ret;
+}
+
 /* A new buffer, its handle reserved (*bp): see buf_install(). */
 int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 		      struct fdma_buf **bp)
 {
 	struct fdma_dev *fdev = f->fdev;
-	struct device *dev = &fdev->pdev->dev;
-	u32 align = fdev->caps.align;
+	u32 align = fdev->dma_align;
 	unsigned long first, npages, pinned = 0;
-	unsigned int max_seg;
 	struct fdma_buf *b;
 	int ret;
 
@@ -479,14 +649,16 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 	if (!b)
 		return -ENOMEM;
 	b->size = r->size;
-	b->pages = kvmalloc_array(npages, sizeof(*b->pages), GFP_KERNEL);
+	/* The charge first: a process over its limit allocates nothing. */
+	ret = buf_charge(b, npages);
+	if (ret)
+		goto err;
+	b->pages = kvmalloc_array(npages, sizeof(*b->pages),
+				  GFP_KERNEL_ACCOUNT);
 	if (!b->pages) {
 		ret = -ENOMEM;
 		goto err;
 	}
-	ret = buf_charge(b, npages);
-	if (ret)
-		goto err;
 	while (pinned < npages) {
 		long got = pin_user_pages_fast((first + pinned) << PAGE_SHIFT,
 					       npages - pinned,
@@ -499,31 +671,14 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 		}
 		pinned += got;
 	}
-	if (pinned < npages) {
-		unpin_user_pages(b->pages, pinned);
+	atomic64_add(pinned, &fdev->pinned_pages);
+	atomic64_add(pinned, &fdma_pinned_total);
+	b->npages = pinned;
+	if (pinned < npages)
 		goto err;
-	}
-	b->npages = npages;
-	atomic64_add(npages, &fdev->pinned_pages);
-
-	/* DMA segments no longer than a mapping may be (swiotlb). */
-	max_seg = min_t(size_t, dma_max_mapping_size(dev), SZ_1G);
-	max_seg = max_t(unsigned int, round_down(max_seg, PAGE_SIZE),
-			PAGE_SIZE);
-	ret = sg_alloc_table_from_pages_segment(&b->sgt, b->pages, npages,
-						offset_in_page(r->addr),
-						r->size, max_seg, GFP_KERNEL);
+	ret = buf_map(b, offset_in_page(r->addr));
 	if (ret)
 		goto err;
-	ret = dma_map_sgtable(dev, &b->sgt, DMA_BIDIRECTIONAL, 0);
-	if (ret)
-		goto err;
-	b->nseg = 1;	/* mapped: unmap on release (buf_build_segs sets it) */
-	ret = buf_build_segs(b, align);
-	if (ret) {
-		b->nseg = 1;
-		goto err;
-	}
 	ret = buf_install(f, b);
 	if (ret)
 		goto err;
@@ -531,7 +686,7 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 	*bp = b;
 	return 0;
 err:
-	buf_release_mem(b, false);
+	buf_release(b, false);
 	return ret;
 }
 
@@ -570,8 +725,11 @@ void fdma_buf_free_all(struct fdma_file *f)
 
 /*
  * The next engine request of [off, off + left) of b: at most max bytes,
- * within one DMA segment. Returns its length (0 if off is outside b) and
- * its bus address in *bus.
+ * within one DMA segment. Returns its length (0 if off is outside b, or b
+ * was revoked) and its bus address in *bus. Called where remove() cannot
+ * revoke meanwhile: under a channel's lock with the channel up, or with
+ * the file's bufs_sem held before a submission (which then finds the
+ * channel down).
  */
 u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
 		   dma_addr_t *bus)
@@ -580,12 +738,8 @@ u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
 	const struct fdma_seg *s;
 	u64 in;
 
-	if (off >= b->size || !left)
+	if (off >= b->size || !left || !b->nseg)
 		return 0;
-	if (!b->user) {
-		*bus = b->bus + off;
-		return min_t(u64, left, max);
-	}
 	/* The last segment starting at or before off. */
 	while (hi - lo > 1) {
 		i = lo + (hi - lo) / 2;
@@ -602,7 +756,7 @@ u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
 	return min3((u64)max, left, s->len - in);
 }
 
-/* Sync [off, off + len) of a registered buffer, piece by piece. */
+/* Sync [off, off + len) of a buffer, piece by piece. */
 void fdma_buf_sync(const struct fdma_buf *b, u64 off, u64 len,
 		   enum dma_data_direction dir, bool for_device)
 {
@@ -638,12 +792,19 @@ static void fdma_buf_vm_close(struct vm_area_struct *vma)
 	buf_put_mmap(vma->vm_private_data);
 }
 
+/*
+ * No fault handler: every page is inserted at mmap() time, so a fault
+ * means the mapping was revoked (remove()) and is SIGBUS.
+ */
 static const struct vm_operations_struct fdma_buf_vm_ops = {
 	.open = fdma_buf_vm_open,
 	.close = fdma_buf_vm_close,
 };
 
-/* off: the mmap offset, at or above 1 << FDMA_BUF_MMAP_SHIFT. */
+/*
+ * off: the mmap offset, at or above 1 << FDMA_BUF_MMAP_SHIFT. The caller
+ * holds fdev->revoke_sem for reading and checked that the device is alive.
+ */
 int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
@@ -656,17 +817,18 @@ int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off)
 		return -EINVAL;
 	down_read(&f->bufs_sem);
 	b = idr_find(&f->bufs, h);
-	if (!b || b->user || len > b->alloc_size) {
+	if (!b || b->user || len > b->size) {
 		up_read(&f->bufs_sem);
 		return -EINVAL;
 	}
 	kref_get(&b->ref);
 	up_read(&f->bufs_sem);
 
-	/* dma_mmap_coherent() reads vm_pgoff as the offset in the buffer. */
-	vma->vm_pgoff = 0;
-	ret = dma_mmap_coherent(buf_dev(b), vma, b->cpu, b->bus,
-				b->alloc_size);
+	/*
+	 * From the buffer's first page, whatever vm_pgoff says: vm_pgoff
+	 * stays the handle's offset, which is where remove() zaps.
+	 */
+	ret = vm_map_pages_zero(vma, b->pages, b->npages);
 	if (ret) {
 		buf_put_mmap(b);
 		return ret;

@@ -5,10 +5,17 @@
  * Each open file owns its buffers and completion queues (struct
  * fdma_file; the ioctls are in fdma_ioctl.c). mmap() maps a completion
  * queue (offset FDMA_CQ_MMAP_OFFSET(chan)) or an allocated buffer (the
- * mmap_offset FDMA_IOC_BUF_ALLOC returned); poll() is readable while any of
- * the file's queues holds an entry (head != tail); fasync() arms SIGIO (or
- * the F_SETSIG signal) for new entries. release() with transfers in flight
- * resets the channels they are on (bounded wait) before anything is freed.
+ * mmap_offset FDMA_IOC_BUF_ALLOC returned), shared only, never grown by
+ * mremap() nor written to core dumps (VM_DONTEXPAND | VM_DONTDUMP). A
+ * child inherits the mappings at fork() like any MAP_SHARED mapping (the
+ * same memory; a buffer lives until its last munmap()); registered memory
+ * follows the kernel's rule for pinned pages (a child gets its own copy of
+ * a pinned private page, the parent keeps the pinned one). remove()
+ * zaps buffer mappings: an access after it is SIGBUS. poll() is readable
+ * while any of the file's queues holds an entry (head != tail); fasync()
+ * arms SIGIO (or the F_SETSIG signal) for new entries. release() with
+ * transfers in flight resets the channels they are on (bounded wait)
+ * before anything is freed.
  *
  * The simple path: the file is card memory: read() and pread() move bytes from card memory
  * through the first memory-mapped C2H channel, write() and pwrite() to card
@@ -31,6 +38,7 @@
 #include <linux/poll.h>
 #include <linux/slab.h>
 
+#include "fdma_compat.h"
 #include "fdma_drv.h"
 
 /*
@@ -65,13 +73,18 @@ static int fdma_lock(struct fdma_chan *c, bool nonblock, unsigned int subclass)
 void fdma_files_wake(struct fdma_dev *fdev)
 {
 	struct fdma_file *f;
+	u32 ch;
 
-	spin_lock(&fdev->files_lock);
+	mutex_lock(&fdev->files_lock);
 	list_for_each_entry(f, &fdev->files, node) {
 		wake_up_interruptible_poll(&f->wq, EPOLLERR | EPOLLHUP);
 		kill_fasync(&f->fasync, SIGIO, POLL_HUP);
+		/* Per-channel listeners hear of it too. */
+		for (ch = 0; ch < FDMA_MAX_CHANNELS; ch++)
+			if (f->cq[ch])
+				fdma_cq_notify(f->cq[ch]);
 	}
-	spin_unlock(&fdev->files_lock);
+	mutex_unlock(&fdev->files_lock);
 }
 
 static int fdma_cdev_open(struct inode *inode, struct file *file)
@@ -86,13 +99,14 @@ static int fdma_cdev_open(struct inode *inode, struct file *file)
 	if (!f)
 		return -ENOMEM;
 	f->fdev = fdev;
+	f->mapping = file->f_mapping;
 	init_rwsem(&f->bufs_sem);
 	idr_init(&f->bufs);
 	mutex_init(&f->cq_lock);
 	init_waitqueue_head(&f->wq);
-	spin_lock(&fdev->files_lock);
+	mutex_lock(&fdev->files_lock);
 	list_add_tail(&f->node, &fdev->files);
-	spin_unlock(&fdev->files_lock);
+	mutex_unlock(&fdev->files_lock);
 	file->private_data = f;
 	return 0;
 }
@@ -109,9 +123,9 @@ static int fdma_cdev_release(struct inode *inode, struct file *file)
 	struct fdma_dev *fdev = f->fdev;
 	u32 ch;
 
-	spin_lock(&fdev->files_lock);
+	mutex_lock(&fdev->files_lock);
 	list_del(&f->node);
-	spin_unlock(&fdev->files_lock);
+	mutex_unlock(&fdev->files_lock);
 	for (ch = 0; ch < fdev->caps.nchan; ch++)
 		if (f->cq[ch])
 			fdma_chan_release_file(&fdev->chan[ch], f->cq[ch]);
@@ -124,16 +138,24 @@ static int fdma_cdev_release(struct inode *inode, struct file *file)
 static int fdma_cdev_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct fdma_file *f = file->private_data;
+	struct fdma_dev *fdev = f->fdev;
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	int ret;
 
-	if (READ_ONCE(f->fdev->dead))
-		return -ENODEV;
 	/* DMA memory and queues are shared with the device and the kernel. */
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	if (off < BIT_ULL(FDMA_BUF_MMAP_SHIFT))
-		return fdma_cq_mmap(f, vma, off);
-	return fdma_buf_mmap(f, vma, off);
+	fdma_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	/* Not while remove() revokes: a mapping made now would escape it. */
+	down_read(&fdev->revoke_sem);
+	if (READ_ONCE(fdev->dead))
+		ret = -ENODEV;
+	else if (off < BIT_ULL(FDMA_BUF_MMAP_SHIFT))
+		ret = fdma_cq_mmap(f, vma, off);
+	else
+		ret = fdma_buf_mmap(f, vma, off);
+	up_read(&fdev->revoke_sem);
+	return ret;
 }
 
 static __poll_t fdma_cdev_poll(struct file *file, poll_table *wait)

@@ -1,39 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * fdma.ko: channels. Each channel has its rings (descriptors, completion
- * records, write-back block) in one coherent DMA allocation, driven through
- * the engine core's fdma_ering_*; memory-mapped channels also own a
- * coherent bounce buffer for read() and write(), freed only at the
- * device's release (fdma_chan_free_bounce()).
+ * fdma.ko: channels. Each channel has its rings (write-back block,
+ * descriptors, completion records) in one coherent DMA allocation, driven
+ * through the engine core's fdma_ering_*; memory-mapped channels also own
+ * a bounce buffer for read() and write() (kernel pages, a streaming
+ * mapping synced around each transfer), unmapped by remove() and freed
+ * only at the device's release (fdma_chan_free_bounce()).
  *
  * Two kinds of requests share a ring:
  *  - requests of FDMA_IOC_SUBMIT (struct fdma_ureq, one per user request,
  *    indexed by the cookie of its engine requests), owned by an open file;
  *    their completion goes into that file's completion queue;
- *  - the read/write path's one request at a time (struct fdma_kreq, cookie
+ *  - the read/write path's one request at a time (c->kr, cookie
  *    FDMA_KCOOKIE | n), whose caller sleeps until it is done.
  *
  * Completions are reaped under the channel's lock (c->lock, a mutex) by the
- * interrupt's thread, by FDMA_IOC_WAIT and by the read/write waiter,
- * whoever comes first: fdma_ering_reap() hands back finished engine
- * requests, they are folded into their user request, and a finished user
- * request is synced for the CPU and written to its owner's queue; the
+ * interrupt's thread, by FDMA_IOC_WAIT, by the read/write waiter and by the
+ * watchdog, whoever comes first: fdma_ering_reap() hands back finished
+ * engine requests, they are folded into their user request, and a finished
+ * user request is synced for the CPU and written to its owner's queue; the
  * queue's tail is published (store-release) once per reap and the owner
- * woken (poll, FDMA_IOC_WAIT, SIGIO). IRQ_EN stays set while the channel
- * runs, so the engine's coalescing rule decides when it interrupts; every
- * rule ends in an interrupt once the ring runs empty or the timer expires
- * (docs/engine.md, section 7).
+ * woken (poll, FDMA_IOC_WAIT, eventfd, SIGIO). IRQ_EN stays set while the
+ * channel runs, so the engine's coalescing rule decides when it
+ * interrupts; every rule ends in an interrupt once the ring runs empty or
+ * the timer expires (docs/engine.md, section 7).
+ *
+ * The watchdog (the netdev tx_timeout idea) runs every watchdog_ms while
+ * anything is in flight: completions that waited a whole period unreaped
+ * are reaped (counted in lost_irqs when the engine had drained its ring,
+ * which always ends in an interrupt), so no waiter depends on the
+ * interrupt alone; and a memory-mapped channel whose completion count did
+ * not move for timeout_ms while it owed completions is reset (timeouts).
+ * A timeout means "no progress", never "not done yet": a deep queue on a
+ * slow link never times out while it moves. Stream channels legitimately
+ * wait for frames or for the sink, and are never reset for it.
  *
  * Recovery (docs/engine.md, section 11): a channel that halted on an
- * error, that did not finish a read/write transfer within timeout_ms, whose
- * read/write waiter was interrupted by a signal, that a user resets
- * (FDMA_IOC_CHAN_RESET), or on which a file is closed with transfers in
- * flight, is reset, everything posted is handed back to its owners
- * (fdma_ering_cancel(): -ECANCELED, or the request's own error), and it is
- * started again. A channel that does not acknowledge its reset is marked
- * broken (RUN cleared) and refuses further work until a reset succeeds;
- * buffers that were in flight on it are never freed (the device might still
- * write them) until the device is removed.
+ * error, that made no progress, that a user resets (FDMA_IOC_CHAN_RESET),
+ * or on which a file is closed with transfers in flight, is reset,
+ * everything posted is handed back to its owners (fdma_ering_cancel():
+ * -ECANCELED, -ETIMEDOUT after no progress, or the request's own error),
+ * and it is started again. A signal never resets a channel: read/write
+ * waiters sleep killably only, and a caller killed while its request is in
+ * flight leaves it there (abandoned), for the next user of the bounce
+ * buffer to wait for. A channel that does not acknowledge its reset is
+ * marked broken (RUN cleared) and refuses further work until a reset
+ * succeeds; its rings, and the buffers that were in flight on it, are
+ * never freed while the device might still write them (see fdma_pci.c).
  */
 #include <linux/dma-mapping.h>
 #include <linux/sched/signal.h>
@@ -58,6 +71,69 @@ static void chan_start(struct fdma_chan *c)
 	fdma_ering_start(&c->ring, FDMA_CH_CTRL_IRQ_EN | c->ctrl_flags, c->vec);
 }
 
+static void chan_wd_work(struct work_struct *work);
+
+/* The channel's locks and lists, before anything can look at it. */
+void fdma_chan_setup(struct fdma_dev *fdev, u32 idx)
+{
+	struct fdma_chan *c = &fdev->chan[idx];
+
+	c->fdev = fdev;
+	c->idx = idx;
+	mutex_init(&c->lock);
+	mutex_init(&c->rw_lock);
+	init_waitqueue_head(&c->wq);
+	INIT_LIST_HEAD(&c->dirty);
+	INIT_DELAYED_WORK(&c->wd, chan_wd_work);
+	atomic_set(&c->bounce_users, 0);
+}
+
+/*
+ * The read/write bounce buffer: one request per chunk, which must fit the
+ * ring once split at the engine's maximum descriptor length. Contiguous
+ * pages may be short: settle for less.
+ */
+static int chan_alloc_bounce(struct fdma_chan *c)
+{
+	struct fdma_dev *fdev = c->fdev;
+	struct device *dev = &fdev->pdev->dev;
+	u64 most = (u64)fdev->ring_size * fdev->caps.max_desc_len;
+	size_t want = round_down(min_t(u64, FDMA_BOUNCE_SIZE, most),
+				 fdev->caps.align);
+	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY;
+	int order = get_order(max_t(size_t, want, PAGE_SIZE));
+	struct page *p;
+
+	if (fdev->dma_bits <= 32)
+		gfp |= GFP_DMA32;
+	for (;;) {
+		p = alloc_pages(gfp | __GFP_ZERO, order);
+		if (p || !order)
+			break;
+		order--;
+	}
+	if (!p)
+		return -ENOMEM;
+	c->bounce = page_address(p);
+	c->bounce_order = order;
+	c->bounce_size = min_t(size_t, want, PAGE_SIZE << order);
+	c->bounce_size = max_t(size_t, round_down(c->bounce_size,
+						  fdev->caps.align),
+			       fdev->caps.align);
+	c->bounce_bus = dma_map_single(dev, c->bounce, PAGE_SIZE << order,
+				       DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev, c->bounce_bus)) {
+		__free_pages(p, order);
+		c->bounce = NULL;
+		return -ENOMEM;
+	}
+	c->bounce_mapped = true;
+	if (c->bounce_size != want)
+		dev_info(dev, "channel %u: bounce buffer of %zu bytes, not %zu\n",
+			 c->idx, c->bounce_size, want);
+	return 0;
+}
+
 int fdma_chan_init(struct fdma_dev *fdev, u32 idx)
 {
 	struct fdma_chan *c = &fdev->chan[idx];
@@ -65,10 +141,16 @@ int fdma_chan_init(struct fdma_dev *fdev, u32 idx)
 	u32 size = fdev->ring_size, i;
 	size_t dbytes = FDMA_RING_DESC_BYTES(size);
 	size_t cbytes = FDMA_RING_CPL_BYTES(size);
+	/*
+	 * The write-back block first (64-byte aligned), then the
+	 * descriptors (32-byte) and the completion records (16-byte): each
+	 * area aligned whatever the ring size, in one page-aligned
+	 * allocation.
+	 */
+	size_t doff = round_up(FDMA_RING_WB_BYTES, 64), coff = doff + dbytes;
 	int ret;
 
 	c->caps = fdev->caps.chan_caps[idx];
-	INIT_LIST_HEAD(&c->dirty);
 	c->slot = kcalloc(size, sizeof(*c->slot), GFP_KERNEL);
 	c->ureq = kcalloc(size, sizeof(*c->ureq), GFP_KERNEL);
 	c->ufree = kcalloc(size, sizeof(*c->ufree), GFP_KERNEL);
@@ -84,8 +166,7 @@ int fdma_chan_init(struct fdma_dev *fdev, u32 idx)
 	c->ereq_max = round_down(min_t(u64, U32_MAX,
 				       (u64)size * fdev->caps.max_desc_len),
 				 fdev->caps.align);
-	/* Page-aligned: each area below is aligned as the engine requires. */
-	c->ring_bytes = dbytes + cbytes + FDMA_RING_WB_BYTES;
+	c->ring_bytes = coff + cbytes;
 	c->ring_mem = dma_alloc_coherent(dev, c->ring_bytes, &c->ring_bus,
 					 GFP_KERNEL);
 	if (!c->ring_mem) {
@@ -94,41 +175,15 @@ int fdma_chan_init(struct fdma_dev *fdev, u32 idx)
 	}
 
 	if (!(c->caps & FDMA_CH_CAP_STREAM)) {
-		/*
-		 * One request per chunk: it must fit the ring once split at
-		 * the engine's maximum descriptor length.
-		 */
-		u64 most = (u64)size * fdev->caps.max_desc_len;
-		size_t want = round_down(min_t(u64, FDMA_BOUNCE_SIZE, most),
-					 fdev->caps.align);
-
-		/* Contiguous memory may be short (CMA): settle for less. */
-		c->bounce_size = want;
-		for (;;) {
-			size_t half = round_down(c->bounce_size / 2,
-						 fdev->caps.align);
-
-			c->bounce = dma_alloc_coherent(dev, c->bounce_size,
-						       &c->bounce_bus,
-						       GFP_KERNEL | __GFP_NOWARN);
-			if (c->bounce || c->bounce_size <= PAGE_SIZE || !half)
-				break;
-			c->bounce_size = half;
-		}
-		if (!c->bounce) {
-			ret = -ENOMEM;
+		ret = chan_alloc_bounce(c);
+		if (ret)
 			goto err;
-		}
-		if (c->bounce_size != want)
-			dev_info(dev, "channel %u: bounce buffer of %zu bytes, not %zu\n",
-				 idx, c->bounce_size, want);
 	}
 
 	ret = fdma_ering_init(&c->ring, &fdev->plat, &fdev->caps, idx, size,
-			      c->ring_mem, c->ring_bus,
-			      c->ring_mem + dbytes, c->ring_bus + dbytes,
-			      c->ring_mem + dbytes + cbytes,
-			      c->ring_bus + dbytes + cbytes, c->slot);
+			      c->ring_mem + doff, c->ring_bus + doff,
+			      c->ring_mem + coff, c->ring_bus + coff,
+			      c->ring_mem, c->ring_bus, c->slot);
 	if (ret) {
 		dev_err(dev, "channel %u: ring of %u entries refused (%d)\n",
 			idx, size, ret);
@@ -139,23 +194,32 @@ int fdma_chan_init(struct fdma_dev *fdev, u32 idx)
 	return 0;
 
 err:
+	fdma_chan_unmap_bounce(c);
+	fdma_chan_free_bounce(c);
 	fdma_chan_free(c);
 	return ret;
 }
 
 /*
- * Free the ring and the request tables: the channel is stopped, and every
- * access to them is under c->lock after checking c->up. Not the bounce
- * buffer: see fdma_chan_free_bounce().
+ * Free the ring and the request tables: the channel is stopped (c->up
+ * false), and every access to them is under c->lock after checking c->up.
+ * The ring of a channel whose reset was never acknowledged is given back
+ * only once the engine stopped mastering the bus (fdev->quiesced); else it
+ * is kept for good: the device may still write it.
  */
 void fdma_chan_free(struct fdma_chan *c)
 {
-	struct device *dev = chan_dev(c);
+	struct fdma_dev *fdev = c->fdev;
 
 	WARN_ON(c->up);
-	if (c->ring_mem)
-		dma_free_coherent(dev, c->ring_bytes, c->ring_mem,
+	if (c->ring_mem && c->broken && !fdev->quiesced) {
+		atomic64_add(c->ring_bytes, &fdev->leaked_bytes);
+		dev_crit(chan_dev(c), "channel %u: rings (%zu bytes) kept for good: the engine may still write them\n",
+			 c->idx, c->ring_bytes);
+	} else if (c->ring_mem) {
+		dma_free_coherent(chan_dev(c), c->ring_bytes, c->ring_mem,
 				  c->ring_bus);
+	}
 	kfree(c->slot);
 	kfree(c->ureq);
 	kfree(c->ufree);
@@ -167,17 +231,31 @@ void fdma_chan_free(struct fdma_chan *c)
 }
 
 /*
- * Free the bounce buffer, at the device's release: a read() or write()
- * copies to or from it with only rw_lock held (possibly faulting on user
- * memory for as long as user space likes), and an open file keeps the
- * device, so nothing can be using it any more. Freeing it in remove()
+ * Undo the bounce buffer's DMA mapping (remove(), once the engine is
+ * stopped): nothing of the DMA API is used on it after remove() returns.
+ * A read() copying from it meanwhile still reads valid memory.
+ */
+void fdma_chan_unmap_bounce(struct fdma_chan *c)
+{
+	mutex_lock(&c->lock);
+	if (c->bounce_mapped)
+		dma_unmap_single(chan_dev(c), c->bounce_bus,
+				 PAGE_SIZE << c->bounce_order, DMA_BIDIRECTIONAL);
+	c->bounce_mapped = false;
+	mutex_unlock(&c->lock);
+}
+
+/*
+ * Free the bounce buffer's pages, at the device's release: a read() or
+ * write() copies to or from it with only rw_lock held (possibly faulting
+ * on user memory for as long as user space likes), and an open file keeps
+ * the device, so nothing can be using it any more. Freeing it in remove()
  * would make remove() wait for rw_lock, i.e. for such a copy.
  */
 void fdma_chan_free_bounce(struct fdma_chan *c)
 {
 	if (c->bounce)
-		dma_free_coherent(chan_dev(c), c->bounce_size, c->bounce,
-				  c->bounce_bus);
+		free_pages((unsigned long)c->bounce, c->bounce_order);
 	c->bounce = NULL;
 }
 
@@ -228,11 +306,13 @@ static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 	struct fdma_cq *q = u->cq;
 	struct fdma_cq_entry *e = &q->ent[q->tail & q->mask];
 
-	if (u->buf->user)
-		fdma_buf_sync(u->buf, u->off, u->len, u->dir, false);
+	/* Caches invalidated (or the bounce copied back) for this range only. */
+	fdma_buf_sync(u->buf, u->off, u->len, u->dir, false);
 	e->user_data = u->user_data;
 	e->len = u->done;
 	e->res = chan_account(c, u->status, u->done);
+	if (u->status == FDMA_CPL_CANCELED)
+		e->res = u->cancel_res;
 	e->status = u->status;
 	e->flags = u->flags & (FDMA_IOC_CPL_SOF | FDMA_IOC_CPL_EOF |
 			       FDMA_IOC_CPL_OVERRUN);
@@ -247,23 +327,39 @@ static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 	c->ufree[c->nufree++] = u - c->ureq;
 }
 
+/* The read/write path's request finished (completed or canceled). */
+static void chan_kreq_done(struct fdma_chan *c, const struct fdma_ecpl *e,
+			   int cancel_res)
+{
+	struct fdma_kreq *k = &c->kr;
+
+	if (!k->busy || k->done || k->cookie != e->cookie)
+		return;		/* stale: a request of before a reset */
+	k->cpl = *e;
+	k->cancel_res = cancel_res;
+	WRITE_ONCE(k->done, true);
+	/* The bounce buffer it moved bytes of is free for its owner again. */
+	if (atomic_dec_and_test(&k->buf_of->bounce_users) && k->buf_of != c)
+		wake_up_all(&k->buf_of->wq);
+	if (k->abandoned) {
+		/* Nobody waits for it: count it and free the slot. */
+		chan_account(c, e->status, e->len);
+		k->busy = false;
+	}
+}
+
 /*
  * One finished engine request (from reap or cancel). taint: the channel's
  * reset was not acknowledged, so the device may still write the buffer.
+ * cancel_res: the errno of a request canceled by this reset.
  */
 static void chan_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
-		       bool taint)
+		       bool taint, int cancel_res)
 {
 	struct fdma_ureq *u;
 
 	if (e->cookie & FDMA_KCOOKIE) {
-		struct fdma_kreq *k = c->kreq;
-
-		if (k && k->cookie == e->cookie) {
-			k->cpl = *e;
-			WRITE_ONCE(k->done, true);
-			c->kreq = NULL;
-		}
+		chan_kreq_done(c, e, cancel_res);
 		return;
 	}
 	if (e->cookie >= c->ring.size || !c->ureq[e->cookie].cq) {
@@ -276,18 +372,21 @@ static void chan_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
 		u->buf->tainted = true;
 	u->done += e->len;
 	u->flags |= e->flags;
-	if (u->status == FDMA_CPL_OK)
+	if (u->status == FDMA_CPL_OK) {
 		u->status = e->status;
+		u->cancel_res = cancel_res;
+	}
 	if (!--u->pieces)
 		chan_ureq_done(c, u);
 }
 
 /*
- * Reset the channel and hand back everything posted to its owners. The
- * channel is left stopped. Returns 0, or the reset's error (the channel is
- * then broken, RUN cleared).
+ * Reset the channel and hand back everything posted to its owners
+ * (canceled ones with cancel_res). The channel is left stopped. Returns
+ * 0, or the reset's error (the channel is then broken, RUN cleared).
  */
-static int chan_reset_cancel(struct fdma_chan *c, const char *why)
+static int chan_reset_cancel(struct fdma_chan *c, const char *why,
+			     int cancel_res)
 {
 	struct fdma_ecpl e[16];
 	u32 n, i;
@@ -306,7 +405,7 @@ static int chan_reset_cancel(struct fdma_chan *c, const char *why)
 		for (i = 0; i < n; i++) {
 			if (e[i].status == FDMA_CPL_CANCELED)
 				atomic64_inc(&c->st.canceled);
-			chan_piece(c, &e[i], ret != 0);
+			chan_piece(c, &e[i], ret != 0, cancel_res);
 		}
 	}
 	chan_publish(c);
@@ -315,9 +414,9 @@ static int chan_reset_cancel(struct fdma_chan *c, const char *why)
 }
 
 /* Reset, hand everything back, start again. */
-static int chan_recover(struct fdma_chan *c, const char *why)
+static int chan_recover(struct fdma_chan *c, const char *why, int cancel_res)
 {
-	int ret = chan_reset_cancel(c, why);
+	int ret = chan_reset_cancel(c, why, cancel_res);
 
 	if (ret)
 		return ret;
@@ -342,12 +441,12 @@ static u32 chan_reap_locked(struct fdma_chan *c)
 		return 0;
 	while ((n = fdma_ering_reap(&c->ring, e, ARRAY_SIZE(e)))) {
 		for (i = 0; i < n; i++)
-			chan_piece(c, &e[i], false);
+			chan_piece(c, &e[i], false, -ECANCELED);
 		total += n;
 	}
 	/* HALTED is published after the last record: all are reaped now. */
 	if (!c->broken && chan_halted(c)) {
-		chan_recover(c, "halted on an error");
+		chan_recover(c, "halted on an error", -ECANCELED);
 	} else if (total) {
 		chan_publish(c);
 		chan_wake(c);
@@ -383,6 +482,87 @@ static int chan_usable(struct fdma_chan *c)
 	return 0;
 }
 
+/* ---- the watchdog ------------------------------------------------------- */
+
+/* The engine's completion count: what it finished, reaped or not. */
+static u32 chan_hw_count(const struct fdma_chan *c)
+{
+	return c->ring.cidx + fdma_ering_ready(&c->ring);
+}
+
+/* Remember where the ring is, for the next tick to compare. */
+static void chan_wd_snapshot(struct fdma_chan *c)
+{
+	c->wd_cidx = c->ring.cidx;
+	c->wd_hw = chan_hw_count(c);
+	c->wd_drained = c->wd_hw == c->ring.pidx_pub;
+}
+
+/* Something was posted: make sure the watchdog looks at it. Under lock. */
+static void chan_wd_arm(struct fdma_chan *c)
+{
+	unsigned int ms = READ_ONCE(fdma_param_watchdog_ms);
+
+	if (c->wd_armed)
+		return;
+	c->wd_armed = true;
+	chan_wd_snapshot(c);
+	c->prog_hw = c->wd_hw;
+	c->prog_at = jiffies;
+	queue_delayed_work(system_wq, &c->wd, msecs_to_jiffies(ms));
+}
+
+static void chan_wd_work(struct work_struct *work)
+{
+	struct fdma_chan *c = container_of(to_delayed_work(work),
+					   struct fdma_chan, wd);
+	unsigned int ms = READ_ONCE(fdma_param_watchdog_ms);
+	unsigned int tmo = READ_ONCE(fdma_param_timeout_ms);
+	u32 hw;
+
+	mutex_lock(&c->lock);
+	if (!c->up || c->broken || READ_ONCE(c->fdev->dead)) {
+		c->wd_armed = false;
+		goto out;
+	}
+	/*
+	 * Completions the engine had written at the last tick and nobody
+	 * reaped since: reap them now. If the engine had also drained its
+	 * ring by then, its interrupt was due (the drain rule) and never
+	 * came, unless the coalescing timer is longer than a tick.
+	 */
+	if (c->ring.cidx == c->wd_cidx && c->wd_hw != c->wd_cidx) {
+		atomic64_inc(&c->st.wd_reaps);
+		if (c->wd_drained && c->coal_usecs < ms * USEC_PER_MSEC)
+			atomic64_inc(&c->st.lost_irqs);
+		chan_reap_locked(c);
+	}
+	/* Progress: the completion count moves while the engine owes some. */
+	hw = chan_hw_count(c);
+	if (hw != c->prog_hw || hw == c->ring.pidx_pub) {
+		c->prog_hw = hw;
+		c->prog_at = jiffies;
+	} else if (!(c->caps & FDMA_CH_CAP_STREAM) &&
+		   time_after(jiffies, c->prog_at + msecs_to_jiffies(tmo))) {
+		atomic64_inc(&c->st.timeouts);
+		dev_warn_ratelimited(chan_dev(c), "channel %u: no progress for %u ms with %u descriptors posted\n",
+				     c->idx, tmo, c->ring.pidx_pub - hw);
+		chan_recover(c, "no progress", -ETIMEDOUT);
+		c->prog_at = jiffies;
+		c->prog_hw = chan_hw_count(c);
+	}
+	if (!c->up || c->broken || !fdma_ering_inflight(&c->ring)) {
+		c->wd_armed = false;
+		goto out;
+	}
+	chan_wd_snapshot(c);
+	queue_delayed_work(system_wq, &c->wd, msecs_to_jiffies(ms));
+out:
+	mutex_unlock(&c->lock);
+}
+
+/* ---- stop, reset, release ---------------------------------------------- */
+
 /*
  * Called by remove() after the device was marked dead: stops the engine
  * touching the channel's memory and hands everything back to its owners.
@@ -391,12 +571,14 @@ void fdma_chan_stop(struct fdma_chan *c)
 {
 	mutex_lock(&c->lock);
 	if (c->up) {
-		if (chan_reset_cancel(c, "device removed"))
+		if (chan_reset_cancel(c, "device removed", -ECANCELED))
 			dev_warn(chan_dev(c), "channel %u: no reset acknowledgment: RUN cleared only\n",
 				 c->idx);
 		c->up = false;
 	}
 	mutex_unlock(&c->lock);
+	/* The watchdog sees the channel down and does not come back. */
+	cancel_delayed_work_sync(&c->wd);
 }
 
 /* FDMA_IOC_CHAN_RESET: recovers a halted, stuck or broken channel. */
@@ -410,7 +592,8 @@ int fdma_chan_reset(struct fdma_chan *c)
 	} else {
 		/* What is finished is delivered as such, the rest canceled. */
 		chan_reap_locked(c);
-		ret = chan_recover(c, "reset by FDMA_IOC_CHAN_RESET");
+		ret = chan_recover(c, "reset by FDMA_IOC_CHAN_RESET",
+				   -ECANCELED);
 	}
 	mutex_unlock(&c->lock);
 	return ret;
@@ -431,20 +614,24 @@ int fdma_chan_release_file(struct fdma_chan *c, struct fdma_cq *q)
 	if (q->inflight && c->up) {
 		chan_reap_locked(c);
 		if (q->inflight)
-			ret = chan_recover(c, "file closed with transfers in flight");
+			ret = chan_recover(c, "file closed with transfers in flight",
+					   -ECANCELED);
 	}
 	mutex_unlock(&c->lock);
 	return ret;
 }
 
-/* Doorbell, with the driver's own count of it. */
+/* Doorbell, with the driver's own count of it; the watchdog watches. */
 static void chan_doorbell(struct fdma_chan *c)
 {
 	u32 before = c->ring.doorbells;
 
 	fdma_ering_doorbell(&c->ring);
 	atomic64_add(c->ring.doorbells - before, &c->st.doorbells);
+	chan_wd_arm(c);
 }
+
+/* ---- FDMA_IOC_SUBMIT ---------------------------------------------------- */
 
 /*
  * FDMA_IOC_SUBMIT, after fdma_ioctl.c validated every request (handle,
@@ -489,9 +676,8 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		struct fdma_ureq *u = &c->ureq[idx];
 		u64 off = r->offset, left = r->len;
 
-		/* User memory: caches written back (or the bounce filled) first. */
-		if (b->user)
-			fdma_buf_sync(b, r->offset, r->len, dir, true);
+		/* Caches written back (or the bounce filled) for this range first. */
+		fdma_buf_sync(b, r->offset, r->len, dir, true);
 		u->cq = q;
 		u->buf = b;
 		u->user_data = r->user_data;
@@ -500,6 +686,7 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		u->done = 0;
 		u->pieces = 0;
 		u->status = FDMA_CPL_OK;
+		u->cancel_res = -ECANCELED;
 		u->flags = 0;
 		u->dir = dir;
 		atomic_inc(&b->inflight);
@@ -582,146 +769,6 @@ u64 fdma_chan_drops(struct fdma_chan *c)
 	return n;
 }
 
-/* ---- the read/write path ------------------------------------------------- */
-
-/* Wait (dropping c->lock) until the ring has need free descriptors. */
-static int chan_wait_room(struct fdma_chan *c, u32 need)
-{
-	long left = msecs_to_jiffies(fdma_param_timeout_ms);
-	int ret;
-
-	while (fdma_ering_space(&c->ring) < need) {
-		u32 seq;
-
-		chan_reap_locked(c);
-		if (fdma_ering_space(&c->ring) >= need)
-			break;
-		if (!left)
-			return -EBUSY;
-		seq = c->events;
-		mutex_unlock(&c->lock);
-		left = wait_event_interruptible_timeout(c->wq,
-							READ_ONCE(c->events) != seq ||
-							READ_ONCE(c->fdev->dead),
-							left);
-		mutex_lock(&c->lock);
-		if (left < 0)
-			return -ERESTARTSYS;
-		ret = chan_usable(c);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * Move len bytes between card address card and bus address bus on channel
- * c (the direction is the channel's) and wait until they have moved.
- * Called with c->rw_lock held. Returns 0 or a negative errno:
- *   -ENODEV       the device was removed
- *   -EIO          the channel is broken, or a device error
- *   -EBUSY        no room on the ring within timeout_ms (other users)
- *   -ETIMEDOUT    not complete within timeout_ms (the channel was reset)
- *   -ERESTARTSYS  a signal arrived (the transfer was aborted by a reset)
- *   other         the engine's error for the request (fdma_cpl_errno())
- * A request canceled by a reset someone else asked for is posted again
- * (it moves the same bytes again), twice at most.
- */
-int fdma_chan_xfer(struct fdma_chan *c, u64 card, dma_addr_t bus, u32 len)
-{
-	struct fdma_ereq q = {
-		.host = bus,
-		.card = card,
-		.len = len,
-	};
-	struct fdma_kreq kr;
-	const char *why;
-	int tries = 0;
-	long left;
-	int ret;
-
-	lockdep_assert_held(&c->rw_lock);
-again:
-	mutex_lock(&c->lock);
-	ret = chan_usable(c);
-	if (ret)
-		goto out;
-	ret = fdma_ering_check(&c->ring, &q, &why);
-	if (ret) {
-		dev_dbg(chan_dev(c), "channel %u: %s\n", c->idx, why);
-		goto out;
-	}
-	ret = chan_wait_room(c, fdma_ering_ndesc(&c->ring, len));
-	if (ret)
-		goto out;
-	kr.done = false;
-	kr.cookie = FDMA_KCOOKIE | ++c->cookie;
-	q.cookie = kr.cookie;
-	ret = fdma_ering_post(&c->ring, &q);
-	if (ret)
-		goto out;
-	c->kreq = &kr;
-	atomic64_inc(&c->st.transfers);
-	atomic64_add(fdma_ering_ndesc(&c->ring, len), &c->st.descriptors);
-	chan_doorbell(c);
-	mutex_unlock(&c->lock);
-
-	left = msecs_to_jiffies(fdma_param_timeout_ms);
-	for (;;) {
-		left = wait_event_interruptible_timeout(c->wq,
-							READ_ONCE(kr.done) ||
-							READ_ONCE(c->fdev->dead),
-							left);
-		mutex_lock(&c->lock);
-		if (!kr.done)
-			chan_reap_locked(c);
-		if (kr.done) {
-			if (!left) {
-				/* Complete, but nothing woke us: say so. */
-				atomic64_inc(&c->st.lost_irqs);
-				dev_warn_ratelimited(chan_dev(c), "channel %u: transfer complete but no interrupt within %u ms\n",
-						     c->idx, fdma_param_timeout_ms);
-			}
-			break;
-		}
-		if (READ_ONCE(c->fdev->dead)) {
-			ret = -ENODEV;	/* remove() stops the channel */
-			goto out;
-		}
-		if (!left) {
-			atomic64_inc(&c->st.errors);
-			ret = chan_recover(c, "transfer timed out");
-			ret = ret ? ret : -ETIMEDOUT;
-			goto out;
-		}
-		if (left < 0) {
-			/* Nothing may land in the buffer after we return. */
-			ret = chan_recover(c, "transfer interrupted by a signal");
-			ret = ret ? ret : -ERESTARTSYS;
-			goto out;
-		}
-		mutex_unlock(&c->lock);
-	}
-	if (kr.cpl.status == FDMA_CPL_CANCELED) {
-		if (READ_ONCE(c->fdev->dead)) {
-			ret = -ENODEV;
-			goto out;
-		}
-		if (++tries <= 2) {
-			mutex_unlock(&c->lock);
-			goto again;
-		}
-	}
-	ret = chan_account(c, kr.cpl.status, kr.cpl.len);
-	if (ret == -ECANCELED)
-		ret = -EIO;
-out:
-	if (c->kreq == &kr)
-		c->kreq = NULL;
-	mutex_unlock(&c->lock);
-	return ret;
-}
-
 int fdma_chan_set_coalesce(struct fdma_chan *c, u32 count, u32 usecs)
 {
 	int ret;
@@ -741,6 +788,160 @@ int fdma_chan_set_coalesce(struct fdma_chan *c, u32 count, u32 usecs)
 		c->coal_usecs = usecs;
 		fdma_ering_set_coalesce(&c->ring, count, usecs);
 	}
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
+/* ---- the read/write path ------------------------------------------------- */
+
+/*
+ * Wait (dropping c->lock) until the channel's request slot is free (an
+ * abandoned request finished) and the ring has need free descriptors.
+ * Killable only: a signal does not end a wait that costs nobody anything.
+ */
+static int chan_wait_slot(struct fdma_chan *c, u32 need)
+{
+	for (;;) {
+		u32 seq;
+		int ret = chan_usable(c);
+
+		if (ret)
+			return ret;
+		if (!c->kr.busy) {
+			if (fdma_ering_space(&c->ring) < need)
+				chan_reap_locked(c);
+			if (fdma_ering_space(&c->ring) >= need)
+				return 0;
+		}
+		seq = c->events;
+		mutex_unlock(&c->lock);
+		ret = wait_event_killable(c->wq, READ_ONCE(c->events) != seq ||
+					  READ_ONCE(c->fdev->dead));
+		mutex_lock(&c->lock);
+		if (ret)
+			return -EINTR;
+	}
+}
+
+/*
+ * Wait until no request of before (abandoned by a killed caller) still
+ * moves bytes of b's bounce buffer. The caller holds b->rw_lock, so no new
+ * one can start meanwhile.
+ */
+static int bounce_wait_idle(struct fdma_chan *b)
+{
+	if (wait_event_killable(b->wq, !atomic_read(&b->bounce_users) ||
+				READ_ONCE(b->fdev->dead)))
+		return -EINTR;
+	return READ_ONCE(b->fdev->dead) ? -ENODEV : 0;
+}
+
+/* Sync [off, off + len) of b's bounce buffer, if it is still mapped. */
+static int bounce_sync(struct fdma_chan *b, u32 off, u32 len,
+		       enum dma_data_direction dir, bool for_device)
+{
+	int ret = 0;
+
+	mutex_lock(&b->lock);
+	if (!b->bounce_mapped)
+		ret = -ENODEV;
+	else if (for_device)
+		dma_sync_single_for_device(chan_dev(b), b->bounce_bus + off, len,
+					   dir);
+	else
+		dma_sync_single_for_cpu(chan_dev(b), b->bounce_bus + off, len,
+					dir);
+	mutex_unlock(&b->lock);
+	return ret;
+}
+
+/*
+ * Move len bytes between card address card and offset boff of the bounce
+ * buffer of channel b, on channel c (the direction is c's: b is c, or the
+ * H2C channel whose bounce a write() fills), and wait until they have
+ * moved. The caller holds c->rw_lock and b->rw_lock. Returns 0 or a
+ * negative errno:
+ *   -ENODEV       the device was removed
+ *   -EIO          the channel is broken, or a device error
+ *   -ETIMEDOUT    the channel made no progress for timeout_ms (it was reset)
+ *   -EINTR        the caller is being killed (the request stays in flight)
+ *   other         the engine's error for the request (fdma_cpl_errno())
+ * A request canceled by a reset someone else asked for is posted again
+ * (it moves the same bytes again), twice at most.
+ */
+static int chan_xfer(struct fdma_chan *c, struct fdma_chan *b, u64 card,
+		     u32 boff, u32 len)
+{
+	enum dma_data_direction dir = (c->caps & FDMA_CH_CAP_C2H) ?
+				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	struct fdma_ereq q = {
+		.host = b->bounce_bus + boff,
+		.card = card,
+		.len = len,
+	};
+	struct fdma_kreq *k = &c->kr;
+	struct fdma_ecpl cpl;
+	const char *why;
+	int tries = 0, cancel_res;
+	int ret;
+
+	lockdep_assert_held(&c->rw_lock);
+again:
+	ret = bounce_wait_idle(b);
+	if (!ret)
+		ret = bounce_sync(b, boff, len, dir, true);
+	if (ret)
+		return ret;
+	mutex_lock(&c->lock);
+	ret = fdma_ering_check(&c->ring, &q, &why);
+	if (ret) {
+		dev_dbg(chan_dev(c), "channel %u: %s\n", c->idx, why);
+		goto out;
+	}
+	ret = chan_wait_slot(c, fdma_ering_ndesc(&c->ring, len));
+	if (ret)
+		goto out;
+	q.cookie = FDMA_KCOOKIE | ++c->cookie;
+	ret = fdma_ering_post(&c->ring, &q);
+	if (ret)
+		goto out;
+	*k = (struct fdma_kreq){ .cookie = q.cookie, .busy = true, .buf_of = b };
+	atomic_inc(&b->bounce_users);
+	atomic64_inc(&c->st.transfers);
+	atomic64_add(fdma_ering_ndesc(&c->ring, len), &c->st.descriptors);
+	chan_doorbell(c);
+	mutex_unlock(&c->lock);
+
+	/* Interrupts, the watchdog, a reset or remove() end this wait. */
+	ret = wait_event_killable(c->wq, READ_ONCE(k->done) ||
+				  READ_ONCE(c->fdev->dead));
+	mutex_lock(&c->lock);
+	if (!k->done) {
+		/* Killed, or removed: the request finishes without us. */
+		k->abandoned = true;
+		ret = READ_ONCE(c->fdev->dead) ? -ENODEV : -EINTR;
+		goto out;
+	}
+	cpl = k->cpl;
+	cancel_res = k->cancel_res;
+	k->busy = false;
+	mutex_unlock(&c->lock);
+
+	if (cpl.status == FDMA_CPL_CANCELED) {
+		atomic64_inc(&c->st.errors);
+		if (cancel_res != -ECANCELED)
+			return cancel_res;
+		if (READ_ONCE(c->fdev->dead))
+			return -ENODEV;
+		if (++tries <= 2)
+			goto again;
+		return -EIO;
+	}
+	ret = chan_account(c, cpl.status, cpl.len);
+	if (!ret && dir == DMA_FROM_DEVICE)
+		ret = bounce_sync(b, boff, len, dir, false);
+	return ret;
+out:
 	mutex_unlock(&c->lock);
 	return ret;
 }
@@ -767,7 +968,8 @@ static void chunk_of(const struct fdma_chan *c, u64 pos, size_t left,
 /*
  * read(): card memory [pos, pos + count) to user memory, in chunks through
  * the bounce buffer. The caller holds c->rw_lock and has checked the range.
- * Returns the bytes copied, or a negative errno if none were.
+ * Returns the bytes copied, or a negative errno if none were. A signal
+ * ends the read between chunks (a short count), never in one.
  */
 ssize_t fdma_chan_read(struct fdma_chan *c, char __user *buf, size_t count,
 		       u64 pos)
@@ -778,7 +980,7 @@ ssize_t fdma_chan_read(struct fdma_chan *c, char __user *buf, size_t count,
 
 	while (done < count) {
 		chunk_of(c, pos + done, count - done, &k);
-		ret = fdma_chan_xfer(c, k.a0, c->bounce_bus, k.len);
+		ret = chan_xfer(c, c, k.a0, 0, k.len);
 		if (ret)
 			break;
 		if (copy_to_user(buf + done, c->bounce + k.head, k.n)) {
@@ -820,21 +1022,23 @@ ssize_t fdma_chan_write(struct fdma_chan *c, struct fdma_chan *rd,
 			}
 			/* Head block, then the tail block if it is another. */
 			if (k.head)
-				ret = fdma_chan_xfer(rd, k.a0, c->bounce_bus,
-						     align);
+				ret = chan_xfer(rd, c, k.a0, 0, align);
 			if (!ret && (end & (align - 1)) &&
 			    (!k.head || k.len > align))
-				ret = fdma_chan_xfer(rd, k.a0 + k.len - align,
-						     c->bounce_bus + k.len -
-						     align, align);
+				ret = chan_xfer(rd, c, k.a0 + k.len - align,
+						k.len - align, align);
 			if (ret)
 				break;
 		}
+		/* An abandoned transfer may still read the bounce buffer. */
+		ret = bounce_wait_idle(c);
+		if (ret)
+			break;
 		if (copy_from_user(c->bounce + k.head, buf + done, k.n)) {
 			ret = -EFAULT;
 			break;
 		}
-		ret = fdma_chan_xfer(c, k.a0, c->bounce_bus, k.len);
+		ret = chan_xfer(c, c, k.a0, 0, k.len);
 		if (ret)
 			break;
 		done += k.n;

@@ -9,6 +9,8 @@
 #define FDMA_COMPAT_H
 
 #include <linux/eventfd.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
 #include <linux/version.h>
 
 /* 6.8 dropped eventfd_signal()'s count argument (it was always 1 here). */
@@ -20,5 +22,23 @@ static inline void fdma_eventfd_signal(struct eventfd_ctx *ctx)
 	eventfd_signal(ctx, 1);
 #endif
 }
+
+/* 6.3 made vm_flags read-only outside vm_flags_set(). */
+static inline void fdma_vm_flags_set(struct vm_area_struct *vma,
+				     unsigned long flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
+/* 6.8 renamed MAX_ORDER (one past the largest order) to MAX_PAGE_ORDER (the largest). */
+#ifdef MAX_PAGE_ORDER
+#define FDMA_MAX_PAGE_ORDER	MAX_PAGE_ORDER
+#else
+#define FDMA_MAX_PAGE_ORDER	(MAX_ORDER - 1)
+#endif
 
 #endif /* FDMA_COMPAT_H */

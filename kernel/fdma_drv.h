@@ -12,6 +12,7 @@
  *   fdma_ioctl.c  per-open-file state, completion queues, the ioctls
  *   fdma_cdev.c   /dev/fdmaN: open/release, read/write, mmap, poll, fasync
  *   fdma_sysfs.c  attributes of /sys/class/fdma/fdmaN
+ *   fdma_debugfs.c  /sys/kernel/debug/fdma: ring state, the model's faults
  *   fdma_edu.c    QEMU's edu device as a second, independent DMA target
  */
 #ifndef FDMA_DRV_H
@@ -32,6 +33,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "fdma_engine.h"
 #include "fdma_ioctl.h"
@@ -48,6 +50,9 @@
 
 /* Largest chunk of a read() or write(): the channel's bounce buffer. */
 #define FDMA_BOUNCE_SIZE	SZ_1M
+
+/* Largest DMA segment the driver builds or lets an IOMMU merge. */
+#define FDMA_MAX_SEG		SZ_1G
 
 /* Upper bound of the coalescing timer accepted through sysfs. */
 #define FDMA_COAL_USECS_MAX	1000000
@@ -96,13 +101,18 @@ enum fdma_irq_mode {
 	FDMA_IRQ_INTX,
 };
 
-/* Module parameters (fdma_main.c) */
+/* Module parameters (fdma_main.c); timeout_ms and watchdog_ms are writable. */
 extern bool fdma_param_ivshmem;
 extern unsigned int fdma_param_ring_size;
 extern unsigned int fdma_param_timeout_ms;
+extern unsigned int fdma_param_watchdog_ms;
 extern unsigned int fdma_param_cq_entries;
 extern unsigned int fdma_param_max_bufs;
+extern unsigned int fdma_param_edu_dma_bits;
 extern enum fdma_irq_mode fdma_param_irq_mode;
+
+/* User pages pinned by registrations, all devices (debugfs pinned_pages). */
+extern atomic64_t fdma_pinned_total;
 
 extern struct class fdma_class;
 
@@ -131,14 +141,18 @@ struct fdma_seg {
  * flight are counted in inflight (FDMA_IOC_BUF_FREE is -EBUSY then, and a
  * file is released only after its transfers were stopped). Its memory, of
  * either kind, is charged to the locked_vm of the process that made it
- * (RLIMIT_MEMLOCK) until the memory is freed (see fdma_buf.c).
+ * (RLIMIT_MEMLOCK) until the memory is freed (see fdma_buf.c). remove()
+ * revokes it: its user mappings are zapped and its memory given back
+ * while the device is still ours; what is left is a shell that the
+ * file's release (or the last munmap) frees.
  */
 struct fdma_buf {
 	struct kref ref;
 	struct fdma_dev *fdev;
 	u32 handle;
-	bool user;		/* registered user memory, else coherent */
-	bool tainted;		/* a reset failed with it in flight: never freed */
+	bool user;		/* registered user memory, else the driver's pages */
+	bool tainted;		/* a reset failed with it in flight: kept */
+	bool revoked;		/* memory given back at remove(); under buf_lock */
 	u64 size;		/* usable bytes */
 	atomic_t inflight;	/* requests using it, not yet completed */
 	/* fdev->quarantine when tainted; then the uncharge queue (fdma_buf.c) */
@@ -148,12 +162,14 @@ struct fdma_buf {
 	struct mm_struct *mm;
 	unsigned long locked;
 
-	/* dma_alloc_coherent() */
-	void *cpu;
-	dma_addr_t bus;
-	size_t alloc_size;
+	/* fdev->bufs: every buffer whose memory remove() must revoke */
+	struct list_head dnode;
 
-	/* pin_user_pages_fast() + dma_map_sgtable() */
+	/*
+	 * The memory: pages (allocated, or pinned user pages), their sg
+	 * table, mapped once for the device. Under fdev->buf_lock when
+	 * given back (revoked, or the last reference).
+	 */
 	struct page **pages;
 	unsigned long npages;
 	struct sg_table sgt;
@@ -165,7 +181,9 @@ struct fdma_buf {
 /* Completion queue of one (file, channel), mmap'ed by user space. */
 struct fdma_cq {
 	struct fdma_file *file;
-	struct fdma_cq_hdr *hdr;	/* vmalloc_user(), shared */
+	struct page **pages;		/* the queue's memory, shared */
+	u32 npages;
+	struct fdma_cq_hdr *hdr;	/* vmap() of pages */
 	struct fdma_cq_entry *ent;
 	size_t bytes;
 	u32 entries;
@@ -182,6 +200,7 @@ struct fdma_cq {
 struct fdma_file {
 	struct fdma_dev *fdev;
 	struct list_head node;		/* fdev->files */
+	struct address_space *mapping;	/* of the device node: remove() zaps it */
 	struct rw_semaphore bufs_sem;	/* bufs: read to use, write to change */
 	struct idr bufs;
 	u32 nbufs;
@@ -206,13 +225,25 @@ struct fdma_ureq {
 	u32 pieces;		/* engine requests not yet complete */
 	u16 status;		/* first non-OK status of the pieces */
 	u16 flags;		/* FDMA_CPL_F_*, OR of the pieces */
+	int cancel_res;		/* the errno if status is FDMA_CPL_CANCELED */
 	enum dma_data_direction dir;
 };
 
-/* The read/write path's request in flight (on the waiter's stack). */
+/*
+ * The read/write path's request on a channel: one at a time (the channel's
+ * rw_lock), under the channel's ring lock. It moves bytes to or from the
+ * bounce buffer of channel buf_of (its own, or the H2C channel's for the
+ * partial blocks a write() reads first). A caller killed while waiting
+ * leaves it in flight (abandoned): the slot and the bounce buffer are
+ * free again only once it completes or is canceled.
+ */
 struct fdma_kreq {
 	u64 cookie;
-	bool done;
+	bool busy;		/* posted, not yet released by its owner */
+	bool done;		/* completed or canceled: cpl is valid */
+	bool abandoned;		/* its caller left: completion frees the slot */
+	int cancel_res;		/* why it was canceled (-ECANCELED, -ETIMEDOUT) */
+	struct fdma_chan *buf_of;
 	struct fdma_ecpl cpl;
 };
 
@@ -223,7 +254,9 @@ struct fdma_chan_stats {
 	atomic64_t errors;	/* requests failed: error status, canceled, timeout */
 	atomic64_t resets;	/* channel resets (recovery and abort) */
 	atomic64_t canceled;	/* requests handed back by a reset */
-	atomic64_t lost_irqs;	/* found complete only when the wait timed out */
+	atomic64_t lost_irqs;	/* found complete only by the watchdog or a timed-out wait */
+	atomic64_t timeouts;	/* resets because the engine made no progress */
+	atomic64_t wd_reaps;	/* reaps done by the watchdog (lost_irqs among them) */
 	atomic64_t transfers;	/* requests submitted */
 	atomic64_t descriptors;	/* descriptors posted */
 	atomic64_t doorbells;	/* doorbell writes */
@@ -240,7 +273,7 @@ struct fdma_chan {
 
 	/*
 	 * The ring lock: serialises everything that drives the ring (the
-	 * engine core wants one caller at a time), the request table and
+	 * engine core wants one caller at a time), the request tables and
 	 * the delivery into completion queues. Held briefly (a reset waits
 	 * up to FDMA_RESET_TIMEOUT_US); never in interrupt context: the
 	 * interrupt's thread takes it to reap.
@@ -253,7 +286,7 @@ struct fdma_chan {
 
 	struct fdma_ering ring;
 	struct fdma_eslot *slot;
-	void *ring_mem;		/* descriptors, completions, write-back */
+	void *ring_mem;		/* write-back block, descriptors, completions */
 	dma_addr_t ring_bus;
 	size_t ring_bytes;
 	u32 ereq_max;		/* longest engine request: fits u32 and the ring */
@@ -261,12 +294,35 @@ struct fdma_chan {
 	struct fdma_ureq *ureq;	/* ring_size entries */
 	u32 *ufree;		/* free ureq indices (a stack) */
 	u32 nufree;
-	struct fdma_kreq *kreq;	/* the read/write request in flight, or NULL */
+	struct fdma_kreq kr;	/* the read/write path's request */
 	struct list_head dirty;	/* completion queues to publish */
 
-	void *bounce;		/* memory-mapped channels; freed at release */
+	/*
+	 * Memory-mapped channels: the read/write bounce buffer, kernel pages
+	 * with a streaming mapping (synced around each transfer). remove()
+	 * unmaps it (bounce_mapped, under lock); the pages stay until the
+	 * device's release, since a read() may still be copying from them.
+	 * bounce_users counts transfers in flight into or out of it.
+	 */
+	void *bounce;
 	dma_addr_t bounce_bus;
-	size_t bounce_size;
+	size_t bounce_size;	/* used: at most PAGE_SIZE << bounce_order */
+	unsigned int bounce_order;
+	bool bounce_mapped;
+	atomic_t bounce_users;
+
+	/*
+	 * The watchdog (fdma_chan.c): armed while anything is in flight; it
+	 * reaps completions no interrupt announced and resets a
+	 * memory-mapped channel that made no progress for timeout_ms.
+	 */
+	struct delayed_work wd;
+	bool wd_armed;		/* under lock */
+	u32 wd_cidx;		/* host's reaped count at the last tick */
+	u32 wd_hw;		/* device's completion count at the last tick */
+	bool wd_drained;	/* at the last tick the device had nothing left */
+	u32 prog_hw;		/* device's count when progress was last seen */
+	unsigned long prog_at;	/* jiffies then */
 
 	u32 coal_count;		/* CH_COAL_COUNT, under lock */
 	u32 coal_usecs;		/* CH_COAL_USECS, under lock */
@@ -294,6 +350,18 @@ struct fdma_dev {
 	int minor;
 	bool ivshmem;		/* the VM harness's shim: ivshmem-doorbell */
 	bool dead;		/* removed: every operation fails with -ENODEV */
+	/*
+	 * The engine stopped mastering the bus (STATUS.BUSY seen 0, bus
+	 * mastering off): memory it could reach may be freed. Without it,
+	 * remove() keeps (leaks) what a broken channel or tainted buffer
+	 * holds, rather than free memory a device may still write.
+	 */
+	bool quiesced;
+	/*
+	 * Against remove(): creating buffers and mmap() take it for reading
+	 * and check dead inside; remove() takes it for writing to revoke.
+	 */
+	struct rw_semaphore revoke_sem;
 
 	void __iomem *ivs_regs;	/* ivshmem BAR0 (ivshmem only) */
 	void __iomem *regs;	/* the register file */
@@ -302,6 +370,7 @@ struct fdma_dev {
 	u64 card_size;		/* usable card memory: caps.card_size aligned */
 	u32 ring_size;
 	int dma_bits;
+	u32 dma_align;		/* registered memory: engine and cache-line alignment */
 
 	enum fdma_irq_mode irq_mode;	/* granted */
 	bool irq_forced;
@@ -314,14 +383,19 @@ struct fdma_dev {
 
 	struct fdma_sysfs *sysfs;
 
-	spinlock_t files_lock;		/* files */
-	struct list_head files;		/* open files, woken on remove */
+	struct mutex files_lock;	/* files */
+	struct list_head files;		/* open files, woken and revoked on remove */
 	struct ida handles;		/* buffer handles, unique per device */
+	struct mutex buf_lock;		/* bufs; every buffer's memory release */
+	struct list_head bufs;		/* every buffer of every file */
 	spinlock_t qlock;		/* quarantine */
 	struct list_head quarantine;	/* tainted buffers, freed at release */
 	atomic64_t pinned_pages;	/* user pages pinned by registrations */
 	atomic64_t nbufs;		/* buffers alive (allocated + registered) */
-	atomic64_t coherent_bytes;	/* dma_alloc_coherent() for buffers */
+	atomic64_t alloc_bytes;		/* pages of allocated buffers */
+	atomic64_t leaked_bytes;	/* kept for good: the engine never quiesced */
+
+	struct dentry *debugfs;
 };
 
 static inline struct fdma_dev *to_fdma_dev(struct device *dev)
@@ -343,9 +417,11 @@ struct fdma_sub {
 };
 
 /* fdma_chan.c */
+void fdma_chan_setup(struct fdma_dev *fdev, u32 idx);
 int fdma_chan_init(struct fdma_dev *fdev, u32 idx);
 void fdma_chan_stop(struct fdma_chan *c);
 void fdma_chan_free(struct fdma_chan *c);
+void fdma_chan_unmap_bounce(struct fdma_chan *c);
 void fdma_chan_free_bounce(struct fdma_chan *c);
 void fdma_chan_irq(struct fdma_chan *c);
 void fdma_chan_reap(struct fdma_chan *c);
@@ -355,7 +431,6 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		     const struct fdma_sub *s, u32 n, u32 ndesc);
 int fdma_chan_set_drop(struct fdma_chan *c, bool drop);
 u64 fdma_chan_drops(struct fdma_chan *c);
-int fdma_chan_xfer(struct fdma_chan *c, u64 card, dma_addr_t bus, u32 len);
 int fdma_chan_set_coalesce(struct fdma_chan *c, u32 count, u32 usecs);
 ssize_t fdma_chan_read(struct fdma_chan *c, char __user *buf, size_t count,
 		       u64 pos);
@@ -373,6 +448,7 @@ int fdma_buf_free(struct fdma_file *f, u32 handle);
 void fdma_buf_put(struct fdma_buf *b);
 void fdma_buf_free_all(struct fdma_file *f);
 void fdma_buf_quarantine_free(struct fdma_dev *fdev);
+void fdma_buf_revoke_all(struct fdma_dev *fdev);
 void fdma_buf_exit(void);
 int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off);
 u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
@@ -397,6 +473,12 @@ void fdma_files_wake(struct fdma_dev *fdev);
 /* fdma_sysfs.c */
 int fdma_sysfs_init(struct fdma_dev *fdev);
 void fdma_sysfs_free(struct fdma_dev *fdev);
+
+/* fdma_debugfs.c */
+void fdma_debugfs_init(void);
+void fdma_debugfs_exit(void);
+void fdma_debugfs_add(struct fdma_dev *fdev);
+void fdma_debugfs_remove(struct fdma_dev *fdev);
 
 /* fdma_edu.c */
 extern struct pci_driver fdma_edu_driver;

@@ -7,12 +7,18 @@
  * edu moves up to 4 KiB between host memory and its own buffer, seen by
  * the device at 0x40000 (the DMA window); each DMA completes about 100 ms
  * of virtual time after the command and raises interrupt status bit 0x100.
- * It addresses 28 bits of host memory by default. Interrupts: MSI (one
- * vector) or INTx, which stays asserted until the status is acknowledged.
+ * It addresses 28 bits of host memory by default: QEMU's dma_mask property
+ * changes that and the driver cannot discover it, so edu_dma_bits says it
+ * (32 on arm64's virt machine, whose RAM starts at 1 GiB). Interrupts: MSI
+ * (one vector) or INTx, which stays asserted until the status is
+ * acknowledged.
  *
  * /dev/fdma-eduN: pwrite() and pread() at offset o, length n move the bytes
  * to and from edu's window at o, through one coherent buffer. An edu DMA
- * cannot be aborted: a call waits for its own DMA to finish.
+ * cannot be aborted: a call waits for its own DMA to finish. User memory is
+ * copied to or from a kernel buffer of the caller's outside the device's
+ * lock, so that remove(), which takes that lock, never waits for a page
+ * fault in user memory (userfaultfd can make one last forever).
  *
  * The file is 4095 bytes, not 4096: QEMU 7.2's edu (Debian 12's QEMU) checks
  * a DMA's end against the window with an off-by-one and stops the whole VM
@@ -54,7 +60,6 @@
 #define EDU_DMA_WINDOW		0x40000
 #define EDU_DMA_SIZE		4096	/* edu's buffer */
 #define EDU_FILE_SIZE		(EDU_DMA_SIZE - 1)	/* what we use of it */
-#define EDU_DMA_BITS		28	/* edu's default dma_mask property */
 
 /* 100 ms of virtual time per DMA; TCG may stretch it. */
 #define EDU_DMA_TIMEOUT_MS	3000
@@ -192,50 +197,66 @@ static ssize_t fdma_edu_read(struct file *file, char __user *buf,
 			     size_t count, loff_t *ppos)
 {
 	struct fdma_edu *e = file->private_data;
+	void *tmp;
 	ssize_t ret;
 
 	ret = fdma_range_check(EDU_FILE_SIZE, *ppos, &count, false);
 	if (ret || !count)
 		return ret;
+	tmp = kmalloc(count, GFP_KERNEL);
+	if (!tmp)
+		return -ENOMEM;
 	ret = edu_lock(e, file);
 	if (ret)
-		return ret;
+		goto out;
 	if (READ_ONCE(e->dead))
 		ret = -ENODEV;
 	else
 		ret = edu_dma(e, *ppos, count, true);
-	if (!ret && copy_to_user(buf, e->buf, count))
-		ret = -EFAULT;
+	if (!ret)
+		memcpy(tmp, e->buf, count);
 	mutex_unlock(&e->lock);
-	if (ret)
-		return ret;
-	*ppos += count;
-	return count;
+	if (!ret && copy_to_user(buf, tmp, count))
+		ret = -EFAULT;
+	if (!ret) {
+		*ppos += count;
+		ret = count;
+	}
+out:
+	kfree(tmp);
+	return ret;
 }
 
 static ssize_t fdma_edu_write(struct file *file, const char __user *buf,
 			      size_t count, loff_t *ppos)
 {
 	struct fdma_edu *e = file->private_data;
+	void *tmp;
 	ssize_t ret;
 
 	ret = fdma_range_check(EDU_FILE_SIZE, *ppos, &count, true);
 	if (ret || !count)
 		return ret;
+	tmp = memdup_user(buf, count);
+	if (IS_ERR(tmp))
+		return PTR_ERR(tmp);
 	ret = edu_lock(e, file);
 	if (ret)
-		return ret;
-	if (READ_ONCE(e->dead))
+		goto out;
+	if (READ_ONCE(e->dead)) {
 		ret = -ENODEV;
-	else if (copy_from_user(e->buf, buf, count))
-		ret = -EFAULT;
-	else
+	} else {
+		memcpy(e->buf, tmp, count);
 		ret = edu_dma(e, *ppos, count, false);
+	}
 	mutex_unlock(&e->lock);
-	if (ret)
-		return ret;
-	*ppos += count;
-	return count;
+	if (!ret) {
+		*ppos += count;
+		ret = count;
+	}
+out:
+	kfree(tmp);
+	return ret;
 }
 
 static loff_t fdma_edu_llseek(struct file *file, loff_t offset, int whence)
@@ -431,9 +452,10 @@ static int fdma_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_unmap;
 	}
 	ret = dma_set_mask_and_coherent(&pdev->dev,
-					DMA_BIT_MASK(EDU_DMA_BITS));
+					DMA_BIT_MASK(fdma_param_edu_dma_bits));
 	if (ret) {
-		dev_err(&pdev->dev, "no %d-bit DMA\n", EDU_DMA_BITS);
+		dev_err(&pdev->dev, "no %u-bit DMA (edu_dma_bits)\n",
+			fdma_param_edu_dma_bits);
 		goto err_unmap;
 	}
 	e->buf = dma_alloc_coherent(&pdev->dev, EDU_DMA_SIZE, &e->bus,
@@ -453,9 +475,9 @@ static int fdma_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = cdev_device_add(&e->cdev, &e->dev);
 	if (ret)
 		goto err_irq;
-	dev_info(&pdev->dev, "%s: edu %u.%u, DMA window 0x%x, %u bytes used, %d-bit DMA\n",
+	dev_info(&pdev->dev, "%s: edu %u.%u, DMA window 0x%x, %u bytes used, %u-bit DMA\n",
 		 dev_name(&e->dev), ident >> 24, (ident >> 16) & 0xff,
-		 EDU_DMA_WINDOW, EDU_FILE_SIZE, EDU_DMA_BITS);
+		 EDU_DMA_WINDOW, EDU_FILE_SIZE, fdma_param_edu_dma_bits);
 	return 0;
 
 err_irq:

@@ -5,24 +5,27 @@
  *
  * Each (open file, channel) pair gets a completion queue on first use
  * (FDMA_IOC_SUBMIT, FDMA_IOC_WAIT or its mmap): a header and cq_entries
- * entries in vmalloc_user() memory, mapped at FDMA_CQ_MMAP_OFFSET(chan).
- * The kernel writes entries at its own tail (never read back from user
- * memory) and publishes it with a store-release; user space moves head.
- * FDMA_IOC_SUBMIT refuses (-EAGAIN) a batch that, with the file's requests
- * in flight on the channel and the entries not yet consumed, would not fit,
- * so the queue never overflows (unless user space moves head wrongly, which
- * only garbles its own queue).
+ * entries in pages charged to the opener's memory cgroup, mapped at
+ * FDMA_CQ_MMAP_OFFSET(chan). The kernel writes entries at its own tail
+ * (never read back from user memory) and publishes it with a
+ * store-release; user space moves head. FDMA_IOC_SUBMIT refuses (-EAGAIN)
+ * a batch that, with the file's requests in flight on the channel and the
+ * entries not yet consumed, would not fit, so the queue never overflows
+ * (unless user space moves head wrongly, which only garbles its own queue).
  *
- * Every ioctl copies its structure in once, checks every field (reserved
- * ones must be 0) before acting, and answers 0 or a negative errno:
- *   -ENOTTY   unknown ioctl number
+ * Every ioctl copies its structure in once (any size from the structure's
+ * first version up: see "Growth" in the header), checks every field
+ * (reserved ones must be 0) before acting, and answers 0 or a negative
+ * errno:
+ *   -ENOTTY   unknown ioctl number, or a structure smaller than its first version
  *   -EFAULT   a user pointer that cannot be read or written
+ *   -E2BIG    a larger structure with non-zero bytes this driver does not know;
+ *             or a batch (or one request) needing more descriptors than the
+ *             channel's ring holds: it could never be posted
  *   -EINVAL   a bad field: channel, flags, reserved, length 0, misaligned,
  *             count 0 or over FDMA_IOC_MAX_BATCH
  *   -EBADF    a handle that is not one of this file's buffers
  *   -ERANGE   a range beyond the buffer or beyond card memory
- *   -E2BIG    a batch (or one request) needing more descriptors than the
- *             channel's ring holds: it could never be posted
  *   -EAGAIN   no room now in the queue or the ring (reap, then retry)
  *   -EBUSY    FDMA_IOC_BUF_FREE of a buffer with transfers in flight
  *   -ENOSPC   FDMA_IOC_BUF_ALLOC/REGISTER: the file holds max_bufs_per_file
@@ -33,8 +36,10 @@
  *   -ENODEV   the device was removed
  */
 #include <linux/bitfield.h>
+#include <linux/build_bug.h>
 #include <linux/eventfd.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -45,11 +50,71 @@
 #include "fdma_compat.h"
 #include "fdma_drv.h"
 
+/* The user interface names the engine's values without the engine's header. */
+static_assert(FDMA_IOC_CAP_C2H == FDMA_CH_CAP_C2H);
+static_assert(FDMA_IOC_CAP_STREAM == FDMA_CH_CAP_STREAM);
+static_assert(FDMA_IOC_CAP_TESTGEN == FDMA_CH_CAP_TESTGEN);
+static_assert(FDMA_IOC_ST_OK == FDMA_CPL_OK);
+static_assert(FDMA_IOC_ST_DESC_ERR == FDMA_CPL_DESC_ERR);
+static_assert(FDMA_IOC_ST_ADDR_ERR == FDMA_CPL_ADDR_ERR);
+static_assert(FDMA_IOC_ST_DATA_ERR == FDMA_CPL_DATA_ERR);
+static_assert(FDMA_IOC_ST_ALIGN_ERR == FDMA_CPL_ALIGN_ERR);
+static_assert(FDMA_IOC_ST_RANGE_ERR == FDMA_CPL_RANGE_ERR);
+static_assert(FDMA_IOC_ST_LEN_ERR == FDMA_CPL_LEN_ERR);
+static_assert(FDMA_IOC_ST_TRUNC == FDMA_CPL_TRUNC);
+static_assert(FDMA_IOC_ST_CANCELED == FDMA_CPL_CANCELED);
+
 /* ---- completion queues ---------------------------------------------------- */
+
+static void cq_free(struct fdma_cq *q)
+{
+	u32 i;
+
+	if (q->hdr)
+		vunmap(q->hdr);
+	for (i = 0; i < q->npages; i++)
+		__free_page(q->pages[i]);
+	kvfree(q->pages);
+	kfree(q);
+}
+
+/* A queue's pages, zeroed and charged to the opener (GFP_KERNEL_ACCOUNT). */
+static struct fdma_cq *cq_alloc(struct fdma_file *f, u32 n)
+{
+	struct fdma_cq *q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+	u32 want;
+
+	if (!q)
+		return NULL;
+	q->file = f;
+	q->entries = n;
+	q->mask = n - 1;
+	q->bytes = FDMA_CQ_MMAP_BYTES(n);
+	INIT_LIST_HEAD(&q->dirty);
+	spin_lock_init(&q->efd_lock);
+	want = PAGE_ALIGN(q->bytes) >> PAGE_SHIFT;
+	q->pages = kvcalloc(want, sizeof(*q->pages), GFP_KERNEL_ACCOUNT);
+	if (!q->pages)
+		goto err;
+	for (; q->npages < want; q->npages++) {
+		q->pages[q->npages] = alloc_page(GFP_KERNEL_ACCOUNT |
+						 __GFP_ZERO);
+		if (!q->pages[q->npages])
+			goto err;
+	}
+	q->hdr = vmap(q->pages, q->npages, VM_MAP, PAGE_KERNEL);
+	if (!q->hdr)
+		goto err;
+	q->ent = (void *)q->hdr + FDMA_CQ_ENTRIES_OFFSET;
+	q->hdr->mask = q->mask;
+	return q;
+err:
+	cq_free(q);
+	return NULL;
+}
 
 struct fdma_cq *fdma_file_cq(struct fdma_file *f, u32 ch)
 {
-	u32 n = fdma_param_cq_entries;
 	struct fdma_cq *q;
 
 	/* Pairs with the store-release below: a queue is seen initialised. */
@@ -58,30 +123,14 @@ struct fdma_cq *fdma_file_cq(struct fdma_file *f, u32 ch)
 		return q;
 	mutex_lock(&f->cq_lock);
 	q = f->cq[ch];
-	if (q)
-		goto out;
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q) {
-		q = ERR_PTR(-ENOMEM);
-		goto out;
+		q = cq_alloc(f, fdma_param_cq_entries);
+		if (q)
+			/* Initialised before it is seen (lock-free readers: poll, ioctls). */
+			smp_store_release(&f->cq[ch], q);
+		else
+			q = ERR_PTR(-ENOMEM);
 	}
-	q->file = f;
-	q->entries = n;
-	q->mask = n - 1;
-	q->bytes = FDMA_CQ_MMAP_BYTES(n);
-	INIT_LIST_HEAD(&q->dirty);
-	spin_lock_init(&q->efd_lock);
-	q->hdr = vmalloc_user(PAGE_ALIGN(q->bytes));
-	if (!q->hdr) {
-		kfree(q);
-		q = ERR_PTR(-ENOMEM);
-		goto out;
-	}
-	q->ent = (void *)q->hdr + FDMA_CQ_ENTRIES_OFFSET;
-	q->hdr->mask = q->mask;
-	/* Initialised before it is seen (lock-free readers: poll, ioctls). */
-	smp_store_release(&f->cq[ch], q);
-out:
 	mutex_unlock(&f->cq_lock);
 	return q;
 }
@@ -95,8 +144,7 @@ void fdma_file_free_cqs(struct fdma_file *f)
 			continue;
 		if (f->cq[ch]->efd)
 			eventfd_ctx_put(f->cq[ch]->efd);
-		vfree(f->cq[ch]->hdr);
-		kfree(f->cq[ch]);
+		cq_free(f->cq[ch]);
 		f->cq[ch] = NULL;
 	}
 }
@@ -109,7 +157,11 @@ u32 fdma_cq_queued(const struct fdma_cq *q)
 	return n > q->entries ? q->entries : n;
 }
 
-/* off: the mmap offset, below 1 << FDMA_BUF_MMAP_SHIFT. */
+/*
+ * off: the mmap offset, below 1 << FDMA_BUF_MMAP_SHIFT. The pages hold a
+ * reference for each mapping of them, and are freed at the file's release,
+ * after the last munmap.
+ */
 int fdma_cq_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
@@ -123,7 +175,7 @@ int fdma_cq_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off)
 		return PTR_ERR(q);
 	if (len > PAGE_ALIGN(q->bytes))
 		return -EINVAL;
-	return remap_vmalloc_range(vma, q->hdr, 0);
+	return vm_map_pages_zero(vma, q->pages, q->npages);
 }
 
 /* New entries in q: its eventfd, if it has one (any context). */
@@ -146,6 +198,23 @@ void fdma_file_notify(struct fdma_file *f)
 
 /* ---- ioctls --------------------------------------------------------------- */
 
+/*
+ * The caller's structure, of usize bytes, into the driver's of ksize:
+ * zero-filled if shorter (never: the dispatcher checks the minimum),
+ * -E2BIG if longer with non-zero bytes the driver does not know.
+ */
+static int ioc_in(void *k, size_t ksize, void __user *argp, size_t usize)
+{
+	return copy_struct_from_user(k, ksize, argp, usize);
+}
+
+/* The driver's structure out, as much of it as the caller's holds. */
+static int ioc_out(void __user *argp, size_t usize, const void *k,
+		   size_t ksize)
+{
+	return copy_to_user(argp, k, min(usize, ksize)) ? -EFAULT : 0;
+}
+
 static struct fdma_chan *ioc_chan(struct fdma_file *f, u32 ch)
 {
 	if (ch >= f->fdev->caps.nchan)
@@ -153,7 +222,7 @@ static struct fdma_chan *ioc_chan(struct fdma_file *f, u32 ch)
 	return &f->fdev->chan[ch];
 }
 
-static int ioc_info(struct fdma_file *f, void __user *argp)
+static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 {
 	struct fdma_dev *fdev = f->fdev;
 	struct pci_dev *pdev = fdev->pdev;
@@ -166,6 +235,9 @@ static int ioc_info(struct fdma_file *f, void __user *argp)
 		.ring_size = fdev->ring_size,
 		.cq_entries = fdma_param_cq_entries,
 		.card_size = fdev->card_size,
+		.features = FDMA_FEAT_DMA_ALIGN | FDMA_FEAT_WATCHDOG |
+			    FDMA_FEAT_REVOKE,
+		.dma_align = fdev->dma_align,
 	};
 	u32 ch;
 
@@ -193,26 +265,31 @@ static int ioc_info(struct fdma_file *f, void __user *argp)
 	}
 	for (ch = 0; ch < fdev->caps.nchan; ch++)
 		in.chan_caps[ch] = fdev->caps.chan_caps[ch];
-	return copy_to_user(argp, &in, sizeof(in)) ? -EFAULT : 0;
+	return ioc_out(argp, usize, &in, sizeof(in));
 }
 
 /*
  * A new buffer's handle is only reserved until it was copied out: if that
  * fails, no other thread can have used (submitted, mapped, freed) the
- * buffer by guessing its handle, and it is freed with its handle.
+ * buffer by guessing its handle, and it is freed with its handle. Buffers
+ * are made under revoke_sem, so that remove() revokes every one of them.
  */
-static int ioc_buf_alloc(struct fdma_file *f, void __user *argp)
+static int ioc_buf_alloc(struct fdma_file *f, void __user *argp, size_t usize)
 {
+	struct fdma_dev *fdev = f->fdev;
 	struct fdma_ioc_buf_alloc a;
 	struct fdma_buf *b;
 	int ret;
 
-	if (copy_from_user(&a, argp, sizeof(a)))
-		return -EFAULT;
-	ret = fdma_buf_alloc(f, &a, &b);
+	ret = ioc_in(&a, sizeof(a), argp, usize);
 	if (ret)
 		return ret;
-	if (copy_to_user(argp, &a, sizeof(a))) {
+	down_read(&fdev->revoke_sem);
+	ret = READ_ONCE(fdev->dead) ? -ENODEV : fdma_buf_alloc(f, &a, &b);
+	up_read(&fdev->revoke_sem);
+	if (ret)
+		return ret;
+	if (ioc_out(argp, usize, &a, sizeof(a))) {
 		fdma_buf_unreserve(f, b);
 		return -EFAULT;
 	}
@@ -220,18 +297,23 @@ static int ioc_buf_alloc(struct fdma_file *f, void __user *argp)
 	return 0;
 }
 
-static int ioc_buf_register(struct fdma_file *f, void __user *argp)
+static int ioc_buf_register(struct fdma_file *f, void __user *argp,
+			    size_t usize)
 {
+	struct fdma_dev *fdev = f->fdev;
 	struct fdma_ioc_buf_reg r;
 	struct fdma_buf *b;
 	int ret;
 
-	if (copy_from_user(&r, argp, sizeof(r)))
-		return -EFAULT;
-	ret = fdma_buf_register(f, &r, &b);
+	ret = ioc_in(&r, sizeof(r), argp, usize);
 	if (ret)
 		return ret;
-	if (copy_to_user(argp, &r, sizeof(r))) {
+	down_read(&fdev->revoke_sem);
+	ret = READ_ONCE(fdev->dead) ? -ENODEV : fdma_buf_register(f, &r, &b);
+	up_read(&fdev->revoke_sem);
+	if (ret)
+		return ret;
+	if (ioc_out(argp, usize, &r, sizeof(r))) {
 		fdma_buf_unreserve(f, b);
 		return -EFAULT;
 	}
@@ -242,7 +324,8 @@ static int ioc_buf_register(struct fdma_file *f, void __user *argp)
 /*
  * Check one request of a batch against its buffer, the channel and the
  * engine's rules, piece by piece as it will be posted; adds its
- * descriptors to *ndesc. Called with f->bufs_sem held (read).
+ * descriptors to *ndesc. Called with f->bufs_sem and fdev->revoke_sem held
+ * (read).
  */
 static int ioc_check_req(struct fdma_file *f, struct fdma_chan *c,
 			 const struct fdma_ioc_req *r, struct fdma_sub *s,
@@ -260,7 +343,8 @@ static int ioc_check_req(struct fdma_file *f, struct fdma_chan *c,
 	b = r->handle ? idr_find(&f->bufs, r->handle) : NULL;
 	if (!b)
 		return -EBADF;
-	if (!r->len || ((r->offset | r->len) & (align - 1)))
+	/* Host memory: the DMA alignment (cache lines of their own). */
+	if (!r->len || ((r->offset | r->len) & (fdev->dma_align - 1)))
 		return -EINVAL;
 	if (r->offset > b->size || r->len > b->size - r->offset)
 		return -ERANGE;
@@ -300,8 +384,9 @@ static int ioc_check_req(struct fdma_file *f, struct fdma_chan *c,
 	return 0;
 }
 
-static int ioc_submit(struct fdma_file *f, void __user *argp)
+static int ioc_submit(struct fdma_file *f, void __user *argp, size_t usize)
 {
+	struct fdma_dev *fdev = f->fdev;
 	struct fdma_ioc_submit sb;
 	struct fdma_ioc_req *reqs;
 	struct fdma_sub *subs;
@@ -310,14 +395,15 @@ static int ioc_submit(struct fdma_file *f, void __user *argp)
 	u32 i, ndesc = 0;
 	int ret;
 
-	if (copy_from_user(&sb, argp, sizeof(sb)))
-		return -EFAULT;
+	ret = ioc_in(&sb, sizeof(sb), argp, usize);
+	if (ret)
+		return ret;
 	c = ioc_chan(f, sb.chan);
 	if (!c || memchr_inv(sb.rsvd, 0, sizeof(sb.rsvd)) || !sb.count ||
 	    sb.count > FDMA_IOC_MAX_BATCH)
 		return -EINVAL;
 	atomic64_inc(&c->st.syscalls);
-	if (READ_ONCE(f->fdev->dead))
+	if (READ_ONCE(fdev->dead))
 		return -ENODEV;
 	q = fdma_file_cq(f, sb.chan);
 	if (IS_ERR(q))
@@ -334,15 +420,16 @@ static int ioc_submit(struct fdma_file *f, void __user *argp)
 		ret = -EFAULT;
 		goto out;
 	}
+	/* The buffers' segments stay until the requests are posted. */
+	down_read(&fdev->revoke_sem);
 	down_read(&f->bufs_sem);
-	for (i = 0; i < sb.count; i++) {
+	ret = READ_ONCE(fdev->dead) ? -ENODEV : 0;
+	for (i = 0; !ret && i < sb.count; i++)
 		ret = ioc_check_req(f, c, &reqs[i], &subs[i], &ndesc);
-		if (ret)
-			goto out_sem;
-	}
-	ret = fdma_chan_submit(c, q, subs, sb.count, ndesc);
-out_sem:
+	if (!ret)
+		ret = fdma_chan_submit(c, q, subs, sb.count, ndesc);
 	up_read(&f->bufs_sem);
+	up_read(&fdev->revoke_sem);
 out:
 	kvfree(reqs);
 	return ret;
@@ -356,16 +443,17 @@ static bool ioc_wait_done(struct fdma_file *f, struct fdma_cq *q, u32 min)
 	       READ_ONCE(f->fdev->dead);
 }
 
-static int ioc_wait(struct fdma_file *f, void __user *argp)
+static int ioc_wait(struct fdma_file *f, void __user *argp, size_t usize)
 {
 	struct fdma_ioc_wait w;
 	struct fdma_chan *c;
 	struct fdma_cq *q;
 	u32 queued;
-	int ret = 0;
+	int ret;
 
-	if (copy_from_user(&w, argp, sizeof(w)))
-		return -EFAULT;
+	ret = ioc_in(&w, sizeof(w), argp, usize);
+	if (ret)
+		return ret;
 	c = ioc_chan(f, w.chan);
 	if (!c || memchr_inv(w.rsvd, 0, sizeof(w.rsvd)) ||
 	    w.min_entries > fdma_param_cq_entries)
@@ -393,6 +481,10 @@ static int ioc_wait(struct fdma_file *f, void __user *argp)
 			    w.timeout_us < KTIME_MAX / NSEC_PER_USEC)
 				to = ns_to_ktime(w.timeout_us * NSEC_PER_USEC);
 
+			/*
+			 * The interrupt, or the watchdog if the interrupt
+			 * never comes, ends this wait; an infinite one too.
+			 */
 			ret = wait_event_interruptible_hrtimeout(f->wq,
 								 ioc_wait_done(f, q, min),
 								 to);
@@ -412,46 +504,53 @@ static int ioc_wait(struct fdma_file *f, void __user *argp)
 		}
 	}
 	w.ready = fdma_cq_queued(q);
-	if (copy_to_user(argp, &w, sizeof(w)))
+	if (ioc_out(argp, usize, &w, sizeof(w)))
 		return -EFAULT;
 	return ret;
 }
 
-static int ioc_coalesce(struct fdma_file *f, void __user *argp)
+static int ioc_coalesce(struct fdma_file *f, void __user *argp, size_t usize)
 {
 	struct fdma_ioc_coalesce co;
 	struct fdma_chan *c;
+	int ret;
 
-	if (copy_from_user(&co, argp, sizeof(co)))
-		return -EFAULT;
+	ret = ioc_in(&co, sizeof(co), argp, usize);
+	if (ret)
+		return ret;
 	c = ioc_chan(f, co.chan);
 	if (!c || co.rsvd)
 		return -EINVAL;
 	return fdma_chan_set_coalesce(c, co.count, co.usecs);
 }
 
-static int ioc_chan_reset(struct fdma_file *f, void __user *argp)
+static int ioc_chan_reset(struct fdma_file *f, void __user *argp,
+			  size_t usize)
 {
 	struct fdma_chan *c;
 	u32 ch;
+	int ret;
 
-	if (get_user(ch, (u32 __user *)argp))
-		return -EFAULT;
+	ret = ioc_in(&ch, sizeof(ch), argp, usize);
+	if (ret)
+		return ret;
 	c = ioc_chan(f, ch);
 	if (!c)
 		return -EINVAL;
 	return fdma_chan_reset(c);
 }
 
-static int ioc_testgen(struct fdma_file *f, void __user *argp)
+static int ioc_testgen(struct fdma_file *f, void __user *argp, size_t usize)
 {
 	struct fdma_dev *fdev = f->fdev;
 	struct fdma_ioc_testgen t;
 	struct fdma_chan *c;
 	u32 frames, errors;
+	int ret;
 
-	if (copy_from_user(&t, argp, sizeof(t)))
-		return -EFAULT;
+	ret = ioc_in(&t, sizeof(t), argp, usize);
+	if (ret)
+		return ret;
 	c = ioc_chan(f, t.chan);
 	if (!c || t.enable > FDMA_IOC_TESTGEN_QUERY ||
 	    (t.enable == FDMA_IOC_TESTGEN_QUERY && (t.frame_len || t.period_ns)))
@@ -472,16 +571,18 @@ static int ioc_testgen(struct fdma_file *f, void __user *argp)
 	mutex_unlock(&c->lock);
 	t.frames = frames;
 	t.errors = errors;
-	return copy_to_user(argp, &t, sizeof(t)) ? -EFAULT : 0;
+	return ioc_out(argp, usize, &t, sizeof(t));
 }
 
-static int ioc_stats(struct fdma_file *f, void __user *argp)
+static int ioc_stats(struct fdma_file *f, void __user *argp, size_t usize)
 {
 	struct fdma_ioc_stats in, st = { 0 };
 	struct fdma_chan *c;
+	int ret;
 
-	if (copy_from_user(&in, argp, sizeof(in)))
-		return -EFAULT;
+	ret = ioc_in(&in, sizeof(in), argp, usize);
+	if (ret)
+		return ret;
 	c = ioc_chan(f, in.chan);
 	if (!c || in.rsvd)
 		return -EINVAL;
@@ -497,7 +598,10 @@ static int ioc_stats(struct fdma_file *f, void __user *argp)
 	st.resets = atomic64_read(&c->st.resets);
 	st.drops = fdma_chan_drops(c);
 	st.syscalls = atomic64_read(&c->st.syscalls);
-	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
+	st.lost_irqs = atomic64_read(&c->st.lost_irqs);
+	st.timeouts = atomic64_read(&c->st.timeouts);
+	st.canceled = atomic64_read(&c->st.canceled);
+	return ioc_out(argp, usize, &st, sizeof(st));
 }
 
 /*
@@ -505,14 +609,17 @@ static int ioc_stats(struct fdma_file *f, void __user *argp)
  * covers all of its queues; a thread or an epoll set per channel wants to
  * hear of its channel only.
  */
-static int ioc_cq_eventfd(struct fdma_file *f, void __user *argp)
+static int ioc_cq_eventfd(struct fdma_file *f, void __user *argp,
+			  size_t usize)
 {
 	struct fdma_ioc_cq_eventfd e;
 	struct eventfd_ctx *ctx = NULL, *old;
 	struct fdma_cq *q;
+	int ret;
 
-	if (copy_from_user(&e, argp, sizeof(e)))
-		return -EFAULT;
+	ret = ioc_in(&e, sizeof(e), argp, usize);
+	if (ret)
+		return ret;
 	if (!ioc_chan(f, e.chan) || memchr_inv(e.rsvd, 0, sizeof(e.rsvd)) ||
 	    e.fd < -1)
 		return -EINVAL;
@@ -536,13 +643,15 @@ static int ioc_cq_eventfd(struct fdma_file *f, void __user *argp)
 	return 0;
 }
 
-static int ioc_drop(struct fdma_file *f, void __user *argp)
+static int ioc_drop(struct fdma_file *f, void __user *argp, size_t usize)
 {
 	struct fdma_ioc_drop d;
 	struct fdma_chan *c;
+	int ret;
 
-	if (copy_from_user(&d, argp, sizeof(d)))
-		return -EFAULT;
+	ret = ioc_in(&d, sizeof(d), argp, usize);
+	if (ret)
+		return ret;
 	c = ioc_chan(f, d.chan);
 	if (!c || d.drop > 1)
 		return -EINVAL;
@@ -552,52 +661,69 @@ static int ioc_drop(struct fdma_file *f, void __user *argp)
 	return fdma_chan_set_drop(c, d.drop);
 }
 
+static int ioc_buf_free(struct fdma_file *f, void __user *argp, size_t usize)
+{
+	u32 handle;
+	int ret;
+
+	ret = ioc_in(&handle, sizeof(handle), argp, usize);
+	if (ret)
+		return ret;
+	return fdma_buf_free(f, handle);
+}
+
+/*
+ * Each ioctl by number: its direction and the size of its structure's
+ * first version (the smallest the driver accepts), its handler, and
+ * whether a file open read-only or a removed device may still use it.
+ */
+struct fdma_ioc_def {
+	unsigned int dir;
+	u32 size;
+	bool read_only;		/* allowed without FMODE_WRITE */
+	bool after_remove;	/* allowed once the device is gone */
+	int (*fn)(struct fdma_file *f, void __user *argp, size_t usize);
+};
+
+#define IOC(cmd, ro, rm, handler)					\
+	[_IOC_NR(cmd)] = { .dir = _IOC_DIR(cmd), .size = _IOC_SIZE(cmd),\
+			   .read_only = ro, .after_remove = rm, .fn = handler }
+
+/*
+ * Moving data or changing the device needs the file open for writing, as
+ * write() does; a read-only opener may only look. After remove, buffers
+ * can still be freed and counters read.
+ */
+static const struct fdma_ioc_def fdma_iocs[] = {
+	IOC(FDMA_IOC_INFO, true, false, ioc_info),
+	IOC(FDMA_IOC_BUF_ALLOC, false, false, ioc_buf_alloc),
+	IOC(FDMA_IOC_BUF_REGISTER, false, false, ioc_buf_register),
+	IOC(FDMA_IOC_BUF_FREE, false, true, ioc_buf_free),
+	IOC(FDMA_IOC_SUBMIT, false, false, ioc_submit),
+	IOC(FDMA_IOC_WAIT, true, false, ioc_wait),
+	IOC(FDMA_IOC_COALESCE, false, false, ioc_coalesce),
+	IOC(FDMA_IOC_CHAN_RESET, false, false, ioc_chan_reset),
+	IOC(FDMA_IOC_TESTGEN, false, false, ioc_testgen),
+	IOC(FDMA_IOC_STATS, true, true, ioc_stats),
+	IOC(FDMA_IOC_DROP, false, false, ioc_drop),
+	IOC(FDMA_IOC_CQ_EVENTFD, false, false, ioc_cq_eventfd),
+};
+
 long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct fdma_file *f = file->private_data;
-	void __user *argp = (void __user *)arg;
-	u32 handle;
+	const struct fdma_ioc_def *d;
+	unsigned int nr = _IOC_NR(cmd);
 
-	/*
-	 * Moving data or changing the device needs the file open for
-	 * writing, as write() does; a read-only opener may only look.
-	 */
-	if (!(file->f_mode & FMODE_WRITE) && cmd != FDMA_IOC_INFO &&
-	    cmd != FDMA_IOC_STATS && cmd != FDMA_IOC_WAIT)
-		return -EBADF;
-
-	/* After remove, buffers can still be freed and counters read. */
-	if (READ_ONCE(f->fdev->dead) && cmd != FDMA_IOC_BUF_FREE &&
-	    cmd != FDMA_IOC_STATS)
-		return -ENODEV;
-	switch (cmd) {
-	case FDMA_IOC_INFO:
-		return ioc_info(f, argp);
-	case FDMA_IOC_BUF_ALLOC:
-		return ioc_buf_alloc(f, argp);
-	case FDMA_IOC_BUF_REGISTER:
-		return ioc_buf_register(f, argp);
-	case FDMA_IOC_BUF_FREE:
-		if (get_user(handle, (u32 __user *)argp))
-			return -EFAULT;
-		return fdma_buf_free(f, handle);
-	case FDMA_IOC_SUBMIT:
-		return ioc_submit(f, argp);
-	case FDMA_IOC_WAIT:
-		return ioc_wait(f, argp);
-	case FDMA_IOC_COALESCE:
-		return ioc_coalesce(f, argp);
-	case FDMA_IOC_CHAN_RESET:
-		return ioc_chan_reset(f, argp);
-	case FDMA_IOC_TESTGEN:
-		return ioc_testgen(f, argp);
-	case FDMA_IOC_STATS:
-		return ioc_stats(f, argp);
-	case FDMA_IOC_DROP:
-		return ioc_drop(f, argp);
-	case FDMA_IOC_CQ_EVENTFD:
-		return ioc_cq_eventfd(f, argp);
-	default:
+	if (_IOC_TYPE(cmd) != FDMA_IOC_MAGIC || nr >= ARRAY_SIZE(fdma_iocs))
 		return -ENOTTY;
-	}
+	d = &fdma_iocs[nr];
+	/* The structure may have grown since: never shrunk, never turned. */
+	if (!d->fn || _IOC_DIR(cmd) != d->dir || _IOC_SIZE(cmd) < d->size)
+		return -ENOTTY;
+	if (!(file->f_mode & FMODE_WRITE) && !d->read_only)
+		return -EBADF;
+	if (READ_ONCE(f->fdev->dead) && !d->after_remove)
+		return -ENODEV;
+	return d->fn(f, (void __user *)arg, _IOC_SIZE(cmd));
 }

@@ -26,10 +26,36 @@ module_param_named(ring_size, fdma_param_ring_size, uint, 0444);
 MODULE_PARM_DESC(ring_size,
 		 "Descriptors per channel ring, a power of two >= 2, clamped to the engine's RING_MAX (default 1024)");
 
+/* An unsigned parameter with a range, checked at load and at every write. */
+#define FDMA_PARAM_RANGE(name, var, lo, hi, perm)			\
+static int fdma_set_##name(const char *val, const struct kernel_param *kp) \
+{									\
+	int ret = param_set_uint_minmax(val, kp, lo, hi);		\
+									\
+	if (ret)							\
+		pr_err(#name "=%s: expected %u..%u\n", val, lo, hi);	\
+	return ret;							\
+}									\
+static const struct kernel_param_ops fdma_ops_##name = {		\
+	.set = fdma_set_##name,						\
+	.get = param_get_uint,						\
+};									\
+module_param_cb(name, &fdma_ops_##name, &var, perm)
+
 unsigned int fdma_param_timeout_ms = 5000;
-module_param_named(timeout_ms, fdma_param_timeout_ms, uint, 0444);
+FDMA_PARAM_RANGE(timeout_ms, fdma_param_timeout_ms, 100, 600000, 0644);
 MODULE_PARM_DESC(timeout_ms,
-		 "A transfer not complete after this many ms is aborted by a channel reset (100..600000, default 5000)");
+		 "A memory-mapped channel that owes completions and completes nothing for this many ms is reset, its requests failing with ETIMEDOUT (100..600000, default 5000)");
+
+unsigned int fdma_param_watchdog_ms = 100;
+FDMA_PARAM_RANGE(watchdog_ms, fdma_param_watchdog_ms, 10, 10000, 0644);
+MODULE_PARM_DESC(watchdog_ms,
+		 "While transfers are in flight, look every this many ms for completions no interrupt announced and for channels without progress (10..10000, default 100)");
+
+unsigned int fdma_param_edu_dma_bits = 28;
+FDMA_PARAM_RANGE(edu_dma_bits, fdma_param_edu_dma_bits, 28, 64, 0444);
+MODULE_PARM_DESC(edu_dma_bits,
+		 "The DMA address width of QEMU's edu device: its dma_mask property (28..64, default 28, QEMU's default)");
 
 unsigned int fdma_param_cq_entries = 4096;
 module_param_named(cq_entries, fdma_param_cq_entries, uint, 0444);
@@ -126,11 +152,6 @@ static int __init fdma_init(void)
 		       FDMA_CQ_ENTRIES_MAX);
 		return -EINVAL;
 	}
-	if (fdma_param_timeout_ms < 100 || fdma_param_timeout_ms > 600000) {
-		pr_err("timeout_ms=%u: expected 100..600000\n",
-		       fdma_param_timeout_ms);
-		return -EINVAL;
-	}
 	if (!fdma_param_max_bufs || fdma_param_max_bufs > FDMA_HANDLE_MAX) {
 		pr_err("max_bufs_per_file=%u: expected 1..%u\n",
 		       fdma_param_max_bufs, FDMA_HANDLE_MAX);
@@ -145,6 +166,7 @@ static int __init fdma_init(void)
 	ret = class_register(&fdma_class);
 	if (ret)
 		goto err_region;
+	fdma_debugfs_init();
 
 	ret = pci_register_driver(&fdma_pci_driver);
 	if (ret)
@@ -160,6 +182,7 @@ static int __init fdma_init(void)
 err_pci:
 	pci_unregister_driver(&fdma_pci_driver);
 err_class:
+	fdma_debugfs_exit();
 	class_unregister(&fdma_class);
 err_region:
 	unregister_chrdev_region(fdma_devt_base, FDMA_MINORS);
@@ -173,6 +196,7 @@ static void __exit fdma_exit(void)
 	pci_unregister_driver(&fdma_pci_driver);
 	/* Charges of buffers unmapped last may still be on their way back. */
 	fdma_buf_exit();
+	fdma_debugfs_exit();
 	class_unregister(&fdma_class);
 	unregister_chrdev_region(fdma_devt_base, FDMA_MINORS);
 	ida_destroy(&fdma_minor_ida);

@@ -10,11 +10,17 @@
  * through the character device, so it outlives remove() until the last
  * close. remove() marks it dead, wakes every sleeper, stops the channels
  * with a bounded wait under their locks (everything in flight is handed
- * back to its owner), disables the engine, and only then frees what the
- * engine could write. It never waits for a read() or write(): the bounce
- * buffers they copy through are freed at the device's release. Buffers of
- * files still open are freed at their release (the PCI device is
- * referenced until then).
+ * back to its owner), then stops the device mastering the bus: CTRL.ENABLE
+ * cleared and STATUS.BUSY waited for (a read, which also flushes the
+ * posted write), then bus mastering off. Only then does it give back what
+ * the engine could reach: interrupts, the bounce buffers' mappings, every
+ * buffer of every open file (revoked: user mappings zapped, DMA mappings
+ * undone, pages unpinned or freed), the rings. Nothing of the DMA API is
+ * used on the device after remove() returns: it may be unplugged, or
+ * bound to another driver (vfio-pci). If the engine never stopped, what a
+ * broken channel or a tainted buffer holds is kept for good instead.
+ * remove() never waits for a read() or write(): the bounce pages they copy
+ * through are freed at the device's release.
  */
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
@@ -46,7 +52,10 @@ static void fdma_dev_release(struct device *dev)
 	struct fdma_dev *fdev = to_fdma_dev(dev);
 	u32 i;
 
-	/* Buffers kept because a reset failed: the engine is off by now. */
+	/*
+	 * Buffers kept because a reset failed: remove() gave their memory
+	 * back, or kept it for good; what is left is bookkeeping.
+	 */
 	fdma_buf_quarantine_free(fdev);
 	/* No file is open: no read() or write() uses them any more. */
 	for (i = 0; i < FDMA_MAX_CHANNELS; i++)
@@ -76,6 +85,7 @@ static int fdma_map(struct fdma_dev *fdev)
 	if (!fdev->regs)
 		return -ENOMEM;
 	fdev->plat.regs = fdev->regs;
+	fdev->plat.pdev = pdev;
 
 	if (fdev->ivshmem) {
 		if (!(pci_resource_flags(pdev, IVSHMEM_REGS_BAR) &
@@ -138,10 +148,21 @@ static int fdma_identify(struct fdma_dev *fdev)
 	return 0;
 }
 
+/*
+ * The DMA mask, the longest segment an IOMMU may merge (the driver cuts
+ * requests at segment ends, and builds segments up to FDMA_MAX_SEG), and
+ * the alignment of memory the engine moves to or from: the engine's, and
+ * at least the architecture's DMA cache line, so that the per-request
+ * syncs of a non-coherent device never touch a line that holds anything
+ * but the request's bytes.
+ */
 static int fdma_set_dma_mask(struct fdma_dev *fdev)
 {
 	struct pci_dev *pdev = fdev->pdev;
 
+	fdev->dma_align = max_t(u32, fdev->caps.align,
+				dma_get_cache_alignment());
+	dma_set_max_seg_size(&pdev->dev, FDMA_MAX_SEG);
 	if (!dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64))) {
 		fdev->dma_bits = 64;
 		return 0;
@@ -173,21 +194,49 @@ static void fdma_find_mm_chans(struct fdma_dev *fdev)
 	}
 }
 
-static void fdma_chans_stop_free(struct fdma_dev *fdev)
+/*
+ * Stop the engine mastering the bus (docs/engine.md, section 4): clear
+ * CTRL.ENABLE and read STATUS until BUSY drops (each read also flushes
+ * the posted write), then bus mastering off. fdev->quiesced says whether
+ * memory the engine could reach may be freed.
+ */
+static void fdma_quiesce(struct fdma_dev *fdev)
+{
+	int ret = fdma_eng_quiesce(&fdev->plat, &fdev->caps,
+				   FDMA_RESET_TIMEOUT_US);
+
+	if (ret)
+		dev_err(&fdev->pdev->dev, "engine did not stop mastering the bus (%d): memory it may still write is kept\n",
+			ret);
+	pci_clear_master(fdev->pdev);
+	fdev->quiesced = !ret;
+}
+
+/*
+ * Every channel stopped (bounded reset, everything handed back), the
+ * engine stopped, interrupts freed, the bounce buffers unmapped; then, with
+ * the engine no longer mastering the bus, the buffers revoked and the
+ * rings freed. free_bounce: no file can be open (probe failed), so the
+ * bounce pages go too.
+ */
+static void fdma_chans_teardown(struct fdma_dev *fdev, bool free_bounce)
 {
 	u32 i;
 
 	for (i = 0; i < fdev->caps.nchan; i++)
 		fdma_chan_stop(&fdev->chan[i]);
-	/* Nothing may master the bus from here on. */
-	fdma_eng_enable(&fdev->plat, false);
-	/*
-	 * Not rw_lock: a read() or write() may be stuck copying through
-	 * the bounce buffer (a page fault on user memory); the bounce
-	 * buffers stay until the device's release.
-	 */
+	fdma_quiesce(fdev);
+	fdma_irq_teardown(fdev);
 	for (i = 0; i < fdev->caps.nchan; i++)
+		fdma_chan_unmap_bounce(&fdev->chan[i]);
+	down_write(&fdev->revoke_sem);
+	fdma_buf_revoke_all(fdev);
+	up_write(&fdev->revoke_sem);
+	for (i = 0; i < fdev->caps.nchan; i++) {
 		fdma_chan_free(&fdev->chan[i]);
+		if (free_bounce)
+			fdma_chan_free_bounce(&fdev->chan[i]);
+	}
 }
 
 static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -202,12 +251,15 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	fdev = kzalloc(sizeof(*fdev), GFP_KERNEL);
 	if (!fdev)
 		return -ENOMEM;
-	/* Buffers of open files are freed after remove(): keep the device. */
+	/* Kept for the log and the class device until the last close. */
 	fdev->pdev = pci_dev_get(pdev);
 	fdev->ivshmem = id->driver_data & FDMA_ID_IVSHMEM;
-	spin_lock_init(&fdev->files_lock);
+	mutex_init(&fdev->files_lock);
 	INIT_LIST_HEAD(&fdev->files);
+	init_rwsem(&fdev->revoke_sem);
 	ida_init(&fdev->handles);
+	mutex_init(&fdev->buf_lock);
+	INIT_LIST_HEAD(&fdev->bufs);
 	spin_lock_init(&fdev->qlock);
 	INIT_LIST_HEAD(&fdev->quarantine);
 	fdev->minor = -1;
@@ -215,14 +267,8 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	fdev->dev.release = fdma_dev_release;
 	fdev->dev.class = &fdma_class;
 	fdev->dev.parent = &pdev->dev;
-	for (i = 0; i < FDMA_MAX_CHANNELS; i++) {
-		fdev->chan[i].fdev = fdev;
-		fdev->chan[i].idx = i;
-		mutex_init(&fdev->chan[i].lock);
-		mutex_init(&fdev->chan[i].rw_lock);
-		init_waitqueue_head(&fdev->chan[i].wq);
-		INIT_LIST_HEAD(&fdev->chan[i].dirty);
-	}
+	for (i = 0; i < FDMA_MAX_CHANNELS; i++)
+		fdma_chan_setup(fdev, i);
 
 	ret = fdma_minor_get(false);
 	if (ret < 0)
@@ -248,15 +294,19 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = fdma_set_dma_mask(fdev);
 	if (ret)
 		goto err_unmap;
-	/* Without bus mastering the engine's DMA and MSI/MSI-X writes are refused. */
-	pci_set_master(pdev);
 
+	/*
+	 * Reset first, bus mastering after: an engine left running (by a
+	 * driver that died, or before a kexec) stops before it can write.
+	 */
 	ret = fdma_eng_reset(&fdev->plat, FDMA_RESET_TIMEOUT_US);
 	if (ret) {
 		dev_err(&pdev->dev, "engine did not acknowledge its reset (%d)\n",
 			ret);
-		goto err_master;
+		goto err_unmap;
 	}
+	/* Without bus mastering the engine's DMA and MSI/MSI-X writes are refused. */
+	pci_set_master(pdev);
 	fdma_eng_enable(&fdev->plat, true);
 
 	ret = fdma_irq_setup(fdev);
@@ -279,26 +329,25 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = cdev_device_add(&fdev->cdev, &fdev->dev);
 	if (ret)
 		goto err_drvdata;
+	fdma_debugfs_add(fdev);
 
 	dev_info(&pdev->dev,
-		 "%s: FDMA %u.%u%s, %u channels, card memory %llu bytes, align %u, max descriptor %u, ring %u, %d-bit DMA\n",
+		 "%s: FDMA %u.%u%s, %u channels, card memory %llu bytes, align %u (DMA %u), max descriptor %u, ring %u, %d-bit DMA\n",
 		 dev_name(&fdev->dev), fdev->caps.version >> 16,
 		 fdev->caps.version & 0xffff,
 		 fdev->ivshmem ? " behind ivshmem" : "", fdev->caps.nchan,
-		 fdev->card_size, fdev->caps.align, fdev->caps.max_desc_len,
-		 fdev->ring_size, fdev->dma_bits);
+		 fdev->card_size, fdev->caps.align, fdev->dma_align,
+		 fdev->caps.max_desc_len, fdev->ring_size, fdev->dma_bits);
 	return 0;
 
 err_drvdata:
 	pci_set_drvdata(pdev, NULL);
 err_chans:
-	fdma_chans_stop_free(fdev);
-	fdma_irq_teardown(fdev);
-	goto err_master;
+	/* Interrupts are freed there too, once the engine stopped. */
+	fdma_chans_teardown(fdev, true);
+	goto err_unmap;
 err_enable:
-	fdma_eng_enable(&fdev->plat, false);
-err_master:
-	pci_clear_master(pdev);
+	fdma_quiesce(fdev);
 err_unmap:
 	fdma_unmap(fdev);
 	pci_release_regions(pdev);
@@ -319,20 +368,38 @@ static void fdma_remove(struct pci_dev *pdev)
 	for (i = 0; i < fdev->caps.nchan; i++)
 		wake_up_all(&fdev->chan[i].wq);
 	fdma_files_wake(fdev);
+	fdma_debugfs_remove(fdev);
 	/* No new opens, and no sysfs access once this returns. */
 	cdev_device_del(&fdev->cdev, &fdev->dev);
 
-	/* Stops each channel under its ring lock (a bounded wait). */
-	fdma_chans_stop_free(fdev);
-	fdma_irq_teardown(fdev);
-	pci_clear_master(pdev);
+	fdma_chans_teardown(fdev, false);
 	fdma_unmap(fdev);
 	pci_release_regions(pdev);
 	pci_disable_device(pdev);
 	pci_set_drvdata(pdev, NULL);
-	dev_info(&pdev->dev, "%s removed\n", dev_name(&fdev->dev));
+	if (atomic64_read(&fdev->leaked_bytes))
+		dev_crit(&pdev->dev, "%s removed; %lld bytes kept for good (the engine never stopped)\n",
+			 dev_name(&fdev->dev),
+			 (long long)atomic64_read(&fdev->leaked_bytes));
+	else
+		dev_info(&pdev->dev, "%s removed\n", dev_name(&fdev->dev));
 	/* Freed now, or at the last close of a file still open. */
 	put_device(&fdev->dev);
+}
+
+/*
+ * Reboot, kexec, power off: the engine must not write into memory the next
+ * kernel owns. No lock is taken (a stuck holder must not stop a reboot):
+ * the device is marked dead, the engine stopped and bus mastering cleared.
+ */
+static void fdma_shutdown(struct pci_dev *pdev)
+{
+	struct fdma_dev *fdev = pci_get_drvdata(pdev);
+
+	if (!fdev)
+		return;
+	WRITE_ONCE(fdev->dead, true);
+	fdma_quiesce(fdev);
 }
 
 struct pci_driver fdma_pci_driver = {
@@ -340,4 +407,5 @@ struct pci_driver fdma_pci_driver = {
 	.id_table = fdma_pci_ids,
 	.probe = fdma_probe,
 	.remove = fdma_remove,
+	.shutdown = fdma_shutdown,
 };

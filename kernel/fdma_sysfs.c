@@ -9,15 +9,18 @@
  *   mps, mrrs                        Max Payload Size, Max Read Request Size
  *   version, channels, card_size, align, max_desc_len, ring_size,
  *   cq_entries
- *   pinned_pages, buffers, coherent_bytes
+ *   dma_align                        alignment of buffer offsets, lengths
+ *                                    and registered memory
+ *   pinned_pages, buffers, allocated_bytes
  *                                    user pages pinned by registrations,
- *                                    buffers alive, coherent bytes of
- *                                    allocated buffers: 0 when every file
- *                                    is closed (leak checks)
+ *                                    buffers alive, bytes of allocated
+ *                                    buffers: 0 when every file is closed
+ *                                    (leak checks)
  *   chN/                             per channel: dir, kind, irq_vector,
  *                                    interrupts, completions, bytes, errors,
- *                                    resets, canceled, lost_irqs, transfers,
- *                                    descriptors, doorbells, syscalls,
+ *                                    resets, canceled, lost_irqs, timeouts,
+ *                                    wd_reaps, transfers, descriptors,
+ *                                    doorbells, syscalls,
  *                                    status; coal_count and coal_usecs
  *                                    (read-write)
  *
@@ -204,13 +207,20 @@ static ssize_t buffers_show(struct device *dev, struct device_attribute *a,
 }
 static DEVICE_ATTR_RO(buffers);
 
-static ssize_t coherent_bytes_show(struct device *dev,
+static ssize_t allocated_bytes_show(struct device *dev,
 				   struct device_attribute *a, char *buf)
 {
 	return sysfs_emit(buf, "%lld\n",
-			  atomic64_read(&to_fdma_dev(dev)->coherent_bytes));
+			  atomic64_read(&to_fdma_dev(dev)->alloc_bytes));
 }
-static DEVICE_ATTR_RO(coherent_bytes);
+static DEVICE_ATTR_RO(allocated_bytes);
+
+static ssize_t dma_align_show(struct device *dev, struct device_attribute *a,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_fdma_dev(dev)->dma_align);
+}
+static DEVICE_ATTR_RO(dma_align);
 
 static struct attribute *fdma_dev_attrs[] = {
 	&dev_attr_irq_mode.attr,
@@ -230,7 +240,8 @@ static struct attribute *fdma_dev_attrs[] = {
 	&dev_attr_cq_entries.attr,
 	&dev_attr_pinned_pages.attr,
 	&dev_attr_buffers.attr,
-	&dev_attr_coherent_bytes.attr,
+	&dev_attr_allocated_bytes.attr,
+	&dev_attr_dma_align.attr,
 	NULL
 };
 
@@ -290,6 +301,8 @@ FDMA_CH_STAT(errors)
 FDMA_CH_STAT(resets)
 FDMA_CH_STAT(canceled)
 FDMA_CH_STAT(lost_irqs)
+FDMA_CH_STAT(timeouts)
+FDMA_CH_STAT(wd_reaps)
 FDMA_CH_STAT(transfers)
 FDMA_CH_STAT(descriptors)
 FDMA_CH_STAT(doorbells)
@@ -373,6 +386,8 @@ static const struct fdma_ch_attr_tmpl fdma_ch_tmpl[] = {
 	{ "resets", 0444, ch_resets_show, NULL },
 	{ "canceled", 0444, ch_canceled_show, NULL },
 	{ "lost_irqs", 0444, ch_lost_irqs_show, NULL },
+	{ "timeouts", 0444, ch_timeouts_show, NULL },
+	{ "wd_reaps", 0444, ch_wd_reaps_show, NULL },
 	{ "transfers", 0444, ch_transfers_show, NULL },
 	{ "descriptors", 0444, ch_descriptors_show, NULL },
 	{ "doorbells", 0444, ch_doorbells_show, NULL },

@@ -52,9 +52,13 @@ struct fdma_kchan {
 	struct fdma_chan_stats st;
 };
 
+/* The oldest driver interface this library speaks (include/fdma_ioctl.h). */
+#define FDMA_KDEV_UAPI_MIN	2
+
 struct fdma_kdev {
 	int fd;
 	struct fdma_ioc_info in;
+	u32 align;		/* of host memory: in.align, or in.dma_align if larger */
 	struct fdma_kchan ch[FDMA_MAX_CHAN];
 };
 
@@ -120,10 +124,11 @@ static int alloc_driver_mem(struct fdma_dev *dev, struct fdma_buf *b, size_t siz
 /*
  * With FDMA_BUF_HUGEPAGE, huge pages registered with the driver (one
  * descriptor per 2 MiB piece) where the system has them. Otherwise driver
- * memory: dma_alloc_coherent, contiguous for the device, one descriptor
- * per max_desc_len. The driver allocates that in bounded chunks; beyond
- * them the buffer is our own memory, pinned and mapped by the driver (one
- * descriptor per page, so requests are limited by the ring size).
+ * memory: pages in chunks of up to 4 MiB where the kernel has them (one
+ * descriptor per chunk, or fewer behind an IOMMU), mapped here. Where the
+ * driver cannot have that much, the buffer is our own memory, pinned and
+ * mapped by the driver (one descriptor per page, so requests are limited
+ * by the ring size).
  */
 static int kdev_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, unsigned int flags)
 {
@@ -528,6 +533,8 @@ static int kdev_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st)
 	st->interrupts = ks.interrupts - kc->base.interrupts;
 	st->drops = ks.drops - kc->base.drops;
 	st->resets = ks.resets - kc->base.resets;
+	/* Lost interrupts: found by our own timed-out sleeps, or by the driver's watchdog. */
+	st->irq_timeouts += ks.lost_irqs - kc->base.lost_irqs;
 	return 0;
 }
 
@@ -584,7 +591,7 @@ static void fill_info(struct fdma_dev *dev, const char *path)
 	snprintf(fi->backend, sizeof(fi->backend), "kdev");
 	fi->version = in->engine_version;
 	fi->nchan = in->nchan;
-	fi->align = in->align;
+	fi->align = dev->kdev->align;
 	fi->max_desc_len = in->max_desc_len;
 	fi->card_size = in->card_size;
 	for (u32 i = 0; i < in->nchan; i++)
@@ -639,7 +646,7 @@ static int kchan_setup(struct fdma_dev *dev, int ch)
 		return kerr(dev, "FDMA_IOC_STATS");
 	/* Only what fdma_ering_check() and fdma_ering_ndesc() read. */
 	kc->rules.caps = k->in.chan_caps[ch];
-	kc->rules.align = k->in.align;
+	kc->rules.align = k->align;
 	kc->rules.max_desc_len = k->in.max_desc_len;
 	kc->rules.card_size = k->in.card_size;
 	kc->rules.size = k->in.ring_size;
@@ -676,12 +683,25 @@ int fdma_kdev_open(struct fdma_dev *dev, const char *path)
 			return fdma_err(dev, -ENODEV, "%s is not an fdma.ko device", path);
 		return kerr(dev, "FDMA_IOC_INFO");
 	}
-	if (k->in.uapi_version != FDMA_UAPI_VERSION)
-		return fdma_err(dev, -EPROTO, "%s speaks driver interface %u; this libfdma speaks %u",
-				path, k->in.uapi_version, FDMA_UAPI_VERSION);
+	/*
+	 * Interface 2 is the oldest this library speaks; later drivers keep
+	 * its ioctls and say what they add in features.
+	 */
+	if (k->in.uapi_version < FDMA_KDEV_UAPI_MIN)
+		return fdma_err(dev, -EPROTO,
+				"%s speaks driver interface %u; this libfdma needs %u or later (update fdma.ko)",
+				path, k->in.uapi_version, FDMA_KDEV_UAPI_MIN);
 	if (!k->in.nchan || k->in.nchan > FDMA_MAX_CHAN || !k->in.align || !k->in.cq_entries ||
 	    (k->in.align & (k->in.align - 1)) || !k->in.max_desc_len || !k->in.ring_size)
 		return fdma_err(dev, -EPROTO, "%s: the driver reports an implausible engine", path);
+	/* Host memory: the engine's alignment, or the DMA cache line where longer. */
+	k->align = k->in.align;
+	if ((k->in.features & FDMA_FEAT_DMA_ALIGN) && k->in.dma_align > k->align) {
+		if (k->in.dma_align & (k->in.dma_align - 1))
+			return fdma_err(dev, -EPROTO, "%s: the driver reports a DMA alignment of %u",
+					path, k->in.dma_align);
+		k->align = k->in.dma_align;
+	}
 	fill_info(dev, path);
 	for (u32 i = 0; i < k->in.nchan; i++) {
 		ret = kchan_setup(dev, (int)i);

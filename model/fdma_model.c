@@ -15,6 +15,11 @@
 #include "fdma_regs.h"
 #include "fdma_model.h"
 
+/* The test block names the fault kinds without the model's header. */
+_Static_assert(FDMA_MDBG_FAULT_DESC == FDMA_FAULT_DESC && FDMA_MDBG_FAULT_DATA == FDMA_FAULT_DATA &&
+	       FDMA_MDBG_FAULT_STUCK == FDMA_FAULT_STUCK && FDMA_MDBG_FAULT_IRQ == FDMA_FAULT_IRQ &&
+	       FDMA_MDBG_FAULT_NOACK == FDMA_FAULT_NOACK, "fault kinds of fdma_mdbg.h");
+
 /* A channel with nothing to do polls its doorbell this long before sleeping. */
 #define IDLE_SPIN_NS	20000ull
 /* Descriptors handled between looks at the control registers. */
@@ -335,8 +340,15 @@ static void pace(struct mchan *c, u32 len)
 	struct link_clock *lc = &m->clk[dir];
 	u64 cost, start, done;
 
-	if (!m->cfg.paced)
+	switch (grd(m, FDMA_MDBG_PACE)) {
+	case FDMA_MDBG_PACE_ON:
+		break;
+	case FDMA_MDBG_PACE_OFF:
 		return;
+	default:
+		if (!m->cfg.paced)
+			return;
+	}
 	cost = fdma_link_xfer_ns(&m->cfg.link, dir, len, c->was_empty);
 	pthread_mutex_lock(&lc->lock);
 	/* Back to back when the descriptor was waiting; else from when it arrived. */
@@ -888,13 +900,14 @@ static void *chan_main(void *arg)
 		/* Clear the kick before reading registers: a later kick means new writes. */
 		atomic_store(&c->kicked, 0);
 		service_control(c);
-		if (c->rogue) {
-			deadline = rogue_write(c);
-		} else if (c->running && !c->halted && engine_enabled(c->m) &&
-			   dma_begin(c->m, false)) {
+		if (!c->rogue && c->running && !c->halted && engine_enabled(c->m) &&
+		    dma_begin(c->m, false)) {
 			n = process(c, &deadline);
 			dma_end(c->m);
 		}
+		/* Gone wrong now or before: it writes on, on its own clock. */
+		if (c->rogue)
+			deadline = rogue_write(c);
 		if (c->running && c->wb && !c->rogue)
 			coalesce_timer(c, c->was_empty);
 		now = now_ns();

@@ -36,25 +36,7 @@ enum fdma_fault {
 	FDMA_FAULT_KINDS
 };
 
-/*
- * The model's test block: registers after the engine's, in the same 4 KiB,
- * that only the model has (not part of docs/engine.md). A test arms a fault
- * on one channel at run time: it writes KIND, CHAN and AT, then REQ = n;
- * the model takes the fault at its next look (a descriptor fetch or a
- * kick) and writes ACK = n. The fault fires at the AT-th descriptor that
- * channel fetches from then on (1 = the next one). The counters are the
- * model's own, for tests to compare with what the host saw.
- */
-#define FDMA_MDBG_MAGIC		0xf00	/* model: FDMA_MDBG_MAGIC_VAL */
-#define FDMA_MDBG_FAULT_REQ	0xf04	/* test: n arms the fault below */
-#define FDMA_MDBG_FAULT_ACK	0xf08	/* model: n once armed */
-#define FDMA_MDBG_FAULT_KIND	0xf0c	/* test: enum fdma_fault */
-#define FDMA_MDBG_FAULT_CHAN	0xf10	/* test: channel */
-#define FDMA_MDBG_FAULT_AT	0xf14	/* test: the AT-th descriptor from now */
-#define FDMA_MDBG_FAULTS	0xf18	/* model: faults fired */
-#define FDMA_MDBG_REFUSED	0xf1c	/* model: DMA refused while CTRL.ENABLE = 0 */
-#define FDMA_MDBG_ROGUE_WRITES	0xf20	/* model: writes made by NOACK channels */
-#define FDMA_MDBG_MAGIC_VAL	0x4d444247u	/* "MDBG" */
+#include "fdma_mdbg.h"
 
 struct fdma_model_cfg {
 	struct fdma_link_cfg link;

@@ -96,11 +96,14 @@ static void test_sleep(void **state)
 		sim_stats(dev, ch, &st);
 		/*
 		 * Each batch moves 4 MiB, far longer than the reaper takes to go to
-		 * sleep: it slept and the interrupt woke it (a lost interrupt would
-		 * show as an irq timeout instead).
+		 * sleep in-process: it slept and the interrupt woke it (a lost
+		 * interrupt would show as an irq timeout instead). Another device
+		 * (FDMA_TEST_DEVICE: a model in another process, the guest slowed
+		 * by emulation) may be done before the reaper looks.
 		 */
 		assert_true(st.interrupts > 0);
-		assert_true(st.wakeups > 0);
+		if (!sim_target())
+			assert_true(st.wakeups > 0);
 		assert_int_equal(st.irq_timeouts, 0);
 		/* With no coalescing there is at most one interrupt per completion. */
 		assert_true(st.interrupts <= N * BATCHES);

@@ -116,7 +116,7 @@ out:
 static void buf_efault(void)
 {
 	const char *T = "ioc_buf_efault";
-	long long bufs0 = vi_nbufs(dev), coh0 = vt_attr_ll(dev, "coherent_bytes");
+	long long bufs0 = vi_nbufs(dev), coh0 = vt_attr_ll(dev, "allocated_bytes");
 	long long pin0 = vi_pinned(dev);
 	long long cap = vt_read_ll("/sys/module/fdma/parameters/max_bufs_per_file");
 	size_t pg = 4096;
@@ -160,10 +160,10 @@ static void buf_efault(void)
 			break;
 		}
 	}
-	if (!bad && (vi_nbufs(dev) != bufs0 || vt_attr_ll(dev, "coherent_bytes") != coh0 ||
+	if (!bad && (vi_nbufs(dev) != bufs0 || vt_attr_ll(dev, "allocated_bytes") != coh0 ||
 		     vi_pinned(dev) != pin0)) {
-		vt_fail(T, "after the EFAULTs: %lld buffers, %lld coherent bytes, %lld pinned pages; expected %lld, %lld, %lld",
-			vi_nbufs(dev), vt_attr_ll(dev, "coherent_bytes"), vi_pinned(dev), bufs0,
+		vt_fail(T, "after the EFAULTs: %lld buffers, %lld allocated bytes, %lld pinned pages; expected %lld, %lld, %lld",
+			vi_nbufs(dev), vt_attr_ll(dev, "allocated_bytes"), vi_pinned(dev), bufs0,
 			coh0, pin0);
 		bad = 1;
 	}

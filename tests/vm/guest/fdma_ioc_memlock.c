@@ -414,7 +414,7 @@ int main(void)
 	}
 	snprintf(dev, sizeof(dev), "%s", d.name);
 	bufs0 = vi_nbufs(dev);
-	coh0 = vt_attr_ll(dev, "coherent_bytes");
+	coh0 = vt_attr_ll(dev, "allocated_bytes");
 	base = vmlck();
 	if (base < 0) {
 		vt_fail("memlock_cap", "no VmLck in /proc/self/status");
@@ -433,9 +433,9 @@ int main(void)
 				status);
 		vt_failed = 1;
 	}
-	if (vi_nbufs(dev) != bufs0 || vt_attr_ll(dev, "coherent_bytes") != coh0) {
-		vt_fail("memlock_cycles", "left %lld buffers and %lld coherent bytes, expected %lld and %lld",
-			vi_nbufs(dev), vt_attr_ll(dev, "coherent_bytes"), bufs0, coh0);
+	if (vi_nbufs(dev) != bufs0 || vt_attr_ll(dev, "allocated_bytes") != coh0) {
+		vt_fail("memlock_cycles", "left %lld buffers and %lld allocated bytes, expected %lld and %lld",
+			vi_nbufs(dev), vt_attr_ll(dev, "allocated_bytes"), bufs0, coh0);
 	}
 	return vt_failed;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * fdma_loadloop [N] [PARAMS]: load /fdma.ko (default "ivshmem=1"), move a
- * pattern to card memory and back through the device, unload; N times
- * (default 20). The module must not be loaded when it starts.
+ * fdma_loadloop [N] [PARAMS] [NAME]: load /fdma.ko (default "ivshmem=1"),
+ * move a pattern to card memory and back through the device, unload; N
+ * times (default 20). The module must not be loaded when it starts. NAME
+ * is the test's name (default load_unload).
  */
 #include "vmtest.h"
 
@@ -10,6 +11,8 @@ static const char *T = "load_unload";
 
 int main(int argc, char **argv)
 {
+	if (argc > 3)
+		T = argv[3];
 	int n = argc > 1 ? atoi(argv[1]) : 20;
 	const char *params = argc > 2 ? argv[2] : "ivshmem=1";
 	size_t len = 256 << 10;

@@ -55,11 +55,16 @@ unload() {
 }
 
 [ -e $KO ] || { fail fdma_ko "$KO is missing"; exit 0; }
+# QEMU's edu device: its DMA mask is a QEMU property the driver cannot see.
+EDU="edu=1 edu_dma_bits=${fdmavm_edu_dma_bits:-28}"
 rmmod fdma 2>/dev/null
 
 fault=$(echo "$fdmavm_opts" | tr ',' '\n' | sed -n 's/^fault=//p' | head -1)
 if [ -n "$fault" ]; then
-	if load recover ivshmem=1 timeout_ms=1000; then
+	# A stuck channel is reset by the test before the watchdog's timeout.
+	tmo=1000
+	[ "${fault%@*}" = stuck ] && tmo=20000
+	if load recover ivshmem=1 timeout_ms=$tmo; then
 		if [ "${fault%@*}" = stuck ]; then
 			t ioc_recover_stuck $T/fdma_ioc_stuck "${fault#*@}"
 		else
@@ -73,7 +78,8 @@ fi
 # Module parameters are checked before anything binds.
 bad=""
 for p in irq_mode=bogus ring_size=3 ring_size=0 timeout_ms=5 cq_entries=100 \
-	cq_entries=32 max_bufs_per_file=0 max_bufs_per_file=65536; do
+	cq_entries=32 max_bufs_per_file=0 max_bufs_per_file=65536 watchdog_ms=5 \
+	watchdog_ms=10001 edu_dma_bits=27 edu_dma_bits=65; do
 	if insmod $KO ivshmem=1 $p 2>/dev/null; then
 		bad="$bad $p"
 		rmmod fdma
@@ -92,11 +98,15 @@ if load ivshmem_param; then
 fi
 
 t load_unload $T/fdma_loadloop 20 ivshmem=1
+# The smallest ring: its write-back block, descriptors and records aligned.
+t load_ring2 $T/fdma_loadloop 2 "ivshmem=1 ring_size=2" load_ring2
+# A channel that never acknowledges its reset and keeps writing, then rmmod.
+t noack $T/fdma_noack "ivshmem=1 ring_size=64"
 
 # The default: MSI-X for the engine, MSI for edu. A ring smaller than a
 # batch (FDMA_IOC_MAX_BATCH, 1024), so that ioc_invalid can overfill it in
 # one call.
-if load auto ivshmem=1 edu=1 ring_size=256; then
+if load auto ivshmem=1 $EDU ring_size=256; then
 	t irq_msix_auto $T/fdma_irqmode msix auto
 	t h2c_c2h_patterns $T/fdma_rw
 	t bad_inputs $T/fdma_badio
@@ -107,10 +117,23 @@ if load auto ivshmem=1 edu=1 ring_size=256; then
 	t ioc_bad $T/fdma_ioc_bad
 	t ioc_bufcap $T/fdma_ioc_bufcap
 	t ioc_memlock $T/fdma_ioc_memlock
+	t ioc_uapi $T/fdma_ioc_uapi
+	t ioc_unmap $T/fdma_ioc_unmap
+	t watchdog $T/fdma_watchdog
+	t rw_signal $T/fdma_rw_signal
 	t teardown $T/fdma_openrm
 	t unbind_fault $T/fdma_unbind_fault
+	t revoke $T/fdma_revoke
 	t edu_auto $T/fdma_edu auto
+	t edu_unbind $T/fdma_edu_unbind
 	unload auto
+fi
+
+# A full ring of 4 MiB requests on the model paced at its link's speed:
+# seconds of work, a timeout of 2 s, and no timeout.
+if load deep ivshmem=1 ring_size=1024 timeout_ms=2000; then
+	t deep_queue $T/fdma_deep_queue
+	unload deep
 fi
 
 # libfdma's kdev: backend: the end-to-end tests of tests/sim/, fdma bench and
@@ -129,7 +152,7 @@ echo 0 > /proc/sys/vm/nr_hugepages 2>/dev/null
 
 # Forced modes: each works if the device can do it, or is refused cleanly.
 for m in msix msi intx; do
-	if load "forced_$m" ivshmem=1 edu=1 irq_mode=$m; then
+	if load "forced_$m" ivshmem=1 $EDU irq_mode=$m; then
 		t "irq_${m}_forced" $T/fdma_irqmode $m
 		[ $m = msix ] || t "edu_$m" $T/fdma_edu $m
 		unload "forced_$m"

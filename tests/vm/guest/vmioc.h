@@ -23,7 +23,13 @@ struct vi_cq {
 struct vi_dev {
 	int fd;
 	char name[64];
+	/*
+	 * info.align is the alignment of host memory here: the driver's
+	 * dma_align where it is larger (a 128-byte cache line on arm64);
+	 * engine_align is the engine's own.
+	 */
 	struct fdma_ioc_info info;
+	uint32_t engine_align;
 	struct vi_cq cq[FDMA_IOC_MAX_CHAN];
 	int h2c, c2h, c2h_stream, h2c_stream;	/* channels, -1 if none */
 };
@@ -60,6 +66,9 @@ static inline int vi_open(struct vi_dev *d, const char *name)
 		d->fd = -1;
 		return -e;
 	}
+	d->engine_align = d->info.align;
+	if ((d->info.features & FDMA_FEAT_DMA_ALIGN) && d->info.dma_align > d->info.align)
+		d->info.align = d->info.dma_align;
 	d->h2c = d->c2h = d->c2h_stream = d->h2c_stream = -1;
 	for (unsigned int ch = 0; ch < d->info.nchan; ch++) {
 		uint32_t c = d->info.chan_caps[ch];
@@ -152,14 +161,15 @@ static inline int vi_alloc(struct vi_dev *d, size_t size, struct vi_buf *b)
 }
 
 /*
- * Register size bytes of malloc'ed memory starting skew bytes (a multiple
- * of the alignment) past a page boundary; 0 or -errno.
+ * Register size bytes of malloc'ed memory starting skew bytes past a page
+ * boundary, skew rounded up to the device's alignment; 0 or -errno.
  */
 static inline int vi_register(struct vi_dev *d, size_t size, size_t skew, struct vi_buf *b)
 {
 	struct fdma_ioc_buf_reg r = { 0 };
 	uint8_t *raw;
 
+	skew = (skew + d->info.align - 1) / d->info.align * d->info.align;
 	memset(b, 0, sizeof(*b));
 	raw = malloc(size + skew + 8192);
 	if (!raw)
@@ -314,6 +324,97 @@ static inline int vi_check_cpl(const struct fdma_cq_entry *e, int n, uint64_t ba
 		}
 	}
 	return 0;
+}
+
+/* ---- the PCI function, debugfs, the device model's test block ----------- */
+
+/* The PCI address (BDF) of fdma device dev; 0 or -1. */
+static inline int vi_bdf(const char *dev, char *bdf, size_t len)
+{
+	char link[300], target[300];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), FDMA_CLASS "/%s/device", dev);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return -1;
+	target[n] = 0;
+	snprintf(bdf, len, "%s", strrchr(target, '/') + 1);
+	return 0;
+}
+
+#define VI_DEBUGFS	"/sys/kernel/debug/fdma"
+
+/* User pages pinned by the driver, all devices (debugfs), or -1. */
+static inline long long vi_pinned_total(void)
+{
+	return vt_read_ll(VI_DEBUGFS "/pinned_pages");
+}
+
+/*
+ * Tell the device model (the VM's FDMA engine) through the driver's
+ * debugfs: "fault KIND CHAN AT" or "pace on|off|cfg". 0 or -errno.
+ */
+static inline int vi_model(const char *dev, const char *cmd)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), VI_DEBUGFS "/%s/model", dev);
+	return vt_write_str(path, cmd);
+}
+
+/* One of the model's counters (faults, refused, rogue_writes, ...), or -1. */
+static inline long long vi_model_ctr(const char *dev, const char *name)
+{
+	char path[128], line[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), VI_DEBUGFS "/%s/model", dev);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(name);
+
+		if (!strncmp(line, name, n) && line[n] == ' ')
+			v = atoll(line + n + 1);
+	}
+	fclose(f);
+	return v;
+}
+
+/* Arm a fault on channel ch at its at-th descriptor from now; 0 or -errno. */
+static inline int vi_fault(const char *dev, const char *kind, int ch, unsigned int at)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "fault %s %d %u", kind, ch, at);
+	return vi_model(dev, cmd);
+}
+
+static inline int vi_unbind(const char *bdf)
+{
+	return vt_write_str("/sys/bus/pci/drivers/fdma/unbind", bdf);
+}
+
+/* Bind bdf again and find its device name; 0 or -errno. */
+static inline int vi_rebind(const char *bdf, char *dev, size_t len)
+{
+	int ret = vt_write_str("/sys/bus/pci/drivers/fdma/bind", bdf);
+
+	if (ret)
+		return ret;
+	return vt_find_dev("fdma", dev, len) ? -ENODEV : 0;
+}
+
+/* Milliseconds on the monotonic clock. */
+static inline double vi_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 #endif /* FDMA_VMIOC_H */
