@@ -186,8 +186,8 @@ void fdma_debugfs_init(void)
 		fdma_debugfs_root = NULL;
 		return;
 	}
-	debugfs_create_file_unsafe("pinned_pages", 0444, fdma_debugfs_root, NULL,
-			    &pinned_fops);
+	debugfs_create_file_unsafe("pinned_pages", 0444, fdma_debugfs_root,
+				   NULL, &pinned_fops);
 }
 
 void fdma_debugfs_exit(void)

@@ -673,53 +673,49 @@ static int ioc_buf_free(struct fdma_file *f, void __user *argp, size_t usize)
 }
 
 /*
- * Each ioctl by number: its direction and the size of its structure's
- * first version (the smallest the driver accepts), its handler, and
+ * Each ioctl: its number (direction, and the size of its structure's
+ * first version: the smallest the driver accepts), its handler, and
  * whether a file open read-only or a removed device may still use it.
+ * Moving data or changing the device needs the file open for writing, as
+ * write() does; a read-only opener may only look. After remove, buffers
+ * can still be freed and counters read.
  */
 struct fdma_ioc_def {
-	unsigned int dir;
-	u32 size;
+	unsigned int cmd;
 	bool read_only;		/* allowed without FMODE_WRITE */
 	bool after_remove;	/* allowed once the device is gone */
 	int (*fn)(struct fdma_file *f, void __user *argp, size_t usize);
 };
 
-#define IOC(cmd, ro, rm, handler)					\
-	[_IOC_NR(cmd)] = { .dir = _IOC_DIR(cmd), .size = _IOC_SIZE(cmd),\
-			   .read_only = ro, .after_remove = rm, .fn = handler }
-
-/*
- * Moving data or changing the device needs the file open for writing, as
- * write() does; a read-only opener may only look. After remove, buffers
- * can still be freed and counters read.
- */
 static const struct fdma_ioc_def fdma_iocs[] = {
-	IOC(FDMA_IOC_INFO, true, false, ioc_info),
-	IOC(FDMA_IOC_BUF_ALLOC, false, false, ioc_buf_alloc),
-	IOC(FDMA_IOC_BUF_REGISTER, false, false, ioc_buf_register),
-	IOC(FDMA_IOC_BUF_FREE, false, true, ioc_buf_free),
-	IOC(FDMA_IOC_SUBMIT, false, false, ioc_submit),
-	IOC(FDMA_IOC_WAIT, true, false, ioc_wait),
-	IOC(FDMA_IOC_COALESCE, false, false, ioc_coalesce),
-	IOC(FDMA_IOC_CHAN_RESET, false, false, ioc_chan_reset),
-	IOC(FDMA_IOC_TESTGEN, false, false, ioc_testgen),
-	IOC(FDMA_IOC_STATS, true, true, ioc_stats),
-	IOC(FDMA_IOC_DROP, false, false, ioc_drop),
-	IOC(FDMA_IOC_CQ_EVENTFD, false, false, ioc_cq_eventfd),
+	{ FDMA_IOC_INFO, true, false, ioc_info },
+	{ FDMA_IOC_BUF_ALLOC, false, false, ioc_buf_alloc },
+	{ FDMA_IOC_BUF_REGISTER, false, false, ioc_buf_register },
+	{ FDMA_IOC_BUF_FREE, false, true, ioc_buf_free },
+	{ FDMA_IOC_SUBMIT, false, false, ioc_submit },
+	{ FDMA_IOC_WAIT, true, false, ioc_wait },
+	{ FDMA_IOC_COALESCE, false, false, ioc_coalesce },
+	{ FDMA_IOC_CHAN_RESET, false, false, ioc_chan_reset },
+	{ FDMA_IOC_TESTGEN, false, false, ioc_testgen },
+	{ FDMA_IOC_STATS, true, true, ioc_stats },
+	{ FDMA_IOC_DROP, false, false, ioc_drop },
+	{ FDMA_IOC_CQ_EVENTFD, false, false, ioc_cq_eventfd },
 };
 
 long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct fdma_file *f = file->private_data;
-	const struct fdma_ioc_def *d;
-	unsigned int nr = _IOC_NR(cmd);
+	const struct fdma_ioc_def *d = NULL;
+	unsigned int i;
 
-	if (_IOC_TYPE(cmd) != FDMA_IOC_MAGIC || nr >= ARRAY_SIZE(fdma_iocs))
+	if (_IOC_TYPE(cmd) != FDMA_IOC_MAGIC)
 		return -ENOTTY;
-	d = &fdma_iocs[nr];
+	for (i = 0; i < ARRAY_SIZE(fdma_iocs) && !d; i++)
+		if (_IOC_NR(fdma_iocs[i].cmd) == _IOC_NR(cmd))
+			d = &fdma_iocs[i];
 	/* The structure may have grown since: never shrunk, never turned. */
-	if (!d->fn || _IOC_DIR(cmd) != d->dir || _IOC_SIZE(cmd) < d->size)
+	if (!d || _IOC_DIR(cmd) != _IOC_DIR(d->cmd) ||
+	    _IOC_SIZE(cmd) < _IOC_SIZE(d->cmd))
 		return -ENOTTY;
 	if (!(file->f_mode & FMODE_WRITE) && !d->read_only)
 		return -EBADF;

@@ -27,20 +27,26 @@ MODULE_PARM_DESC(ring_size,
 		 "Descriptors per channel ring, a power of two >= 2, clamped to the engine's RING_MAX (default 1024)");
 
 /* An unsigned parameter with a range, checked at load and at every write. */
+static int fdma_param_set_range(const char *val, const struct kernel_param *kp,
+				unsigned int lo, unsigned int hi)
+{
+	int ret = param_set_uint_minmax(val, kp, lo, hi);
+
+	if (ret)
+		pr_err("%s=%s: expected %u..%u\n", kp->name, val, lo, hi);
+	return ret;
+}
+
 #define FDMA_PARAM_RANGE(name, var, lo, hi, perm)			\
 static int fdma_set_##name(const char *val, const struct kernel_param *kp) \
 {									\
-	int ret = param_set_uint_minmax(val, kp, lo, hi);		\
-									\
-	if (ret)							\
-		pr_err(#name "=%s: expected %u..%u\n", val, lo, hi);	\
-	return ret;							\
+	return fdma_param_set_range(val, kp, lo, hi);			\
 }									\
 static const struct kernel_param_ops fdma_ops_##name = {		\
 	.set = fdma_set_##name,						\
 	.get = param_get_uint,						\
 };									\
-module_param_cb(name, &fdma_ops_##name, &var, perm)
+module_param_cb(name, &fdma_ops_##name, &(var), perm)
 
 unsigned int fdma_param_timeout_ms = 5000;
 FDMA_PARAM_RANGE(timeout_ms, fdma_param_timeout_ms, 100, 600000, 0644);

@@ -208,7 +208,7 @@ static ssize_t buffers_show(struct device *dev, struct device_attribute *a,
 static DEVICE_ATTR_RO(buffers);
 
 static ssize_t allocated_bytes_show(struct device *dev,
-				   struct device_attribute *a, char *buf)
+				    struct device_attribute *a, char *buf)
 {
 	return sysfs_emit(buf, "%lld\n",
 			  atomic64_read(&to_fdma_dev(dev)->alloc_bytes));
