@@ -37,7 +37,8 @@
 
 /*
  * 2: FDMA_IOC_CQ_EVENTFD, FDMA_IOC_TESTGEN_QUERY.
- * 3: INFO features and dma_align; STATS lost_irqs, timeouts, canceled;
+ * 3: INFO features and dma_align; STATS lost_irqs, timeouts, canceled,
+ *    wd_reaps;
  *    size-checked ioctls (see "Growth" above); the capability and status
  *    values below. Version 2 programs run unchanged.
  */
@@ -265,7 +266,7 @@ struct fdma_ioc_stats {
 	__u64 lost_irqs;	/* completions found by the watchdog: their interrupt never came */
 	__u64 timeouts;		/* resets by the watchdog: no progress for the timeout */
 	__u64 canceled;		/* requests handed back by resets */
-	__u64 rsvd2;
+	__u64 wd_reaps;		/* reaps the watchdog did (lost or late interrupts) */
 };
 
 /* FDMA_IOC_DROP: C2H stream channel drops frames when no buffer is armed (1). */

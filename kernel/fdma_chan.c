@@ -98,12 +98,16 @@ static int chan_alloc_bounce(struct fdma_chan *c)
 	struct fdma_dev *fdev = c->fdev;
 	struct device *dev = &fdev->pdev->dev;
 	u64 most = (u64)fdev->ring_size * fdev->caps.max_desc_len;
-	size_t want = round_down(min_t(u64, FDMA_BOUNCE_SIZE, most),
-				 fdev->caps.align);
-	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY;
-	int order = get_order(max_t(size_t, want, PAGE_SIZE));
-	struct page *p;
+	size_t want;
 
+	/* One mapping: no longer than one may be (swiotlb: 256 KiB). */
+	most = min_t(u64, most, dma_max_mapping_size(dev));
+	want = round_down(min_t(u64, FDMA_BOUNCE_SIZE, most), fdev->caps.align);
+	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY;
+	struct page *p;
+	int order;
+
+	order = get_order(max_t(size_t, want, PAGE_SIZE));
 	if (fdev->dma_bits <= 32)
 		gfp |= GFP_DMA32;
 	for (;;) {
@@ -496,6 +500,7 @@ static void chan_wd_snapshot(struct fdma_chan *c)
 	c->wd_cidx = c->ring.cidx;
 	c->wd_hw = chan_hw_count(c);
 	c->wd_drained = c->wd_hw == c->ring.pidx_pub;
+	c->wd_irqs = atomic64_read(&c->st.irqs);
 }
 
 /* Something was posted: make sure the watchdog looks at it. Under lock. */
@@ -528,12 +533,15 @@ static void chan_wd_work(struct work_struct *work)
 	/*
 	 * Completions the engine had written at the last tick and nobody
 	 * reaped since: reap them now. If the engine had also drained its
-	 * ring by then, its interrupt was due (the drain rule) and never
-	 * came, unless the coalescing timer is longer than a tick.
+	 * ring by then, its interrupt was due (the drain rule); if none came
+	 * on the channel's vector for a whole tick, it was lost (unless the
+	 * coalescing timer is longer than a tick). One that came and was
+	 * not acted on yet (a slow interrupt thread) is not lost.
 	 */
 	if (c->ring.cidx == c->wd_cidx && c->wd_hw != c->wd_cidx) {
 		atomic64_inc(&c->st.wd_reaps);
-		if (c->wd_drained && c->coal_usecs < ms * USEC_PER_MSEC)
+		if (c->wd_drained && c->coal_usecs < ms * USEC_PER_MSEC &&
+		    atomic64_read(&c->st.irqs) == c->wd_irqs)
 			atomic64_inc(&c->st.lost_irqs);
 		chan_reap_locked(c);
 	}

@@ -601,6 +601,7 @@ static int ioc_stats(struct fdma_file *f, void __user *argp, size_t usize)
 	st.lost_irqs = atomic64_read(&c->st.lost_irqs);
 	st.timeouts = atomic64_read(&c->st.timeouts);
 	st.canceled = atomic64_read(&c->st.canceled);
+	st.wd_reaps = atomic64_read(&c->st.wd_reaps);
 	return ioc_out(argp, usize, &st, sizeof(st));
 }
 

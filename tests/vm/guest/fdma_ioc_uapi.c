@@ -47,7 +47,7 @@ static void info_v3(struct vi_dev *d)
 		vt_fail(T, "dma_align %u beside align %u", in->dma_align, d->engine_align);
 	else if (sys != in->dma_align)
 		vt_fail(T, "sysfs dma_align %lld, INFO %u", sys, in->dma_align);
-	else if (vi_stats(d, 0, &st) || st.rsvd2)
+	else if (vi_stats(d, 0, &st))
 		vt_fail(T, "STATS: %s", strerror(errno));
 	else {
 		vt_info("uapi 3, features 0x%x, align %u, dma_align %u", in->features,

@@ -14,6 +14,8 @@
  */
 #include "vmtest.h"
 
+#define LEN	(64 << 10)
+
 #define PCI_CAP_ID_MSI	0x05
 #define PCI_CAP_ID_MSIX	0x11
 
@@ -113,8 +115,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fd = vt_open_dev(dev, O_RDWR, 2000);
-	a = malloc(1 << 20);
-	b = malloc(1 << 20);
+	/* One chunk each, whatever the bounce buffer's size (256 KiB under swiotlb). */
+	a = malloc(LEN);
+	b = malloc(LEN);
 	if (fd < 0 || !a || !b) {
 		vt_fail(name, "open /dev/%s: %s", dev, strerror(errno));
 		return 1;
@@ -125,10 +128,9 @@ int main(int argc, char **argv)
 	c0 = vt_attr_ll(dev, "ch0/completions");
 	p0 = proc_irqs(irqname);
 	for (int k = 0; k < 16; k++) {
-		vt_fill(a, 1 << 20, 900 + k);
-		if (pwrite(fd, a, 1 << 20, (uint64_t)k << 20) != 1 << 20 ||
-		    pread(fd, b, 1 << 20, (uint64_t)k << 20) != 1 << 20 ||
-		    memcmp(a, b, 1 << 20)) {
+		vt_fill(a, LEN, 900 + k);
+		if (pwrite(fd, a, LEN, (uint64_t)k << 20) != LEN ||
+		    pread(fd, b, LEN, (uint64_t)k << 20) != LEN || memcmp(a, b, LEN)) {
 			vt_fail(name, "transfer %d failed: %s", k, strerror(errno));
 			return 1;
 		}
