@@ -1,7 +1,10 @@
 # fdma: top-level build. `make`, `make test`, `make demo`, `make install`.
 #
 # Out-of-tree builds: BUILD=dir. Sanitizer builds: SAN=address,undefined or
-# SAN=thread (make test runs both after the plain suite).
+# SAN=thread (make test runs both after the plain suite). Cross builds:
+# CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar, with CPPFLAGS=-I... and
+# LDFLAGS=-L... for the target's zlib and cmocka (given on the command line,
+# they still get the project's include paths and the sanitizer flags).
 
 CC       ?= cc
 BUILD    ?= build
@@ -12,12 +15,12 @@ OPT      ?= -O3
 
 CFLAGS   ?= $(OPT) -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CPPFLAGS += -Iinclude -Iengine -Ilib -Imodel -D_GNU_SOURCE
+override CPPFLAGS := -Iinclude -Iengine -Ilib -Imodel -D_GNU_SOURCE $(CPPFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := -lz -lm -pthread
 ifneq ($(SAN),)
 ALL_CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer
-LDFLAGS  += -fsanitize=$(SAN)
+override LDFLAGS += -fsanitize=$(SAN)
 endif
 # A UBSan finding fails the test that hit it (by default UBSan reports and goes on).
 UBSAN_OPTIONS ?= halt_on_error=1:print_stacktrace=1
@@ -123,4 +126,8 @@ clean:
 	rm -rf build build-asan build-tsan
 	[ ! -f kernel/Makefile ] || $(MAKE) -C kernel clean
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# The compiler's dependency files, by name (a find in $(BUILD) would also
+# pick up the arm64 sysroot's *.d folders under build/).
+DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) $(MODELD_SRC:%.c=$(BUILD)/%.d) \
+	$(UNIT_BIN:=.d) $(SIM_BIN:=.d)
+-include $(wildcard $(DEPS))
