@@ -188,6 +188,12 @@ note "downloading ${#PKGS[@]} packages"
 for deb in "$A"/debs/*.deb; do
 	dpkg -x "$deb" "$DIR" || die "dpkg -x $deb failed"
 done
+# Library links to absolute paths (libz.so -> /lib/...) would point into
+# the host: make them relative, inside DIR, so the cross linker follows them.
+find "$DIR/usr/lib/aarch64-linux-gnu" "$DIR/lib/aarch64-linux-gnu" -type l -lname '/*' 2>/dev/null |
+while read -r l; do
+	ln -sfn "$(realpath -m --relative-to="$(dirname "$l")" "$DIR$(readlink "$l")")" "$l"
+done
 for k in "${KERNELS[@]}"; do
 	set -- $k
 	v=$1 kb=$2
