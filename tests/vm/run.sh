@@ -259,6 +259,27 @@ fail() { NFAIL=$((NFAIL + 1)); echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }
 # show FILE [LINES]: the tail of a log, indented
 show() { tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'; }
+# fail_context CONSOLE RESULTLINE: what the guest printed between the result
+# before RESULTLINE and it (outside the kernel-log section), indented: the
+# lines that look like errors (cmocka's ERROR/LINE/FAILED, sanitizer
+# reports, kernel warnings), at most 20, or else the last 10.
+fail_context() {
+	awk -v want="$2" '
+	/^VMTEST DMESG BEGIN/ { d = 1; next }
+	/^VMTEST DMESG END/ { d = 0; next }
+	d { next }
+	{ i = index($0, "VMTEST ") }
+	i && substr($0, i) == want {
+		for (k = 0; k < n; k++)
+			if (buf[k] ~ /ERROR|LINE  |FAILED|[Ee]rror|[Ff]ail|BUG|WARNING|Oops|runtime error/ && m++ < 20)
+				print buf[k]
+		if (!m)
+			for (k = (n > 10 ? n - 10 : 0); k < n; k++) print buf[k]
+		exit
+	}
+	i && substr($0, i) ~ /^VMTEST (PASS|FAIL|SKIP|BEGIN)/ { n = 0; next }
+	{ buf[n++] = $0 }' "$1" | sed 's/^/    | /'
+}
 
 echo "== $ARCH${VARIANT}: kernels ${KERNELS[*]}${APPEND:+, kernel arguments \"$APPEND\"}$([ $ASAN = 0 ] && echo ", no ASan e2e")"
 
@@ -561,11 +582,13 @@ run_kernel() { # VERSION
 		"VMTEST PASS "*) ntests=$((ntests + 1)); pass "${line#VMTEST PASS } $tag" ;;
 		"VMTEST FAIL "*)
 			ntests=$((ntests + 1))
+			fail_context "$LOG.txt" "$line" >"$TMP/context"
 			line=${line#VMTEST FAIL }
 			name=${line%%:*}
 			why=${line#*: }
 			[ "$why" = "$line" ] && why="(no reason given)"
-			fail "$name $tag" "$why" ;;
+			fail "$name $tag" "$why"
+			cat "$TMP/context" ;;
 		"VMTEST SKIP "*)
 			line=${line#VMTEST SKIP }
 			name=${line%%:*}
