@@ -48,6 +48,7 @@ struct modeld {
 	const char *sock_path;
 	const char *mem_path;
 	uint64_t mem_size, lowmem;
+	uint64_t ram_base;		/* GUEST_MEM_Q35 unless --ram-base */
 	unsigned int nvec;
 	const char *opts;
 	bool foreground;
@@ -84,7 +85,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " --socket PATH --guest-mem FILE [--guest-mem-size BYTES]\n"
-		"                   [--vectors N] [--opts OPTIONS] [--foreground] [--help]\n"
+		"                   [--lowmem BYTES | --ram-base ADDR] [--vectors N] [--opts OPTIONS]\n"
+		"                   [--foreground] [--help]\n"
 		"\n"
 		"The FDMA device model as an ivshmem peer: \"the FPGA\" behind a QEMU guest's\n"
 		"-device ivshmem-doorbell,chardev=...,vectors=N (see docs/vm-harness.md).\n"
@@ -94,7 +96,9 @@ static void usage(FILE *f)
 		"                         created if missing\n"
 		"  --guest-mem-size BYTES guest RAM size, K/M/G suffixes (default: the file's size,\n"
 		"                         or 256M for a new file); must equal QEMU's -m\n"
-		"  --lowmem BYTES         RAM below the 32-bit PCI hole (default: q35's rule)\n"
+		"  --lowmem BYTES         q35: RAM below the 32-bit PCI hole (default: q35's rule)\n"
+		"  --ram-base ADDR        RAM is one range from guest physical ADDR instead of\n"
+		"                         q35's layout (arm64 virt: 0x40000000)\n"
 		"  --vectors N            eventfds per peer, 1..%u (default %u); must not exceed\n"
 		"                         QEMU's vectors=, and must cover every channel\n"
 		"  --opts OPTIONS         device options, as for the sim: URI, e.g.\n"
@@ -115,9 +119,10 @@ static void *md_dma(void *ctx, uint64_t bus, uint64_t len)
 	void *p = guest_mem_ptr(&d->gm, bus, len);
 
 	if (!p && atomic_fetch_add(&d->dma_refused, 1) < DMA_LOG_MAX)
-		msg("DMA to bus 0x%llx..0x%llx refused: not guest RAM (RAM: 0..0x%llx%s)",
+		msg("DMA to bus 0x%llx..0x%llx refused: not guest RAM (RAM: 0x%llx..0x%llx%s)",
 		    (unsigned long long)bus, (unsigned long long)(bus + len),
-		    (unsigned long long)d->gm.lowmem,
+		    (unsigned long long)d->gm.ram_base,
+		    (unsigned long long)(d->gm.ram_base + d->gm.lowmem),
 		    d->gm.size > d->gm.lowmem ? " and from 4 GiB" : "");
 	return p;
 }
@@ -147,6 +152,7 @@ static int parse_args(struct modeld *d, int argc, char **argv)
 		{ "guest-mem", required_argument, NULL, 'm' },
 		{ "guest-mem-size", required_argument, NULL, 'S' },
 		{ "lowmem", required_argument, NULL, 'L' },
+		{ "ram-base", required_argument, NULL, 'B' },
 		{ "vectors", required_argument, NULL, 'v' },
 		{ "opts", required_argument, NULL, 'o' },
 		{ "foreground", no_argument, NULL, 'f' },
@@ -158,6 +164,7 @@ static int parse_args(struct modeld *d, int argc, char **argv)
 	int c;
 
 	d->nvec = DEFAULT_VECTORS;
+	d->ram_base = GUEST_MEM_Q35;
 	d->opts = "";
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
@@ -182,6 +189,14 @@ static int parse_args(struct modeld *d, int argc, char **argv)
 				return 2;
 			}
 			d->lowmem = v;
+			break;
+		case 'B':
+			if (fdma_parse_size(optarg, &v) || v == GUEST_MEM_Q35 || (v & 4095)) {
+				msg("bad --ram-base '%s': expected a 4K-aligned guest physical address, "
+				    "e.g. 0x40000000", optarg);
+				return 2;
+			}
+			d->ram_base = v;
 			break;
 		case 'v':
 			if (fdma_parse_size(optarg, &v) || v < 1 || v > MAX_VECTORS) {
@@ -236,6 +251,14 @@ static int parse_args(struct modeld *d, int argc, char **argv)
 			return 2;
 		}
 	}
+	if (d->lowmem && d->ram_base != GUEST_MEM_Q35) {
+		msg("--lowmem and --ram-base do not go together: --ram-base makes RAM one range");
+		return 2;
+	}
+	if (d->ram_base != GUEST_MEM_Q35 && d->mem_size > UINT64_MAX - d->ram_base) {
+		msg("--ram-base plus --guest-mem-size is past the 64-bit bus");
+		return 2;
+	}
 	if (d->mem_size && d->lowmem > d->mem_size) {
 		msg("--lowmem is larger than --guest-mem-size");
 		return 2;
@@ -260,7 +283,8 @@ static int setup(struct modeld *d)
 		return 1;
 	}
 	d->listening = true;
-	if (guest_mem_open(&d->gm, d->mem_path, d->mem_size, d->lowmem, err, sizeof(err))) {
+	if (guest_mem_open(&d->gm, d->mem_path, d->mem_size, d->ram_base, d->lowmem,
+			   err, sizeof(err))) {
 		msg("%s", err);
 		return 1;
 	}
@@ -507,9 +531,10 @@ int main(int argc, char **argv)
 	if (!ret) {
 		unsigned int nchan = fdma_model_nchan(d.model);
 
-		msg("listening on %s: %u channels, %u vectors, guest RAM %s (%llu MiB), %s",
+		msg("listening on %s: %u channels, %u vectors, guest RAM %s (%llu MiB at 0x%llx%s), %s",
 		    d.sock_path, nchan, d.nvec, d.mem_path,
-		    (unsigned long long)(d.gm.size >> 20),
+		    (unsigned long long)(d.gm.size >> 20), (unsigned long long)d.gm.ram_base,
+		    d.gm.size > d.gm.lowmem ? " and 4 GiB" : "",
 		    d.so.model.paced ? "paced" : "unpaced");
 		if (ready_fd >= 0) {
 			char st = 0;

@@ -15,14 +15,19 @@ uint64_t guest_mem_q35_lowmem(uint64_t size)
 	return size >= 0xb0000000ull ? 0x80000000ull : size;
 }
 
-int guest_mem_open(struct guest_mem *g, const char *path, uint64_t size, uint64_t lowmem,
-		   char *err, size_t errlen)
+int guest_mem_open(struct guest_mem *g, const char *path, uint64_t size, uint64_t ram_base,
+		   uint64_t lowmem, char *err, size_t errlen)
 {
 	struct stat st;
 	int fd, e;
 
 	memset(g, 0, sizeof(*g));
 	g->fd = -1;
+	if (ram_base != GUEST_MEM_Q35 && (lowmem || (ram_base & 4095))) {
+		snprintf(err, errlen, "RAM base 0x%llx: must be 4 KiB aligned, without a lowmem split",
+			 (unsigned long long)ram_base);
+		return -EINVAL;
+	}
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		e = -errno;
@@ -43,7 +48,15 @@ int guest_mem_open(struct guest_mem *g, const char *path, uint64_t size, uint64_
 		close(fd);
 		return e;
 	}
-	if (!lowmem)
+	if (ram_base != GUEST_MEM_Q35 && size > UINT64_MAX - ram_base) {
+		snprintf(err, errlen, "RAM base 0x%llx plus %llu bytes is past the 64-bit bus",
+			 (unsigned long long)ram_base, (unsigned long long)size);
+		close(fd);
+		return -EINVAL;
+	}
+	if (ram_base != GUEST_MEM_Q35)
+		lowmem = size;		/* one range */
+	else if (!lowmem)
 		lowmem = guest_mem_q35_lowmem(size);
 	if (lowmem > size)
 		lowmem = size;
@@ -57,6 +70,7 @@ int guest_mem_open(struct guest_mem *g, const char *path, uint64_t size, uint64_
 	}
 	g->fd = fd;
 	g->size = size;
+	g->ram_base = ram_base == GUEST_MEM_Q35 ? 0 : ram_base;
 	g->lowmem = lowmem;
 	return 0;
 }
@@ -65,8 +79,8 @@ void *guest_mem_ptr(const struct guest_mem *g, uint64_t bus, uint64_t len)
 {
 	uint64_t high = g->size - g->lowmem;
 
-	if (bus < g->lowmem)
-		return len <= g->lowmem - bus ? g->base + bus : NULL;
+	if (bus >= g->ram_base && bus - g->ram_base < g->lowmem)
+		return len <= g->lowmem - (bus - g->ram_base) ? g->base + (bus - g->ram_base) : NULL;
 	if (bus >= GUEST_MEM_4G && bus - GUEST_MEM_4G < high &&
 	    len <= high - (bus - GUEST_MEM_4G))
 		return g->base + g->lowmem + (bus - GUEST_MEM_4G);

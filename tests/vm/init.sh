@@ -8,7 +8,10 @@
 # "VMTEST PASS <name>" or "VMTEST FAIL <name>: <why>"; run.sh on the host
 # counts them. Kernel command-line parameters fdmavm_* reach us (and the
 # tests) as environment variables: fdmavm_nchan (channels the model has),
-# fdmavm_opts (fdma-modeld's --opts).
+# fdmavm_opts (fdma-modeld's --opts), fdmavm_arch (x86_64 or arm64),
+# fdmavm_coherent (1, or 0 when the PCIe host is not dma-coherent),
+# fdmavm_swiotlb (1 when booted with swiotlb=force), fdmavm_edu_dma_bits
+# (the DMA mask QEMU's edu device was given: 28, QEMU's default, or 32).
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 
 mount -t proc proc /proc
@@ -24,10 +27,32 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 [ -e /dev/console ] || mknod -m 600 /dev/console c 5 1
 ln -sf /proc/self/fd /dev/fd 2>/dev/null
 hostname fdma-vm
-export fdmavm_nchan fdmavm_opts
+export fdmavm_nchan fdmavm_opts fdmavm_arch fdmavm_coherent fdmavm_swiotlb fdmavm_edu_dma_bits
 
 echo "VMTEST BEGIN $(uname -r)"
+echo "fdma-vm: ${fdmavm_arch:-?}, coherent ${fdmavm_coherent:-?}, swiotlb ${fdmavm_swiotlb:-?}, edu DMA mask ${fdmavm_edu_dma_bits:-?} bits"
 echo "fdma-vm: tests start" > /dev/kmsg
+
+# The guest runs as run.sh meant: the PCIe host's coherence in the device
+# tree (arm64 boots with or without its dma-coherent property), bounce
+# buffers set up when booted with swiotlb=force.
+why=""
+if [ "${fdmavm_arch:-}" = arm64 ]; then
+	dt=0
+	[ -e /proc/device-tree/pcie@10000000/dma-coherent ] && dt=1
+	[ "$dt" = "${fdmavm_coherent:-1}" ] ||
+		why="$why; /pcie@10000000 dma-coherent is $dt in the device tree, fdmavm_coherent=${fdmavm_coherent:-}"
+fi
+if [ "${fdmavm_swiotlb:-0}" = 1 ]; then
+	n=$(cat /sys/kernel/debug/swiotlb/io_tlb_nslabs 2>/dev/null)
+	[ "${n:-0}" -gt 0 ] 2>/dev/null ||
+		why="$why; swiotlb=force but no bounce buffers (io_tlb_nslabs: ${n:-missing})"
+fi
+if [ -z "$why" ]; then
+	echo "VMTEST PASS vm_setup"
+else
+	echo "VMTEST FAIL vm_setup: ${why#; }"
+fi
 
 # run_test NAME CMD...: run it with its output on the console; a test that
 # reports nothing, or exits non-zero without reporting a failure, fails.

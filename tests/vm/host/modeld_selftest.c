@@ -6,7 +6,9 @@
  *   - the ivshmem setup messages, in order, with the right fds;
  *   - BAR2 (the shared memory) holds the register file;
  *   - a kick (write to the model's eventfd v) reaches channel v;
- *   - DMA lands in the guest RAM file at the bus address = file offset;
+ *   - DMA lands in the guest RAM file at the bus address = file offset
+ *     (q35's layout), or at bus address - base with --ram-base (arm64
+ *     virt's RAM at 0x40000000);
  *   - an interrupt is a write to the guest's eventfd v (CH_IRQ_VEC = v);
  *   - a bus address outside guest RAM completes with ADDR_ERR;
  *   - fdma-modeld exits 0 when the client disconnects, 2 on bad arguments.
@@ -17,6 +19,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,7 @@
 #define RAM_BYTES	(32u << 20)
 #define XFER		(64u << 10)
 #define RING		8u
+#define VIRT_RAM_BASE	0x40000000ull	/* arm64 virt */
 
 static int fails;
 static int model_efd[NVEC], guest_efd[NVEC];
@@ -135,51 +139,51 @@ static int xfer(struct fdma_ering *r, uint64_t host, uint64_t card, uint32_t len
 	return fdma_ering_reap(r, c, 1) == 1 && c->cookie == q.cookie ? 0 : -3;
 }
 
-int main(int argc, char **argv)
+/* Usage error: fdma-modeld with these arguments must exit 2. */
+static void expect_usage_error(const char *modeld, char *const args[], int nargs, const char *what)
 {
-	char dir[] = "/dev/shm/fdma-selftest.XXXXXX", sock[128], ram[128];
+	pid_t pid = spawn(modeld, args, nargs);
+	int rc = wait_exit(pid, 5);
+
+	CHECK(rc == 2, "%s: exit status %d, expected 2", what, rc);
+out:
+	return;
+}
+
+/*
+ * One daemon, this program as its client: the protocol, a transfer each way
+ * and the refused addresses. ram_base UINT64_MAX: q35's layout (no
+ * --ram-base), else --ram-base ram_base.
+ */
+static void session(const char *modeld, const char *sock, const char *ram, uint64_t ram_base)
+{
 	struct fdma_plat plat = { .kick = kick };
 	struct fdma_eng_caps caps;
 	struct fdma_ering h2c, c2h;
 	struct fdma_eslot slots[2][RING];
 	struct fdma_ecpl cpl;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const bool q35 = ram_base == UINT64_MAX;
+	const uint64_t b = q35 ? 0 : ram_base;	/* bus address of file offset 0 */
+	const char *layout = q35 ? "q35 layout" : "--ram-base";
 	uint8_t *gram = MAP_FAILED;
 	void *bar2 = MAP_FAILED;
 	int s = -1, shm = -1, rc, ramfd = -1;
 	pid_t pid = -1;
 	int64_t val;
 	int fd;
+	char base[32];
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: modeld_selftest PATH-TO-fdma-modeld\n");
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (unsigned int v = 0; v < NVEC; v++)
 		model_efd[v] = guest_efd[v] = -1;
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	snprintf(sock, sizeof(sock), "%s/sock", dir);
-	snprintf(ram, sizeof(ram), "%s/ram", dir);
-
-	/* Usage errors exit 2. */
+	snprintf(base, sizeof(base), "0x%llx", (unsigned long long)b);
 	{
-		char *bad[] = { "--socket", sock, "--guest-mem", ram, "--opts", "gen=9" };
+		char *args[] = { "--socket", (char *)sock, "--guest-mem", (char *)ram,
+				 "--guest-mem-size", "32M", "--vectors", "4",
+				 "--opts", "channels=1,streams=0", "--foreground",
+				 "--ram-base", base };
 
-		pid = spawn(argv[1], bad, 6);
-		rc = wait_exit(pid, 5);
-		pid = -1;
-		CHECK(rc == 2, "bad --opts: exit status %d, expected 2", rc);
-	}
-
-	{
-		char *args[] = { "--socket", sock, "--guest-mem", ram, "--guest-mem-size", "32M",
-				 "--vectors", "4", "--opts", "channels=1,streams=0", "--foreground" };
-
-		pid = spawn(argv[1], args, 11);
+		pid = spawn(modeld, args, q35 ? 11 : 13);
 	}
 	memcpy(sa.sun_path, sock, strlen(sock) + 1);
 	for (int i = 0; i < 500; i++) {
@@ -220,13 +224,13 @@ int main(int argc, char **argv)
 
 	/* Guest "physical" layout: rings at 1M and 1M+64K, data at 2M and 3M. */
 	CHECK(!fdma_ering_init(&h2c, &plat, &caps, 0, RING,
-			       (void *)(gram + 0x100000), 0x100000,
-			       (void *)(gram + 0x101000), 0x101000,
-			       (void *)(gram + 0x102000), 0x102000, slots[0]) &&
+			       (void *)(gram + 0x100000), b + 0x100000,
+			       (void *)(gram + 0x101000), b + 0x101000,
+			       (void *)(gram + 0x102000), b + 0x102000, slots[0]) &&
 	      !fdma_ering_init(&c2h, &plat, &caps, 1, RING,
-			       (void *)(gram + 0x110000), 0x110000,
-			       (void *)(gram + 0x111000), 0x111000,
-			       (void *)(gram + 0x112000), 0x112000, slots[1]),
+			       (void *)(gram + 0x110000), b + 0x110000,
+			       (void *)(gram + 0x111000), b + 0x111000,
+			       (void *)(gram + 0x112000), b + 0x112000, slots[1]),
 	      "ring init");
 	fdma_ering_start(&h2c, FDMA_CH_CTRL_IRQ_EN, 0);
 	fdma_ering_start(&c2h, FDMA_CH_CTRL_IRQ_EN, 1);
@@ -234,15 +238,30 @@ int main(int argc, char **argv)
 		((uint32_t *)(gram + 0x200000))[i] = i * 2654435761u;
 	memset(gram + 0x300000, 0, XFER);
 
-	CHECK(!(rc = xfer(&h2c, 0x200000, 0, XFER, &cpl)) && cpl.status == FDMA_CPL_OK &&
-	      cpl.len == XFER, "H2C 64K with an interrupt on vector 0: %d, status %u", rc, cpl.status);
-	CHECK(!(rc = xfer(&c2h, 0x300000, 0, XFER, &cpl)) && cpl.status == FDMA_CPL_OK &&
-	      cpl.len == XFER, "C2H 64K with an interrupt on vector 1: %d, status %u", rc, cpl.status);
-	CHECK(!memcmp(gram + 0x200000, gram + 0x300000, XFER), "C2H data differ from H2C data");
-	printf("modeld_selftest: 64 KiB H2C and C2H through the guest RAM file, interrupts on vectors 0 and 1\n");
-	CHECK(!(rc = xfer(&c2h, RAM_BYTES, 0, 4096, &cpl)) && cpl.status == FDMA_CPL_ADDR_ERR,
-	      "C2H past guest RAM: %d, status %u, expected ADDR_ERR", rc, cpl.status);
-	printf("modeld_selftest: bus address past guest RAM: ADDR_ERR\n");
+	CHECK(!(rc = xfer(&h2c, b + 0x200000, 0, XFER, &cpl)) && cpl.status == FDMA_CPL_OK &&
+	      cpl.len == XFER, "%s: H2C 64K with an interrupt on vector 0: %d, status %u",
+	      layout, rc, cpl.status);
+	CHECK(!(rc = xfer(&c2h, b + 0x300000, 0, XFER, &cpl)) && cpl.status == FDMA_CPL_OK &&
+	      cpl.len == XFER, "%s: C2H 64K with an interrupt on vector 1: %d, status %u",
+	      layout, rc, cpl.status);
+	CHECK(!memcmp(gram + 0x200000, gram + 0x300000, XFER),
+	      "%s: C2H data differ from H2C data (or landed elsewhere in the RAM file)", layout);
+	printf("modeld_selftest: %s: 64 KiB H2C and C2H at bus 0x%llx and 0x%llx through the "
+	       "guest RAM file, interrupts on vectors 0 and 1\n", layout,
+	       (unsigned long long)(b + 0x200000), (unsigned long long)(b + 0x300000));
+	CHECK(!(rc = xfer(&c2h, b + RAM_BYTES, 0, 4096, &cpl)) && cpl.status == FDMA_CPL_ADDR_ERR,
+	      "%s: C2H past guest RAM: %d, status %u, expected ADDR_ERR", layout, rc, cpl.status);
+	if (!q35) {
+		/*
+		 * Below the base (file offset 0x200000 in q35's layout), on the
+		 * H2C channel: the C2H one stopped at its error.
+		 */
+		CHECK(!(rc = xfer(&h2c, 0x200000, 0, 4096, &cpl)) &&
+		      cpl.status == FDMA_CPL_ADDR_ERR,
+		      "%s: H2C from below the RAM base: %d, status %u, expected ADDR_ERR",
+		      layout, rc, cpl.status);
+	}
+	printf("modeld_selftest: %s: bus addresses outside guest RAM: ADDR_ERR\n", layout);
 
 	/* QEMU going away ends the model, with status 0. */
 	close(s);
@@ -262,8 +281,49 @@ out:
 		munmap(gram, RAM_BYTES);
 	if (bar2 != MAP_FAILED)
 		munmap(bar2, 1u << 20);
+	if (ramfd >= 0)
+		close(ramfd);
+	if (shm >= 0)
+		close(shm);
+	for (unsigned int v = 0; v < NVEC; v++) {
+		if (model_efd[v] >= 0)
+			close(model_efd[v]);
+		if (guest_efd[v] >= 0)
+			close(guest_efd[v]);
+	}
 	unlink(ram);
 	unlink(sock);
+}
+
+int main(int argc, char **argv)
+{
+	char dir[] = "/dev/shm/fdma-selftest.XXXXXX", sock[128], ram[128];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: modeld_selftest PATH-TO-fdma-modeld\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(sock, sizeof(sock), "%s/sock", dir);
+	snprintf(ram, sizeof(ram), "%s/ram", dir);
+
+	/* Usage errors exit 2. */
+	{
+		char *bad_opts[] = { "--socket", sock, "--guest-mem", ram, "--opts", "gen=9" };
+		char *bad_base[] = { "--socket", sock, "--guest-mem", ram, "--ram-base", "0x40000123" };
+		char *both[] = { "--socket", sock, "--guest-mem", ram, "--ram-base", "0x40000000",
+				 "--lowmem", "16M" };
+
+		expect_usage_error(argv[1], bad_opts, 6, "bad --opts");
+		expect_usage_error(argv[1], bad_base, 6, "unaligned --ram-base");
+		expect_usage_error(argv[1], both, 8, "--ram-base with --lowmem");
+	}
+	session(argv[1], sock, ram, UINT64_MAX);
+	session(argv[1], sock, ram, VIRT_RAM_BASE);
 	rmdir(dir);
 	printf("modeld_selftest: %s\n", fails ? "FAILED" : "passed");
 	return fails ? 1 : 0;

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/vm/matrix.sh [RUN.SH OPTIONS]: make test-vm. tests/vm/run.sh once per
+# line of the matrix below, each with its output and its tag, then a table
+# of the runs and "vm-matrix: N passed, M failed" (runs). The options given
+# here (e.g. --keep) go to every run. build/vm-summary gets "passed failed"
+# (runs) for make test's total.
+#
+# A run that exits 77 (QEMU, a cross compiler, the arm64 sysroot or a
+# kernel missing) is listed as skipped with its SKIP line; .ci/run installs
+# all of it (the arm64 sysroot: tests/vm/arm64-sysroot.sh).
+#
+# Exit: 0 when no run failed, 1 otherwise.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
+cd "$ROOT" || exit 1
+
+# One run.sh command line per entry. The ASan+UBSan end-to-end copy costs
+# ~10 s per process start under aarch64 TCG: on one arm64 run only.
+MATRIX=(
+	"--arch x86_64"						# 6.1 and 6.12, full
+	"--arch x86_64 --kernel 6.12 --append swiotlb=force --no-asan"
+	"--arch arm64 --kernel 6.1 --noncoherent --no-asan"
+	"--arch arm64 --kernel 6.12 --noncoherent"		# full, with the ASan e2e copy
+	"--arch arm64 --kernel 6.12 --no-asan"			# coherent
+	"--arch x86_64 --kernel 6.12 --opts fault=stuck@3 --no-asan"	# a stuck channel recovered
+)
+
+LOGS=build/vm-logs
+mkdir -p "$LOGS" || exit 1
+rm -f "$LOGS"/run-*.log
+RUNS_PASS=0
+RUNS_FAIL=0
+RUNS_SKIP=0
+TABLE=()
+T0=$(date +%s)
+i=0
+for args in "${MATRIX[@]}"; do
+	i=$((i + 1))
+	log=$LOGS/run-$i.log
+	echo
+	echo "=== vm run $i/${#MATRIX[@]}: tests/vm/run.sh $args${*:+ $*}"
+	t=$(date +%s)
+	# shellcheck disable=SC2086  # one string of options per run
+	tests/vm/run.sh $args "$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	t=$(($(date +%s) - t))
+	counts=$(sed -n 's/^vm: \([0-9]* passed, [0-9]* failed\)$/\1/p' "$log" | tail -1)
+	what=$(sed -n 's/^== \(.*\): kernels \(.*\)$/\1 (\2)/p' "$log" | head -1)
+	[ -n "$what" ] || what=$args
+	case $rc in
+	0) RUNS_PASS=$((RUNS_PASS + 1)); st=PASS ;;
+	77) RUNS_SKIP=$((RUNS_SKIP + 1)); st=SKIP; counts=$(grep -m1 '^SKIP' "$log") ;;
+	*) RUNS_FAIL=$((RUNS_FAIL + 1)); st=FAIL ;;
+	esac
+	TABLE+=("$(printf '%-4s %4d s  %-24s  %s' "$st" "$t" "${counts:-exit status $rc}" "$what")")
+done
+
+echo
+echo "=== vm matrix ($(($(date +%s) - T0)) s; logs in $LOGS/):"
+printf '  %s\n' "${TABLE[@]}"
+if [ $RUNS_PASS -eq 0 ] && [ $RUNS_FAIL -eq 0 ]; then
+	echo "vm: SKIPPED (see the SKIP lines above; .ci/run installs what it needs)"
+else
+	[ $RUNS_SKIP -eq 0 ] || echo "vm: $RUNS_SKIP of ${#MATRIX[@]} runs skipped (see their SKIP lines; .ci/run installs what they need)"
+fi
+echo "$RUNS_PASS $RUNS_FAIL" >build/vm-summary
+echo "vm-matrix: $RUNS_PASS passed, $RUNS_FAIL failed"
+[ $RUNS_FAIL -eq 0 ]
