@@ -52,6 +52,7 @@
  * Both kinds are charged to RLIMIT_MEMLOCK (see "RLIMIT_MEMLOCK" below),
  * and their kernel-side arrays to the memory cgroup (GFP_KERNEL_ACCOUNT).
  */
+#include <linux/backing-dev.h>
 #include <linux/capability.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
@@ -286,11 +287,8 @@ static void buf_put_pages(struct fdma_buf *b, unsigned long n)
 	atomic64_sub((u64)n << PAGE_SHIFT, &b->fdev->alloc_bytes);
 }
 
-/*
- * Give back what b holds of the device and of memory: the DMA mapping
- * (no sync: see the top of this file), then the pages. Under fdev->buf_lock.
- */
-static void buf_drop_mem(struct fdma_buf *b)
+/* Undo the DMA mapping, if there is one (no sync: see the top of this file). */
+static void buf_unmap(struct fdma_buf *b)
 {
 	if (b->sgt.sgl) {
 		if (b->nseg)
@@ -300,6 +298,15 @@ static void buf_drop_mem(struct fdma_buf *b)
 		b->sgt.sgl = NULL;
 	}
 	b->nseg = 0;
+}
+
+/*
+ * Give back what b holds of the device and of memory: the DMA mapping,
+ * then the pages. Under fdev->buf_lock.
+ */
+static void buf_drop_mem(struct fdma_buf *b)
+{
+	buf_unmap(b);
 	if (b->npages)
 		buf_put_pages(b, b->npages);
 	b->npages = 0;
@@ -317,10 +324,11 @@ static void buf_release(struct fdma_buf *b, bool in_mmap)
 {
 	struct fdma_dev *fdev = b->fdev;
 
+	/* Not mapped for the device yet, or on fdev->bufs (see buf_map_live()). */
 	mutex_lock(&fdev->buf_lock);
 	if (!b->revoked)
 		buf_drop_mem(b);
-	list_del(&b->dnode);
+	list_del_init(&b->dnode);
 	mutex_unlock(&fdev->buf_lock);
 	if (b->handle)
 		ida_free(&fdev->handles, b->handle);
@@ -395,16 +403,23 @@ void fdma_buf_quarantine_free(struct fdma_dev *fdev)
 
 /*
  * remove(): the engine is stopped (fdev->quiesced) or was asked to stop.
- * Zap every user mapping of a buffer (they are all mappings of this
- * device's files), then give back every buffer's memory and mapping: the
- * device may be gone or bound to another driver once remove() returns. A
- * tainted buffer on an engine that never stopped is kept for good (its
- * pages stay pinned or allocated, counted in leaked_bytes).
+ * Every buffer is marked revoked first, so that no page fault maps its
+ * pages again (fdma_buf_vm_fault()); then every user mapping of a buffer
+ * is zapped (they are all mappings of this device's files: a later access
+ * is SIGBUS); then every buffer's DMA mapping and memory are given back:
+ * the device may be gone or bound to another driver once remove()
+ * returns. A tainted buffer on an engine that never stopped is kept for
+ * good (its pages stay pinned or allocated, counted in leaked_bytes).
  */
 void fdma_buf_revoke_all(struct fdma_dev *fdev)
 {
 	struct fdma_file *f;
 	struct fdma_buf *b;
+
+	mutex_lock(&fdev->buf_lock);
+	list_for_each_entry(b, &fdev->bufs, dnode)
+		b->revoking = true;
+	mutex_unlock(&fdev->buf_lock);
 
 	mutex_lock(&fdev->files_lock);
 	list_for_each_entry(f, &fdev->files, node)
@@ -440,10 +455,8 @@ static struct fdma_buf *buf_new(struct fdma_file *f, bool user)
 	b->user = user;
 	atomic_set(&b->inflight, 0);
 	INIT_LIST_HEAD(&b->qnode);
+	INIT_LIST_HEAD(&b->dnode);
 	atomic64_inc(&fdev->nbufs);
-	mutex_lock(&fdev->buf_lock);
-	list_add_tail(&b->dnode, &fdev->bufs);
-	mutex_unlock(&fdev->buf_lock);
 	return b;
 }
 
@@ -573,6 +586,33 @@ static int buf_map(struct fdma_buf *b, unsigned long first_off)
 	return ret;
 }
 
+/*
+ * Map b for the device and put it where remove() finds it, unless the
+ * device is gone. Under revoke_sem, held here for nothing that takes
+ * mmap_lock or faults (a process's mmap() holds mmap_lock and waits for
+ * remove(), which waits for revoke_sem): the charge, the allocation and
+ * the pinning come before.
+ */
+static int buf_map_live(struct fdma_buf *b, unsigned long first_off)
+{
+	struct fdma_dev *fdev = b->fdev;
+	int ret = -ENODEV;
+
+	down_read(&fdev->revoke_sem);
+	if (!READ_ONCE(fdev->dead)) {
+		ret = buf_map(b, first_off);
+		if (ret) {
+			buf_unmap(b);
+		} else {
+			mutex_lock(&fdev->buf_lock);
+			list_add_tail(&b->dnode, &fdev->bufs);
+			mutex_unlock(&fdev->buf_lock);
+		}
+	}
+	up_read(&fdev->revoke_sem);
+	return ret;
+}
+
 /* A new buffer, its handle reserved (*bp): see buf_install(). */
 int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
 		   struct fdma_buf **bp)
@@ -606,7 +646,7 @@ int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
 	ret = buf_alloc_pages(b, b->size >> PAGE_SHIFT);
 	if (ret)
 		goto err;
-	ret = buf_map(b, 0);
+	ret = buf_map_live(b, 0);
 	if (ret)
 		goto err;
 	ret = buf_install(f, b);
@@ -619,6 +659,37 @@ int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
 	return 0;
 err:
 	buf_release(b, false);
+	return ret;
+}
+
+/*
+ * Memory the device may write for as long as it is registered must not be
+ * page cache a file system writes back (a shared mapping of an ext4 file,
+ * say): the pages would be dirtied behind its back. Anonymous memory,
+ * tmpfs and hugetlbfs are fine. Kernels from 6.5 refuse such long-term
+ * pins in GUP itself (-EFAULT); 6.1 does not, so the driver looks.
+ */
+static int buf_check_vmas(unsigned long start, unsigned long end)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	int ret = 0;
+
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	for (; start < end; start = vma->vm_end) {
+		vma = vma_lookup(mm, start);
+		if (!vma) {
+			ret = -EFAULT;
+			break;
+		}
+		if ((vma->vm_flags & VM_SHARED) && vma->vm_file &&
+		    mapping_can_writeback(vma->vm_file->f_mapping)) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	mmap_read_unlock(mm);
 	return ret;
 }
 
@@ -643,6 +714,9 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 	if (!current->mm)
 		return -EFAULT;
 
+	ret = buf_check_vmas(r->addr, r->addr + r->size);
+	if (ret)
+		return ret;
 	first = r->addr >> PAGE_SHIFT;
 	npages = ((r->addr + r->size - 1) >> PAGE_SHIFT) - first + 1;
 	b = buf_new(f, true);
@@ -676,7 +750,7 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 	b->npages = pinned;
 	if (pinned < npages)
 		goto err;
-	ret = buf_map(b, offset_in_page(r->addr));
+	ret = buf_map_live(b, offset_in_page(r->addr));
 	if (ret)
 		goto err;
 	ret = buf_install(f, b);
@@ -793,24 +867,40 @@ static void fdma_buf_vm_close(struct vm_area_struct *vma)
 }
 
 /*
- * No fault handler: every page is inserted at mmap() time, so a fault
- * means the mapping was revoked (remove()) and is SIGBUS.
+ * Pages are mapped on first touch (MAP_POPULATE: at mmap() time), each
+ * with a reference of its own, under the lock remove() marks the buffer
+ * revoked under: once revoked, a fault is SIGBUS, and the mappings made
+ * before are zapped (fdma_buf_revoke_all()). mmap_lock (read) is held.
  */
+static vm_fault_t fdma_buf_vm_fault(struct vm_fault *vmf)
+{
+	struct fdma_buf *b = vmf->vma->vm_private_data;
+	pgoff_t first = (pgoff_t)b->handle << (FDMA_BUF_MMAP_SHIFT - PAGE_SHIFT);
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	mutex_lock(&b->fdev->buf_lock);
+	if (!b->revoking && !b->revoked && vmf->pgoff >= first &&
+	    vmf->pgoff - first < b->npages) {
+		vmf->page = b->pages[vmf->pgoff - first];
+		get_page(vmf->page);
+		ret = 0;
+	}
+	mutex_unlock(&b->fdev->buf_lock);
+	return ret;
+}
+
 static const struct vm_operations_struct fdma_buf_vm_ops = {
 	.open = fdma_buf_vm_open,
 	.close = fdma_buf_vm_close,
+	.fault = fdma_buf_vm_fault,
 };
 
-/*
- * off: the mmap offset, at or above 1 << FDMA_BUF_MMAP_SHIFT. The caller
- * holds fdev->revoke_sem for reading and checked that the device is alive.
- */
+/* off: the mmap offset, at or above 1 << FDMA_BUF_MMAP_SHIFT. */
 int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
 	struct fdma_buf *b;
 	u64 h = off >> FDMA_BUF_MMAP_SHIFT;
-	int ret;
 
 	if (off & (BIT_ULL(FDMA_BUF_MMAP_SHIFT) - 1) || !h ||
 	    h > FDMA_HANDLE_MAX)
@@ -823,16 +913,6 @@ int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off)
 	}
 	kref_get(&b->ref);
 	up_read(&f->bufs_sem);
-
-	/*
-	 * From the buffer's first page, whatever vm_pgoff says: vm_pgoff
-	 * stays the handle's offset, which is where remove() zaps.
-	 */
-	ret = vm_map_pages_zero(vma, b->pages, b->npages);
-	if (ret) {
-		buf_put_mmap(b);
-		return ret;
-	}
 	vma->vm_private_data = b;
 	vma->vm_ops = &fdma_buf_vm_ops;
 	return 0;

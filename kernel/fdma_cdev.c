@@ -80,9 +80,13 @@ void fdma_files_wake(struct fdma_dev *fdev)
 		wake_up_interruptible_poll(&f->wq, EPOLLERR | EPOLLHUP);
 		kill_fasync(&f->fasync, SIGIO, POLL_HUP);
 		/* Per-channel listeners hear of it too. */
-		for (ch = 0; ch < FDMA_MAX_CHANNELS; ch++)
-			if (f->cq[ch])
-				fdma_cq_notify(f->cq[ch]);
+		for (ch = 0; ch < FDMA_MAX_CHANNELS; ch++) {
+			/* Pairs with fdma_file_cq(): a queue is seen initialised. */
+			struct fdma_cq *q = smp_load_acquire(&f->cq[ch]);
+
+			if (q)
+				fdma_cq_notify(q);
+		}
 	}
 	mutex_unlock(&fdev->files_lock);
 }
@@ -140,22 +144,17 @@ static int fdma_cdev_mmap(struct file *file, struct vm_area_struct *vma)
 	struct fdma_file *f = file->private_data;
 	struct fdma_dev *fdev = f->fdev;
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	int ret;
 
 	/* DMA memory and queues are shared with the device and the kernel. */
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	fdma_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	/* Not while remove() revokes: a mapping made now would escape it. */
-	down_read(&fdev->revoke_sem);
+	/* A buffer mapped now faults its pages in: remove() stops that. */
 	if (READ_ONCE(fdev->dead))
-		ret = -ENODEV;
-	else if (off < BIT_ULL(FDMA_BUF_MMAP_SHIFT))
-		ret = fdma_cq_mmap(f, vma, off);
-	else
-		ret = fdma_buf_mmap(f, vma, off);
-	up_read(&fdev->revoke_sem);
-	return ret;
+		return -ENODEV;
+	if (off < BIT_ULL(FDMA_BUF_MMAP_SHIFT))
+		return fdma_cq_mmap(f, vma, off);
+	return fdma_buf_mmap(f, vma, off);
 }
 
 static __poll_t fdma_cdev_poll(struct file *file, poll_table *wait)

@@ -98,39 +98,37 @@ static int chan_alloc_bounce(struct fdma_chan *c)
 	struct fdma_dev *fdev = c->fdev;
 	struct device *dev = &fdev->pdev->dev;
 	u64 most = (u64)fdev->ring_size * fdev->caps.max_desc_len;
+	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY | __GFP_ZERO;
+	struct page *p;
 	size_t want;
+	int order;
 
 	/* One mapping: no longer than one may be (swiotlb: 256 KiB). */
 	most = min_t(u64, most, dma_max_mapping_size(dev));
 	want = round_down(min_t(u64, FDMA_BOUNCE_SIZE, most), fdev->caps.align);
-	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY;
-	struct page *p;
-	int order;
-
-	order = get_order(max_t(size_t, want, PAGE_SIZE));
+	want = max_t(size_t, want, fdev->caps.align);
+	order = get_order(want);
 	if (fdev->dma_bits <= 32)
 		gfp |= GFP_DMA32;
-	for (;;) {
-		p = alloc_pages(gfp | __GFP_ZERO, order);
-		if (p || !order)
-			break;
-		order--;
+	/* Settle for less where contiguous pages or mapping room are short. */
+	for (;; order--) {
+		p = alloc_pages(gfp, order);
+		if (p) {
+			c->bounce_size = min_t(size_t, want, PAGE_SIZE << order);
+			c->bounce_map_len = PAGE_ALIGN(c->bounce_size);
+			c->bounce_bus = dma_map_single(dev, page_address(p),
+						       c->bounce_map_len,
+						       DMA_BIDIRECTIONAL);
+			if (!dma_mapping_error(dev, c->bounce_bus))
+				break;
+			__free_pages(p, order);
+			p = NULL;
+		}
+		if (!order)
+			return -ENOMEM;
 	}
-	if (!p)
-		return -ENOMEM;
 	c->bounce = page_address(p);
 	c->bounce_order = order;
-	c->bounce_size = min_t(size_t, want, PAGE_SIZE << order);
-	c->bounce_size = max_t(size_t, round_down(c->bounce_size,
-						  fdev->caps.align),
-			       fdev->caps.align);
-	c->bounce_bus = dma_map_single(dev, c->bounce, PAGE_SIZE << order,
-				       DMA_BIDIRECTIONAL);
-	if (dma_mapping_error(dev, c->bounce_bus)) {
-		__free_pages(p, order);
-		c->bounce = NULL;
-		return -ENOMEM;
-	}
 	c->bounce_mapped = true;
 	if (c->bounce_size != want)
 		dev_info(dev, "channel %u: bounce buffer of %zu bytes, not %zu\n",
@@ -235,6 +233,16 @@ void fdma_chan_free(struct fdma_chan *c)
 }
 
 /*
+ * A bounce buffer that a channel whose reset failed may still write into
+ * (b->bounce_tainter is that channel): kept mapped and allocated unless the
+ * engine stopped mastering the bus.
+ */
+static bool bounce_kept(const struct fdma_chan *b)
+{
+	return READ_ONCE(b->bounce_tainter) && !b->fdev->quiesced;
+}
+
+/*
  * Undo the bounce buffer's DMA mapping (remove(), once the engine is
  * stopped): nothing of the DMA API is used on it after remove() returns.
  * A read() copying from it meanwhile still reads valid memory.
@@ -242,24 +250,32 @@ void fdma_chan_free(struct fdma_chan *c)
 void fdma_chan_unmap_bounce(struct fdma_chan *c)
 {
 	mutex_lock(&c->lock);
-	if (c->bounce_mapped)
-		dma_unmap_single(chan_dev(c), c->bounce_bus,
-				 PAGE_SIZE << c->bounce_order, DMA_BIDIRECTIONAL);
+	if (c->bounce_mapped && !bounce_kept(c))
+		dma_unmap_single_attrs(chan_dev(c), c->bounce_bus,
+				       c->bounce_map_len, DMA_BIDIRECTIONAL,
+				       DMA_ATTR_SKIP_CPU_SYNC);
 	c->bounce_mapped = false;
 	mutex_unlock(&c->lock);
 }
 
 /*
- * Free the bounce buffer's pages, at the device's release: a read() or
- * write() copies to or from it with only rw_lock held (possibly faulting
- * on user memory for as long as user space likes), and an open file keeps
- * the device, so nothing can be using it any more. Freeing it in remove()
- * would make remove() wait for rw_lock, i.e. for such a copy.
+ * Free the bounce buffer's pages, at the device's release (or a failed
+ * probe): a read() or write() copies to or from it with only rw_lock held
+ * (possibly faulting on user memory for as long as user space likes), and
+ * an open file keeps the device, so nothing can be using it any more.
+ * Freeing it in remove() would make remove() wait for rw_lock, i.e. for
+ * such a copy.
  */
 void fdma_chan_free_bounce(struct fdma_chan *c)
 {
-	if (c->bounce)
+	if (c->bounce && bounce_kept(c)) {
+		atomic64_add(PAGE_SIZE << c->bounce_order,
+			     &c->fdev->leaked_bytes);
+		dev_crit(chan_dev(c), "channel %u: bounce buffer kept for good: the engine may still write it\n",
+			 c->idx);
+	} else if (c->bounce) {
 		free_pages((unsigned long)c->bounce, c->bounce_order);
+	}
 	c->bounce = NULL;
 }
 
@@ -310,8 +326,15 @@ static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 	struct fdma_cq *q = u->cq;
 	struct fdma_cq_entry *e = &q->ent[q->tail & q->mask];
 
-	/* Caches invalidated (or the bounce copied back) for this range only. */
-	fdma_buf_sync(u->buf, u->off, u->len, u->dir, false);
+	/*
+	 * Caches invalidated (or the bounce copied back) for this range only;
+	 * C2H, only the bytes the device wrote (a stream frame shorter than
+	 * its buffer): a bounce copy beyond them would put back bytes of
+	 * before the transfer over the application's.
+	 */
+	fdma_buf_sync(u->buf, u->off, u->dir == DMA_FROM_DEVICE ?
+		      min(u->len, round_up(u->done, (u64)c->fdev->dma_align)) :
+		      u->len, u->dir, false);
 	e->user_data = u->user_data;
 	e->len = u->done;
 	e->res = chan_account(c, u->status, u->done);
@@ -402,6 +425,9 @@ static int chan_reset_cancel(struct fdma_chan *c, const char *why,
 	if (ret) {
 		c->broken = true;
 		fdma_ering_stop(&c->ring);
+		/* The bounce buffer its read/write request moves stays its own. */
+		if (c->kr.busy && !c->kr.done)
+			WRITE_ONCE(c->kr.buf_of->bounce_tainter, c);
 		dev_err(chan_dev(c), "channel %u: %s, and no reset acknowledgment (%d): channel disabled\n",
 			c->idx, why, ret);
 	}
@@ -421,10 +447,15 @@ static int chan_reset_cancel(struct fdma_chan *c, const char *why,
 static int chan_recover(struct fdma_chan *c, const char *why, int cancel_res)
 {
 	int ret = chan_reset_cancel(c, why, cancel_res);
+	u32 i;
 
 	if (ret)
 		return ret;
 	c->broken = false;
+	/* The engine has let go of this channel: so of any bounce buffer. */
+	for (i = 0; i < c->fdev->caps.nchan; i++)
+		if (READ_ONCE(c->fdev->chan[i].bounce_tainter) == c)
+			WRITE_ONCE(c->fdev->chan[i].bounce_tainter, NULL);
 	chan_start(c);
 	dev_notice_ratelimited(chan_dev(c), "channel %u reset: %s\n",
 			       c->idx, why);
@@ -539,11 +570,16 @@ static void chan_wd_work(struct work_struct *work)
 	 * not acted on yet (a slow interrupt thread) is not lost.
 	 */
 	if (c->ring.cidx == c->wd_cidx && c->wd_hw != c->wd_cidx) {
-		atomic64_inc(&c->st.wd_reaps);
-		if (c->wd_drained && c->coal_usecs < ms * USEC_PER_MSEC &&
-		    atomic64_read(&c->st.irqs) == c->wd_irqs)
-			atomic64_inc(&c->st.lost_irqs);
-		chan_reap_locked(c);
+		bool lost = c->wd_drained &&
+			    c->coal_usecs < ms * USEC_PER_MSEC &&
+			    atomic64_read(&c->st.irqs) == c->wd_irqs;
+
+		/* Counted only if whole requests came of it (not pieces of one). */
+		if (chan_reap_locked(c)) {
+			atomic64_inc(&c->st.wd_reaps);
+			if (lost)
+				atomic64_inc(&c->st.lost_irqs);
+		}
 	}
 	/* Progress: the completion count moves while the engine owes some. */
 	hw = chan_hw_count(c);
@@ -684,8 +720,7 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		struct fdma_ureq *u = &c->ureq[idx];
 		u64 off = r->offset, left = r->len;
 
-		/* Caches written back (or the bounce filled) for this range first. */
-		fdma_buf_sync(b, r->offset, r->len, dir, true);
+		/* Synced for the device by the caller (fdma_ioctl.c). */
 		u->cq = q;
 		u->buf = b;
 		u->user_data = r->user_data;
@@ -841,7 +876,10 @@ static int bounce_wait_idle(struct fdma_chan *b)
 	if (wait_event_killable(b->wq, !atomic_read(&b->bounce_users) ||
 				READ_ONCE(b->fdev->dead)))
 		return -EINTR;
-	return READ_ONCE(b->fdev->dead) ? -ENODEV : 0;
+	if (READ_ONCE(b->fdev->dead))
+		return -ENODEV;
+	/* A broken channel may still write it: -EIO until that one is reset. */
+	return READ_ONCE(b->bounce_tainter) ? -EIO : 0;
 }
 
 /* Sync [off, off + len) of b's bounce buffer, if it is still mapped. */

@@ -152,6 +152,7 @@ struct fdma_buf {
 	u32 handle;
 	bool user;		/* registered user memory, else the driver's pages */
 	bool tainted;		/* a reset failed with it in flight: kept */
+	bool revoking;		/* remove() began: no fault maps it; under buf_lock */
 	bool revoked;		/* memory given back at remove(); under buf_lock */
 	u64 size;		/* usable bytes */
 	atomic_t inflight;	/* requests using it, not yet completed */
@@ -307,8 +308,11 @@ struct fdma_chan {
 	void *bounce;
 	dma_addr_t bounce_bus;
 	size_t bounce_size;	/* used: at most PAGE_SIZE << bounce_order */
+	size_t bounce_map_len;	/* mapped */
 	unsigned int bounce_order;
 	bool bounce_mapped;
+	/* a channel whose reset failed with a request on this buffer in flight */
+	struct fdma_chan *bounce_tainter;
 	atomic_t bounce_users;
 
 	/*

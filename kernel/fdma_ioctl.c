@@ -271,12 +271,10 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 /*
  * A new buffer's handle is only reserved until it was copied out: if that
  * fails, no other thread can have used (submitted, mapped, freed) the
- * buffer by guessing its handle, and it is freed with its handle. Buffers
- * are made under revoke_sem, so that remove() revokes every one of them.
+ * buffer by guessing its handle, and it is freed with its handle.
  */
 static int ioc_buf_alloc(struct fdma_file *f, void __user *argp, size_t usize)
 {
-	struct fdma_dev *fdev = f->fdev;
 	struct fdma_ioc_buf_alloc a;
 	struct fdma_buf *b;
 	int ret;
@@ -284,9 +282,7 @@ static int ioc_buf_alloc(struct fdma_file *f, void __user *argp, size_t usize)
 	ret = ioc_in(&a, sizeof(a), argp, usize);
 	if (ret)
 		return ret;
-	down_read(&fdev->revoke_sem);
-	ret = READ_ONCE(fdev->dead) ? -ENODEV : fdma_buf_alloc(f, &a, &b);
-	up_read(&fdev->revoke_sem);
+	ret = fdma_buf_alloc(f, &a, &b);
 	if (ret)
 		return ret;
 	if (ioc_out(argp, usize, &a, sizeof(a))) {
@@ -300,7 +296,6 @@ static int ioc_buf_alloc(struct fdma_file *f, void __user *argp, size_t usize)
 static int ioc_buf_register(struct fdma_file *f, void __user *argp,
 			    size_t usize)
 {
-	struct fdma_dev *fdev = f->fdev;
 	struct fdma_ioc_buf_reg r;
 	struct fdma_buf *b;
 	int ret;
@@ -308,9 +303,7 @@ static int ioc_buf_register(struct fdma_file *f, void __user *argp,
 	ret = ioc_in(&r, sizeof(r), argp, usize);
 	if (ret)
 		return ret;
-	down_read(&fdev->revoke_sem);
-	ret = READ_ONCE(fdev->dead) ? -ENODEV : fdma_buf_register(f, &r, &b);
-	up_read(&fdev->revoke_sem);
+	ret = fdma_buf_register(f, &r, &b);
 	if (ret)
 		return ret;
 	if (ioc_out(argp, usize, &r, sizeof(r))) {
@@ -420,12 +413,24 @@ static int ioc_submit(struct fdma_file *f, void __user *argp, size_t usize)
 		ret = -EFAULT;
 		goto out;
 	}
-	/* The buffers' segments stay until the requests are posted. */
+	/*
+	 * The buffers' mappings stay until the requests are posted (remove()
+	 * revokes under revoke_sem); nothing here takes mmap_lock or faults.
+	 */
 	down_read(&fdev->revoke_sem);
 	down_read(&f->bufs_sem);
 	ret = READ_ONCE(fdev->dead) ? -ENODEV : 0;
 	for (i = 0; !ret && i < sb.count; i++)
 		ret = ioc_check_req(f, c, &reqs[i], &subs[i], &ndesc);
+	/*
+	 * Caches written back (or bounce buffers filled) for each request's
+	 * range before it is posted; outside the channel's lock, which the
+	 * interrupt thread wants meanwhile.
+	 */
+	for (i = 0; !ret && i < sb.count; i++)
+		fdma_buf_sync(subs[i].buf, reqs[i].offset, reqs[i].len,
+			      (c->caps & FDMA_CH_CAP_C2H) ? DMA_FROM_DEVICE :
+							    DMA_TO_DEVICE, true);
 	if (!ret)
 		ret = fdma_chan_submit(c, q, subs, sb.count, ndesc);
 	up_read(&f->bufs_sem);

@@ -205,6 +205,11 @@ static void fdma_quiesce(struct fdma_dev *fdev)
 	int ret = fdma_eng_quiesce(&fdev->plat, &fdev->caps,
 				   FDMA_RESET_TIMEOUT_US);
 
+	/* A function gone from the bus masters nothing any more. */
+	if (ret == -ENODEV || pci_dev_is_disconnected(fdev->pdev)) {
+		dev_info(&fdev->pdev->dev, "engine gone from the bus\n");
+		ret = 0;
+	}
 	if (ret)
 		dev_err(&fdev->pdev->dev, "engine did not stop mastering the bus (%d): memory it may still write is kept\n",
 			ret);

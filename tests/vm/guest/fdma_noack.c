@@ -20,6 +20,14 @@
  *   engine reset clears the fault), the model's own log shows that the
  *   channel's writes after the disable were refused, not made, and the
  *   device works.
+ * noack_bounce: the C2H channel goes wrong under an unaligned pwrite(),
+ *   whose partial blocks are read through C2H into the H2C channel's
+ *   bounce buffer. The watchdog finds no progress (timeout_ms lowered to
+ *   500) and resets C2H, which does not acknowledge: the pwrite fails with
+ *   ETIMEDOUT, and since the broken channel may still write that bounce
+ *   buffer, the next (aligned) pwrite through it fails with EIO instead of
+ *   sending bytes a broken engine can overwrite. rmmod then stops the
+ *   engine and gives the bounce buffer back.
  */
 #include "vmioc.h"
 
@@ -36,6 +44,72 @@ static void churn(int n)
 		memset(p, k, len);
 		munmap(p, len);
 	}
+}
+
+static int bounce(const char *params)
+{
+	const char *T = "noack_bounce";
+	uint8_t x[4096];
+	char dev[64];
+	double t0;
+	int fd, failed = 0, ret;
+	ssize_t n;
+
+	if (vt_find_dev("fdma", dev, sizeof(dev)) ||
+	    vt_write_str("/sys/module/fdma/parameters/timeout_ms", "500")) {
+		vt_fail(T, "setup: %s", strerror(errno));
+		vt_rmmod(0);
+		return 1;
+	}
+	fd = vt_open_dev(dev, O_RDWR, 2000);
+	ret = fd < 0 ? -errno : vi_fault(dev, "noack", 1, 1);
+	if (ret) {
+		vt_fail(T, "open and arm the fault on C2H: %s", strerror(-ret));
+		vt_rmmod(0);
+		return 1;
+	}
+	vt_fill(x, sizeof(x), 6);
+	t0 = vi_ms();
+	n = pwrite(fd, x, 100, 4097);
+	if (n != -1 || errno != ETIMEDOUT) {
+		vt_fail(T, "unaligned pwrite with C2H gone wrong: %zd (%s), expected ETIMEDOUT", n,
+			n < 0 ? strerror(errno) : "bytes");
+		failed = 1;
+	}
+	vt_info("the partial-block read gave up after %.0f ms", vi_ms() - t0);
+	n = pwrite(fd, x, sizeof(x), 8192);
+	if (n != -1 || errno != EIO) {
+		vt_fail(T, "aligned pwrite through the bounce buffer a broken channel may write: %zd (%s), expected EIO",
+			n, n < 0 ? strerror(errno) : "bytes");
+		failed = 1;
+	}
+	close(fd);
+	ret = vt_rmmod(0);
+	if (ret) {
+		vt_fail(T, "rmmod: %s", strerror(-ret));
+		return 1;
+	}
+	/* The engine stopped: nothing was kept, and the next load works. */
+	ret = vt_insmod(params);
+	if (ret || vt_find_dev("fdma", dev, sizeof(dev))) {
+		vt_fail(T, "load again: %s", strerror(-ret));
+		return 1;
+	}
+	fd = vt_open_dev(dev, O_RDWR, 2000);
+	if (fd < 0 || pwrite(fd, x, sizeof(x), 8192) != sizeof(x)) {
+		vt_fail(T, "pwrite after reloading: %s", strerror(errno));
+		failed = 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	ret = vt_rmmod(0);
+	if (ret) {
+		vt_fail(T, "rmmod at the end: %s", strerror(-ret));
+		failed = 1;
+	}
+	if (!failed)
+		vt_pass(T);
+	return failed;
 }
 
 int main(int argc, char **argv)
@@ -157,10 +231,7 @@ int main(int argc, char **argv)
 	}
 	vt_info("the model refused %lld of the channel's writes after the disable",
 		refused - r0);
-	ret = vt_rmmod(0);
-	if (ret)
-		vt_fail(T, "rmmod at the end: %s", strerror(-ret));
 	if (!vt_failed)
 		vt_pass(T);
-	return vt_failed;
+	return bounce(params) | vt_failed;
 }
