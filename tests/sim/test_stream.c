@@ -423,7 +423,9 @@ static void test_h2c_checker(void **state)
 	expect_counts(dev, ch, 10, 0);
 	/* Split over two requests, and over three. */
 	for (int i = 0; i < 5; i++) {
-		const uint32_t two[2] = { 2048, len - 2048 }, three[3] = { 64, 4096, len - 64 - 4096 };
+		/* The first piece as short as the device allows (its alignment). */
+		const uint32_t a = info.align;
+		const uint32_t two[2] = { 2048, len - 2048 }, three[3] = { a, 4096, len - a - 4096 };
 
 		build_frame(p, seq, len);
 		send_frame(dev, ch, buf, 0, two, 2);

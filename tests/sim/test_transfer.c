@@ -91,7 +91,10 @@ static void test_sizes_and_offsets(void **state)
 	assert_fdma_ok(dev, fdma_get_info(dev, &info));
 	if (!sim_target())
 		assert_int_equal(info.card_size, MEM);
-	assert_int_equal(info.align, 64);
+	/* Another device (FDMA_TEST_DEVICE) may want more: a DMA cache line. */
+	if (!sim_target())
+		assert_int_equal(info.align, 64);
+	assert_true(info.align >= 64 && !(info.align & (info.align - 1)));
 	h2c = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM);
 	c2h = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
 	assert_int_equal(h2c, 0);
@@ -100,7 +103,7 @@ static void test_sizes_and_offsets(void **state)
 		uint64_t len = sizes[i];
 		const uint64_t offs[] = {
 			0,			/* start of card memory */
-			0x123440 + 64 * i,	/* somewhere unaligned to pages */
+			0x123400 + (uint64_t)info.align * i,	/* unaligned to pages */
 			mem - len,		/* the last bytes of card memory */
 		};
 

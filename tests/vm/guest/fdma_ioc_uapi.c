@@ -11,7 +11,7 @@
  *   zero (-E2BIG otherwise), and gets output only up to the driver's size;
  *   a smaller one, or the wrong direction, is ENOTTY.
  * ioc_dma_align: where the DMA alignment is larger than the engine's (a
- *   cache line of 128 bytes on arm64), registered memory and request
+ *   DMA cache line of 128 bytes of arm64 6.1), registered memory and request
  *   offsets aligned to the engine's but not to it are EINVAL; elsewhere
  *   the test says there is nothing stricter to check.
  * mmap_flags: driver mappings cannot grow (mremap: VM_DONTEXPAND) and are

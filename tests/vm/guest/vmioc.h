@@ -25,7 +25,7 @@ struct vi_dev {
 	char name[64];
 	/*
 	 * info.align is the alignment of host memory here: the driver's
-	 * dma_align where it is larger (a 128-byte cache line on arm64);
+	 * dma_align where it is larger (arm64 6.1: a 128-byte DMA cache line);
 	 * engine_align is the engine's own.
 	 */
 	struct fdma_ioc_info info;
