@@ -77,11 +77,9 @@ static void roundtrip_at(struct fdma_dev *dev, int h2c, int c2h, uint64_t off, u
 
 static void test_sizes_and_offsets(void **state)
 {
-	static const uint64_t sizes[] = {
-		64, 128, 192, 4096, 4160, 65536, 65536 + 64, 1ull << 20, 4ull << 20,
-	};
 	struct fdma_dev *dev = sim_open("sim:paced=0,mem=64M");
 	struct fdma_info info;
+	uint64_t sizes[9];
 	struct fdma_chan_stats st0, st1;
 	int h2c, c2h;
 	unsigned int n = 0;
@@ -95,6 +93,14 @@ static void test_sizes_and_offsets(void **state)
 	if (!sim_target())
 		assert_int_equal(info.align, 64);
 	assert_true(info.align >= 64 && !(info.align & (info.align - 1)));
+	/* 64, 128, 192, 4096, 4160, ... where the alignment is 64. */
+	{
+		const uint64_t a = info.align, s[] = {
+			a, 2 * a, 3 * a, 4096, 4096 + a, 65536, 65536 + a, 1ull << 20, 4ull << 20,
+		};
+
+		memcpy(sizes, s, sizeof(sizes));
+	}
 	h2c = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM);
 	c2h = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
 	assert_int_equal(h2c, 0);
