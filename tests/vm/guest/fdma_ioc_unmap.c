@@ -15,9 +15,11 @@
  *   rest, BUF_FREE: the C2H bytes and the memset, every one.
  * ioc_close_keeps_data: the same as the first, released by close().
  *
- * Under swiotlb=force (the harness's swiotlb run) the old driver fails the
- * first and the third (the memset is replaced by the bytes the buffer held
- * at registration). On a coherent machine without bounce buffering there
+ * Under swiotlb=force (the harness's swiotlb run) the driver before the fix
+ * fails all three: "1048341 of 1048576 bytes written after the transfer were
+ * lost by FDMA_IOC_BUF_FREE", the C2H case all 983040 bytes of the rest, and
+ * close() the same as BUF_FREE (the memset is replaced by the bytes the
+ * bounce buffer held). On a coherent machine without bounce buffering there
  * is nothing to lose and the tests pass either way; under TCG a
  * non-coherent arm64 guest runs the cache maintenance, but QEMU models no
  * cache, so nothing is lost there either.
