@@ -530,7 +530,6 @@ static void chan_wd_snapshot(struct fdma_chan *c)
 {
 	c->wd_cidx = c->ring.cidx;
 	c->wd_hw = chan_hw_count(c);
-	c->wd_drained = c->wd_hw == c->ring.pidx_pub;
 	c->wd_irqs = atomic64_read(&c->st.irqs);
 }
 
@@ -562,15 +561,17 @@ static void chan_wd_work(struct work_struct *work)
 		goto out;
 	}
 	/*
-	 * Completions the engine had written at the last tick and nobody
-	 * reaped since: reap them now. If the engine had also drained its
-	 * ring by then, its interrupt was due (the drain rule); if none came
-	 * on the channel's vector for a whole tick, it was lost (unless the
-	 * coalescing timer is longer than a tick). One that came and was
-	 * not acted on yet (a slow interrupt thread) is not lost.
+	 * The engine had written completions by the last tick and nobody
+	 * reaped since: reap now. If it has drained its ring by now, its
+	 * interrupt was due (the drain rule); if none came on the channel's
+	 * vector for a whole tick, it was lost (unless the coalescing timer
+	 * is longer than a tick). One that came and was not acted on yet (a
+	 * slow interrupt thread) is not lost; a drain a moment before this
+	 * tick, its interrupt still on the way, would be counted: the count
+	 * is a statistic, the reap is what matters.
 	 */
 	if (c->ring.cidx == c->wd_cidx && c->wd_hw != c->wd_cidx) {
-		bool lost = c->wd_drained &&
+		bool lost = chan_hw_count(c) == c->ring.pidx_pub &&
 			    c->coal_usecs < ms * USEC_PER_MSEC &&
 			    atomic64_read(&c->st.irqs) == c->wd_irqs;
 

@@ -324,7 +324,6 @@ struct fdma_chan {
 	bool wd_armed;		/* under lock */
 	u32 wd_cidx;		/* host's reaped count at the last tick */
 	u32 wd_hw;		/* device's completion count at the last tick */
-	bool wd_drained;	/* at the last tick the device had nothing left */
 	s64 wd_irqs;		/* st.irqs at the last tick */
 	u32 prog_hw;		/* device's count when progress was last seen */
 	unsigned long prog_at;	/* jiffies then */
