@@ -335,6 +335,14 @@ u32 fdma_ering_ready(const struct fdma_ering *r)
 	return hw_ready(r, &hw);
 }
 
+u32 fdma_ering_done(const struct fdma_ering *r)
+{
+	u32 hw;
+
+	hw_ready(r, &hw);
+	return hw;
+}
+
 /* Fold one piece's completion record into a request's completion. */
 static void fold(struct fdma_ecpl *acc, const struct fdma_cpl_rec *c, bool first)
 {

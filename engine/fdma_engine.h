@@ -190,6 +190,13 @@ void fdma_ering_doorbell(struct fdma_ering *r);
 u32 fdma_ering_ready(const struct fdma_ering *r);
 
 /*
+ * The device's completion count (free-running, like pidx): descriptors it
+ * has completed, reaped or not, clamped to what the doorbell published. It
+ * equals pidx_pub when the device has nothing left to do.
+ */
+u32 fdma_ering_done(const struct fdma_ering *r);
+
+/*
  * Reap up to max finished requests into out[]. A request is returned only
  * once all its pieces are complete. Returns the number written.
  */

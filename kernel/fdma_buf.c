@@ -613,6 +613,15 @@ static int buf_map_live(struct fdma_buf *b, unsigned long first_off)
 	return ret;
 }
 
+/* The last steps of both kinds: mapped for the device, then a handle. */
+static int buf_map_install(struct fdma_file *f, struct fdma_buf *b,
+			   unsigned long first_off)
+{
+	int ret = buf_map_live(b, first_off);
+
+	return ret ? ret : buf_install(f, b);
+}
+
 /* A new buffer, its handle reserved (*bp): see buf_install(). */
 int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
 		   struct fdma_buf **bp)
@@ -646,10 +655,7 @@ int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
 	ret = buf_alloc_pages(b, b->size >> PAGE_SHIFT);
 	if (ret)
 		goto err;
-	ret = buf_map_live(b, 0);
-	if (ret)
-		goto err;
-	ret = buf_install(f, b);
+	ret = buf_map_install(f, b, 0);
 	if (ret)
 		goto err;
 	a->size = b->size;
@@ -750,10 +756,7 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 	b->npages = pinned;
 	if (pinned < npages)
 		goto err;
-	ret = buf_map_live(b, offset_in_page(r->addr));
-	if (ret)
-		goto err;
-	ret = buf_install(f, b);
+	ret = buf_map_install(f, b, offset_in_page(r->addr));
 	if (ret)
 		goto err;
 	r->handle = b->handle;

@@ -519,17 +519,11 @@ static int chan_usable(struct fdma_chan *c)
 
 /* ---- the watchdog ------------------------------------------------------- */
 
-/* The engine's completion count: what it finished, reaped or not. */
-static u32 chan_hw_count(const struct fdma_chan *c)
-{
-	return c->ring.cidx + fdma_ering_ready(&c->ring);
-}
-
 /* Remember where the ring is, for the next tick to compare. */
 static void chan_wd_snapshot(struct fdma_chan *c)
 {
 	c->wd_cidx = c->ring.cidx;
-	c->wd_hw = chan_hw_count(c);
+	c->wd_hw = fdma_ering_done(&c->ring);
 	c->wd_irqs = atomic64_read(&c->st.irqs);
 }
 
@@ -571,7 +565,7 @@ static void chan_wd_work(struct work_struct *work)
 	 * is a statistic, the reap is what matters.
 	 */
 	if (c->ring.cidx == c->wd_cidx && c->wd_hw != c->wd_cidx) {
-		bool lost = chan_hw_count(c) == c->ring.pidx_pub &&
+		bool lost = fdma_ering_done(&c->ring) == c->ring.pidx_pub &&
 			    c->coal_usecs < ms * USEC_PER_MSEC &&
 			    atomic64_read(&c->st.irqs) == c->wd_irqs;
 
@@ -583,7 +577,7 @@ static void chan_wd_work(struct work_struct *work)
 		}
 	}
 	/* Progress: the completion count moves while the engine owes some. */
-	hw = chan_hw_count(c);
+	hw = fdma_ering_done(&c->ring);
 	if (hw != c->prog_hw || hw == c->ring.pidx_pub) {
 		c->prog_hw = hw;
 		c->prog_at = jiffies;
@@ -594,7 +588,7 @@ static void chan_wd_work(struct work_struct *work)
 				     c->idx, tmo, c->ring.pidx_pub - hw);
 		chan_recover(c, "no progress", -ETIMEDOUT);
 		c->prog_at = jiffies;
-		c->prog_hw = chan_hw_count(c);
+		c->prog_hw = fdma_ering_done(&c->ring);
 	}
 	if (!c->up || c->broken || !fdma_ering_inflight(&c->ring)) {
 		c->wd_armed = false;
@@ -687,9 +681,8 @@ static void chan_doorbell(struct fdma_chan *c)
 int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		     const struct fdma_sub *s, u32 n, u32 ndesc)
 {
-	bool c2h = c->caps & FDMA_CH_CAP_C2H;
 	bool stream = c->caps & FDMA_CH_CAP_STREAM;
-	enum dma_data_direction dir = c2h ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	enum dma_data_direction dir = fdma_chan_dir(c);
 	u32 i;
 	int ret;
 
@@ -919,8 +912,7 @@ static int bounce_sync(struct fdma_chan *b, u32 off, u32 len,
 static int chan_xfer(struct fdma_chan *c, struct fdma_chan *b, u64 card,
 		     u32 boff, u32 len)
 {
-	enum dma_data_direction dir = (c->caps & FDMA_CH_CAP_C2H) ?
-				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	enum dma_data_direction dir = fdma_chan_dir(c);
 	struct fdma_ereq q = {
 		.host = b->bounce_bus + boff,
 		.card = card,

@@ -42,7 +42,7 @@ static int chans_show(struct seq_file *m, void *unused)
 			seq_printf(m, "%u %d %d %u %u %u %u 0x%08x %u %s %d %d\n",
 				   i, c->up, c->broken, c->ring.pidx,
 				   c->ring.pidx_pub, c->ring.cidx,
-				   c->ring.cidx + fdma_ering_ready(&c->ring),
+				   fdma_ering_done(&c->ring),
 				   fdma_ering_status(&c->ring),
 				   fdma_ering_inflight(&c->ring), kr,
 				   atomic_read(&c->bounce_users), c->wd_armed);

@@ -420,6 +420,12 @@ struct fdma_sub {
 	struct fdma_buf *buf;
 };
 
+/* The DMA direction of a channel's transfers, for the syncs. */
+static inline enum dma_data_direction fdma_chan_dir(const struct fdma_chan *c)
+{
+	return (c->caps & FDMA_CH_CAP_C2H) ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+}
+
 /* fdma_chan.c */
 void fdma_chan_setup(struct fdma_dev *fdev, u32 idx);
 int fdma_chan_init(struct fdma_dev *fdev, u32 idx);

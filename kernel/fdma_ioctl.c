@@ -429,8 +429,7 @@ static int ioc_submit(struct fdma_file *f, void __user *argp, size_t usize)
 	 */
 	for (i = 0; !ret && i < sb.count; i++)
 		fdma_buf_sync(subs[i].buf, reqs[i].offset, reqs[i].len,
-			      (c->caps & FDMA_CH_CAP_C2H) ? DMA_FROM_DEVICE :
-							    DMA_TO_DEVICE, true);
+			      fdma_chan_dir(c), true);
 	if (!ret)
 		ret = fdma_chan_submit(c, q, subs, sb.count, ndesc);
 	up_read(&f->bufs_sem);

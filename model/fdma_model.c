@@ -900,8 +900,7 @@ static void *chan_main(void *arg)
 		/* Clear the kick before reading registers: a later kick means new writes. */
 		atomic_store(&c->kicked, 0);
 		service_control(c);
-		if (!c->rogue && c->running && !c->halted && engine_enabled(c->m) &&
-		    dma_begin(c->m, false)) {
+		if (!c->rogue && c->running && !c->halted && dma_begin(c->m, false)) {
 			n = process(c, &deadline);
 			dma_end(c->m);
 		}

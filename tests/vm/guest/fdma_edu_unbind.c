@@ -50,26 +50,20 @@ int main(void)
 	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
 	static uint8_t page[4096] __attribute__((aligned(4096)));
 	uint8_t pat[LEN];
-	char link[300], target[300];
 	pthread_t rt, ut;
 	struct pollfd p;
 	struct uffd_msg m;
 	double t0, t_unbind = -1;
 	int uffd, bad = 0;
-	ssize_t n;
 
 	if (vt_find_dev("fdma-edu", dev, sizeof(dev))) {
 		vt_fail(T, "no fdma-edu device in " FDMA_CLASS);
 		return 1;
 	}
-	snprintf(link, sizeof(link), FDMA_CLASS "/%s/device", dev);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n <= 0) {
-		vt_fail(T, "readlink %s: %s", link, strerror(errno));
+	if (vt_bdf(dev, bdf, sizeof(bdf))) {
+		vt_fail(T, "no PCI function behind " FDMA_CLASS "/%s: %s", dev, strerror(errno));
 		return 1;
 	}
-	target[n] = 0;
-	snprintf(bdf, sizeof(bdf), "%s", strrchr(target, '/') + 1);
 	fd = vt_open_dev(dev, O_RDWR, 2000);
 	vt_fill(pat, LEN, 55);
 	if (fd < 0 || pwrite(fd, pat, LEN, 0) != LEN) {

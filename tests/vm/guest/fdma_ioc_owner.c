@@ -475,22 +475,18 @@ static void kill_inflight(void)
 static void unbind(void)
 {
 	const char *T = "ioc_unbind";
-	char link[300], target[300], bdf[64];
+	char bdf[64];
+	ssize_t n;
 	struct vi_buf s, u;
 	struct fdma_cq_entry e[8];
 	struct vi_dev v;
 	uint32_t ready = 0;
-	ssize_t n;
 	int ret, k;
 
-	snprintf(link, sizeof(link), FDMA_CLASS "/%s/device", dev);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n <= 0) {
-		vt_fail(T, "readlink %s: %s", link, strerror(errno));
+	if (vt_bdf(dev, bdf, sizeof(bdf))) {
+		vt_fail(T, "no PCI function behind " FDMA_CLASS "/%s: %s", dev, strerror(errno));
 		return;
 	}
-	target[n] = 0;
-	snprintf(bdf, sizeof(bdf), "%s", strrchr(target, '/') + 1);
 	if (vi_open(&v, dev) || v.c2h_stream < 0 || vi_cq_map(&v, v.c2h_stream) ||
 	    vi_alloc(&v, 8 * 4096, &s) || vi_register(&v, 1 << 20, 0, &u)) {
 		vt_fail(T, "setup: %s", strerror(errno));

@@ -87,19 +87,14 @@ static void rmmod_open(void)
 static void unbind_inflight(void)
 {
 	const char *T = "unbind_inflight";
-	char link[300], target[300], bdf[64], path[300];
+	char bdf[64], path[300], buf[64];
 	int fd, idle, status, bad = 0;
 	pid_t pid[2];
-	ssize_t n;
 
-	snprintf(link, sizeof(link), FDMA_CLASS "/%s/device", dev);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n <= 0) {
-		vt_fail(T, "readlink %s: %s", link, strerror(errno));
+	if (vt_bdf(dev, bdf, sizeof(bdf))) {
+		vt_fail(T, "no PCI function behind " FDMA_CLASS "/%s: %s", dev, strerror(errno));
 		return;
 	}
-	target[n] = 0;
-	snprintf(bdf, sizeof(bdf), "%s", strrchr(target, '/') + 1);
 
 	fd = vt_open_dev(dev, O_RDWR, 2000);
 	idle = vt_open_dev(dev, O_RDONLY, 2000);
@@ -126,7 +121,7 @@ static void unbind_inflight(void)
 		}
 	}
 	errno = 0;
-	if (pread(idle, target, 16, 0) != -1 || errno != ENODEV) {
+	if (pread(idle, buf, 16, 0) != -1 || errno != ENODEV) {
 		vt_fail(T, "read on a file open across the unbind: %s, expected ENODEV",
 			strerror(errno));
 		bad = 1;
@@ -136,7 +131,7 @@ static void unbind_inflight(void)
 		bad = 1;
 	}
 	snprintf(path, sizeof(path), "/dev/%s", dev);
-	if (access(path, F_OK) == 0 && vt_find_dev("fdma", target, sizeof(target)) != 0) {
+	if (access(path, F_OK) == 0 && vt_find_dev("fdma", buf, sizeof(buf)) != 0) {
 		vt_fail(T, "%s still exists after unbind", path);
 		bad = 1;
 	}

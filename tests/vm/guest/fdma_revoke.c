@@ -97,7 +97,7 @@ int main(void)
 	lck0 = vmlck();
 	pin0 = vi_pinned_total();
 	ret = vi_open(&d, NULL);
-	if (ret || d.c2h_stream < 0 || vi_cq_map(&d, d.c2h_stream) || vi_bdf(d.name, bdf, sizeof(bdf))) {
+	if (ret || d.c2h_stream < 0 || vi_cq_map(&d, d.c2h_stream) || vt_bdf(d.name, bdf, sizeof(bdf))) {
 		vt_fail(T, "open: %s", strerror(ret ? -ret : errno));
 		return 1;
 	}

@@ -118,25 +118,19 @@ int main(void)
 	const char *T = "unbind_fault";
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
-	char link[300], target[300];
 	uint64_t pend[2];
 	int npend = 0, bad = 0;
 	double t0, t_unbind = -1;
 	uint8_t *pat, *area;
-	ssize_t n;
 
 	if (vt_find_dev("fdma", dev, sizeof(dev))) {
 		vt_fail(T, "no fdma device in " FDMA_CLASS);
 		return 1;
 	}
-	snprintf(link, sizeof(link), FDMA_CLASS "/%s/device", dev);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n <= 0) {
-		vt_fail(T, "readlink %s: %s", link, strerror(errno));
+	if (vt_bdf(dev, bdf, sizeof(bdf))) {
+		vt_fail(T, "no PCI function behind " FDMA_CLASS "/%s: %s", dev, strerror(errno));
 		return 1;
 	}
-	target[n] = 0;
-	snprintf(bdf, sizeof(bdf), "%s", strrchr(target, '/') + 1);
 
 	fd = vt_open_dev(dev, O_RDWR, 2000);
 	pat = malloc(LEN);

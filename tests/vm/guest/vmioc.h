@@ -328,21 +328,6 @@ static inline int vi_check_cpl(const struct fdma_cq_entry *e, int n, uint64_t ba
 
 /* ---- the PCI function, debugfs, the device model's test block ----------- */
 
-/* The PCI address (BDF) of fdma device dev; 0 or -1. */
-static inline int vi_bdf(const char *dev, char *bdf, size_t len)
-{
-	char link[300], target[300];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), FDMA_CLASS "/%s/device", dev);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n <= 0)
-		return -1;
-	target[n] = 0;
-	snprintf(bdf, len, "%s", strrchr(target, '/') + 1);
-	return 0;
-}
-
 #define VI_DEBUGFS	"/sys/kernel/debug/fdma"
 
 /* User pages pinned by the driver, all devices (debugfs), or -1. */

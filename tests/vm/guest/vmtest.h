@@ -243,6 +243,21 @@ static inline int vt_open_fdma(const char *t, char *dev, size_t len)
 
 /* ---- PCI -------------------------------------------------------------------- */
 
+/* The PCI address (BDF) of class device dev (fdma0, fdma-edu0): 0, or -1 with errno. */
+static inline int vt_bdf(const char *dev, char *bdf, size_t len)
+{
+	char link[300], target[300];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), FDMA_CLASS "/%s/device", dev);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return -1;
+	target[n] = 0;
+	snprintf(bdf, len, "%s", strrchr(target, '/') + 1);
+	return 0;
+}
+
 /* sysfs directory of the first PCI device vendor:device; 0 or -ENOENT. */
 static inline int vt_pci_find(unsigned int vendor, unsigned int device, char *path, size_t len)
 {
