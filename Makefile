@@ -78,10 +78,10 @@ check-tests: tests
 		echo "== $$t"; \
 		if $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
 	done; \
-	if [ -x tests/cli/run.sh ]; then \
-		echo "== tests/cli/run.sh"; \
-		if FDMA=$(FDMA) sh tests/cli/run.sh; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: tests/cli/run.sh"; fi; \
-	fi; \
+	for t in tests/cli/test_*.sh; do \
+		echo "== $$t"; \
+		if FDMA=$(FDMA) BUILD=$(BUILD) sh $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
+	done; \
 	echo "$(BUILD): $$pass passed, $$fail failed"; \
 	echo "$$pass $$fail" > $(BUILD)/test-summary; \
 	[ $$fail -eq 0 ]

@@ -4,150 +4,15 @@
 # Command-line tests of the fdma tool: exit statuses, usage texts, JSON
 # output and short runs on the simulated device.
 #
-#   FDMA=build/fdma sh tests/cli/run.sh
+#   FDMA=build/fdma sh tests/cli/test_cmd.sh
 #
-# `make check-tests` runs it from the repository root, also for the
-# sanitizer builds (FDMA=build-asan/fdma, build-tsan/fdma). Prints one line
-# per check, then "N passed, M failed"; exits 1 if any check failed.
-# Runs take --seconds 0.3 or less, so the whole script takes a few seconds
-# (well under 40 s on two cores, sanitizers included).
+# `make check-tests` runs every tests/cli/test_*.sh from the repository
+# root, also for the sanitizer builds (FDMA=build-asan/fdma,
+# build-tsan/fdma). Prints one line per check, then "N passed, M failed";
+# exits 1 if any check failed. Runs take --seconds 0.3 or less, so the
+# whole script takes a few seconds.
 
-set -u
-
-FDMA=${FDMA:-build/fdma}
-pass=0
-fail=0
-rc=0
-
-if [ ! -x "$FDMA" ]; then
-	echo "FAIL $FDMA is not an executable (build it first: make)"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/fdma-cli.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-trap 'exit 1' HUP INT TERM
-
-# A run that hangs fails its check instead of hanging the suite.
-if command -v timeout >/dev/null 2>&1; then
-	TO="timeout 120"
-else
-	TO=
-fi
-
-HAVE_PY=0
-if command -v python3 >/dev/null 2>&1; then
-	HAVE_PY=1
-fi
-
-ok() {
-	pass=$((pass + 1))
-	echo "ok   $1"
-}
-
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL $1${2:+ ($2)}"
-}
-
-# First line of the last run's stderr, for failure messages.
-errline() {
-	head -n 1 "$T/err" 2>/dev/null | cut -c 1-200
-}
-
-# fdma ARGS...: run it; stdout in $T/out, stderr in $T/err, status in $rc.
-fdma() {
-	$TO "$FDMA" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-}
-
-# expect_rc DESC STATUS ARGS...: run fdma ARGS, check the exit status.
-expect_rc() {
-	_d=$1
-	_want=$2
-	shift 2
-	fdma "$@"
-	if [ "$rc" -eq "$_want" ]; then
-		ok "$_d"
-	else
-		bad "$_d" "exit $rc, want $_want: $(errline)"
-	fi
-}
-
-# expect_usage DESC ARGS...: exit 2, a message on stderr, nothing on stdout.
-expect_usage() {
-	_d=$1
-	shift
-	fdma "$@"
-	if [ "$rc" -ne 2 ]; then
-		bad "$_d" "exit $rc, want 2: $(errline)"
-	elif [ ! -s "$T/err" ]; then
-		bad "$_d" "exit 2 but nothing on stderr"
-	elif [ -s "$T/out" ]; then
-		bad "$_d" "usage error wrote to stdout: $(head -n 1 "$T/out")"
-	else
-		ok "$_d"
-	fi
-}
-
-# expect_fail DESC WORD ARGS...: exit 1 with a message naming WORD on stderr.
-expect_fail() {
-	_d=$1
-	_word=$2
-	shift 2
-	fdma "$@"
-	if [ "$rc" -ne 1 ]; then
-		bad "$_d" "exit $rc, want 1: $(errline)"
-	elif ! grep -q -- "$_word" "$T/err"; then
-		bad "$_d" "stderr does not name '$_word': $(errline)"
-	else
-		ok "$_d"
-	fi
-}
-
-# json DESC EXPR: the last run exited 0 and its stdout, one JSON value per
-# non-empty line as the list L, makes the Python expression EXPR true. The
-# helpers has(o, keys) and num(o, key) are defined for EXPR.
-json() {
-	_d=$1
-	if [ "$HAVE_PY" -eq 0 ]; then
-		echo "skip $_d (no python3)"
-		return
-	fi
-	if [ "$rc" -ne 0 ]; then
-		bad "$_d" "exit $rc: $(errline)"
-		return
-	fi
-	if _why=$(python3 -c '
-import json, sys
-try:
-    L = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-except ValueError as e:
-    print("not JSON: %s" % e)
-    sys.exit(1)
-if not all(isinstance(o, dict) for o in L):
-    print("a line is not a JSON object")
-    sys.exit(1)
-def has(o, keys):
-    return all(k in o for k in keys.split())
-def num(o, k):
-    v = o[k]
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
-try:
-    good = eval(sys.argv[2])
-except Exception as e:
-    print("%s: %s" % (type(e).__name__, e))
-    sys.exit(1)
-if not good:
-    print("got: " + " | ".join(json.dumps(o)[:300] for o in L)[:600])
-    sys.exit(1)
-' "$T/out" "$2" 2>&1); then
-		ok "$_d"
-	else
-		bad "$_d" "$_why"
-	fi
-}
+. tests/cli/lib.sh
 
 # ---- the dispatcher --------------------------------------------------------
 
@@ -272,5 +137,4 @@ expect_usage "fdma stream --buffers 1 exits 2" stream sim: --buffers 1
 expect_fail "fdma stream on a device without streams exits 1" "stream" \
 	stream sim:streams=0 --seconds 0.1
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
