@@ -106,6 +106,11 @@ int fdma_buf_free(struct fdma_dev *dev, int buf);
 /* Address and size of a buffer; NULL / 0 for an unknown handle. */
 void *fdma_buf_addr(struct fdma_dev *dev, int buf);
 size_t fdma_buf_size(struct fdma_dev *dev, int buf);
+/*
+ * The FDMA_BUF_* flags in effect for a buffer (>= 0): FDMA_BUF_HUGEPAGE only
+ * if it really is backed by 2 MiB huge pages. -EBADF for an unknown handle.
+ */
+int fdma_buf_flags(struct fdma_dev *dev, int buf);
 
 /* ---- asynchronous transfers --------------------------------------------- */
 
@@ -126,13 +131,24 @@ struct fdma_cpl {
 	uint64_t user_data;
 	uint64_t len;		/* bytes moved */
 	int32_t res;		/* 0 or a negative errno */
-	uint16_t status;	/* device completion status (FDMA_CPL_* in engine/fdma_regs.h) */
+	uint16_t status;	/* device completion status, FDMA_ST_* */
 	uint16_t flags;		/* FDMA_CPL_SOF | EOF | OVERRUN on streams */
 };
 
 #define FDMA_CPL_SOF 0x1
 #define FDMA_CPL_EOF 0x2
-#define FDMA_CPL_OVERRUN 0x4
+#define FDMA_CPL_OVERRUN 0x4	/* frames were dropped before this one */
+
+/* struct fdma_cpl.status: what the device (or the library) said. */
+#define FDMA_ST_OK		0
+#define FDMA_ST_DESC_ERR	1	/* descriptor fetch failed (res -EIO) */
+#define FDMA_ST_ADDR_ERR	2	/* host address unreachable (-EFAULT) */
+#define FDMA_ST_DATA_ERR	3	/* data poisoned in flight (-EIO) */
+#define FDMA_ST_ALIGN_ERR	4	/* address or length not aligned (-EINVAL) */
+#define FDMA_ST_RANGE_ERR	5	/* card address out of range (-ERANGE) */
+#define FDMA_ST_LEN_ERR		6	/* bad length (-EINVAL) */
+#define FDMA_ST_TRUNC		7	/* stream frame longer than the buffer (-EMSGSIZE) */
+#define FDMA_ST_CANCELED	0xffff	/* handed back by a channel reset (-ECANCELED) */
 
 /*
  * Queue n requests on channel ch and ring the doorbell once. All or nothing:
@@ -180,6 +196,22 @@ int fdma_chan_reset(struct fdma_dev *dev, int ch);
  * frames of frame_len bytes every period_ns (0 = as fast as possible).
  */
 int fdma_chan_set_testgen(struct fdma_dev *dev, int ch, uint32_t frame_len, uint32_t period_ns, int enable);
+/*
+ * The test generator's frames (and what the checker expects): this 32-byte
+ * header, then 64-bit little-endian words, word i = (uint64_t)seq << 32 | i.
+ * crc is the CRC-32 (IEEE 802.3, as zlib's crc32()) of those words.
+ */
+struct fdma_testgen_hdr {
+	uint32_t magic;		/* FDMA_TESTGEN_MAGIC */
+	uint32_t seq;		/* frame number, from 0 */
+	uint32_t len;		/* whole frame, header included */
+	uint32_t crc;
+	uint64_t tstamp_ns;	/* device time the frame was ready to send */
+	uint64_t rsvd;
+};
+
+#define FDMA_TESTGEN_MAGIC 0x304d5246u	/* "FRM0" */
+
 /* Frames checked and failed by an H2C checker (or generated, for C2H). */
 int fdma_chan_testgen_counts(struct fdma_dev *dev, int ch, uint64_t *frames, uint64_t *errors);
 

@@ -79,6 +79,7 @@ static int buf_install(struct fdma_dev *dev, const char *fn, void *addr, size_t 
 		b->addr = NULL;
 		b->size = 0;
 		b->map_len = 0;
+		b->flags = 0;
 		b->bus = 0;
 		b->khandle = 0;
 		ret = addr ? dev->ops->buf_register(dev, b, addr, size)
@@ -160,4 +161,16 @@ size_t fdma_buf_size(struct fdma_dev *dev, int h)
 	struct fdma_buf *b = fdma_dev_live(dev) ? buf_get(dev, h) : NULL;
 
 	return b ? b->size : 0;
+}
+
+int fdma_buf_flags(struct fdma_dev *dev, int h)
+{
+	struct fdma_buf *b;
+
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	b = buf_get(dev, h);
+	if (!b)
+		return fdma_err(dev, -EBADF, "fdma_buf_flags: unknown buffer handle %d", h);
+	return (int)b->flags;
 }

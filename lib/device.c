@@ -1,10 +1,25 @@
 // SPDX-License-Identifier: MIT
 /* libfdma: devices (open by URI, close, info, errors). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fdma_internal.h"
+
+/* The public header restates the engine's formats: they must not drift. */
+_Static_assert(FDMA_ST_OK == FDMA_CPL_OK && FDMA_ST_DESC_ERR == FDMA_CPL_DESC_ERR &&
+	       FDMA_ST_ADDR_ERR == FDMA_CPL_ADDR_ERR && FDMA_ST_DATA_ERR == FDMA_CPL_DATA_ERR &&
+	       FDMA_ST_ALIGN_ERR == FDMA_CPL_ALIGN_ERR && FDMA_ST_RANGE_ERR == FDMA_CPL_RANGE_ERR &&
+	       FDMA_ST_LEN_ERR == FDMA_CPL_LEN_ERR && FDMA_ST_TRUNC == FDMA_CPL_TRUNC &&
+	       FDMA_ST_CANCELED == FDMA_CPL_CANCELED, "FDMA_ST_* differ from the engine's");
+_Static_assert(FDMA_CPL_SOF == FDMA_CPL_F_SOF && FDMA_CPL_EOF == FDMA_CPL_F_EOF &&
+	       FDMA_CPL_OVERRUN == FDMA_CPL_F_OVERRUN, "FDMA_CPL_* flags differ from the engine's");
+_Static_assert(sizeof(struct fdma_testgen_hdr) == sizeof(struct fdma_frame_hdr) &&
+	       FDMA_TESTGEN_MAGIC == FDMA_FRAME_MAGIC &&
+	       offsetof(struct fdma_testgen_hdr, crc) == offsetof(struct fdma_frame_hdr, crc) &&
+	       offsetof(struct fdma_testgen_hdr, tstamp_ns) == offsetof(struct fdma_frame_hdr, tstamp_ns),
+	       "struct fdma_testgen_hdr differs from the engine's frame header");
 
 /*
  * Live devices. Every entry point checks its handle against this list, so

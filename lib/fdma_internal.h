@@ -35,6 +35,7 @@ struct fdma_buf {
 	void *addr;
 	size_t size;
 	size_t map_len;		/* > 0: we mmap'ed it and unmap it on free */
+	unsigned int flags;	/* FDMA_BUF_* in effect (HUGEPAGE: 2 MiB pages were had) */
 	u64 bus;		/* sim: where the device sees it */
 	u32 khandle;		/* kdev: the driver's handle for it */
 	atomic_uint inflight;	/* sim: transfers queued on it */

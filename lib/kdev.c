@@ -139,6 +139,7 @@ static int kdev_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size,
 	if (p) {
 		if (!kdev_register_mem(dev, b, p, size)) {
 			b->map_len = len;
+			b->flags = FDMA_BUF_HUGEPAGE;
 			return 0;
 		}
 		munmap(p, len);

@@ -46,7 +46,9 @@ static int sim_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, 
 	void *p = huge ? fdma_mmap_hugetlb(size, &len) : NULL;
 	int ret;
 
-	if (!p)
+	if (p)
+		b->flags = FDMA_BUF_HUGEPAGE;
+	else
 		p = fdma_mmap_anon(size, huge, &len);
 	if (!p)
 		return fdma_err(dev, -ENOMEM, "fdma_buf_alloc: cannot map %zu bytes", size);
