@@ -5,6 +5,9 @@
  * Conventions (as in liburing): every call is prefixed fdma_, returns 0 or a
  * count on success and a negative errno on failure, and leaves a message
  * naming what was wrong in fdma_errmsg(dev). Nothing aborts the process.
+ * -EAGAIN always means "not now: reap completions and retry"; a request
+ * that can never succeed as asked gets another error (-E2BIG for a batch
+ * larger than the channel can ever hold).
  *
  * Thread safety:
  * - Different devices are independent.
@@ -13,8 +16,8 @@
  * - Each channel is driven by one thread at a time: fdma_submit(),
  *   fdma_reap(), the fdma_chan_set_*() calls and streams on a
  *   channel need external locking if shared. Use one channel per thread.
- * - fdma_errmsg() holds the message of the last failed call on that
- *   device; threads sharing a device should read it right after the call.
+ * - fdma_errmsg() returns the message of the calling thread's last failed
+ *   call on that device: other threads' failures do not overwrite it.
  * - fdma_close() must not race with any other call on the device.
  */
 #ifndef FDMA_H
@@ -88,6 +91,10 @@ struct fdma_info {
  */
 int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errlen);
 void fdma_close(struct fdma_dev *dev);
+/*
+ * The calling thread's last error message on dev ("" if it had none). It
+ * stays valid until this thread's next failed call on any device.
+ */
 const char *fdma_errmsg(const struct fdma_dev *dev);
 int fdma_get_info(struct fdma_dev *dev, struct fdma_info *info);
 /* First channel with this direction and kind, or -ENOENT. */
@@ -152,9 +159,11 @@ struct fdma_cpl {
 
 /*
  * Queue n requests on channel ch and ring the doorbell once. All or nothing:
- * returns n, -EAGAIN if the ring lacks room for all of them (or a reset is
- * still handing back canceled transfers: reap them), or the first invalid
- * request's error (nothing queued).
+ * returns n; -EAGAIN if the ring lacks room for all of them now (or a reset
+ * is still handing back canceled transfers: reap them, then retry); -E2BIG
+ * if the batch needs more descriptors (or queue entries) than the channel
+ * holds even when idle, so that no retry can succeed (split it); or the
+ * first invalid request's error. Nothing is queued on an error.
  */
 int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
 

@@ -22,67 +22,104 @@ _Static_assert(sizeof(struct fdma_testgen_hdr) == sizeof(struct fdma_frame_hdr) 
 	       "struct fdma_testgen_hdr differs from the engine's frame header");
 
 /*
- * Live devices. Every entry point checks its handle against this list, so
+ * Live devices. Every entry point checks its handle against this table, so
  * a call on a closed device fails with -EBADF instead of touching freed
  * memory (until the allocator hands the same address to a new device).
+ *
+ * Lookups take no lock: they are on every call of the data path, from
+ * threads on different devices and channels, which must not serialise on
+ * one process-wide lock. A slot is claimed with a compare-and-swap and
+ * cleared with a store; a lookup reads each slot with acquire, pairing
+ * with the release of the claim, so whoever finds a device also sees the
+ * fields fdma_open() set before publishing it. fdma_close() must not race
+ * with calls on the same device (fdma.h), so a lookup that finds a device
+ * cannot see it freed under it; one on another device is unaffected.
  */
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct fdma_dev *live[64];
+#define MAX_DEVS 64
+static _Atomic(struct fdma_dev *) live[MAX_DEVS];
 
 static bool live_add(struct fdma_dev *dev)
 {
-	bool ok = false;
+	for (size_t i = 0; i < MAX_DEVS; i++) {
+		struct fdma_dev *none = NULL;
 
-	pthread_mutex_lock(&live_lock);
-	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]) && !ok; i++) {
-		if (!live[i]) {
-			live[i] = dev;
-			ok = true;
-		}
+		if (atomic_compare_exchange_strong_explicit(&live[i], &none, dev,
+							    memory_order_release,
+							    memory_order_relaxed))
+			return true;
 	}
-	pthread_mutex_unlock(&live_lock);
-	return ok;
+	return false;
 }
 
 static void live_remove(struct fdma_dev *dev)
 {
-	pthread_mutex_lock(&live_lock);
-	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++)
-		if (live[i] == dev)
-			live[i] = NULL;
-	pthread_mutex_unlock(&live_lock);
+	for (size_t i = 0; i < MAX_DEVS; i++)
+		if (atomic_load_explicit(&live[i], memory_order_relaxed) == dev)
+			atomic_store_explicit(&live[i], NULL, memory_order_release);
 }
 
 bool fdma_dev_live(const struct fdma_dev *dev)
 {
-	bool ok = false;
-
 	if (!dev)
 		return false;
-	pthread_mutex_lock(&live_lock);
-	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]) && !ok; i++)
-		ok = live[i] == dev;
-	pthread_mutex_unlock(&live_lock);
-	return ok;
+	for (size_t i = 0; i < MAX_DEVS; i++)
+		if (atomic_load_explicit(&live[i], memory_order_acquire) == dev)
+			return true;
+	return false;
+}
+
+/*
+ * The last error message, per thread and per device: a thread reads the
+ * message of its own last failed call on that device, whatever other
+ * threads do meanwhile. Each thread keeps a few slots keyed by the
+ * device's serial number (not its address, which a later device may
+ * reuse); the least recently written slot is the one reused.
+ */
+#define ERR_SLOTS 8
+struct err_slot {
+	u64 serial;		/* 0: unused */
+	u64 stamp;		/* when last written, in this thread's writes */
+	char msg[256];
+};
+static _Thread_local struct err_slot err_tls[ERR_SLOTS];
+static _Thread_local u64 err_writes;
+static atomic_ullong dev_serial;
+
+static struct err_slot *err_slot_find(u64 serial)
+{
+	for (int i = 0; i < ERR_SLOTS; i++)
+		if (err_tls[i].serial == serial)
+			return &err_tls[i];
+	return NULL;
 }
 
 int fdma_err(struct fdma_dev *dev, int err, const char *fmt, ...)
 {
+	struct err_slot *e = err_slot_find(dev->serial);
 	va_list ap;
 
-	pthread_mutex_lock(&dev->err_lock);
+	if (!e) {
+		e = &err_tls[0];
+		for (int i = 1; i < ERR_SLOTS; i++)
+			if (err_tls[i].stamp < e->stamp)
+				e = &err_tls[i];
+		e->serial = dev->serial;
+	}
+	e->stamp = ++err_writes;
 	va_start(ap, fmt);
-	vsnprintf(dev->err, sizeof(dev->err), fmt, ap);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
-	pthread_mutex_unlock(&dev->err_lock);
 	return err;
 }
 
 const char *fdma_errmsg(const struct fdma_dev *dev)
 {
+	const struct err_slot *e;
+
 	if (!fdma_dev_live(dev))
 		return "invalid or closed device handle";
-	return dev->err;
+	e = err_slot_find(dev->serial);
+	return e ? e->msg : "";
 }
 
 static void set_errbuf(char *errbuf, size_t errlen, const char *msg)
@@ -112,8 +149,13 @@ int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errl
 		opts = "";
 	} else if (!strncmp(uri, "sim:", 4)) {
 		opts = uri + 4;
-	} else if (!strncmp(uri, "kdev:", 5) && uri[5]) {
+	} else if (!strncmp(uri, "kdev:", 5)) {
 		path = uri + 5;
+		if (!*path) {
+			set_errbuf(errbuf, errlen,
+				   "kdev: needs the device node's path, e.g. kdev:/dev/fdma0");
+			return -EINVAL;
+		}
 	} else {
 		snprintf(why, sizeof(why),
 			 "unknown device URI '%.100s' (expected sim[:option=value,...] or kdev:/dev/fdmaN)",
@@ -134,19 +176,18 @@ int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errl
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&dev->lock, NULL);
-	pthread_mutex_init(&dev->err_lock, NULL);
+	dev->serial = atomic_fetch_add_explicit(&dev_serial, 1, memory_order_relaxed) + 1;
 	for (int i = 0; i < FDMA_MAX_CHAN; i++)
 		dev->ch[i].efd = -1;
 	if (!live_add(dev)) {
 		set_errbuf(errbuf, errlen, "too many open devices (64)");
 		pthread_mutex_destroy(&dev->lock);
-		pthread_mutex_destroy(&dev->err_lock);
 		free(dev);
 		return -EMFILE;
 	}
 	ret = opts ? fdma_sim_open(dev, &o) : fdma_kdev_open(dev, path);
 	if (ret) {
-		set_errbuf(errbuf, errlen, dev->err);
+		set_errbuf(errbuf, errlen, fdma_errmsg(dev));
 		fdma_close(dev);
 		return ret;
 	}
@@ -163,7 +204,6 @@ void fdma_close(struct fdma_dev *dev)
 	if (dev->ops)
 		dev->ops->close(dev);
 	pthread_mutex_destroy(&dev->lock);
-	pthread_mutex_destroy(&dev->err_lock);
 	free(dev);
 }
 

@@ -95,8 +95,13 @@ int fdma_echan_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 			return ret;
 		need += fdma_ering_ndesc(&c->ring, (u32)reqs[i].len);
 	}
+	/* More than the whole ring can never fit: a retry loop must not spin on it. */
+	if (need > c->ring.size)
+		return fdma_err(dev, -E2BIG,
+				"channel %d: the batch of %u requests needs %u descriptors, the ring holds %u (max %u bytes each): split it",
+				ch, n, need, c->ring.size, c->ring.max_desc_len);
 	if (need > fdma_ering_space(&c->ring))
-		return fdma_err(dev, -EAGAIN, "channel %d: %u descriptors needed, %u free",
+		return fdma_err(dev, -EAGAIN, "channel %d: %u descriptors needed, %u free now: reap and retry",
 				ch, need, fdma_ering_space(&c->ring));
 	for (i = 0; i < n; i++) {
 		const struct fdma_req *r = &reqs[i];

@@ -97,8 +97,7 @@ struct fdma_kdev;
 
 struct fdma_dev {
 	pthread_mutex_t lock;	/* the buffer table; backends' buffer calls run under it */
-	pthread_mutex_t err_lock;	/* err: taken inside lock too */
-	char err[256];
+	u64 serial;		/* this process's devices, numbered from 1: keys error messages */
 	const struct fdma_ops *ops;
 	struct fdma_info info;
 	bool link_known;	/* link describes the device's link: ceilings can be computed */

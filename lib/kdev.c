@@ -195,9 +195,12 @@ static int kdev_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs
 
 	if (!n)
 		return 0;
-	if (n > FDMA_IOC_MAX_BATCH)
-		return fdma_err(dev, -EINVAL, "batch of %u requests is over the driver's %u per call",
-				n, FDMA_IOC_MAX_BATCH);
+	/* Batches that no amount of reaping makes fit: -E2BIG, never -EAGAIN. */
+	if (n > FDMA_IOC_MAX_BATCH || n > dev->kdev->in.cq_entries)
+		return fdma_err(dev, -E2BIG,
+				"channel %d: a batch of %u requests is over the %u the driver takes per call and queues per channel: split it",
+				ch, n, dev->kdev->in.cq_entries < FDMA_IOC_MAX_BATCH ?
+				dev->kdev->in.cq_entries : FDMA_IOC_MAX_BATCH);
 	if (n > kc->nfree)
 		return fdma_err(dev, -EAGAIN,
 				"channel %d: %u requests in flight, room for %u more: reap to free the queue",

@@ -7,7 +7,7 @@
 
 #include "fdma_internal.h"
 
-/* Parse a size: decimal or 0x hex, optional K/M/G (powers of 1024). */
+/* Parse a size: decimal or 0x hex, optional K/M/G/T (powers of 1024). */
 int fdma_parse_size(const char *s, u64 *out)
 {
 	char *end;
@@ -35,6 +35,10 @@ int fdma_parse_size(const char *s, u64 *out)
 		mult = 1ull << 30;
 		end++;
 		break;
+	case 'T':
+		mult = 1ull << 40;
+		end++;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -48,18 +52,31 @@ int fdma_parse_size(const char *s, u64 *out)
 	return 0;
 }
 
-struct opt_range {
-	const char *name;
-	u64 min, max;
-	const char *help;
-};
+/* A bound as the user would write it: 2G rather than 2147483648. */
+static const char *fmt_bound(u64 v, char *buf, size_t len)
+{
+	static const char unit[] = "KMGT";
+	int u = -1;
+
+	while (v >= 1024 && !(v & 1023) && u < 3) {
+		v >>= 10;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, unit[u]);
+	return buf;
+}
 
 static int get_num(const char *key, const char *val, u64 min, u64 max, u64 *out,
 		   char *why, size_t whylen)
 {
+	char lo[24], hi[24];
+
 	if (fdma_parse_size(val, out) || *out < min || *out > max) {
-		snprintf(why, whylen, "bad value '%s' for option '%s': expected %llu..%llu",
-			 val, key, (unsigned long long)min, (unsigned long long)max);
+		snprintf(why, whylen, "bad value '%.40s' for option '%s': expected %s..%s", val, key,
+			 fmt_bound(min, lo, sizeof(lo)), fmt_bound(max, hi, sizeof(hi)));
 		return -EINVAL;
 	}
 	return 0;
@@ -83,8 +100,14 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
 			continue;
 		m->fault = kinds[i].f;
 		m->fault_at = 1;
-		if (at)
-			return get_num("fault", at + 1, 1, UINT64_MAX, &m->fault_at, why, whylen);
+		if (!at)
+			return 0;
+		if (fdma_parse_size(at + 1, &m->fault_at) || m->fault_at == 0) {
+			snprintf(why, whylen,
+				 "bad value '%.40s' for option 'fault': @N counts descriptors from 1 (the first is @1)",
+				 val);
+			return -EINVAL;
+		}
 		return 0;
 	}
 	snprintf(why, whylen,
@@ -93,9 +116,31 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
 	return -EINVAL;
 }
 
+#define KNOWN_OPTS \
+	"gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams mem ring maxdesc coal coal_us fault"
+
+/* The option's bit in the "seen" mask (its place in KNOWN_OPTS), or -1. */
+static int opt_index(const char *key)
+{
+	const char *p = KNOWN_OPTS;
+	size_t klen = strlen(key);
+
+	for (int i = 0; *p; i++) {
+		size_t len = strcspn(p, " ");
+
+		if (len == klen && !strncmp(p, key, len))
+			return i;
+		p += len;
+		p += *p == ' ';
+	}
+	return -1;
+}
+
 int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, size_t whylen)
 {
-	char *copy, *tok, *save = NULL;
+	char *copy, *tok, *next;
+	unsigned int n;
+	u32 seen = 0;
 	int ret = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -106,19 +151,45 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
-	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+	/*
+	 * Split by hand, not with strtok(): it skips empty fields, and
+	 * "gen=2,,lanes=1" or "sim:," is a typo to report, not to guess at.
+	 */
+	for (tok = copy, n = 1; !ret && *opts; tok = next, n++) {
+		char *comma = strchr(tok, ',');
 		char *eq = strchr(tok, '=');
 		const char *key = tok, *val;
 		struct fdma_link_cfg *l = &o->model.link;
 		u64 v = 0;
+		int k;
 
+		next = comma ? comma + 1 : NULL;
+		if (comma)
+			*comma = 0;
+		if (eq && comma && eq > comma)
+			eq = NULL;
+		if (!*tok) {
+			snprintf(why, whylen,
+				 "empty option %u in sim:%.80s (options are name=value, separated by single commas)",
+				 n, opts);
+			ret = -EINVAL;
+			break;
+		}
 		if (!eq) {
-			snprintf(why, whylen, "option '%s' has no value (expected %s=VALUE)", tok, tok);
+			snprintf(why, whylen, "option '%.40s' has no value (expected %.40s=VALUE)", tok, tok);
 			ret = -EINVAL;
 			break;
 		}
 		*eq = 0;
 		val = eq + 1;
+		k = opt_index(key);
+		if (k >= 0 && (seen & (1u << k))) {
+			snprintf(why, whylen, "option '%s' is given twice in sim:%.80s", key, opts);
+			ret = -EINVAL;
+			break;
+		}
+		if (k >= 0)
+			seen |= 1u << k;
 		if (!strcmp(key, "gen")) {
 			ret = get_num(key, val, 1, 5, &v, why, whylen);
 			l->gen = (unsigned int)v;
@@ -183,10 +254,11 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 			ret = parse_fault(val, &o->model, why, whylen);
 		} else {
 			snprintf(why, whylen,
-				 "unknown option '%s' in sim: URI (known: gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams mem ring maxdesc coal coal_us fault)",
-				 key);
+				 "unknown option '%.40s' in sim: URI (known: %s)", key, KNOWN_OPTS);
 			ret = -EINVAL;
 		}
+		if (!next)
+			break;
 	}
 	free(copy);
 	if (!ret) {

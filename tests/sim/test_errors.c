@@ -65,8 +65,18 @@ static void test_bad_uris(void **state)
 		{ "sim:coal=70000", "option 'coal'" },
 		{ "sim:coal_us=2000000", "option 'coal_us'" },
 		{ "sim:paced=0,gen=2,bogus=3", "unknown option 'bogus'" },
-		{ "kdev:", "unknown device URI" },
+		{ "kdev:", "needs the device node's path" },
 		{ "kdev", "unknown device URI" },
+		/* Typos are errors naming the part, not silently skipped or merged. */
+		{ "sim:gen=2,,lanes=1", "empty option 2" },
+		{ "sim:,", "empty option 1" },
+		{ "sim:gen=2,", "empty option 2" },
+		{ "sim:,gen=2", "empty option 1" },
+		{ "sim:gen=2,gen=3", "option 'gen' is given twice" },
+		{ "sim:paced=0,ring=8,paced=1", "option 'paced' is given twice" },
+		{ "sim:fault=desc@0", "counts descriptors from 1" },
+		{ "sim:mem=2T", "expected 0..1T" },
+		{ "sim:maxdesc=4G", "expected 64..2G" },
 	};
 	struct fdma_dev *dev = NULL;
 	char small[12];
@@ -375,9 +385,9 @@ static void test_ring_full(void **state)
 		r[i] = (struct fdma_req){ .buf = src, .offset = (uint64_t)i * 4096,
 					  .card_addr = (uint64_t)i * 4096, .len = 4096,
 					  .user_data = (uint64_t)i };
-	/* Nine on a ring of eight: nothing queued. */
+	/* Nine on a ring of eight can never fit: -E2BIG (not "retry"), nothing queued. */
 	sim_stats(dev, 0, &a);
-	assert_fdma_err(dev, fdma_submit(dev, 0, r, 9), -EAGAIN, "free");
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 9), -E2BIG, "the ring holds 8");
 	sim_stats(dev, 0, &b);
 	assert_int_equal(fdma_inflight(dev, 0), 0);
 	assert_int_equal(b.transfers, a.transfers);
@@ -391,10 +401,20 @@ static void test_ring_full(void **state)
 		assert_int_equal(c[i].user_data, (uint64_t)i);
 		assert_int_equal(c[i].res, 0);
 	}
-	/* Six single requests and one of 3 descriptors need 9: nothing queued. */
+	/* Six single requests and one of 3 descriptors need 9: -E2BIG, nothing queued. */
 	r[6].len = 3 * 4096;
-	assert_fdma_err(dev, fdma_submit(dev, 0, r, 7), -EAGAIN, "free");
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 7), -E2BIG, "needs 9 descriptors");
 	assert_int_equal(fdma_inflight(dev, 0), 0);
+	/* Eight descriptors with two in flight: -EAGAIN, and it fits once reaped. */
+	assert_fdma_err(dev, fdma_submit(dev, 0, r + 8, 2), 2, NULL);
+	r[6].len = 2 * 4096;
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 7), -EAGAIN, "reap and retry");
+	assert_int_equal(fdma_inflight(dev, 0), 2);
+	sim_reap_n(dev, 0, c, 2);
+	assert_int_equal(c[0].user_data, 8);
+	assert_int_equal(c[1].user_data, 9);
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 7), 7, NULL);
+	sim_reap_n(dev, 0, c, 7);
 	/* A bad request in the middle of a batch: the first error, nothing queued. */
 	r[6].len = 4096;
 	r[3].offset = 100;
@@ -414,8 +434,8 @@ static void test_ring_full(void **state)
 		assert_int_equal(c[i].user_data, 100 + (uint64_t)i);
 	assert_int_equal(fdma_reap(dev, 0, c, 10, 0, 0), 0);
 	sim_stats(dev, 0, &b);
-	assert_int_equal(b.transfers, 16);
-	assert_int_equal(b.completions, 16);
+	assert_int_equal(b.transfers, 25);
+	assert_int_equal(b.completions, 25);
 	/* Data check of what went through. */
 	memset(fdma_buf_addr(dev, dst), 0, 16 * 4096);
 	for (int i = 0; i < 8; i++)

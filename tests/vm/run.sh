@@ -341,7 +341,8 @@ done
 # with the shared libraries they need; in the guest they run against the
 # driver through libfdma's kdev: backend.
 E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
-     build/tests/sim/test_coalesce build/tests/sim/test_stream build/tests/sim/test_errors)
+     build/tests/sim/test_coalesce build/tests/sim/test_stream build/tests/sim/test_errors
+     build/tests/sim/test_errmsg)
 
 # find_lib NAME: the arm64 library NAME, from the sysroot or the cross
 # toolchain's folder (the first that has it).
