@@ -1,10 +1,50 @@
 # fdma: top-level build. `make`, `make test`, `make demo`, `make install`.
 #
 # Out-of-tree builds: BUILD=dir. Sanitizer builds: SAN=address,undefined or
-# SAN=thread (make test runs both after the plain suite). Cross builds:
-# CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar, with CPPFLAGS=-I... and
-# LDFLAGS=-L... for the target's zlib and cmocka (given on the command line,
-# they still get the project's include paths and the sanitizer flags).
+# SAN=thread (make test runs both after the plain suite).
+#
+# Cross builds: make CROSS_COMPILE=aarch64-linux-gnu- (arm64) or
+# CROSS_COMPILE=arm-linux-gnueabihf- (armhf: Zynq-7000) takes CC, AR, LD and
+# OBJCOPY from the cross toolchain, builds in build-arm64 or build-armhf,
+# and finds the target's zlib and cmocka in SYSROOT (default
+# build/arm64-sysroot or build/armhf-sysroot, fetched by
+# tests/vm/arm64-sysroot.sh --arch ARCH --libs-only). CC=... AR=... with
+# CPPFLAGS=-I... and LDFLAGS=-L... on the command line still work (they get
+# the project's include paths and the sanitizer flags too).
+#
+# What is built (docs/install.md):
+#   $(BUILD)/libfdma.a, libfdma.so.$(VERSION)  the public library: it exports
+#       exactly the functions include/fdma.h declares (the list is derived
+#       from the header at build time by packaging/exports.sh)
+#   $(BUILD)/libfdma-internal.a  every object with every global symbol: the
+#       fdma command, fdma-modeld and the tests use the engine core, the
+#       device and link models and the library's internals
+#   $(BUILD)/fdma, $(BUILD)/fdma-modeld
+
+CROSS_COMPILE ?=
+ifneq ($(CROSS_COMPILE),)
+TRIPLET  := $(patsubst %-,%,$(CROSS_COMPILE))
+DEB_ARCH := $(or $(if $(filter aarch64-linux-gnu,$(TRIPLET)),arm64),$(if $(filter arm-linux-gnueabihf,$(TRIPLET)),armhf),$(TRIPLET))
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+ifeq ($(origin AR),default)
+AR := $(CROSS_COMPILE)ar
+endif
+ifeq ($(origin LD),default)
+LD := $(CROSS_COMPILE)ld
+endif
+BUILD    ?= build-$(DEB_ARCH)
+SYSROOT  ?= build/$(DEB_ARCH)-sysroot
+# The target's zlib and cmocka, unpacked from Debian's packages (not
+# installed: the host's package state stays as it is).
+ifneq ($(wildcard $(SYSROOT)/usr/include/zlib.h),)
+XCPPFLAGS := -I$(SYSROOT)/usr/include
+override LDFLAGS += -L$(SYSROOT)/usr/lib/$(TRIPLET) -L$(SYSROOT)/lib/$(TRIPLET) \
+	-Wl,-rpath-link,$(SYSROOT)/usr/lib/$(TRIPLET):$(SYSROOT)/lib/$(TRIPLET)
+endif
+endif
+OBJCOPY  ?= $(CROSS_COMPILE)objcopy
 
 CC       ?= cc
 BUILD    ?= build
@@ -15,7 +55,7 @@ OPT      ?= -O3
 
 CFLAGS   ?= $(OPT) -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-override CPPFLAGS := -Iinclude -Iengine -Ilib -Imodel -D_GNU_SOURCE $(CPPFLAGS)
+override CPPFLAGS := -Iinclude -Iengine -Ilib -Imodel -D_GNU_SOURCE $(CPPFLAGS) $(XCPPFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := -lz -lm -pthread
 ifneq ($(SAN),)
@@ -31,6 +71,23 @@ ifeq ($(SAN),thread)
 ALL_CFLAGS += -Wno-tsan
 endif
 
+# The library's version is the header's; the soname carries its major
+# number (libfdma.so.0), the file the whole version (libfdma.so.0.1.0).
+VERSION  := $(shell sed -n 's/^\#define FDMA_VERSION_STRING "\([0-9.]*\)".*/\1/p' include/fdma.h)
+SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
+SONAME   := libfdma.so.$(SOMAJOR)
+
+# Install locations (GNU names). udev and systemd-sysusers read
+# $(PREFIX)/lib/... for both /usr and /usr/local; DKMS only looks in /usr/src.
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
+DKMSDIR    ?= /usr/src/fdma-$(VERSION)
+
 LIB_SRC   := $(wildcard engine/*.c model/*.c lib/*.c)
 TOOL_SRC  := $(wildcard tools/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -38,38 +95,86 @@ SIM_SRC   := $(wildcard tests/sim/test_*.c)
 TESTLIB_SRC := $(wildcard tests/common/*.c)
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+PIC_OBJ   := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 TOOL_OBJ  := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:%.c=$(BUILD)/%)
 SIM_BIN   := $(SIM_SRC:%.c=$(BUILD)/%)
+LIBI      := $(BUILD)/libfdma-internal.a
 LIBA      := $(BUILD)/libfdma.a
+LIBSO     := $(BUILD)/libfdma.so.$(VERSION)
+EXPORTS   := $(BUILD)/fdma.exports
+EXPORTMAP := $(BUILD)/fdma.map
 FDMA      := $(BUILD)/fdma
 MODELD_SRC := $(wildcard model/modeld/*.c)
 MODELD    := $(if $(MODELD_SRC),$(BUILD)/fdma-modeld)
 
-.PHONY: all tests test test-plain test-asan test-tsan test-vm check-tests demo bench install clean
-all: $(LIBA) $(FDMA) $(MODELD)
+.PHONY: all lib tests test test-plain test-asan test-tsan test-vm test-install test-cross \
+	check-tests check-symbols demo bench install install-lib install-bin install-man \
+	install-udev install-dkms clean
+all: $(LIBA) $(LIBSO) $(LIBI) $(FDMA) $(MODELD)
+lib: $(LIBA) $(LIBSO)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(LIBA): $(LIB_OBJ)
+# The shared library's objects: position-independent, otherwise the same.
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+# Everything, every global symbol: for the tools and the tests only.
+$(LIBI): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(FDMA): $(TOOL_OBJ) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBA) $(LDLIBS)
+# The public API, derived from the header on every build (no list to keep
+# by hand): the names, and a version script for the shared library.
+$(EXPORTS): include/fdma.h packaging/exports.sh
+	@mkdir -p $(dir $@)
+	sh packaging/exports.sh include/fdma.h $(CC) >$@.tmp && mv $@.tmp $@
+$(EXPORTMAP): include/fdma.h packaging/exports.sh
+	@mkdir -p $(dir $@)
+	sh packaging/exports.sh --map include/fdma.h $(CC) >$@.tmp && mv $@.tmp $@
+
+# The public static library: all objects linked into one relocatable
+# object (so calls between them are resolved inside it), then every global
+# symbol but the API made local. A program linking libfdma.a sees only the
+# fdma_* calls of include/fdma.h; fdma_err, the engine core and the models
+# cannot clash with its own names or be called by it. (The header has no
+# visibility annotations, so the objects keep default visibility and the
+# symbol list, not -fvisibility, decides.)
+$(LIBA): $(LIB_OBJ) $(EXPORTS)
+	$(LD) -r -o $(BUILD)/libfdma-all.o $(LIB_OBJ)
+	$(OBJCOPY) --keep-global-symbols=$(EXPORTS) $(BUILD)/libfdma-all.o $(BUILD)/fdma.o
+	@rm -f $@ $(BUILD)/libfdma-all.o
+	$(AR) rcs $@ $(BUILD)/fdma.o
+
+# The shared library: soname libfdma.so.MAJOR, the version script exports
+# the API and makes the rest local; -z defs so that zlib, libm and
+# libpthread are recorded as its dependencies (a program linking -lfdma
+# needs nothing else).
+$(LIBSO): $(PIC_OBJ) $(EXPORTMAP)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(SONAME) -Wl,--version-script=$(EXPORTMAP) \
+		-Wl,-z,defs -o $@ $(PIC_OBJ) $(LDLIBS)
+	ln -sfn $(notdir $@) $(BUILD)/$(SONAME)
+	ln -sfn $(SONAME) $(BUILD)/libfdma.so
+
+$(FDMA): $(TOOL_OBJ) $(LIBI)
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBI) $(LDLIBS)
 
 # The device model as an ivshmem peer: "the FPGA" for a QEMU guest (tests/vm/).
-$(BUILD)/fdma-modeld: $(MODELD_SRC:%.c=$(BUILD)/%.o) $(LIBA)
-	$(CC) $(LDFLAGS) -o $@ $(MODELD_SRC:%.c=$(BUILD)/%.o) $(LIBA) $(LDLIBS)
+$(BUILD)/fdma-modeld: $(MODELD_SRC:%.c=$(BUILD)/%.o) $(LIBI)
+	$(CC) $(LDFLAGS) -o $@ $(MODELD_SRC:%.c=$(BUILD)/%.o) $(LIBI) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBA)
+$(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBI)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBA) -lcmocka $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBI) -lcmocka $(LDLIBS)
 
 tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA)
+# Kept between builds (make would delete them as intermediates).
+.SECONDARY: $(TESTLIB_OBJ)
 
 # Runs every test binary; each prints cmocka's summary. Fails if any fails.
 check-tests: tests
@@ -93,39 +198,111 @@ test-asan:
 test-tsan:
 	$(MAKE) BUILD=build-tsan SAN=thread OPT=-O1 check-tests
 
+# The libraries' exported symbols against the header's functions, in the
+# build tree (test-install checks the installed files the same way).
+check-symbols: $(LIBA) $(LIBSO)
+	@sh tests/install/check_symbols.sh include/fdma.h $(LIBA) $(LIBSO)
+
+# `make install` into a temporary DESTDIR, then programs built against it
+# with pkg-config, static and shared; the soname, the symbols, the man
+# pages, the udev rule, the DKMS tree (tests/install/test_install.sh).
+# Writes build/install-summary.
+test-install:
+	@tests/install/test_install.sh
+
+# The library, tools and unit and sim tests built with Debian's arm64 and
+# armhf cross compilers and run under qemu-user (tests/cross/test_cross.sh);
+# an architecture whose compiler, QEMU or sysroot is missing is skipped and
+# says so. Writes build/cross-summary.
+test-cross:
+	@tests/cross/test_cross.sh
+
 # The kernel driver in QEMU guests: tests/vm/matrix.sh runs tests/vm/run.sh
 # for x86_64 and arm64 guests, coherent and not, with swiotlb=force and with
 # a stuck channel, and writes build/vm-summary (runs passed, failed). A run
 # whose QEMU, cross compiler, arm64 sysroot or kernel is missing is skipped
 # and says so (.ci/run installs them all).
-test-vm: $(LIBA) $(MODELD)
+test-vm: $(LIBI) $(MODELD)
 	@tests/vm/matrix.sh
 
 # The whole suite: plain, then AddressSanitizer+UBSan, then ThreadSanitizer,
-# then the kernel driver in VMs (tests/vm/matrix.sh).
-test: test-plain test-asan test-tsan test-vm
-	@cat build/test-summary build-asan/test-summary build-tsan/test-summary build/vm-summary | \
+# then the installed library, then the cross builds under qemu-user, then
+# the kernel driver in VMs (tests/vm/matrix.sh).
+test: test-plain test-asan test-tsan test-install test-vm
+	@cat build/test-summary build-asan/test-summary build-tsan/test-summary \
+		build/install-summary build/vm-summary | \
 	awk '{ p += $$1; f += $$2 } END { printf "total: %d passed, %d failed\n", p, f }'
 
 demo: $(FDMA)
 	@sh tools/demo.sh $(FDMA)
 
-install: $(LIBA) $(FDMA) $(MODELD)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(FDMA) $(DESTDIR)$(PREFIX)/bin/fdma
-	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libfdma.a
-	install -m 644 include/fdma.h $(DESTDIR)$(PREFIX)/include/fdma.h
+# ---- install -------------------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=]: everything below; each part
+# also on its own. Nothing here runs ldconfig, udevadm, systemd-sysusers or
+# dkms: a DESTDIR install is a staging tree (docs/install.md says what to
+# run after a real one).
+install: install-lib install-bin install-man install-udev install-dkms
+
+# The libraries, their header and fdma.pc. Only fdma.h: it is the whole API
+# and stands alone. fdma_ioctl.h (the driver's ioctl interface) is not
+# installed: libfdma's kdev: backend is how programs use the driver, and
+# the header stays with the driver's sources (/usr/src/fdma-VERSION/include)
+# for anyone writing against the ioctls directly.
+install-lib: $(LIBA) $(LIBSO)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libfdma.a
+	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libfdma.so.$(VERSION)
+	ln -sfn libfdma.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sfn $(SONAME) $(DESTDIR)$(LIBDIR)/libfdma.so
+	install -m 644 include/fdma.h $(DESTDIR)$(INCLUDEDIR)/fdma.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    packaging/fdma.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/fdma.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/fdma.pc
+
+install-bin: $(FDMA) $(MODELD)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(FDMA) $(DESTDIR)$(BINDIR)/fdma
+	$(if $(MODELD),install -m 755 $(MODELD) $(DESTDIR)$(BINDIR)/fdma-modeld)
+
+install-man:
 	for sec in 1 3 7; do \
-		install -d $(DESTDIR)$(PREFIX)/share/man/man$$sec && \
-		install -m 644 docs/man/*.$$sec $(DESTDIR)$(PREFIX)/share/man/man$$sec/ || exit 1; \
+		install -d $(DESTDIR)$(MANDIR)/man$$sec && \
+		install -m 644 docs/man/*.$$sec $(DESTDIR)$(MANDIR)/man$$sec/ || exit 1; \
 	done
 
+# /dev/fdma* for the group fdma (mode 0660), and the group itself for
+# systemd-sysusers.
+install-udev:
+	install -d $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSUSERSDIR)
+	install -m 644 packaging/udev/60-fdma.rules $(DESTDIR)$(UDEVRULESDIR)/60-fdma.rules
+	install -m 644 packaging/sysusers/fdma.conf $(DESTDIR)$(SYSUSERSDIR)/fdma.conf
+
+# fdma.ko's sources for DKMS, in the repository's layout (kernel/'s Kbuild
+# takes the engine core from ../engine, the ioctl header from ../include and
+# the model's debug block from ../model): kernel/ without build products or
+# the links its Makefile makes, engine/, include/fdma_ioctl.h,
+# model/fdma_mdbg.h, a top-level Makefile and dkms.conf.
+install-dkms:
+	install -d $(DESTDIR)$(DKMSDIR)/kernel $(DESTDIR)$(DKMSDIR)/engine \
+		$(DESTDIR)$(DKMSDIR)/include $(DESTDIR)$(DKMSDIR)/model
+	for f in kernel/Kbuild kernel/Makefile kernel/README.md kernel/*.c kernel/*.h; do \
+		case $$f in *.mod.c) continue ;; esac; \
+		[ -L $$f ] || install -m 644 $$f $(DESTDIR)$(DKMSDIR)/kernel/ || exit 1; \
+	done
+	install -m 644 engine/*.c engine/*.h $(DESTDIR)$(DKMSDIR)/engine/
+	install -m 644 include/fdma_ioctl.h $(DESTDIR)$(DKMSDIR)/include/
+	install -m 644 model/fdma_mdbg.h $(DESTDIR)$(DKMSDIR)/model/
+	install -m 644 packaging/dkms/Makefile $(DESTDIR)$(DKMSDIR)/Makefile
+	sed 's|@VERSION@|$(VERSION)|g' packaging/dkms/dkms.conf.in >$(DESTDIR)$(DKMSDIR)/dkms.conf
+	chmod 644 $(DESTDIR)$(DKMSDIR)/dkms.conf
+
 clean:
-	rm -rf build build-asan build-tsan build-a64 build-a64-asan
+	rm -rf build build-asan build-tsan build-a64 build-a64-asan build-arm64 build-armhf build-pkg
 	[ ! -f kernel/Makefile ] || $(MAKE) -C kernel clean
 
 # The compiler's dependency files, by name (a find in $(BUILD) would also
 # pick up the arm64 sysroot's *.d folders under build/).
-DEPS := $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) $(MODELD_SRC:%.c=$(BUILD)/%.d) \
-	$(UNIT_BIN:=.d) $(SIM_BIN:=.d)
+DEPS := $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) \
+	$(MODELD_SRC:%.c=$(BUILD)/%.d) $(UNIT_BIN:=.d) $(SIM_BIN:=.d)
 -include $(wildcard $(DEPS))

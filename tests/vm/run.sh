@@ -148,7 +148,7 @@ x86_64)
 	XMAKE=()		# make arguments for the e2e binaries
 	XCFLAGS=()		# and for the static guest programs
 	XLIBS=()
-	ABUILD=build		# where libfdma.a for the guest programs is
+	ABUILD=build		# where libfdma-internal.a for the guest programs is
 	kdir() { echo "/lib/modules/$1/build"; }
 	KPKG="linux-image-amd64 linux-headers-amd64"
 	;;
@@ -285,10 +285,10 @@ echo "== $ARCH${VARIANT}: kernels ${KERNELS[*]}${APPEND:+, kernel arguments \"$A
 
 # ---- host side: the model ------------------------------------------------------
 MODELD=build/fdma-modeld
-if ! make -s build/libfdma.a >"$TMP/make.log" 2>&1 ||
+if ! make -s build/libfdma-internal.a >"$TMP/make.log" 2>&1 ||
    { ! make -s "$MODELD" >>"$TMP/make.log" 2>&1 &&
      ! cc -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-	  -O2 -g -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel model/modeld/*.c build/libfdma.a \
+	  -O2 -g -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel model/modeld/*.c build/libfdma-internal.a \
 	  -lz -lm -pthread -o "$MODELD" >>"$TMP/make.log" 2>&1; }; then
 	fail build-modeld "cannot build $MODELD"
 	show "$TMP/make.log"
@@ -298,7 +298,7 @@ fi
 
 # The daemon on its own: this program plays QEMU and the guest (no VM needed).
 if cc -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel \
-	tests/vm/host/modeld_selftest.c build/libfdma.a -lz -lm -pthread \
+	tests/vm/host/modeld_selftest.c build/libfdma-internal.a -lz -lm -pthread \
 	-o "$TMP/modeld_selftest" >"$TMP/selftest.log" 2>&1 &&
    timeout 60 "$TMP/modeld_selftest" "$MODELD" >>"$TMP/selftest.log" 2>&1; then
 	pass modeld_selftest
@@ -312,12 +312,12 @@ GBIN=$TMP/guest-bin
 mkdir -p "$GBIN/tests" "$GBIN/smoke" "$GBIN/libs"
 # The library the guest programs link, built for the guest's architecture.
 if [ "$ABUILD" != build ] &&
-   ! make -s BUILD="$ABUILD" "${XMAKE[@]}" "$ABUILD/libfdma.a" >"$TMP/make-$ABUILD.log" 2>&1; then
+   ! make -s BUILD="$ABUILD" "${XMAKE[@]}" "$ABUILD/libfdma-internal.a" >"$TMP/make-$ABUILD.log" 2>&1; then
 	fail "build-libfdma-$ARCH" "make BUILD=$ABUILD ${XMAKE[*]} failed"
 	show "$TMP/make-$ABUILD.log" 20
 fi
 GCFLAGS=(-static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel "${XCFLAGS[@]}")
-GLIBS=("$ABUILD/libfdma.a" "${XLIBS[@]}" -lz -lm -pthread)
+GLIBS=("$ABUILD/libfdma-internal.a" "${XLIBS[@]}" -lz -lm -pthread)
 build_guest() { # SRC OUTDIR
 	local name
 	name=$(basename "$1" .c)
