@@ -89,8 +89,10 @@ fi
 n=0 missing=""
 for m in docs/man/*.[0-9]; do
 	sec=${m##*.}
-	if [ -f "$U/share/man/man$sec/$(basename "$m")" ] &&
-	   grep -q '^\.TH ' "$U/share/man/man$sec/$(basename "$m")"; then
+	f=$U/share/man/man$sec/$(basename "$m")
+	# A page, or a link page (.so man3/other.3) to one installed beside it.
+	so=$(sed -n 's/^\.so[ \t]*//p' "$f" 2>/dev/null | head -n 1)
+	if [ -f "$f" ] && { grep -q '^\.TH ' "$f" || { [ -n "$so" ] && grep -q '^\.TH ' "$U/share/man/$so"; }; }; then
 		n=$((n + 1))
 	else
 		missing="$missing $(basename "$m")"
@@ -138,7 +140,7 @@ echo "     --libs: $LIBS"
 echo "     --static --libs: $SLIBS"
 case " $CFL " in *" -I$U/include "*) ok "--cflags names the installed include directory" ;;
 *) bad "--cflags '$CFL' lacks -I$U/include" ;; esac
-case " $LIBS " in *" -L$U/lib "*" -lfdma "*) ok "--libs: -L$U/lib -lfdma" ;;
+case " $LIBS " in *" -L$U/lib -lfdma "*) ok "--libs: -L$U/lib -lfdma" ;;
 *) bad "--libs '$LIBS'" ;; esac
 m=""
 for w in -lfdma -lz -lm -pthread; do case " $SLIBS " in *" $w "*) ;; *) m="$m $w" ;; esac; done
@@ -270,7 +272,9 @@ for base in $names; do
 		else bad "/dev/$dev: the rule gives '$hit', not 'fdma 0660'"; fi
 	done
 done
-for dev in fdma0-1 fdmax; do
+# (fdma[0-9]* would also match "fdma0-1", but the class holds no such
+# device: the "fdma%d-%u" names are interrupt names, not devices.)
+for dev in fdma fdmax fdma-edu fdma-ctl; do
 	if awk '/^[ \t]*(#|$)/ { next } { print }' "$R" | grep -o 'KERNEL=="[^"]*"' | sed 's/KERNEL=="\(.*\)"/\1/' |
 	   while read -r glob; do case $dev in $glob) echo hit ;; esac; done | grep -q hit; then
 		bad "the rule also matches '$dev'"
