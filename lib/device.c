@@ -170,7 +170,10 @@ int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errl
 			return ret;
 		}
 	}
-	dev = calloc(1, sizeof(*dev));
+	/* Its buffers and channels are cache-line aligned: so must it be. */
+	dev = aligned_alloc(_Alignof(struct fdma_dev), sizeof(*dev));
+	if (dev)
+		memset(dev, 0, sizeof(*dev));
 	if (!dev) {
 		set_errbuf(errbuf, errlen, "out of memory");
 		return -ENOMEM;

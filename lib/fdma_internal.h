@@ -30,8 +30,13 @@
 			 __ATOMIC_RELAXED)
 #define STAT_GET(c, f) __atomic_load_n(&(c)->st.f, __ATOMIC_RELAXED)
 
+/*
+ * Buffers and channels are cache-line aligned: transfers bump a buffer's
+ * inflight count and a channel's ring and statistics from the channel's
+ * thread, and two threads on neighbouring entries must not share a line.
+ */
 struct fdma_buf {
-	_Atomic int used;
+	_Alignas(64) _Atomic int used;
 	void *addr;
 	size_t size;
 	size_t map_len;		/* > 0: we mmap'ed it and unmap it on free */
@@ -49,7 +54,7 @@ struct fdma_reqent {
 
 /* A channel driven from user space by the engine core (lib/echan.c). */
 struct fdma_chan {
-	struct fdma_ering ring;
+	_Alignas(64) struct fdma_ering ring;
 	bool present;
 	void *mem;		/* descriptors, completions, write-back */
 	u64 mem_bus;

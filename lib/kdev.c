@@ -34,8 +34,9 @@ struct fdma_kslot {
 	bool used;
 };
 
+/* Cache-line aligned, like struct fdma_chan: one thread per channel. */
 struct fdma_kchan {
-	struct fdma_cq_hdr *hdr;	/* completion queue, shared with the driver */
+	_Alignas(64) struct fdma_cq_hdr *hdr;	/* completion queue, shared with the driver */
 	struct fdma_cq_entry *ent;
 	size_t cq_bytes;
 	struct fdma_kslot *slot;	/* cq_entries: no more can be in flight */
@@ -664,7 +665,9 @@ int fdma_kdev_open(struct fdma_dev *dev, const char *path)
 	struct fdma_kdev *k;
 	int ret;
 
-	k = calloc(1, sizeof(*k));
+	k = aligned_alloc(_Alignof(struct fdma_kdev), sizeof(*k));
+	if (k)
+		memset(k, 0, sizeof(*k));
 	if (!k)
 		return fdma_err(dev, -ENOMEM, "out of memory");
 	k->fd = -1;

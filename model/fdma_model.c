@@ -27,8 +27,13 @@ _Static_assert(FDMA_MDBG_FAULT_DESC == FDMA_FAULT_DESC && FDMA_MDBG_FAULT_DATA =
 /* A channel with a NOACK fault writes its rings this often. */
 #define ROGUE_PERIOD_NS	100000ull
 
+/*
+ * One per channel, each thread writing only its own: cache-line aligned so
+ * that two channels' threads do not bounce a shared line (the model would
+ * otherwise make channels slow each other down where an FPGA does not).
+ */
 struct mchan {
-	struct fdma_model *m;
+	_Alignas(64) struct fdma_model *m;
 	unsigned int ch;
 	u32 caps;
 	u32 base;			/* register block offset */
@@ -40,6 +45,8 @@ struct mchan {
 	atomic_int sleeping;
 	clockid_t cpuclock;
 	atomic_uint greset_seen;
+	/* this channel's threads inside the bus-master gate (dma_begin()) */
+	atomic_uint dma_users;
 
 	/* ring, latched when RUN is seen */
 	bool running;
@@ -95,9 +102,7 @@ struct fdma_model {
 	u8 *card;
 	unsigned int nchan;
 	atomic_bool quit;
-	atomic_uint_fast64_t desc_count;
-	/* the bus-master gate (dma_begin()) */
-	atomic_uint dma_users;
+	atomic_uint_fast64_t desc_count;	/* counted only while a fault=KIND@N waits */
 	atomic_uint_fast64_t refused, rogue_writes, faults;
 	/* the test block: the last request taken */
 	pthread_mutex_t mdbg_lock;
@@ -149,10 +154,11 @@ static bool is_stream(const struct mchan *c)
 /*
  * Every access to host memory, and every interrupt, happens inside
  * dma_begin()/dma_end(), which refuses it while CTRL.ENABLE is 0. The
- * count of threads inside lets channel 0 report STATUS.BUSY = 0 only once
- * none is left (service_enable()): the users increment and the ENABLE load
- * here, against the host's ENABLE store and channel 0's ENABLE then users
- * loads, are ordered by seq_cst, so no access starts after BUSY drops.
+ * count of threads inside (per channel, so that channels share no written
+ * line) lets channel 0 report STATUS.BUSY = 0 only once none is left
+ * (service_enable()): the users increment and the ENABLE load here,
+ * against the host's ENABLE store and channel 0's ENABLE then users loads,
+ * are ordered by seq_cst, so no access starts after BUSY drops.
  * count: an access was refused (the idle loop's look is not one).
  */
 static bool engine_enabled(struct fdma_model *m)
@@ -166,20 +172,28 @@ static void mdbg_count(struct fdma_model *m, atomic_uint_fast64_t *ctr, u32 reg)
 	gwr(m, reg, (u32)(atomic_fetch_add(ctr, 1) + 1));
 }
 
-static bool dma_begin(struct fdma_model *m, bool count)
+static bool dma_begin(struct mchan *c, bool count)
 {
-	atomic_fetch_add(&m->dma_users, 1);
-	if (engine_enabled(m))
+	atomic_fetch_add(&c->dma_users, 1);
+	if (engine_enabled(c->m))
 		return true;
-	atomic_fetch_sub(&m->dma_users, 1);
+	atomic_fetch_sub(&c->dma_users, 1);
 	if (count)
-		mdbg_count(m, &m->refused, FDMA_MDBG_REFUSED);
+		mdbg_count(c->m, &c->m->refused, FDMA_MDBG_REFUSED);
 	return false;
 }
 
-static void dma_end(struct fdma_model *m)
+static void dma_end(struct mchan *c)
 {
-	atomic_fetch_sub(&m->dma_users, 1);
+	atomic_fetch_sub(&c->dma_users, 1);
+}
+
+static bool dma_any_user(struct fdma_model *m)
+{
+	for (unsigned int i = 0; i < m->nchan; i++)
+		if (atomic_load(&m->chan[i].dma_users))
+			return true;
+	return false;
 }
 
 void fdma_model_cfg_defaults(struct fdma_model_cfg *c)
@@ -200,9 +214,9 @@ void fdma_model_cfg_defaults(struct fdma_model_cfg *c)
 static void publish_status(struct mchan *c)
 {
 	wr(c, FDMA_CH_STATUS, c->status);
-	if (c->wb && dma_begin(c->m, true)) {
+	if (c->wb && dma_begin(c, true)) {
 		__atomic_store_n(&c->wb->status, c->status, __ATOMIC_RELEASE);
-		dma_end(c->m);
+		dma_end(c);
 	}
 }
 
@@ -222,14 +236,14 @@ static void raise_irq(struct mchan *c)
 		return;
 	}
 	/* An MSI-X message is a memory write too. */
-	if (!dma_begin(c->m, true))
+	if (!dma_begin(c, true))
 		return;
 	c->irqs++;
 	wr(c, FDMA_CH_IRQS, c->irqs);
 	if (c->wb)
 		__atomic_store_n(&c->wb->irqs, c->irqs, __ATOMIC_RELAXED);
 	c->m->host.irq(c->m->host.ctx, rd(c, FDMA_CH_IRQ_VEC));
-	dma_end(c->m);
+	dma_end(c);
 }
 
 /* Apply the coalescing rule after one completion (docs/engine.md). */
@@ -383,9 +397,9 @@ static void chan_reset(struct mchan *c)
 	c->tg_errors = 0;
 	c->status = FDMA_CH_ST_IDLE;
 	/* Overruns and interrupts are free-running statistics: kept. */
-	if (c->wb && dma_begin(c->m, true)) {
+	if (c->wb && dma_begin(c, true)) {
 		__atomic_store_n(&c->wb->cidx, 0, __ATOMIC_RELEASE);
-		dma_end(c->m);
+		dma_end(c);
 	}
 	wr(c, FDMA_CH_CIDX, 0);
 	wr(c, FDMA_CH_ERR_IDX, 0);
@@ -425,11 +439,11 @@ static void latch_ring(struct mchan *c)
 	c->cpl = c->size ? m->host.dma(m->host.ctx, cpl, (u64)size * sizeof(*c->cpl)) : NULL;
 	c->wb = m->host.dma(m->host.ctx, wb, sizeof(*c->wb));
 	c->status = FDMA_CH_ST_RUNNING | FDMA_CH_ST_IDLE;
-	if (c->wb && dma_begin(m, true)) {
+	if (c->wb && dma_begin(c, true)) {
 		/* A new block starts with the free-running counts, not zeros. */
 		__atomic_store_n(&c->wb->overruns, c->overruns, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->wb->irqs, c->irqs, __ATOMIC_RELAXED);
-		dma_end(m);
+		dma_end(c);
 	}
 	if (!c->cpl || !c->wb) {
 		/* Nowhere to report: flag it in the register only. */
@@ -473,7 +487,7 @@ static void service_enable(struct fdma_model *m)
 	}
 	if (!(st & FDMA_STATUS_BUSY))
 		return;
-	while (atomic_load(&m->dma_users) && !atomic_load(&m->quit))
+	while (dma_any_user(m) && !atomic_load(&m->quit))
 		sleep_until(now_ns() + 10000);
 	gwr(m, FDMA_REG_STATUS, st & ~FDMA_STATUS_BUSY);
 }
@@ -549,7 +563,8 @@ static void mdbg_check(struct fdma_model *m)
 static enum fdma_fault fault_due(struct mchan *c)
 {
 	struct fdma_model *m = c->m;
-	u64 n = atomic_fetch_add(&m->desc_count, 1) + 1;
+	/* A device-wide count only while a configured fault waits: it is a shared line. */
+	u64 n = m->cfg.fault != FDMA_FAULT_NONE ? atomic_fetch_add(&m->desc_count, 1) + 1 : 0;
 	enum fdma_fault f = FDMA_FAULT_NONE;
 
 	mdbg_check(m);
@@ -726,6 +741,19 @@ static int build_frame(struct mchan *c, u32 len, u64 t_ready)
 	return 0;
 }
 
+/* Lose n frames of a paced source (DROP): counted, and their seq numbers used up. */
+static void drop_frames(struct mchan *c, u64 n, u32 period)
+{
+	c->overruns += (u32)n;
+	c->seq += (u32)n;
+	c->pending_overrun = true;
+	c->next_frame_ns += n * period;
+	c->status |= FDMA_CH_ST_OVERRUN;
+	wr(c, FDMA_CH_OVERRUNS, c->overruns);
+	__atomic_store_n(&c->wb->overruns, c->overruns, __ATOMIC_RELEASE);
+	publish_status(c);
+}
+
 /* C2H stream channel with its test generator. Returns descriptors used. */
 static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 {
@@ -744,21 +772,33 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 			*deadline = c->next_frame_ns;
 			return 0;
 		}
+		/*
+		 * A paced source that fell a whole period or more behind (the
+		 * link still busy with the last frame, or no buffer armed)
+		 * never sends the frames it owes in a burst: with DROP it is
+		 * a camera, whose frames of the ticks that passed are lost
+		 * (counted, and their seq numbers used up); held back, its
+		 * schedule restarts from now, so it falls behind its rate
+		 * and nothing is lost (docs/engine.md, section 13).
+		 */
+		if (period && now - c->next_frame_ns >= period) {
+			u64 late = (now - c->next_frame_ns) / period;
+
+			if (ctrl & FDMA_CH_CTRL_DROP)
+				drop_frames(c, late, period);
+			else
+				c->next_frame_ns = now;
+		}
 		if (pidx == c->cidx) {
 			/* No buffer at a frame boundary: drop it or hold the source. */
 			if (!(ctrl & FDMA_CH_CTRL_DROP) || !period)
 				return 0;
-			c->overruns++;
-			c->seq++;
-			c->pending_overrun = true;
-			c->next_frame_ns += period;
-			c->status |= FDMA_CH_ST_OVERRUN;
-			wr(c, FDMA_CH_OVERRUNS, c->overruns);
-			__atomic_store_n(&c->wb->overruns, c->overruns, __ATOMIC_RELEASE);
-			publish_status(c);
+			drop_frames(c, 1, period);
+			*deadline = c->next_frame_ns;
 			return 0;
 		}
-		if (build_frame(c, len, now)) {
+		/* Stamped with its tick: a frame held for a buffer shows it in its latency. */
+		if (build_frame(c, len, period ? c->next_frame_ns : now)) {
 			halt(c, NULL, FDMA_CPL_DATA_ERR);
 			return 0;
 		}
@@ -848,7 +888,7 @@ static u32 process(struct mchan *c, u64 *deadline)
  */
 static u64 rogue_write(struct mchan *c)
 {
-	if (c->cpl && c->wb && dma_begin(c->m, true)) {
+	if (c->cpl && c->wb && dma_begin(c, true)) {
 		struct fdma_cpl_rec *r = &c->cpl[c->cidx & (c->size - 1)];
 
 		r->cookie = 0x0bad0bad0bad0badull;
@@ -858,7 +898,7 @@ static u64 rogue_write(struct mchan *c)
 		__atomic_store_n(&c->wb->status, c->status | FDMA_CH_ST_RUNNING,
 				 __ATOMIC_RELEASE);
 		__atomic_store_n(&c->wb->cidx, c->cidx, __ATOMIC_RELEASE);
-		dma_end(c->m);
+		dma_end(c);
 		mdbg_count(c->m, &c->m->rogue_writes, FDMA_MDBG_ROGUE_WRITES);
 	}
 	return now_ns() + ROGUE_PERIOD_NS;
@@ -900,9 +940,9 @@ static void *chan_main(void *arg)
 		/* Clear the kick before reading registers: a later kick means new writes. */
 		atomic_store(&c->kicked, 0);
 		service_control(c);
-		if (!c->rogue && c->running && !c->halted && dma_begin(c->m, false)) {
+		if (!c->rogue && c->running && !c->halted && dma_begin(c, false)) {
 			n = process(c, &deadline);
-			dma_end(c->m);
+			dma_end(c);
 		}
 		/* Gone wrong now or before: it writes on, on its own clock. */
 		if (c->rogue)
@@ -989,7 +1029,10 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 	if (n == 0 || n > FDMA_MAX_CHANNELS || cfg->align_log2 > 12 ||
 	    !cfg->max_desc_len || cfg->ring_max < 2 || (cfg->ring_max & (cfg->ring_max - 1)))
 		return -EINVAL;
-	m = calloc(1, sizeof(*m));
+	/* The channels are cache-line aligned: so must the whole be. */
+	m = aligned_alloc(_Alignof(struct fdma_model), sizeof(*m));
+	if (m)
+		memset(m, 0, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	m->cfg = *cfg;
