@@ -16,6 +16,7 @@ static const struct {
 	{ "bench", fdma_cmd_bench, "throughput, CPU, wake-ups and latency per transfer size" },
 	{ "stream", fdma_cmd_stream, "receive and check frames from a stream channel" },
 	{ "model", fdma_cmd_model, "PCIe link model: payload ceilings per generation and width" },
+	{ "doctor", fdma_cmd_doctor, "check the system: link training, MPS, IRQ mode, limits" },
 };
 
 static void usage(FILE *f)

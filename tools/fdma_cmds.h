@@ -14,5 +14,8 @@ int fdma_cmd_model(int argc, char **argv);
 int fdma_cmd_info(int argc, char **argv);
 int fdma_cmd_bench(int argc, char **argv);
 int fdma_cmd_stream(int argc, char **argv);
+/* fdma doctor: check the system and its FDMA devices; 0 no fail, 1 a fail,
+ * 2 usage error */
+int fdma_cmd_doctor(int argc, char **argv);
 
 #endif /* FDMA_CMDS_H */
