@@ -10,6 +10,10 @@
 #include "fdma_internal.h"
 
 #define HUGE_2M (2ull << 20)
+/* The address map's limit (64 GiB). A variable, not the constant: where
+ * size_t has 32 bits, size > constant is always false and -Wtype-limits
+ * (-Wextra) fails the armhf build. */
+static const uint64_t buf_max = 1ull << FDMA_ADDRMAP_SHIFT;
 
 void *fdma_mmap_hugetlb(size_t size, size_t *len)
 {
@@ -105,7 +109,7 @@ int fdma_buf_alloc(struct fdma_dev *dev, size_t size, unsigned int flags)
 		return -EBADF;
 	if (size == 0)
 		return fdma_err(dev, -EINVAL, "fdma_buf_alloc: size is zero");
-	if (size > (1ull << FDMA_ADDRMAP_SHIFT))
+	if (size > buf_max)
 		return fdma_err(dev, -EINVAL, "fdma_buf_alloc: %zu bytes is over the 64 GiB limit", size);
 	if (flags & ~FDMA_BUF_HUGEPAGE)
 		return fdma_err(dev, -EINVAL, "fdma_buf_alloc: unknown flags 0x%x", flags);
@@ -122,7 +126,7 @@ int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size)
 		return fdma_err(dev, -EINVAL,
 				"fdma_buf_register: address %p and size %zu must be multiples of %u bytes",
 				addr, size, dev->info.align);
-	if (size > (1ull << FDMA_ADDRMAP_SHIFT))
+	if (size > buf_max)
 		return fdma_err(dev, -EINVAL, "fdma_buf_register: %zu bytes is over the 64 GiB limit", size);
 	return buf_install(dev, "fdma_buf_register", addr, size, 0);
 }

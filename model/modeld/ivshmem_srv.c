@@ -18,7 +18,9 @@ int ivs_listen(const char *path, char *err, size_t errlen)
 	int s, e;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		snprintf(err, errlen, "socket path '%s' is too long (at most %zu bytes)",
+		/* %.200s: a bounded message (an unbounded %s of a string known
+		 * to be long fails -Wformat-truncation on 32-bit targets). */
+		snprintf(err, errlen, "socket path '%.200s' is too long (at most %zu bytes)",
 			 path, sizeof(sa.sun_path) - 1);
 		return -ENAMETOOLONG;
 	}
