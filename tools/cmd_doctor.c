@@ -218,9 +218,11 @@ static void print_json(const struct doc_ctx *c, const unsigned *count,
 		json_str(f->fix);
 		printf("%s}\n", f->extra);
 	}
-	printf("{\"id\":\"summary\",\"level\":\"%s\",\"device\":null,\"devices\":%zu,"
+	printf("{\"id\":\"summary\",\"level\":\"%s\",\"device\":null,"
+	       "\"reason\":\"%u ok, %u info, %u warn, %u fail\",\"fix\":\"\",\"devices\":%zu,"
 	       "\"ok\":%u,\"info\":%u,\"warn\":%u,\"fail\":%u,\"sysroot\":",
-	       level_name[worst], ndev, count[DOC_OK], count[DOC_INFO], count[DOC_WARN],
+	       level_name[worst], count[DOC_OK], count[DOC_INFO], count[DOC_WARN],
+	       count[DOC_FAIL], ndev, count[DOC_OK], count[DOC_INFO], count[DOC_WARN],
 	       count[DOC_FAIL]);
 	if (sysroot)
 		json_str(sysroot);

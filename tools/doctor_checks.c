@@ -297,7 +297,7 @@ static void check_mrrs(struct doc_ctx *c, const struct doc_pci *p)
 static void irq_caps(const struct doc_pci *p, char *buf, size_t len)
 {
 	if (p->msix_off < 0 || p->msi_off < 0)
-		snprintf(buf, len, "unknown (%s)", cfg_why(p));
+		snprintf(buf, len, "unknown, %s", cfg_why(p));
 	else if (p->msix_off && p->msi_off)
 		snprintf(buf, len, "MSI-X (%u vectors) and MSI", p->msix_vectors);
 	else if (p->msix_off)
@@ -337,18 +337,17 @@ static void check_irq(struct doc_ctx *c, const struct doc_pci *p)
 		else if (p->msix_off < 0 || p->msi_off < 0)
 			doc_add(c, p->bdf, "irq.mode", DOC_WARN,
 				"run as root to see whether the device offers MSI or MSI-X", ex,
-				"INTx, a shared legacy line; what else the device offers is %s",
-				caps);
+				"INTx, a shared legacy line; MSI/MSI-X support %s", caps);
 		else
 			doc_add(c, p->bdf, "irq.mode", DOC_WARN,
 				"give the FPGA design an MSI-X capability", ex,
 				"INTx, a shared legacy line: the device offers no MSI or MSI-X");
 	} else if (!strcmp(m, "none")) {
 		doc_add(c, p->bdf, "irq.mode", DOC_INFO, NOFIX, ex,
-			"no interrupts in use (no driver); the device offers %s", caps);
+			"no interrupts in use (no driver); MSI/MSI-X support: %s", caps);
 	} else {
 		doc_add(c, p->bdf, "irq.mode", DOC_INFO, NOFIX, ex,
-			"interrupt mode unknown; the device offers %s", caps);
+			"interrupt mode unknown; MSI/MSI-X support: %s", caps);
 	}
 }
 
@@ -434,11 +433,22 @@ static void check_ceiling(struct doc_ctx *c, const struct doc_pci *p)
 		 "\"max_write_mbps\":%.1f,\"max_read_mbps\":%.1f,\"source\":\"model\"",
 		 p->cur_gen, p->cur_width, p->mps, p->mrrs, w / 1e6, r / 1e6,
 		 mg ? mg : p->cur_gen, ml ? ml : p->cur_width, mw / 1e6, mr / 1e6);
-	doc_add(c, p->bdf, "link.ceiling", DOC_INFO, NOFIX, ex,
-		"gen%u x%u%s: writes %.1f MB/s, reads %.1f MB/s; at gen%u x%u: %.1f / %.1f "
-		"(link model)", p->cur_gen, p->cur_width, p->mps ? "" : " (MPS assumed 256)",
-		w / 1e6, r / 1e6, mg ? mg : p->cur_gen, ml ? ml : p->cur_width,
-		mw / 1e6, mr / 1e6);
+	/* Below, 0 (unknown) stands for the negotiated value. */
+	if (!mg)
+		mg = p->cur_gen;
+	if (!ml)
+		ml = p->cur_width;
+	if (mg == p->cur_gen && ml == p->cur_width && mm == p->mps)
+		doc_add(c, p->bdf, "link.ceiling", DOC_INFO, NOFIX, ex,
+			"gen%u x%u%s: writes %.1f MB/s, reads %.1f MB/s, the best this link "
+			"allows (link model)", p->cur_gen, p->cur_width,
+			p->mps ? "" : " (MPS assumed 256)", w / 1e6, r / 1e6);
+	else
+		doc_add(c, p->bdf, "link.ceiling", DOC_INFO, NOFIX, ex,
+			"gen%u x%u%s: writes %.1f MB/s, reads %.1f MB/s; gen%u x%u MPS %u would "
+			"give %.1f / %.1f (link model)", p->cur_gen, p->cur_width,
+			p->mps ? "" : " (MPS assumed 256)", w / 1e6, r / 1e6, mg, ml,
+			mm ? mm : 256, mw / 1e6, mr / 1e6);
 }
 
 void doc_check_pci(struct doc_ctx *c, const struct doc_pci *p)
@@ -667,10 +677,18 @@ static void check_cma(struct doc_ctx *c, const char *mi)
 	arm = !strncmp(arch, "aarch64", 7) || !strncmp(arch, "arm", 3);
 	snprintf(ex, sizeof(ex), ",\"arch\":\"%s\",\"total_kb\":%lld,\"free_kb\":%lld",
 		 arch, total, freek);
-	if (!arm) {
+	if (!arch[0]) {
+		if (total < 0)
+			doc_add(c, "", "cma", DOC_INFO, NOFIX, ex,
+				"CMA unknown (no CmaTotal in /proc/meminfo, architecture unknown)");
+		else
+			doc_add(c, "", "cma", DOC_INFO, NOFIX, ex,
+				"CMA %lld kB, %lld kB free (architecture unknown: it matters on arm64)",
+				total, freek);
+	} else if (!arm) {
 		doc_add(c, "", "cma", DOC_INFO, NOFIX, ex,
-			"%s: fdma does not need CMA here (CmaTotal %lld kB)",
-			arch[0] ? arch : "architecture unknown", total < 0 ? 0 : total);
+			"%s: fdma does not need CMA here (CmaTotal %lld kB)", arch,
+			total < 0 ? 0 : total);
 	} else if (total <= 0) {
 		doc_add(c, "", "cma", DOC_WARN,
 			"boot with cma=128M (or CONFIG_CMA_SIZE_MBYTES)", ex,
