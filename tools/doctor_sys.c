@@ -83,6 +83,20 @@ static ssize_t read_file(const char *path, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
+/*
+ * What is read may end up inside a JSON string (a driver's name, a
+ * governor): a recorded tree could hold anything, so quotes, backslashes
+ * and control characters other than tab and newline become '?'.
+ */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\' ||
+		    ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n') ||
+		    (unsigned char)*s == 0x7f)
+			*s = '?';
+}
+
 static int vread(const struct doc_ctx *c, char *buf, size_t len,
 		 const char *fmt, va_list ap)
 {
@@ -97,6 +111,7 @@ static int vread(const struct doc_ctx *c, char *buf, size_t len,
 	buf[n] = 0;
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = 0;
+	sanitize(buf);
 	return (int)n;
 }
 
@@ -153,6 +168,10 @@ int doc_link_base(const struct doc_ctx *c, char *buf, size_t len,
 	if (!*base || strlen(base) >= len)
 		return -1;
 	strcpy(buf, base);
+	sanitize(buf);
+	for (char *t = buf; *t; t++)
+		if (*t == '\t' || *t == '\n')
+			*t = '?';
 	return 0;
 }
 
@@ -351,10 +370,13 @@ static void read_port(const struct doc_ctx *c, struct doc_pci *p)
 		return;
 	strcpy(p->port, bdf);
 	/* realpath() gave a path inside the root already. */
-	if (snprintf(path, sizeof(path), "%s/max_link_speed", real) < (int)sizeof(path) &&
-	    read_file(path, buf, sizeof(buf) - 1) > 0) {
-		buf[sizeof(buf) - 1] = 0;
-		p->port_gen = doc_speed_gen(buf);
+	if (snprintf(path, sizeof(path), "%s/max_link_speed", real) < (int)sizeof(path)) {
+		ssize_t r = read_file(path, buf, sizeof(buf) - 1);
+
+		if (r > 0) {
+			buf[r] = 0;
+			p->port_gen = doc_speed_gen(buf);
+		}
 	}
 	if (snprintf(path, sizeof(path), "%s/max_link_width", real) < (int)sizeof(path)) {
 		ssize_t r = read_file(path, buf, sizeof(buf) - 1);
