@@ -1,217 +1,626 @@
 // SPDX-License-Identifier: MIT
 /*
- * fdma stream: receive frames from a C2H stream channel's test generator
- * through the zero-copy stream API, check every frame (header, sequence,
- * CRC-32 of the payload) and report rate, drops, latency and CPU.
+ * fdma stream: capture frames from a C2H stream channel through the
+ * zero-copy stream API, optionally into a file or a pipe (raw frames, back
+ * to back, written as they arrive), and report rate, drops, latency and
+ * CPU. With --testgen the channel's test generator is the source and every
+ * frame is checked (header, sequence, CRC-32 of the payload).
+ * --dir h2c hands over to fdma play (cmd_play.c).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "fdma_cmds.h"
-#include "fdma_regs_user.h"
 #include "util.h"
+
+#define DEFAULT_FRAME 3110400u	/* 1920 x 1080 YUV 4:2:0 */
+
+struct stream_opts {
+	const char *uri, *output;
+	int chan;		/* -1: the first C2H stream channel */
+	uint64_t frame, nbufs, max_frames;
+	double fps, seconds, timeout, require_fps;
+	int testgen, drop;	/* drop: -1 = by the source (see usage) */
+	int json, progress;
+	enum fdma_wait_mode wait;
+};
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: fdma stream URI [options]\n"
-		"  Streams frames from the device's C2H stream channel (its test generator)\n"
-		"  into a ring of buffers, checks each one and reports what arrived.\n"
+		"       fdma stream URI --dir h2c --input FILE [options]   (same as fdma play)\n"
+		"  Captures frames from a C2H stream channel into a ring of zero-copy\n"
+		"  buffers, writes them to a file or a pipe as they arrive, and reports\n"
+		"  rate, drops, latency and CPU. With --testgen the channel's built-in test\n"
+		"  generator is the source and every frame is checked.\n"
 		"options:\n"
-		"  --frame-size BYTES   frame size (default 3110400, 1080p YUV 4:2:0)\n"
-		"  --fps N              frames per second (default 30; 0 = as fast as possible)\n"
-		"  --seconds S          how long (default 5)\n"
+		"  -o, --output FILE    write each frame as it arrives, raw and back to back\n"
+		"                       (no header: what ffmpeg -f rawvideo expects); '-' is\n"
+		"                       standard output, and the report then goes to stderr\n"
+		"  --frames N           stop after N frames\n"
+		"  --seconds S          stop after S seconds (default 5, or none with --frames)\n"
+		"  --frame-size BYTES   largest frame, the size of each buffer (default 3110400,\n"
+		"                       1080p YUV 4:2:0); with --testgen, the frames' size\n"
 		"  --buffers N          frame buffers kept armed (default 8)\n"
-		"  --drop               let the device drop frames when no buffer is armed\n"
-		"                       (default: hold the source back)\n"
-		"  --wait spin|sleep|adaptive   (default sleep)\n"
+		"  --chan N             the stream channel (default: the first C2H stream one)\n"
+		"  --testgen            drive the channel's test generator and check each frame\n"
+		"  --fps N              test generator frame rate (default 30; 0 = as fast as\n"
+		"                       buffers allow)\n"
+		"  --drop               no buffer armed when a frame is due: the device drops it,\n"
+		"                       and one that falls a frame behind drops the frames it\n"
+		"                       missed, as a camera does (the default with --fps > 0 or\n"
+		"                       without --testgen)\n"
+		"  --hold               hold the source back instead: nothing is lost, a paced\n"
+		"                       source falls behind its rate (the default with --fps 0)\n"
+		"  --require-fps F      exit 1 if fewer than F frames per second arrived\n"
+		"  --timeout S          fail if no frame arrives for S seconds (default 5)\n"
+		"  --wait spin|sleep|adaptive   how to wait for frames (default sleep)\n"
+		"  --no-progress        no live progress line (shown only when stderr is a terminal)\n"
 		"  --json               one JSON object\n"
-		"  --help               this text\n");
+		"  --help               this text\n"
+		"Figures: fps and MB/s (10^6 bytes) are measured from the first frame's arrival\n"
+		"to the last's; 'dropped' is the device's count of frames it could not deliver.\n"
+		"A --testgen run at a set --fps that drops frames or arrives slower says\n"
+		"'missed target'. Latency (--testgen on sim: only, whose frame time stamps\n"
+		"are on this host's clock): from the frame's tick on the device, when it was\n"
+		"ready to send, to the application holding it: waiting for a buffer, the\n"
+		"link transfer of the whole frame and the host's wake-up. cpu is this\n"
+		"process's capturing thread (application and library, writing included),\n"
+		"less the time checking frames, shown apart; the device model's threads are\n"
+		"shown apart too. Ctrl-C ends the run early and still prints the summary.\n");
 }
 
-int fdma_cmd_stream(int argc, char **argv)
+struct stream_res {
+	uint64_t frames, bytes, errors, gaps, drops, bytes_checked, bytes_written;
+	uint64_t first_len;
+	double t_first, t_last, secs;
+	double cpu, verify, model;
+	int have_model, interrupted, epipe;
+	double wakeups, irqs;
+};
+
+/* The test generator's frame: header, sequence, every payload word and the CRC. */
+static int check_testgen(const struct fdma_frame *f, uint64_t frame, uint64_t *expect,
+			 uint64_t *gaps)
+{
+	const struct fdma_testgen_hdr *h = f->data;
+	const uint8_t *p = (const uint8_t *)f->data + sizeof(*h);
+	uint64_t nwords = (frame - sizeof(*h)) / 8;
+
+	if (f->len != frame || h->magic != FDMA_TESTGEN_MAGIC || h->len != frame || h->rsvd)
+		return -1;
+	if (h->crc != crc32(0, p, (uInt)(frame - sizeof(*h))))
+		return -1;
+	/* The words too: a CRC can be right over a frame built wrongly. */
+	for (uint64_t i = 0; i < nwords; i++) {
+		uint64_t w;
+
+		memcpy(&w, p + 8 * i, 8);
+		if (w != ((uint64_t)h->seq << 32 | i))
+			return -1;
+	}
+	for (uint64_t i = sizeof(*h) + 8 * nwords; i < frame; i++)
+		if (((const uint8_t *)f->data)[i])
+			return -1;
+	if (h->seq > *expect)
+		*gaps += h->seq - *expect;
+	*expect = (uint64_t)h->seq + 1;
+	return 0;
+}
+
+static double rate_fps(const struct stream_res *r)
+{
+	if (r->frames >= 2 && r->t_last > r->t_first)
+		return (double)(r->frames - 1) / (r->t_last - r->t_first);
+	return r->secs > 0 ? r->frames / r->secs : 0;
+}
+
+static double rate_mbps(const struct stream_res *r)
+{
+	if (r->frames >= 2 && r->t_last > r->t_first)
+		return (double)(r->bytes - r->first_len) / (r->t_last - r->t_first) / 1e6;
+	return r->secs > 0 ? r->bytes / r->secs / 1e6 : 0;
+}
+
+static const char *wait_name(enum fdma_wait_mode w)
+{
+	return w == FDMA_WAIT_SPIN ? "spin" : w == FDMA_WAIT_SLEEP ? "sleep" : "adaptive";
+}
+
+static void print_report(FILE *out, const struct stream_opts *o, int ch, int paced,
+			 const struct stream_res *r, struct tool_lat *lat, int target_met)
+{
+	double fps = rate_fps(r), mbps = rate_mbps(r);
+	int lat_known = o->testgen && r->have_model && lat->n;
+	double p50 = tool_lat_pct(lat, 50), p99 = tool_lat_pct(lat, 99), max = tool_lat_pct(lat, 100);
+	const char *mode = o->drop ? "drop" : "hold";
+
+	if (o->json) {
+		fprintf(out, "{\"uri\":\"%s\",\"dir\":\"c2h\",\"chan\":%d,\"testgen\":%s,"
+			"\"frame_size\":%" PRIu64 ",",
+			o->uri, ch, o->testgen ? "true" : "false", o->frame);
+		if (o->testgen && o->fps > 0)
+			fprintf(out, "\"fps_target\":%.3f,", o->fps);
+		else
+			fprintf(out, "\"fps_target\":null,");
+		fprintf(out, "\"mode\":\"%s\",\"buffers\":%" PRIu64 ",\"wait\":\"%s\",\"paced\":%s,"
+			"\"hugepages\":false,\"seconds\":%.3f,\"frames\":%" PRIu64 ",\"fps\":%.2f,"
+			"\"mbps\":%.2f,\"bytes\":%" PRIu64 ",\"dropped\":%" PRIu64 ",",
+			mode, o->nbufs, wait_name(o->wait), paced < 0 ? "null" : paced ? "true" : "false",
+			r->secs, r->frames, fps, mbps, r->bytes, r->drops);
+		if (o->testgen)
+			fprintf(out, "\"seq_gaps\":%" PRIu64 ",", r->gaps);
+		else
+			fprintf(out, "\"seq_gaps\":null,");
+		fprintf(out, "\"errors\":%" PRIu64 ",\"bytes_checked\":%" PRIu64
+			",\"bytes_written\":%" PRIu64 ",",
+			r->errors, r->bytes_checked, r->bytes_written);
+		if (lat_known)
+			fprintf(out, "\"p50_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f,", p50, p99, max);
+		else
+			fprintf(out, "\"p50_us\":null,\"p99_us\":null,\"max_us\":null,");
+		fprintf(out, "\"cpu_pct\":%.2f,\"verify_cpu_pct\":%.2f,", r->cpu / r->secs * 100,
+			r->verify / r->secs * 100);
+		if (r->have_model)
+			fprintf(out, "\"model_cpu_pct\":%.1f,", r->model / r->secs * 100);
+		else
+			fprintf(out, "\"model_cpu_pct\":null,");
+		fprintf(out, "\"wakeups_per_s\":%.1f,\"irqs_per_s\":%.1f,\"target_met\":%s,"
+			"\"interrupted\":%s}\n",
+			r->wakeups / r->secs, r->irqs / r->secs,
+			target_met < 0 ? "null" : target_met ? "true" : "false",
+			r->interrupted ? "true" : "false");
+		fflush(out);
+		return;
+	}
+	fprintf(out, "fdma stream on %s, channel %d: ", o->uri, ch);
+	if (o->testgen) {
+		fprintf(out, "test generator, %" PRIu64 "-byte frames", o->frame);
+		if (o->fps > 0)
+			fprintf(out, " at %g fps", o->fps);
+		else
+			fprintf(out, " as fast as buffers allow");
+	} else {
+		fprintf(out, "frames up to %" PRIu64 " bytes", o->frame);
+	}
+	fprintf(out, ", %s mode, %.2f s%s\n", mode, r->secs, r->interrupted ? " (interrupted)" : "");
+	fprintf(out, "  frames %" PRIu64 " (%.2f fps, %.1f MB/s), dropped by the device %" PRIu64,
+		r->frames, fps, mbps, r->drops);
+	if (o->testgen)
+		fprintf(out, " (sequence gaps %" PRIu64 ")", r->gaps);
+	fprintf(out, "\n");
+	if (o->testgen)
+		fprintf(out, "  integrity errors %" PRIu64 " (%" PRIu64 " bytes checked)\n",
+			r->errors, r->bytes_checked);
+	else if (r->errors)
+		fprintf(out, "  errors %" PRIu64 "\n", r->errors);
+	if (o->output)
+		fprintf(out, "  written %" PRIu64 " bytes to %s%s\n", r->bytes_written,
+			strcmp(o->output, "-") ? o->output : "standard output",
+			r->epipe ? " (the reader closed the pipe)" : "");
+	if (lat_known)
+		fprintf(out, "  latency frame ready to application: p50 %.1f us, p99 %.1f us, max %.1f us\n",
+			p50, p99, max);
+	fprintf(out, "  cpu %.2f%% of a core", r->cpu / r->secs * 100);
+	if (o->testgen)
+		fprintf(out, " (+%.2f%% checking frames)", r->verify / r->secs * 100);
+	if (r->have_model)
+		fprintf(out, ", device model %.1f%%", r->model / r->secs * 100);
+	fprintf(out, ", %.1f wake-ups/s, %.1f interrupts/s\n", r->wakeups / r->secs,
+		r->irqs / r->secs);
+	fflush(out);
+}
+
+static int parse_opts(int argc, char **argv, struct stream_opts *o)
 {
 	static const struct option lopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "frames", required_argument, NULL, 'n' },
 		{ "frame-size", required_argument, NULL, 'f' },
 		{ "fps", required_argument, NULL, 'r' },
 		{ "seconds", required_argument, NULL, 't' },
 		{ "buffers", required_argument, NULL, 'b' },
+		{ "chan", required_argument, NULL, 'c' },
+		{ "testgen", no_argument, NULL, 'G' },
 		{ "drop", no_argument, NULL, 'D' },
+		{ "hold", no_argument, NULL, 'L' },
+		{ "require-fps", required_argument, NULL, 'R' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "no-progress", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t frame = 3110400, nbufs = 8;
-	double fps = 30, seconds = 5;
-	int json = 0, drop = 0, opt, ch, ret, rc = EXIT_OK;
-	enum fdma_wait_mode wait = FDMA_WAIT_SLEEP;
-	struct fdma_dev *dev;
-	struct fdma_stream *s;
-	struct fdma_chan_stats st0, st1;
-	struct tool_lat lat = { 0 };
-	uint64_t frames = 0, bytes = 0, errors = 0, gaps = 0, expect = 0;
-	double t0, t, cpu0, mcpu0 = 0, mcpu1 = 0, verify = 0;
-	int have_model;
+	int opt, have_secs = 0, have_fps = 0;
 	char *end;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "ho:", lopts, NULL)) != -1) {
 		switch (opt) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'n':
+			errno = 0;
+			o->max_frames = strtoull(optarg, &end, 10);
+			if (errno || *end || *optarg == '-' || !o->max_frames) {
+				fprintf(stderr, "fdma stream: --frames must be a number of frames >= 1, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
 		case 'f':
-			if (tool_parse_size(optarg, &frame) || frame < 64 || frame > (256u << 20)) {
+			if (tool_parse_size(optarg, &o->frame) || o->frame < 64 || o->frame > (256u << 20)) {
 				fprintf(stderr, "fdma stream: --frame-size must be 64..256M, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return -1;
 			}
 			break;
 		case 'r':
-			fps = strtod(optarg, &end);
-			if (*end || fps < 0 || fps > 1e6) {
-				fprintf(stderr, "fdma stream: --fps must be 0..1000000, not '%s'\n", optarg);
-				return EXIT_USAGE;
+			errno = 0;
+			o->fps = strtod(optarg, &end);
+			/* The generator's period is 32-bit nanoseconds: 0.25 fps at the slowest. */
+			if (errno || end == optarg || *end || !(o->fps == 0 || (o->fps >= 0.25 && o->fps <= 1e6))) {
+				fprintf(stderr, "fdma stream: --fps must be 0 or 0.25..1000000, not '%s'\n", optarg);
+				return -1;
 			}
+			have_fps = 1;
 			break;
 		case 't':
-			seconds = strtod(optarg, &end);
-			if (*end || !(seconds > 0) || seconds > 86400) {
-				fprintf(stderr, "fdma stream: --seconds must be in (0, 86400], not '%s'\n", optarg);
-				return EXIT_USAGE;
+			if (tool_parse_secs(optarg, 7 * 86400, &o->seconds)) {
+				fprintf(stderr, "fdma stream: --seconds must be in (0, 604800], not '%s'\n", optarg);
+				return -1;
 			}
+			have_secs = 1;
 			break;
 		case 'b':
-			nbufs = strtoull(optarg, &end, 10);
-			if (*end || nbufs < 2 || nbufs > 1024) {
+			errno = 0;
+			o->nbufs = strtoull(optarg, &end, 10);
+			if (errno || *end || o->nbufs < 2 || o->nbufs > 1024) {
 				fprintf(stderr, "fdma stream: --buffers must be 2..1024, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return -1;
 			}
+			break;
+		case 'c':
+			errno = 0;
+			o->chan = (int)strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || o->chan < 0 || o->chan >= FDMA_MAX_CHAN) {
+				fprintf(stderr, "fdma stream: --chan must be a channel number 0..%d, not '%s'\n",
+					FDMA_MAX_CHAN - 1, optarg);
+				return -1;
+			}
+			break;
+		case 'G':
+			o->testgen = 1;
 			break;
 		case 'D':
-			drop = 1;
+			o->drop = 1;
 			break;
-		case 'w':
-			if (tool_parse_wait(optarg, &wait)) {
-				fprintf(stderr, "fdma stream: --wait must be spin, sleep or adaptive, not '%s'\n", optarg);
-				return EXIT_USAGE;
+		case 'L':
+			o->drop = 0;
+			break;
+		case 'R':
+			errno = 0;
+			o->require_fps = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->require_fps > 0)) {
+				fprintf(stderr, "fdma stream: --require-fps must be a rate > 0, not '%s'\n", optarg);
+				return -1;
 			}
 			break;
+		case 'T':
+			if (tool_parse_secs(optarg, 86400, &o->timeout)) {
+				fprintf(stderr, "fdma stream: --timeout must be in (0, 86400], not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'w':
+			if (tool_parse_wait(optarg, &o->wait)) {
+				fprintf(stderr, "fdma stream: --wait must be spin, sleep or adaptive, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'P':
+			o->progress = 0;
+			break;
 		case 'j':
-			json = 1;
+			o->json = 1;
 			break;
 		case 'h':
 			usage(stdout);
-			return EXIT_OK;
+			return 1;
 		default:
 			usage(stderr);
-			return EXIT_USAGE;
+			return -1;
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "fdma stream: expected one device URI (e.g. sim:), see --help\n");
-		return EXIT_USAGE;
+		return -1;
 	}
-	if (tool_open(argv[optind], &dev))
-		return EXIT_FAIL;
-	ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
-	if (ch < 0 || fdma_chan_set_wait(dev, ch, wait, 0) ||
-	    fdma_chan_set_drop(dev, ch, drop) ||
-	    fdma_chan_set_testgen(dev, ch, (uint32_t)frame,
-				  fps > 0 ? (uint32_t)(1e9 / fps) : 0, 1) ||
-	    (ret = fdma_stream_open(dev, ch, (unsigned int)nbufs, frame, &s))) {
-		fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
-		fdma_close(dev);
-		return EXIT_FAIL;
+	o->uri = argv[optind];
+	if (have_fps && !o->testgen) {
+		fprintf(stderr, "fdma stream: --fps sets the test generator's rate: add --testgen "
+			"(a capture takes frames at the source's own rate)\n");
+		return -1;
 	}
-	fdma_chan_stats(dev, ch, &st0);
-	have_model = !fdma_model_cpu(dev, &mcpu0);
-	t0 = tool_now();
-	cpu0 = tool_thread_cpu();
-	while ((t = tool_now()) - t0 < seconds) {
-		struct fdma_frame f;
-		const struct fdma_frame_hdr *h;
-		double v0, now;
+	if (!have_secs)
+		o->seconds = o->max_frames ? 0 : 5;
+	if (o->testgen && o->frame < sizeof(struct fdma_testgen_hdr))
+		o->frame = sizeof(struct fdma_testgen_hdr);
+	if (o->drop < 0)
+		o->drop = !(o->testgen && o->fps == 0);
+	if (o->output && !strcmp(o->output, "-") && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "fdma stream: --output - would write binary frames to a terminal; "
+			"redirect it or name a file\n");
+		return -1;
+	}
+	return 0;
+}
 
-		ret = fdma_stream_get(s, &f, 2000000);
-		if (ret) {
-			fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
-			errors++;
-			if (ret == -ETIMEDOUT || ret == -EBADF)
-				break;
+/* --dir h2c (or --input): the reverse direction is fdma play; pass the rest on. */
+static int h2c_redirect(int argc, char **argv, int *ret)
+{
+	int h2c = 0;
+	char **nv;
+	int nc = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if ((!strcmp(argv[i], "--dir") && i + 1 < argc && !strcmp(argv[i + 1], "h2c")) ||
+		    !strcmp(argv[i], "--dir=h2c"))
+			h2c = 1;
+	}
+	if (!h2c)
+		return 0;
+	nv = calloc((size_t)argc + 1, sizeof(*nv));
+	if (!nv) {
+		fprintf(stderr, "fdma stream: out of memory\n");
+		*ret = EXIT_FAIL;
+		return 1;
+	}
+	nv[nc++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--dir=h2c"))
+			continue;
+		if (!strcmp(argv[i], "--dir") && i + 1 < argc && !strcmp(argv[i + 1], "h2c")) {
+			i++;
 			continue;
 		}
-		now = tool_now();
-		v0 = tool_thread_cpu();
-		h = f.data;
-		if (f.len != frame || h->magic != FDMA_FRAME_MAGIC || h->len != frame ||
-		    h->crc != crc32(0, (const unsigned char *)f.data + sizeof(*h), (uInt)(frame - sizeof(*h)))) {
-			errors++;
-		} else {
-			if (h->seq != expect)
-				gaps += h->seq > expect ? h->seq - expect : 0;
-			expect = (uint64_t)h->seq + 1;
-			tool_lat_add(&lat, (now - h->tstamp_ns * 1e-9) * 1e6);
+		nv[nc++] = argv[i];
+	}
+	*ret = fdma_cmd_play(nc, nv);
+	free(nv);
+	return 1;
+}
+
+int fdma_cmd_stream(int argc, char **argv)
+{
+	struct stream_opts o = { .chan = -1, .frame = DEFAULT_FRAME, .nbufs = 8, .fps = 30,
+				 .timeout = 5, .drop = -1, .progress = 1, .wait = FDMA_WAIT_SLEEP };
+	struct stream_res r = { 0 };
+	struct tool_progress prog;
+	struct tool_lat lat = { 0 };
+	struct fdma_info info;
+	struct fdma_dev *dev;
+	struct fdma_stream *s = NULL;
+	struct fdma_chan_stats st0, st1;
+	uint64_t expect = 0;
+	double t0, cpu0, mcpu0 = 0, mcpu1 = 0, last_seen;
+	int ch, ret, rc = EXIT_OK, fd = -1, target_met = -1, tg_on = 0;
+	FILE *rep;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--dir") && i + 1 < argc && strcmp(argv[i + 1], "h2c") &&
+		    strcmp(argv[i + 1], "c2h")) {
+			fprintf(stderr, "fdma stream: --dir must be c2h or h2c, not '%s'\n", argv[i + 1]);
+			return EXIT_USAGE;
 		}
-		verify += tool_thread_cpu() - v0;
-		frames++;
-		bytes += f.len;
+	if (h2c_redirect(argc, argv, &ret))
+		return ret;
+	/* --dir c2h is the default: drop it before getopt sees it. */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--dir=c2h") ||
+		    (!strcmp(argv[i], "--dir") && i + 1 < argc && !strcmp(argv[i + 1], "c2h"))) {
+			int k = !strcmp(argv[i], "--dir=c2h") ? 1 : 2;
+
+			memmove(&argv[i], &argv[i + k], (size_t)(argc - i - k + 1) * sizeof(*argv));
+			argc -= k;
+			i--;
+		}
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	/* With the frames on standard output, the report goes to stderr. */
+	rep = o.output && !strcmp(o.output, "-") ? stderr : stdout;
+
+	if (tool_open(o.uri, &dev))
+		return EXIT_FAIL;
+	fdma_get_info(dev, &info);
+	if (o.chan < 0) {
+		ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+		if (ch < 0) {
+			fprintf(stderr, "fdma stream: %s has no C2H stream channel\n", o.uri);
+			goto fail_close;
+		}
+	} else {
+		ch = o.chan;
+		if ((uint32_t)ch >= info.nchan || info.chan[ch].dir != FDMA_C2H ||
+		    info.chan[ch].kind != FDMA_KIND_STREAM) {
+			fprintf(stderr, "fdma stream: channel %d of %s is not a C2H stream channel "
+				"(fdma info %s lists them)\n", ch, o.uri, o.uri);
+			goto fail_close;
+		}
+	}
+	if (o.testgen && !info.chan[ch].testgen) {
+		fprintf(stderr, "fdma stream: channel %d has no test generator (drop --testgen to "
+			"capture its own source)\n", ch);
+		goto fail_close;
+	}
+	if (o.output) {
+		fd = tool_open_out("stream", o.output);
+		if (fd < 0)
+			goto fail_close;
+	}
+	if (fdma_chan_set_wait(dev, ch, o.wait, 0) || fdma_chan_set_drop(dev, ch, o.drop) ||
+	    fdma_stream_open(dev, ch, (unsigned int)o.nbufs, o.frame, &s)) {
+		fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
+		goto fail_close;
+	}
+	tool_catch_stop();
+	fdma_chan_stats(dev, ch, &st0);
+	r.have_model = !fdma_model_cpu(dev, &mcpu0);
+	/* The source starts once every buffer is armed: nothing is owed at the start. */
+	if (o.testgen) {
+		if (fdma_chan_set_testgen(dev, ch, (uint32_t)o.frame,
+					  o.fps > 0 ? (uint32_t)(1e9 / o.fps + 0.5) : 0, 1)) {
+			fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
+			goto fail_stream;
+		}
+		tg_on = 1;
+	}
+	tool_progress_init(&prog, o.progress);
+	t0 = tool_now();
+	last_seen = t0;
+	cpu0 = tool_thread_cpu();
+	for (;;) {
+		struct fdma_frame f;
+		double now = tool_now(), v0, left = 0.2;
+		int64_t to_us;
+
+		if (tool_stop_requested()) {
+			r.interrupted = 1;
+			break;
+		}
+		if (o.max_frames && r.frames >= o.max_frames)
+			break;
+		if (o.seconds > 0) {
+			if (now - t0 >= o.seconds)
+				break;
+			if (o.seconds - (now - t0) < left)
+				left = o.seconds - (now - t0);
+		}
+		if (now - last_seen >= o.timeout) {
+			fprintf(stderr, "fdma stream: no frame for %.1f s on channel %d%s\n", o.timeout, ch,
+				o.testgen ? "" : info.chan[ch].testgen && !strcmp(info.backend, "sim")
+				? " (on sim: the only source is the test generator: add --testgen)"
+				: " (is the source running?)");
+			r.errors++;
+			break;
+		}
+		if (tool_progress_due(&prog)) {
+			struct stream_res tmp = r;
+
+			tmp.secs = now - t0;
+			tool_progress_show(&prog, "  %.1f s  %" PRIu64 " frames  %.1f fps  %.1f MB/s  "
+					   "dropped %" PRIu64 "  errors %" PRIu64, now - t0, r.frames,
+					   rate_fps(&tmp), rate_mbps(&tmp), fdma_stream_drops(s), r.errors);
+		}
+		/* Short waits: the time limit, Ctrl-C and the progress line are looked at in between. */
+		to_us = (int64_t)(left * 1e6);
+		ret = fdma_stream_get(s, &f, to_us > 0 ? to_us : 1);
+		if (ret == -ETIMEDOUT || ret == -EINTR)
+			continue;
+		if (ret) {
+			fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
+			r.errors++;
+			if (ret == -EMSGSIZE || ret == -ECANCELED)
+				continue;
+			break;
+		}
+		now = tool_now();
+		last_seen = now;
+		if (!r.frames) {
+			r.t_first = now;
+			r.first_len = f.len;
+		}
+		r.t_last = now;
+		r.frames++;
+		r.bytes += f.len;
+		if (o.testgen) {
+			v0 = tool_thread_cpu();
+			if (check_testgen(&f, o.frame, &expect, &r.gaps)) {
+				r.errors++;
+			} else if (r.have_model) {
+				const struct fdma_testgen_hdr *h = f.data;
+
+				tool_lat_add(&lat, (now - h->tstamp_ns * 1e-9) * 1e6);
+			}
+			r.bytes_checked += f.len;
+			r.verify += tool_thread_cpu() - v0;
+		}
+		if (fd >= 0 && !r.epipe) {
+			ret = tool_write_all(fd, f.data, f.len);
+			if (ret == -EPIPE) {
+				/* The reader (ffmpeg, head) is done: end of the run, not a failure. */
+				r.epipe = 1;
+			} else if (ret == -EINTR) {
+				r.interrupted = 1;
+			} else if (ret) {
+				fprintf(stderr, "fdma stream: writing '%s': %s\n", o.output, strerror(-ret));
+				r.errors++;
+			} else {
+				r.bytes_written += f.len;
+			}
+		}
 		if (fdma_stream_release(s, &f)) {
 			fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
-			errors++;
+			r.errors++;
+			break;
 		}
+		if (r.epipe || r.interrupted || (fd >= 0 && r.errors))
+			break;
 	}
-	t = tool_now() - t0;
-	cpu0 = tool_thread_cpu() - cpu0 - verify;
+	r.secs = tool_now() - t0;
+	r.cpu = tool_thread_cpu() - cpu0 - r.verify;
+	tool_progress_end(&prog);
+	if (tg_on)
+		fdma_chan_set_testgen(dev, ch, (uint32_t)o.frame, 0, 0);
 	fdma_model_cpu(dev, &mcpu1);
+	r.model = mcpu1 - mcpu0;
 	fdma_chan_stats(dev, ch, &st1);
-	{
-		uint64_t drops = fdma_stream_drops(s);
-		double p50 = tool_lat_pct(&lat, 50), p99 = tool_lat_pct(&lat, 99);
-		double max = tool_lat_pct(&lat, 100);
-		char model[32] = "null", lp50[32] = "null", lp99[32] = "null", lmax[32] = "null";
-
-		/*
-		 * Only a simulated device has model threads to measure, and only
-		 * its frame time stamps are on this host's clock: another
-		 * device's clock has an unknown offset, so no latency.
-		 */
-		if (have_model) {
-			snprintf(model, sizeof(model), "%.1f", (mcpu1 - mcpu0) / t * 100);
-			snprintf(lp50, sizeof(lp50), "%.1f", p50);
-			snprintf(lp99, sizeof(lp99), "%.1f", p99);
-			snprintf(lmax, sizeof(lmax), "%.1f", max);
-		}
-
-		if (json)
-			printf("{\"frame_size\":%" PRIu64 ",\"fps_target\":%.1f,\"seconds\":%.2f,"
-			       "\"frames\":%" PRIu64 ",\"fps\":%.1f,\"mbps\":%.1f,\"dropped\":%" PRIu64
-			       ",\"seq_gaps\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"bytes_checked\":%" PRIu64
-			       ",\"p50_us\":%s,\"p99_us\":%s,\"max_us\":%s,\"cpu_pct\":%.2f,"
-			       "\"verify_cpu_pct\":%.2f,\"model_cpu_pct\":%s,\"wakeups_per_s\":%.1f,"
-			       "\"irqs_per_s\":%.1f}\n",
-			       frame, fps, t, frames, frames / t, bytes / t / 1e6, drops, gaps, errors,
-			       bytes, lp50, lp99, lmax, cpu0 / t * 100, verify / t * 100, model,
-			       (st1.wakeups - st0.wakeups) / t, (st1.interrupts - st0.interrupts) / t);
-		else
-			printf("fdma stream on %s: %" PRIu64 "-byte frames at %.0f fps target, %.1f s\n"
-			       "  frames %" PRIu64 " (%.1f fps, %.1f MB/s), dropped %" PRIu64
-			       " (sequence gaps %" PRIu64 "), integrity errors %" PRIu64 " (%" PRIu64
-			       " bytes checked)\n"
-			       "  latency frame-ready to application: %s%s us, p99 %s us, max %s us\n"
-			       "  cpu %.2f%% of a core (+%.2f%% checking frames; device model %s%%), "
-			       "%.1f wake-ups/s, %.1f interrupts/s\n",
-			       argv[optind], frame, fps, t, frames, frames / t, bytes / t / 1e6, drops, gaps,
-			       errors, bytes, have_model ? "p50 " : "(the device clock is not this host's) p50 ",
-			       lp50, lp99, lmax, cpu0 / t * 100, verify / t * 100, model,
-			       (st1.wakeups - st0.wakeups) / t, (st1.interrupts - st0.interrupts) / t);
-	}
-	if (errors || !frames)
+	r.drops = fdma_stream_drops(s);
+	r.wakeups = (double)(st1.wakeups - st0.wakeups);
+	r.irqs = (double)(st1.interrupts - st0.interrupts);
+	if (o.testgen && o.fps > 0 && r.frames >= 2)
+		/* 2% for the model's and the host's timer jitter over a short run. */
+		target_met = !r.drops && rate_fps(&r) >= o.fps * 0.98;
+	print_report(rep, &o, ch, info.link.paced, &r, &lat, target_met);
+	if (target_met == 0)
+		fprintf(stderr, "fdma stream: missed target: %.2f fps of %g, %" PRIu64
+			" frames dropped by the device (%s)\n", rate_fps(&r), o.fps, r.drops,
+			o.drop ? "the source cannot be held: frames it could not send are lost"
+			       : "the source was held back and fell behind");
+	if (o.require_fps > 0 && rate_fps(&r) < o.require_fps) {
+		fprintf(stderr, "fdma stream: %.2f fps is below --require-fps %g\n", rate_fps(&r),
+			o.require_fps);
 		rc = EXIT_FAIL;
-	fdma_chan_set_testgen(dev, ch, (uint32_t)frame, 0, 0);
+	}
+	if (r.errors || !r.frames)
+		rc = EXIT_FAIL;
+	if (!r.frames && !r.errors)
+		fprintf(stderr, "fdma stream: no frame arrived\n");
+	if (fd > STDERR_FILENO && close(fd)) {
+		fprintf(stderr, "fdma stream: closing '%s': %s\n", o.output, strerror(errno));
+		rc = EXIT_FAIL;
+	}
 	fdma_stream_close(s);
 	tool_lat_free(&lat);
 	fdma_close(dev);
 	return rc;
+
+fail_stream:
+	fdma_stream_close(s);
+fail_close:
+	if (fd > STDERR_FILENO)
+		close(fd);
+	fdma_close(dev);
+	return EXIT_FAIL;
 }

@@ -14,7 +14,10 @@ static const struct {
 } cmds[] = {
 	{ "info", fdma_cmd_info, "describe a device: engine, channels, link" },
 	{ "bench", fdma_cmd_bench, "throughput, CPU, wake-ups and latency per transfer size" },
-	{ "stream", fdma_cmd_stream, "receive and check frames from a stream channel" },
+	{ "stream", fdma_cmd_stream, "capture frames from a C2H stream channel (file, pipe, test generator)" },
+	{ "play", fdma_cmd_play, "send frames from a file to an H2C stream channel" },
+	{ "dump", fdma_cmd_dump, "copy card memory to a file" },
+	{ "load", fdma_cmd_load, "copy a file into card memory" },
 	{ "model", fdma_cmd_model, "PCIe link model: payload ceilings per generation and width" },
 	{ "doctor", fdma_cmd_doctor, "check the system: link training, MPS, IRQ mode, limits" },
 };

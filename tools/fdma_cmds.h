@@ -14,6 +14,11 @@ int fdma_cmd_model(int argc, char **argv);
 int fdma_cmd_info(int argc, char **argv);
 int fdma_cmd_bench(int argc, char **argv);
 int fdma_cmd_stream(int argc, char **argv);
+/* fdma play: frames from a file to an H2C stream channel (also stream --dir h2c) */
+int fdma_cmd_play(int argc, char **argv);
+/* fdma dump / load: card memory to a file and back */
+int fdma_cmd_dump(int argc, char **argv);
+int fdma_cmd_load(int argc, char **argv);
 /* fdma doctor: check the system and its FDMA devices; 0 no fail, 1 a fail,
  * 2 usage error */
 int fdma_cmd_doctor(int argc, char **argv);

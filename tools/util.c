@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -204,4 +208,156 @@ size_t tool_pat_check(const void *p, size_t len, uint64_t tag)
 	for (size_t i = n * 8; i < len; i++)
 		bad += ((const unsigned char *)p)[i] != (base & 0xff);
 	return bad;
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	if (stop_flag) {
+		/* Second time: the user means it. */
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	stop_flag = 1;
+}
+
+void tool_catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a blocking read or write returns EINTR and the run ends. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* A closed pipe is an error code (EPIPE), not a silent death without a summary. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int tool_stop_requested(void)
+{
+	return stop_flag;
+}
+
+void tool_progress_init(struct tool_progress *p, int enable)
+{
+	p->on = enable && isatty(STDERR_FILENO);
+	p->next = tool_now() + 0.5;
+	p->shown = 0;
+}
+
+int tool_progress_due(struct tool_progress *p)
+{
+	double now;
+
+	if (!p->on)
+		return 0;
+	now = tool_now();
+	if (now < p->next)
+		return 0;
+	p->next = now + 0.5;
+	return 1;
+}
+
+void tool_progress_show(struct tool_progress *p, const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+
+	if (!p->on)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* Carriage return, the line, erase what a longer previous line left. */
+	fprintf(stderr, "\r%s\033[K", line);
+	fflush(stderr);
+	p->shown = 1;
+}
+
+void tool_progress_end(struct tool_progress *p)
+{
+	if (p->on && p->shown) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+	}
+	p->shown = 0;
+}
+
+int tool_write_all(int fd, const void *buf, size_t len)
+{
+	const char *q = buf;
+
+	while (len) {
+		ssize_t n = write(fd, q, len);
+
+		if (n < 0) {
+			if (errno == EINTR && !stop_flag)
+				continue;
+			return -errno;
+		}
+		q += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+long long tool_read_full(int fd, void *buf, size_t len)
+{
+	char *q = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, q + got, len - got);
+
+		if (n < 0) {
+			if (errno == EINTR && !stop_flag)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (long long)got;
+}
+
+int tool_open_out(const char *cmd, const char *path)
+{
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return STDOUT_FILENO;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fprintf(stderr, "fdma %s: cannot write '%s': %s\n", cmd, path, strerror(errno));
+	return fd;
+}
+
+int tool_open_in(const char *cmd, const char *path)
+{
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return STDIN_FILENO;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "fdma %s: cannot read '%s': %s\n", cmd, path, strerror(errno));
+	return fd;
+}
+
+int tool_parse_secs(const char *s, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > max)
+		return -1;
+	*out = v;
+	return 0;
 }

@@ -22,6 +22,41 @@ void tool_fmt_size(uint64_t v, char *buf, size_t len);	/* 65536 -> "64K" */
 int tool_open(const char *uri, struct fdma_dev **dev);	/* prints the error */
 int tool_parse_wait(const char *s, enum fdma_wait_mode *w);	/* spin|sleep|adaptive */
 
+/*
+ * Ctrl-C (SIGINT) and SIGTERM end a long run early: the first one sets a
+ * flag the run polls (tool_stop_requested()) so that it still prints what
+ * it measured; a second one kills the process as usual.
+ */
+void tool_catch_stop(void);
+int tool_stop_requested(void);
+
+/*
+ * A live progress line on stderr, only when stderr is a terminal (never in
+ * a pipe or a log file), at most every half second; tool_progress_end()
+ * erases it before the summary.
+ */
+struct tool_progress {
+	int on;
+	double next;
+	int shown;
+};
+void tool_progress_init(struct tool_progress *p, int enable);
+/* 1 when the line is due for a refresh (then call tool_progress_show()). */
+int tool_progress_due(struct tool_progress *p);
+void tool_progress_show(struct tool_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void tool_progress_end(struct tool_progress *p);
+
+/* Write all of buf to fd (retrying short writes and EINTR); 0 or -errno. */
+int tool_write_all(int fd, const void *buf, size_t len);
+/* Read up to len bytes (short only at end of file); bytes read or -errno. */
+long long tool_read_full(int fd, void *buf, size_t len);
+/* Open FILE for writing ("-" = stdout) or reading ("-" = stdin); prints the error. */
+int tool_open_out(const char *cmd, const char *path);
+int tool_open_in(const char *cmd, const char *path);
+/* Seconds: a positive decimal number no larger than max. */
+int tool_parse_secs(const char *s, double max, double *out);
+
 /* Latency samples, in microseconds. */
 struct tool_lat {
 	double *v;

@@ -327,6 +327,102 @@ static void test_backpressure(void **state)
 	fdma_close(dev);
 }
 
+/* The header's time stamp of a generator frame. */
+static uint64_t frame_tstamp(const struct fdma_frame *f)
+{
+	struct fdma_frame_hdr h;
+
+	memcpy(&h, f->data, sizeof(h));
+	return h.tstamp_ns;
+}
+
+/*
+ * A paced source held back (backpressure) never bursts to catch up on the
+ * frames it owes: after the application held every buffer for ~30 periods,
+ * frames are still at least one period apart (their time stamps are when
+ * each was started), and nothing is lost.
+ */
+static void test_paced_no_burst(void **state)
+{
+	const uint32_t len = 65536, period = 1000000;
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+	struct fdma_stream *s = NULL;
+	struct fdma_frame held[4], f;
+	uint64_t last;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, len, &s));
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, period, 1));
+	for (uint32_t k = 0; k < 4; k++) {
+		get_frame(dev, s, &held[k]);
+		assert_int_equal(check_frame(&held[k], len), k);
+	}
+	last = frame_tstamp(&held[3]);
+	sim_sleep_us(30000);
+	for (uint32_t k = 0; k < 4; k++)
+		assert_fdma_ok(dev, fdma_stream_release(s, &held[k]));
+	for (uint32_t k = 4; k < 20; k++) {
+		uint64_t t;
+
+		get_frame(dev, s, &f);
+		assert_int_equal(check_frame(&f, len), k);
+		t = frame_tstamp(&f);
+		if (t < last + period)
+			fail_msg("frame %u started %llu ns after frame %u: a burst (period %u ns)", k,
+				 (unsigned long long)(t - last), k - 1, period);
+		last = t;
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+	assert_int_equal(fdma_stream_drops(s), 0);
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
+/*
+ * A camera that the link cannot keep up with (drop mode, 1 MiB frames
+ * every 1 ms over a paced gen1 x1 link that needs about 5 ms per frame)
+ * loses the frames of the ticks that pass while it sends: every frame
+ * after the first carries OVERRUN and a sequence gap, the gaps add up to
+ * the drops counted, and each frame is stamped with its own tick.
+ */
+static void test_camera_cannot_keep_up(void **state)
+{
+	const uint32_t len = 1 << 20, period = 1000000;
+	struct fdma_dev *dev = sim_open("sim:gen=1,lanes=1");
+	int ch = c2h_stream(dev);
+	struct fdma_stream *s = NULL;
+	struct fdma_frame f;
+	uint64_t gaps = 0, t0 = 0;
+	uint32_t last = 0;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_chan_set_drop(dev, ch, 1));
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 8, len, &s));
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, period, 1));
+	for (int k = 0; k < 6; k++) {
+		uint32_t seq;
+
+		get_frame(dev, s, &f);
+		seq = check_frame(&f, len);
+		if (k == 0) {
+			t0 = frame_tstamp(&f) - (uint64_t)seq * period;
+		} else {
+			assert_true(seq >= last + 4);
+			assert_true(f.flags & FDMA_CPL_OVERRUN);
+			gaps += seq - last - 1;
+		}
+		assert_int_equal(frame_tstamp(&f), t0 + (uint64_t)seq * period);
+		last = seq;
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+	/* Drops go on being counted after the last frame taken. */
+	assert_true(fdma_stream_drops(s) >= gaps);
+	assert_true(gaps >= 15);
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
 /* ---- H2C stream and its checker -------------------------------------------- */
 
 /* Build generator-format frame seq of len bytes at p. */
@@ -470,6 +566,8 @@ int main(void)
 		cmocka_unit_test(test_release_errors),
 		cmocka_unit_test(test_drop_mode),
 		cmocka_unit_test(test_backpressure),
+		cmocka_unit_test(test_paced_no_burst),
+		cmocka_unit_test(test_camera_cannot_keep_up),
 		cmocka_unit_test(test_h2c_checker),
 	};
 

@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# fdma stream (C2H capture) and fdma play (H2C): frames captured to a file
+# are checked byte by byte here (header, sequence, every payload word, CRC);
+# a captured file played into the H2C test checker counts every frame good.
+# Runs are short and assert counts, bytes and exit statuses, not timing.
+
+. tests/cli/lib.sh
+
+# check_frames FILE FRAME_SIZE COUNT: FILE holds COUNT test generator frames
+# of FRAME_SIZE bytes with consecutive sequence numbers from 0, all intact.
+check_frames() {
+	if [ "$HAVE_PY" -eq 0 ]; then
+		echo "skip $4 (no python3)"
+		return
+	fi
+	if _why=$(python3 - "$1" "$2" "$3" <<'PY'
+import struct, sys, zlib
+path, size, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = open(path, "rb").read()
+if len(data) != size * count:
+    print("%d bytes, want %d frames of %d" % (len(data), count, size)); sys.exit(1)
+for k in range(count):
+    f = data[k * size:(k + 1) * size]
+    magic, seq, ln, crc, ts, rsvd = struct.unpack_from("<IIIIQQ", f, 0)
+    if magic != 0x304d5246 or ln != size or rsvd != 0:
+        print("frame %d: header magic %#x len %d rsvd %d" % (k, magic, ln, rsvd)); sys.exit(1)
+    if seq != k:
+        print("frame %d has sequence number %d" % (k, seq)); sys.exit(1)
+    if zlib.crc32(f[32:]) & 0xffffffff != crc:
+        print("frame %d: CRC mismatch" % k); sys.exit(1)
+    n = (size - 32) // 8
+    want = b"".join(struct.pack("<Q", seq << 32 | i) for i in range(n)) + bytes((size - 32) % 8)
+    if f[32:] != want:
+        print("frame %d: payload differs" % k); sys.exit(1)
+PY
+	); then
+		ok "$4"
+	else
+		bad "$4" "$_why"
+	fi
+}
+
+# ---- capture ----------------------------------------------------------------
+
+fdma stream sim:paced=0 --testgen --fps 0 --frame-size 64K --frames 12 -o "$T/cap.raw" --json
+json "stream --testgen --frames 12 -o FILE: 12 frames, all written, none dropped" \
+	'len(L) == 1 and L[0]["frames"] == 12 and L[0]["bytes_written"] == 12 * 65536 and L[0]["dropped"] == 0 and L[0]["errors"] == 0 and L[0]["mode"] == "hold"'
+check_frames "$T/cap.raw" 65536 12 "the captured file: 12 intact frames, sequence 0..11, every byte"
+
+# Odd frame size: not a multiple of 8 or of the alignment; zero tail bytes.
+fdma stream sim:paced=0 --testgen --fps 0 --frame-size 1000 --frames 7 -o "$T/odd.raw" --json
+json "stream --frame-size 1000: 7 frames" 'L[0]["frames"] == 7 and L[0]["errors"] == 0'
+check_frames "$T/odd.raw" 1000 7 "1000-byte frames: every byte right"
+
+# To standard output (a pipe): the frames on stdout, the report on stderr.
+$TO "$FDMA" stream sim:paced=0 --testgen --fps 0 --frame-size 4K --frames 5 -o - --json \
+	>"$T/pipe.raw" 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '"frames":5' "$T/err"; then
+	ok "stream -o -: exit 0, the JSON report on stderr"
+else
+	bad "stream -o -" "exit $rc: $(errline)"
+fi
+check_frames "$T/pipe.raw" 4096 5 "stream -o -: 5 intact frames on stdout"
+
+# A reader that goes away (head) ends the run without a failure.
+$TO "$FDMA" stream sim:paced=0 --testgen --fps 0 --frame-size 4K --seconds 2 -o - 2>"$T/err" | head -c 8192 >"$T/head.raw"
+if [ "$(wc -c <"$T/head.raw")" -eq 8192 ] && grep -q "closed the pipe" "$T/err"; then
+	ok "stream -o - into head: ends when the reader closes the pipe"
+else
+	bad "stream -o - into head" "$(errline)"
+fi
+
+# Without --testgen nothing on sim: feeds the channel: a clear failure.
+expect_fail "stream without --testgen on sim: times out naming --testgen" "testgen" \
+	stream sim:paced=0 --timeout 0.2 --seconds 1
+expect_usage "stream --fps without --testgen exits 2" stream sim: --fps 30
+expect_usage "stream --frames 0 exits 2" stream sim: --frames 0
+expect_usage "stream --dir sideways exits 2" stream sim: --dir sideways
+expect_fail "stream --chan 0 (a memory-mapped channel) exits 1" "not a C2H stream" \
+	stream sim: --chan 0 --testgen --seconds 0.1
+expect_fail "stream -o into a missing folder exits 1" "cannot write" \
+	stream sim:paced=0 --testgen --frames 1 -o "$T/no/such/file"
+
+# ---- honest rates (item 7) -------------------------------------------------------
+
+# 1080p frames at 200 fps over gen2 x1 (about 450 MB/s: some 145 fps at most).
+fdma stream sim: --testgen --fps 200 --seconds 0.3 --json
+json "1080p at 200 fps, camera (drop) mode: drops counted, sequence gaps match, target missed" \
+	'L[0]["dropped"] > 0 and L[0]["seq_gaps"] <= L[0]["dropped"] and L[0]["seq_gaps"] > 0 and L[0]["target_met"] is False and L[0]["errors"] == 0'
+if grep -q "missed target" "$T/err"; then
+	ok "a missed target is said on stderr"
+else
+	bad "a missed target is said on stderr" "$(errline)"
+fi
+expect_fail "--require-fps above what the link carries exits 1" "require-fps" \
+	stream sim: --testgen --fps 200 --seconds 0.3 --require-fps 190
+fdma stream sim: --testgen --fps 200 --hold --seconds 0.3 --json
+json "1080p at 200 fps held back: nothing dropped, target missed" \
+	'L[0]["dropped"] == 0 and L[0]["seq_gaps"] == 0 and L[0]["target_met"] is False and L[0]["mode"] == "hold"'
+# A rate the link carries: no drops (the model is paced, so this is behaviour).
+fdma stream sim: --testgen --frame-size 64K --fps 100 --seconds 0.3 --json
+json "64K frames at 100 fps: nothing dropped, no gaps" \
+	'L[0]["dropped"] == 0 and L[0]["seq_gaps"] == 0 and L[0]["frames"] >= 2 and L[0]["errors"] == 0'
+
+# ---- play (H2C) ---------------------------------------------------------------
+
+fdma play sim:paced=0 "$T/cap.raw" --frame-size 64K --testgen --json
+json "play a captured file into the H2C checker: 12 good, 0 bad" \
+	'L[0]["frames"] == 12 and L[0]["checker_frames"] == 12 and L[0]["checker_errors"] == 0 and L[0]["errors"] == 0 and L[0]["bytes"] == 12 * 65536'
+fdma stream sim:paced=0 --dir h2c --input "$T/cap.raw" --frame-size 64K --testgen --frames 5 --json
+json "stream --dir h2c --input FILE --frames 5 is play: 5 good" \
+	'L[0]["dir"] == "h2c" and L[0]["frames"] == 5 and L[0]["checker_frames"] == 5 and L[0]["checker_errors"] == 0'
+# 1 MiB frames, with descriptors of 256 KiB: each frame in 4 pieces.
+fdma stream sim:paced=0 --testgen --fps 0 --frame-size 1M --frames 3 -o "$T/big.raw"
+fdma play sim:paced=0,maxdesc=256K "$T/big.raw" --frame-size 1M --testgen --json
+json "1 MiB frames in 256 KiB pieces: 3 good" \
+	'L[0]["frames"] == 3 and L[0]["checker_frames"] == 3 and L[0]["checker_errors"] == 0'
+
+# A corrupted frame: the checker says so, play exits 1.
+cp "$T/cap.raw" "$T/bad.raw"
+printf 'X' | dd of="$T/bad.raw" bs=1 seek=70000 conv=notrunc 2>/dev/null
+expect_fail "play a file with one corrupted byte: exit 1, the checker counts it" "1 bad" \
+	play sim:paced=0 "$T/bad.raw" --frame-size 64K --testgen
+# A partial last frame is reported and not sent.
+head -c 100000 "$T/cap.raw" >"$T/part.raw"
+expect_fail "play a file ending in a partial frame exits 1 naming it" "not a whole" \
+	play sim:paced=0 "$T/part.raw" --frame-size 64K --testgen
+expect_usage "play --frame-size not a multiple of the alignment exits 2" \
+	play sim: "$T/cap.raw" --frame-size 1000
+expect_usage "play without a file exits 2" play sim:
+expect_fail "play a missing file exits 1" "cannot read" play sim: "$T/nope.raw"
+
+finish

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fdma play: send frames from a file (or a pipe) to an H2C stream channel,
+ * the reverse of fdma stream --output. The file is raw frames of
+ * --frame-size bytes back to back, read straight into a ring of DMA
+ * buffers; each frame goes out as one or more pieces marked SOF..EOF.
+ * With --testgen the channel's test checker is the sink and its counts of
+ * good and bad frames are the verdict.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fdma_cmds.h"
+#include "util.h"
+
+#define MAX_PIECES 64
+
+struct play_opts {
+	const char *uri, *input;
+	int chan;
+	uint64_t frame, nbufs, max_frames;
+	double fps;
+	int testgen, json, progress;
+	enum fdma_wait_mode wait;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fdma play URI FILE [options]\n"
+		"  Sends the frames of FILE to an H2C stream channel (the reverse of\n"
+		"  fdma stream --output). FILE ('-' for standard input) holds raw frames of\n"
+		"  --frame-size bytes back to back, as fdma stream writes them; a partial\n"
+		"  frame at the end is reported and not sent.\n"
+		"options:\n"
+		"  --input FILE         the file, instead of the second argument\n"
+		"  --frame-size BYTES   bytes per frame (default 3110400, 1080p YUV 4:2:0); a\n"
+		"                       multiple of the device's alignment (fdma info)\n"
+		"  --frames N           send at most N frames\n"
+		"  --fps N              send at most N frames per second (default 0: as fast as\n"
+		"                       the channel takes them); a sender that falls a frame\n"
+		"                       behind does not burst to catch up\n"
+		"  --buffers N          frames in flight (default 8)\n"
+		"  --chan N             the stream channel (default: the first H2C stream one)\n"
+		"  --testgen            make the channel's test checker the sink and fail unless\n"
+		"                       it counts every frame sent as good (for files written\n"
+		"                       by fdma stream --testgen)\n"
+		"  --wait spin|sleep|adaptive   how to wait for completions (default sleep)\n"
+		"  --no-progress        no live progress line (shown only when stderr is a terminal)\n"
+		"  --json               one JSON object\n"
+		"  --help               this text\n"
+		"fps and MB/s (10^6 bytes) are from the first submission to the last\n"
+		"completion; cpu is this process's sending thread (reading the file\n"
+		"included). Ctrl-C ends the run early and still prints the summary.\n");
+}
+
+static int parse_opts(int argc, char **argv, struct play_opts *o)
+{
+	static const struct option lopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "frame-size", required_argument, NULL, 'f' },
+		{ "frames", required_argument, NULL, 'n' },
+		{ "fps", required_argument, NULL, 'r' },
+		{ "buffers", required_argument, NULL, 'b' },
+		{ "chan", required_argument, NULL, 'c' },
+		{ "testgen", no_argument, NULL, 'G' },
+		{ "wait", required_argument, NULL, 'w' },
+		{ "no-progress", no_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+	char *end;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'f':
+			if (tool_parse_size(optarg, &o->frame) || o->frame < 64 || o->frame > (256u << 20)) {
+				fprintf(stderr, "fdma play: --frame-size must be 64..256M, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'n':
+			errno = 0;
+			o->max_frames = strtoull(optarg, &end, 10);
+			if (errno || *end || *optarg == '-' || !o->max_frames) {
+				fprintf(stderr, "fdma play: --frames must be a number of frames >= 1, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'r':
+			errno = 0;
+			o->fps = strtod(optarg, &end);
+			if (errno || end == optarg || *end || o->fps < 0 || o->fps > 1e6) {
+				fprintf(stderr, "fdma play: --fps must be 0..1000000, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'b':
+			errno = 0;
+			o->nbufs = strtoull(optarg, &end, 10);
+			if (errno || *end || o->nbufs < 1 || o->nbufs > 1024) {
+				fprintf(stderr, "fdma play: --buffers must be 1..1024, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'c':
+			errno = 0;
+			o->chan = (int)strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || o->chan < 0 || o->chan >= FDMA_MAX_CHAN) {
+				fprintf(stderr, "fdma play: --chan must be a channel number 0..%d, not '%s'\n",
+					FDMA_MAX_CHAN - 1, optarg);
+				return -1;
+			}
+			break;
+		case 'G':
+			o->testgen = 1;
+			break;
+		case 'w':
+			if (tool_parse_wait(optarg, &o->wait)) {
+				fprintf(stderr, "fdma play: --wait must be spin, sleep or adaptive, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'P':
+			o->progress = 0;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		o->uri = argv[optind++];
+	if (optind < argc && !o->input)
+		o->input = argv[optind++];
+	if (!o->uri || !o->input || optind != argc) {
+		fprintf(stderr, "fdma play: expected a device URI and a FILE (or --input FILE), see --help\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void sleep_until(double t)
+{
+	double d = t - tool_now();
+	struct timespec ts;
+
+	if (d <= 0)
+		return;
+	ts.tv_sec = (time_t)d;
+	ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);	/* Ctrl-C cuts it short: fine */
+}
+
+struct play_res {
+	uint64_t frames, bytes, errors, sent;
+	uint64_t tg_frames, tg_errors;
+	long long tail;		/* bytes of a partial last frame, not sent */
+	double secs, cpu, model;
+	int have_model, interrupted, have_tg;
+	double wakeups, irqs;
+};
+
+static void report(const struct play_opts *o, int ch, int paced, const struct play_res *r,
+		   int target_met)
+{
+	double fps = r->secs > 0 ? r->frames / r->secs : 0, mbps = r->secs > 0 ? r->bytes / r->secs / 1e6 : 0;
+	double secs = r->secs > 0 ? r->secs : 1;
+
+	if (o->json) {
+		printf("{\"uri\":\"%s\",\"dir\":\"h2c\",\"chan\":%d,\"testgen\":%s,\"frame_size\":%" PRIu64 ",",
+		       o->uri, ch, o->testgen ? "true" : "false", o->frame);
+		if (o->fps > 0)
+			printf("\"fps_target\":%.3f,", o->fps);
+		else
+			printf("\"fps_target\":null,");
+		printf("\"buffers\":%" PRIu64 ",\"wait\":\"%s\",\"paced\":%s,\"hugepages\":false,"
+		       "\"seconds\":%.3f,\"frames\":%" PRIu64 ",\"fps\":%.2f,\"mbps\":%.2f,"
+		       "\"bytes\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"partial_tail_bytes\":%lld,",
+		       o->nbufs, o->wait == FDMA_WAIT_SPIN ? "spin" : o->wait == FDMA_WAIT_SLEEP ? "sleep" : "adaptive",
+		       paced ? "true" : "false", r->secs, r->frames, fps, mbps, r->bytes, r->errors, r->tail);
+		if (r->have_tg)
+			printf("\"checker_frames\":%" PRIu64 ",\"checker_errors\":%" PRIu64 ",",
+			       r->tg_frames, r->tg_errors);
+		else
+			printf("\"checker_frames\":null,\"checker_errors\":null,");
+		printf("\"cpu_pct\":%.2f,", r->cpu / secs * 100);
+		if (r->have_model)
+			printf("\"model_cpu_pct\":%.1f,", r->model / secs * 100);
+		else
+			printf("\"model_cpu_pct\":null,");
+		printf("\"wakeups_per_s\":%.1f,\"irqs_per_s\":%.1f,\"target_met\":%s,\"interrupted\":%s}\n",
+		       r->wakeups / secs, r->irqs / secs,
+		       target_met < 0 ? "null" : target_met ? "true" : "false",
+		       r->interrupted ? "true" : "false");
+		return;
+	}
+	printf("fdma play %s to %s, channel %d: %" PRIu64 "-byte frames", o->input, o->uri, ch, o->frame);
+	if (o->fps > 0)
+		printf(" at up to %g fps", o->fps);
+	printf(", %.2f s%s\n", r->secs, r->interrupted ? " (interrupted)" : "");
+	printf("  frames %" PRIu64 " (%.2f fps, %.1f MB/s), errors %" PRIu64 "\n", r->frames, fps, mbps,
+	       r->errors);
+	if (r->have_tg)
+		printf("  test checker: %" PRIu64 " frames good, %" PRIu64 " bad\n", r->tg_frames,
+		       r->tg_errors);
+	printf("  cpu %.2f%% of a core", r->cpu / secs * 100);
+	if (r->have_model)
+		printf(", device model %.1f%%", r->model / secs * 100);
+	printf(", %.1f wake-ups/s, %.1f interrupts/s\n", r->wakeups / secs, r->irqs / secs);
+}
+
+int fdma_cmd_play(int argc, char **argv)
+{
+	struct play_opts o = { .chan = -1, .frame = 3110400, .nbufs = 8, .progress = 1,
+			       .wait = FDMA_WAIT_SLEEP };
+	struct play_res r = { 0 };
+	struct tool_progress prog;
+	struct fdma_info info;
+	struct fdma_chan_stats st0, st1;
+	struct fdma_dev *dev;
+	struct fdma_req req[MAX_PIECES];
+	struct fdma_cpl *cpl = NULL;
+	uint64_t slot, piece, npieces, head = 0, tail = 0, tg_f0 = 0, tg_e0 = 0;
+	double t0, cpu0, mcpu0 = 0, mcpu1 = 0, next_t, t_end;
+	int ch, ret, fd, buf = -1, eof = 0, rc = EXIT_OK, target_met = -1, tg_on = 0;
+	uint8_t *base;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	if (tool_open(o.uri, &dev))
+		return EXIT_FAIL;
+	fdma_get_info(dev, &info);
+	ch = o.chan >= 0 ? o.chan : fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_STREAM);
+	if (ch < 0) {
+		fprintf(stderr, "fdma play: %s has no H2C stream channel\n", o.uri);
+		fdma_close(dev);
+		return EXIT_FAIL;
+	}
+	if ((uint32_t)ch >= info.nchan || info.chan[ch].dir != FDMA_H2C ||
+	    info.chan[ch].kind != FDMA_KIND_STREAM) {
+		fprintf(stderr, "fdma play: channel %d of %s is not an H2C stream channel "
+			"(fdma info %s lists them)\n", ch, o.uri, o.uri);
+		fdma_close(dev);
+		return EXIT_FAIL;
+	}
+	if (o.testgen && !info.chan[ch].testgen) {
+		fprintf(stderr, "fdma play: channel %d has no test checker (drop --testgen)\n", ch);
+		fdma_close(dev);
+		return EXIT_FAIL;
+	}
+	if (o.frame % info.align) {
+		fprintf(stderr, "fdma play: --frame-size %" PRIu64 " is not a multiple of the device's "
+			"alignment (%u bytes): stream pieces must be aligned\n", o.frame, info.align);
+		fdma_close(dev);
+		return EXIT_USAGE;
+	}
+	/* Pieces no longer than a descriptor, in whole alignment units. */
+	piece = info.max_desc_len - info.max_desc_len % info.align;
+	npieces = (o.frame + piece - 1) / piece;
+	if (npieces > MAX_PIECES) {
+		fprintf(stderr, "fdma play: a %" PRIu64 "-byte frame needs %" PRIu64 " descriptors, "
+			"at most %d are supported\n", o.frame, npieces, MAX_PIECES);
+		fdma_close(dev);
+		return EXIT_USAGE;
+	}
+	if (o.nbufs * npieces > info.chan[ch].ring_size)
+		o.nbufs = info.chan[ch].ring_size / npieces;
+	slot = o.frame;
+	fd = tool_open_in("play", o.input);
+	if (fd < 0) {
+		fdma_close(dev);
+		return EXIT_FAIL;
+	}
+	cpl = calloc(o.nbufs * npieces, sizeof(*cpl));
+	buf = cpl ? fdma_buf_alloc(dev, slot * o.nbufs, 0) : -ENOMEM;
+	if (buf < 0 || fdma_chan_set_wait(dev, ch, o.wait, 0)) {
+		fprintf(stderr, "fdma play: %s\n", cpl ? fdma_errmsg(dev) : "out of memory");
+		goto fail;
+	}
+	base = fdma_buf_addr(dev, buf);
+	if (o.testgen) {
+		/* A reset restarts the checker's expected sequence at 0, as the file's does. */
+		if (fdma_chan_reset(dev, ch) || fdma_chan_set_testgen(dev, ch, (uint32_t)o.frame, 0, 1) ||
+		    fdma_chan_testgen_counts(dev, ch, &tg_f0, &tg_e0)) {
+			fprintf(stderr, "fdma play: %s\n", fdma_errmsg(dev));
+			goto fail;
+		}
+		tg_on = 1;
+	}
+	tool_catch_stop();
+	tool_progress_init(&prog, o.progress);
+	fdma_chan_stats(dev, ch, &st0);
+	r.have_model = !fdma_model_cpu(dev, &mcpu0);
+	t0 = tool_now();
+	t_end = t0;
+	next_t = t0;
+	cpu0 = tool_thread_cpu();
+	/* head: frames submitted; tail: frames completed; slot = frame % nbufs. */
+	for (;;) {
+		int stop = tool_stop_requested() || r.errors;
+		int more = !eof && !stop && (!o.max_frames || head < o.max_frames);
+		int n;
+
+		if (stop)
+			r.interrupted = tool_stop_requested();
+		while (more && head - tail < o.nbufs) {
+			uint8_t *p = base + (head % o.nbufs) * slot;
+			long long got = tool_read_full(fd, p, o.frame);
+
+			if (got < 0) {
+				if (got == -EINTR) {
+					r.interrupted = 1;
+				} else {
+					fprintf(stderr, "fdma play: reading '%s': %s\n", o.input, strerror((int)-got));
+					r.errors++;
+				}
+				more = 0;
+				break;
+			}
+			if ((uint64_t)got < o.frame) {
+				r.tail = got;
+				eof = 1;
+				more = 0;
+				break;
+			}
+			if (o.fps > 0) {
+				sleep_until(next_t);
+				/* Late by a whole frame: start the schedule again, no burst. */
+				next_t = tool_now() - next_t >= 1 / o.fps ? tool_now() + 1 / o.fps
+									: next_t + 1 / o.fps;
+			}
+			for (uint64_t k = 0; k < npieces; k++) {
+				uint64_t off = k * piece, len = o.frame - off < piece ? o.frame - off : piece;
+
+				req[k] = (struct fdma_req){ .buf = buf, .offset = (head % o.nbufs) * slot + off,
+					.len = len, .user_data = head << 8 | k,
+					.flags = (k == 0 ? FDMA_REQ_SOF : 0) |
+						 (k == npieces - 1 ? FDMA_REQ_EOF : 0) };
+			}
+			ret = fdma_submit(dev, ch, req, (unsigned int)npieces);
+			if (ret < 0) {
+				fprintf(stderr, "fdma play: submit: %s\n", fdma_errmsg(dev));
+				r.errors++;
+				more = 0;
+				break;
+			}
+			head++;
+			r.sent++;
+			more = !eof && !tool_stop_requested() && (!o.max_frames || head < o.max_frames);
+		}
+		if (head == tail)
+			break;
+		n = fdma_reap(dev, ch, cpl, (unsigned int)(o.nbufs * npieces), 1, more ? 200000 : 5000000);
+		if (n == -ETIMEDOUT && more)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "fdma play: %s\n", fdma_errmsg(dev));
+			r.errors++;
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			if (cpl[i].res) {
+				if (!r.errors)
+					fprintf(stderr, "fdma play: frame %" PRIu64 ": %s\n",
+						cpl[i].user_data >> 8, strerror(-cpl[i].res));
+				r.errors++;
+				if ((cpl[i].user_data & 0xff) == npieces - 1)
+					tail++;
+				continue;
+			}
+			r.bytes += cpl[i].len;
+			/* A frame is done with its last piece (user_data: frame << 8 | piece). */
+			if ((cpl[i].user_data & 0xff) == npieces - 1) {
+				tail++;
+				r.frames++;
+			}
+		}
+		t_end = tool_now();
+		if (tool_progress_due(&prog))
+			tool_progress_show(&prog, "  %.1f s  %" PRIu64 " frames  %.1f MB/s  errors %" PRIu64,
+					   t_end - t0, r.frames, r.bytes / (t_end - t0) / 1e6, r.errors);
+	}
+	tool_progress_end(&prog);
+	r.secs = t_end - t0;
+	r.cpu = tool_thread_cpu() - cpu0;
+	fdma_model_cpu(dev, &mcpu1);
+	r.model = mcpu1 - mcpu0;
+	fdma_chan_stats(dev, ch, &st1);
+	r.wakeups = (double)(st1.wakeups - st0.wakeups);
+	r.irqs = (double)(st1.interrupts - st0.interrupts);
+	if (tg_on) {
+		uint64_t f1 = 0, e1 = 0;
+
+		if (!fdma_chan_testgen_counts(dev, ch, &f1, &e1)) {
+			r.have_tg = 1;
+			r.tg_frames = f1 - tg_f0;
+			r.tg_errors = e1 - tg_e0;
+		}
+	}
+	if (o.fps > 0 && r.frames >= 2)
+		target_met = r.frames / r.secs >= o.fps * 0.98;
+	report(&o, ch, info.link.paced, &r, target_met);
+	if (r.tail > 0) {
+		fprintf(stderr, "fdma play: '%s' ends with %lld bytes, not a whole %" PRIu64
+			"-byte frame: not sent\n", o.input, r.tail, o.frame);
+		rc = EXIT_FAIL;
+	}
+	if (target_met == 0)
+		fprintf(stderr, "fdma play: missed target: %.2f fps of %g\n", r.frames / r.secs, o.fps);
+	if (tg_on && (!r.have_tg || r.tg_errors || r.tg_frames != r.frames)) {
+		fprintf(stderr, "fdma play: the test checker counted %" PRIu64 " good and %" PRIu64
+			" bad frames of %" PRIu64 " sent\n", r.tg_frames, r.tg_errors, r.frames);
+		rc = EXIT_FAIL;
+	}
+	if (r.errors || (!r.frames && !r.interrupted)) {
+		if (!r.frames && !r.errors)
+			fprintf(stderr, "fdma play: '%s' holds no whole frame\n", o.input);
+		rc = EXIT_FAIL;
+	}
+	if (tg_on)
+		fdma_chan_set_testgen(dev, ch, (uint32_t)o.frame, 0, 0);
+	if (fdma_inflight(dev, ch) > 0 && !fdma_chan_reset(dev, ch))
+		while (fdma_reap(dev, ch, cpl, (unsigned int)(o.nbufs * npieces), 0, 0) > 0)
+			;
+	fdma_buf_free(dev, buf);
+	free(cpl);
+	if (fd > STDERR_FILENO)
+		close(fd);
+	fdma_close(dev);
+	return rc;
+
+fail:
+	if (buf >= 0)
+		fdma_buf_free(dev, buf);
+	free(cpl);
+	if (fd > STDERR_FILENO)
+		close(fd);
+	fdma_close(dev);
+	return EXIT_FAIL;
+}
