@@ -279,6 +279,23 @@ int fdma_stream_release(struct fdma_stream *s, const struct fdma_frame *f);
 uint64_t fdma_stream_drops(const struct fdma_stream *s);
 void fdma_stream_close(struct fdma_stream *s);
 
+/* ---- registers ------------------------------------------------------------ */
+
+/*
+ * Read or write the 32-bit register at offset (a multiple of 4) of memory
+ * BAR bar: the FPGA's own registers beside the engine. The registers the
+ * library and driver drive (the engine's register file) can be read, but
+ * written only with FDMA_REG_FORCE (on kdev: also CAP_SYS_RAWIO): -EPERM
+ * otherwise. -ENXIO: no such memory BAR; -ERANGE: beyond the BAR;
+ * -EOPNOTSUPP: a driver without register access. A debugging path: one
+ * system call per access on kdev:.
+ */
+#define FDMA_REG_FORCE 0x1
+
+int fdma_reg_read(struct fdma_dev *dev, unsigned int bar, uint64_t offset, uint32_t *value);
+int fdma_reg_write(struct fdma_dev *dev, unsigned int bar, uint64_t offset, uint32_t value,
+		   unsigned int flags);
+
 /* ---- utilities ----------------------------------------------------------- */
 
 /*

@@ -41,8 +41,9 @@
  *    wd_reaps;
  *    size-checked ioctls (see "Growth" above); the capability and status
  *    values below. Version 2 programs run unchanged.
+ * 4: FDMA_IOC_REG (feature FDMA_FEAT_REG).
  */
-#define FDMA_UAPI_VERSION	3
+#define FDMA_UAPI_VERSION	4
 #define FDMA_IOC_MAGIC		'F'
 #define FDMA_IOC_MAX_CHAN	16
 #define FDMA_IOC_MAX_BATCH	1024	/* requests per FDMA_IOC_SUBMIT */
@@ -100,6 +101,8 @@ struct fdma_ioc_info {
  * fails with ENODEV.
  */
 #define FDMA_FEAT_REVOKE	0x4
+/* FDMA_IOC_REG: the device's registers, one 32-bit word at a time. */
+#define FDMA_FEAT_REG		0x8
 
 /*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)
@@ -286,6 +289,29 @@ struct fdma_ioc_cq_eventfd {
 	__u32 rsvd[2];
 };
 
+/*
+ * FDMA_IOC_REG: read (or with FDMA_IOC_REG_WRITE write) the 32-bit register
+ * at offset in memory BAR bar, for the FPGA's own registers beside the
+ * engine. The registers the driver drives (the engine's register file; in
+ * the VM harness also the ivshmem registers) can be read, but written only
+ * with FDMA_IOC_REG_FORCE by a caller with CAP_SYS_RAWIO: they can point
+ * the engine's DMA anywhere. bar_len is written back, also with -ERANGE.
+ * errno: EINVAL bar over 5, offset not a multiple of 4, unknown flags or
+ * reserved bits; ENXIO not a memory BAR; ERANGE offset beyond the BAR;
+ * EPERM an engine register written without FORCE or without CAP_SYS_RAWIO.
+ */
+struct fdma_ioc_reg {
+	__u32 bar;
+	__u32 flags;		/* FDMA_IOC_REG_* */
+	__u64 offset;		/* bytes from the BAR's start, a multiple of 4 */
+	__u32 value;		/* in for a write, out for a read */
+	__u32 rsvd;
+	__u64 bar_len;		/* out: the BAR's size in bytes */
+};
+
+#define FDMA_IOC_REG_WRITE	0x1
+#define FDMA_IOC_REG_FORCE	0x2
+
 #define FDMA_IOC_INFO		_IOR(FDMA_IOC_MAGIC, 0x00, struct fdma_ioc_info)
 #define FDMA_IOC_BUF_ALLOC	_IOWR(FDMA_IOC_MAGIC, 0x01, struct fdma_ioc_buf_alloc)
 #define FDMA_IOC_BUF_REGISTER	_IOWR(FDMA_IOC_MAGIC, 0x02, struct fdma_ioc_buf_reg)
@@ -298,5 +324,6 @@ struct fdma_ioc_cq_eventfd {
 #define FDMA_IOC_STATS		_IOWR(FDMA_IOC_MAGIC, 0x09, struct fdma_ioc_stats)
 #define FDMA_IOC_DROP		_IOW(FDMA_IOC_MAGIC, 0x0a, struct fdma_ioc_drop)
 #define FDMA_IOC_CQ_EVENTFD	_IOW(FDMA_IOC_MAGIC, 0x0b, struct fdma_ioc_cq_eventfd)
+#define FDMA_IOC_REG		_IOWR(FDMA_IOC_MAGIC, 0x0c, struct fdma_ioc_reg)
 
 #endif /* FDMA_IOCTL_H */

@@ -34,6 +34,9 @@
  *   -EOPNOTSUPP  the channel or engine cannot do it (testgen, coalescing)
  *   -EIO      the channel is broken (its reset was never acknowledged)
  *   -ENODEV   the device was removed
+ *   -ENXIO    FDMA_IOC_REG: not a memory BAR
+ *   -EPERM    FDMA_IOC_REG: an engine register written without FORCE and
+ *             CAP_SYS_RAWIO
  */
 #include <linux/bitfield.h>
 #include <linux/build_bug.h>
@@ -236,7 +239,7 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 		.cq_entries = fdma_param_cq_entries,
 		.card_size = fdev->card_size,
 		.features = FDMA_FEAT_DMA_ALIGN | FDMA_FEAT_WATCHDOG |
-			    FDMA_FEAT_REVOKE,
+			    FDMA_FEAT_REVOKE | FDMA_FEAT_REG,
 		.dma_align = fdev->dma_align,
 	};
 	u32 ch;
@@ -678,6 +681,79 @@ static int ioc_buf_free(struct fdma_file *f, void __user *argp, size_t usize)
 }
 
 /*
+ * The registers the driver drives: the engine's register file, and in the
+ * VM harness the ivshmem registers too (the doorbell).
+ */
+static bool ioc_reg_owned(struct fdma_dev *fdev, u32 bar, u64 off)
+{
+	u32 regs_bar = fdev->ivshmem ? IVSHMEM_SHM_BAR : 0;
+
+	if (fdev->ivshmem && bar == IVSHMEM_REGS_BAR)
+		return true;
+	return bar == regs_bar && off < FDMA_REGS_BYTES;
+}
+
+/*
+ * One register of a memory BAR, for the FPGA's own logic beside the
+ * engine. Its page is mapped for the access only: a debugging path, not a
+ * data path. Under revoke_sem with dead checked inside, so that remove()
+ * cannot release the BARs meanwhile.
+ */
+static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
+{
+	struct fdma_dev *fdev = f->fdev;
+	struct pci_dev *pdev = fdev->pdev;
+	struct fdma_ioc_reg r;
+	void __iomem *page;
+	u64 base;
+	int ret;
+
+	ret = ioc_in(&r, sizeof(r), argp, usize);
+	if (ret)
+		return ret;
+	if (r.bar >= PCI_STD_NUM_BARS || r.offset & 3 || r.rsvd ||
+	    r.flags & ~(FDMA_IOC_REG_WRITE | FDMA_IOC_REG_FORCE))
+		return -EINVAL;
+	if (!(pci_resource_flags(pdev, r.bar) & IORESOURCE_MEM))
+		return -ENXIO;
+	r.bar_len = pci_resource_len(pdev, r.bar);
+	if (r.offset >= r.bar_len || r.bar_len - r.offset < 4)
+		return ioc_out(argp, usize, &r, sizeof(r)) ?: -ERANGE;
+	if ((r.flags & FDMA_IOC_REG_WRITE) && ioc_reg_owned(fdev, r.bar, r.offset) &&
+	    (!(r.flags & FDMA_IOC_REG_FORCE) || !capable(CAP_SYS_RAWIO)))
+		return -EPERM;
+
+	down_read(&fdev->revoke_sem);
+	if (READ_ONCE(fdev->dead)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	base = r.offset & PAGE_MASK;
+	page = pci_iomap_range(pdev, r.bar, base,
+			       min_t(u64, PAGE_SIZE, r.bar_len - base));
+	if (!page) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (r.flags & FDMA_IOC_REG_WRITE) {
+		iowrite32(r.value, page + (r.offset - base));
+		/*
+		 * Posted: a read of the same function behind it flushes it,
+		 * so that it has landed on return. The engine's ID register,
+		 * not the one written: an FPGA register may count its reads.
+		 */
+		ioread32(fdev->regs + FDMA_REG_ID);
+	} else {
+		r.value = ioread32(page + (r.offset - base));
+	}
+	pci_iounmap(pdev, page);
+	ret = ioc_out(argp, usize, &r, sizeof(r));
+out:
+	up_read(&fdev->revoke_sem);
+	return ret;
+}
+
+/*
  * Each ioctl: its number (direction, and the size of its structure's
  * first version: the smallest the driver accepts), its handler, and
  * whether a file open read-only or a removed device may still use it.
@@ -705,6 +781,7 @@ static const struct fdma_ioc_def fdma_iocs[] = {
 	{ FDMA_IOC_STATS, true, true, ioc_stats },
 	{ FDMA_IOC_DROP, false, false, ioc_drop },
 	{ FDMA_IOC_CQ_EVENTFD, false, false, ioc_cq_eventfd },
+	{ FDMA_IOC_REG, false, false, ioc_reg },
 };
 
 long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -718,6 +718,43 @@ int fdma_kdev_open(struct fdma_dev *dev, const char *path)
 	return 0;
 }
 
+static int kdev_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
+		    unsigned int flags)
+{
+	struct fdma_ioc_reg r = {
+		.bar = bar,
+		.offset = off,
+		.value = write ? *val : 0,
+		.flags = (write ? FDMA_IOC_REG_WRITE : 0) |
+			 (flags & FDMA_REG_FORCE ? FDMA_IOC_REG_FORCE : 0),
+	};
+
+	if (!(dev->kdev->in.features & FDMA_FEAT_REG))
+		return fdma_err(dev, -EOPNOTSUPP,
+				"the driver (interface version %u) has no register access: version 4 or later has",
+				dev->kdev->in.uapi_version);
+	if (ioctl(dev->kdev->fd, FDMA_IOC_REG, &r)) {
+		switch (errno) {
+		case ENXIO:
+			return fdma_err(dev, -ENXIO, "BAR%u is not a memory BAR of this device", bar);
+		case ERANGE:
+			return fdma_err(dev, -ERANGE, "offset 0x%llx is beyond BAR%u's %llu bytes",
+					(unsigned long long)off, bar, (unsigned long long)r.bar_len);
+		case EPERM:
+			return fdma_err(dev, -EPERM,
+					"BAR%u 0x%llx is a register the driver drives: writing it needs FDMA_REG_FORCE and CAP_SYS_RAWIO",
+					bar, (unsigned long long)off);
+		case ENODEV:
+			return fdma_err(dev, -ENODEV, "the device was removed");
+		default:
+			return kerr(dev, write ? "fdma_reg_write: FDMA_IOC_REG" : "fdma_reg_read: FDMA_IOC_REG");
+		}
+	}
+	if (!write)
+		*val = r.value;
+	return 0;
+}
+
 const struct fdma_ops fdma_kdev_ops = {
 	.close = kdev_close,
 	.buf_alloc = kdev_buf_alloc,
@@ -734,4 +771,5 @@ const struct fdma_ops fdma_kdev_ops = {
 	.set_testgen = kdev_set_testgen,
 	.testgen_counts = kdev_testgen_counts,
 	.stats = kdev_stats,
+	.reg = kdev_reg,
 };

@@ -188,6 +188,33 @@ static void sim_close(struct fdma_dev *dev)
 	fdma_addrmap_destroy(&dev->map);
 }
 
+/*
+ * The simulated device has one BAR: the engine's register file, all of it
+ * the engine's. Reads are free (the engine's registers have no read side
+ * effects); writes need FDMA_REG_FORCE, as on kdev:.
+ */
+static int sim_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
+		   unsigned int flags)
+{
+	if (bar != 0)
+		return fdma_err(dev, -ENXIO, "the simulated device has BAR0 only, not BAR%u", bar);
+	if (off >= FDMA_MODEL_REGS_BYTES)
+		return fdma_err(dev, -ERANGE,
+				"offset 0x%llx is beyond BAR0's %u bytes (the engine's registers)",
+				(unsigned long long)off, FDMA_MODEL_REGS_BYTES);
+	if (!write) {
+		*val = __atomic_load_n(&dev->regs[off / 4], __ATOMIC_ACQUIRE);
+		return 0;
+	}
+	if (!(flags & FDMA_REG_FORCE))
+		return fdma_err(dev, -EPERM,
+				"BAR0 0x%llx is the engine's register: writing it under the library can break the device (FDMA_REG_FORCE to insist)",
+				(unsigned long long)off);
+	/* The model polls its registers: a store is a write on this bus. */
+	__atomic_store_n(&dev->regs[off / 4], *val, __ATOMIC_RELEASE);
+	return 0;
+}
+
 const struct fdma_ops fdma_sim_ops = {
 	.close = sim_close,
 	.buf_alloc = sim_buf_alloc,
@@ -204,4 +231,5 @@ const struct fdma_ops fdma_sim_ops = {
 	.set_testgen = fdma_echan_set_testgen,
 	.testgen_counts = fdma_echan_testgen_counts,
 	.stats = fdma_echan_stats,
+	.reg = sim_reg,
 };

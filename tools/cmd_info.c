@@ -26,7 +26,8 @@ int fdma_cmd_info(int argc, char **argv)
 		} else if (opt == 'h') {
 			printf("usage: fdma info URI [--json]\n"
 			       "  Prints the device's engine version, capabilities, channels and\n"
-			       "  link with the link model's payload ceilings.\n");
+			       "  link with the link model's payload ceilings. --json: one object,\n"
+			       "  its channels in channel_list (index, dir, kind, ring, testgen).\n");
 			return EXIT_OK;
 		} else {
 			fprintf(stderr, "usage: fdma info URI [--json]\n");
@@ -49,10 +50,17 @@ int fdma_cmd_info(int argc, char **argv)
 		       in.link.mrrs, in.link.paced);
 		/* null: the link is not known (e.g. no PCIe capability), so no ceiling. */
 		if (in.link.write_mbps > 0)
-			printf("\"write_mbps\":%.1f,\"read_mbps\":%.1f}\n", in.link.write_mbps,
+			printf("\"write_mbps\":%.1f,\"read_mbps\":%.1f,", in.link.write_mbps,
 			       in.link.read_mbps);
 		else
-			printf("\"write_mbps\":null,\"read_mbps\":null}\n");
+			printf("\"write_mbps\":null,\"read_mbps\":null,");
+		printf("\"channel_list\":[");
+		for (uint32_t i = 0; i < in.nchan; i++)
+			printf("%s{\"index\":%u,\"dir\":\"%s\",\"kind\":\"%s\",\"ring\":%u,\"testgen\":%s}",
+			       i ? "," : "", i, in.chan[i].dir == FDMA_C2H ? "c2h" : "h2c",
+			       in.chan[i].kind == FDMA_KIND_MM ? "mm" : "stream", in.chan[i].ring_size,
+			       in.chan[i].testgen ? "true" : "false");
+		printf("]}\n");
 	} else {
 		printf("device     %s (%s backend)\n", in.name, in.backend);
 		printf("engine     FDMA %u.%u, %u channels, %u-byte alignment, descriptors up to %u bytes\n",

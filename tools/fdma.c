@@ -19,6 +19,7 @@ static const struct {
 	{ "dump", fdma_cmd_dump, "copy card memory to a file" },
 	{ "load", fdma_cmd_load, "copy a file into card memory" },
 	{ "model", fdma_cmd_model, "PCIe link model: payload ceilings per generation and width" },
+	{ "reg", fdma_cmd_reg, "read or write a device register (the FPGA's own, beside the engine)" },
 	{ "doctor", fdma_cmd_doctor, "check the system: link training, MPS, IRQ mode, limits" },
 };
 

@@ -22,5 +22,7 @@ int fdma_cmd_load(int argc, char **argv);
 /* fdma doctor: check the system and its FDMA devices; 0 no fail, 1 a fail,
  * 2 usage error */
 int fdma_cmd_doctor(int argc, char **argv);
+/* fdma reg: read or write one device register; 0, 1 refused or failed, 2 usage */
+int fdma_cmd_reg(int argc, char **argv);
 
 #endif /* FDMA_CMDS_H */

@@ -2,8 +2,8 @@
 /*
  * The interface's version 3 and its rules for growing.
  *
- * ioc_info_v3: FDMA_IOC_INFO says version 3, the features this driver has
- *   (DMA_ALIGN, WATCHDOG, REVOKE), and a DMA alignment that is a power of
+ * ioc_info_v3: FDMA_IOC_INFO says the header's version (4), the features
+ *   this driver has (DMA_ALIGN, WATCHDOG, REVOKE, REG), and a DMA alignment that is a power of
  *   two, at least the engine's, and the one sysfs shows; STATS has the
  *   version 3 counters.
  * ioc_size_growth: an ioctl with a larger structure than the driver's
@@ -34,12 +34,13 @@ static void info_v3(struct vi_dev *d)
 {
 	const char *T = "ioc_info_v3";
 	const struct fdma_ioc_info *in = &d->info;
-	uint32_t want = FDMA_FEAT_DMA_ALIGN | FDMA_FEAT_WATCHDOG | FDMA_FEAT_REVOKE;
+	uint32_t want = FDMA_FEAT_DMA_ALIGN | FDMA_FEAT_WATCHDOG | FDMA_FEAT_REVOKE |
+			FDMA_FEAT_REG;
 	struct fdma_ioc_stats st;
 	long long sys = vt_attr_ll(d->name, "dma_align");
 
-	if (in->uapi_version != 3)
-		vt_fail(T, "uapi_version %u, expected 3", in->uapi_version);
+	if (in->uapi_version != FDMA_UAPI_VERSION)
+		vt_fail(T, "uapi_version %u, expected %u", in->uapi_version, FDMA_UAPI_VERSION);
 	else if ((in->features & want) != want)
 		vt_fail(T, "features 0x%x, expected 0x%x at least", in->features, want);
 	else if (!in->dma_align || (in->dma_align & (in->dma_align - 1)) ||
@@ -50,7 +51,7 @@ static void info_v3(struct vi_dev *d)
 	else if (vi_stats(d, 0, &st))
 		vt_fail(T, "STATS: %s", strerror(errno));
 	else {
-		vt_info("uapi 3, features 0x%x, align %u, dma_align %u", in->features,
+		vt_info("uapi %u, features 0x%x, align %u, dma_align %u", in->uapi_version, in->features,
 			d->engine_align, in->dma_align);
 		vt_pass(T);
 	}

@@ -118,6 +118,7 @@ if load auto ivshmem=1 $EDU ring_size=256; then
 	t ioc_bufcap $T/fdma_ioc_bufcap
 	t ioc_memlock $T/fdma_ioc_memlock
 	t ioc_uapi $T/fdma_ioc_uapi
+	t ioc_reg $T/fdma_ioc_reg
 	t ioc_unmap $T/fdma_ioc_unmap
 	t watchdog $T/fdma_watchdog
 	t rw_signal $T/fdma_rw_signal

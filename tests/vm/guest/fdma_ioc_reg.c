@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * FDMA_IOC_REG: one 32-bit register of a memory BAR. In the harness the
+ * engine's register file is the start of ivshmem's BAR2 (1 MiB, the rest
+ * unused by the model: it stands in for the FPGA's own registers) and
+ * BAR0 holds ivshmem's registers.
+ *
+ * reg_read_id: BAR2 offset 0 reads the engine's ID ("FDMA"), and bar_len
+ *   says the BAR's size.
+ * reg_user: words written past the register file read back, each one.
+ * reg_owned: the engine's registers and ivshmem's refuse a write without
+ *   FORCE (EPERM) and keep their value; with FORCE as root a write of the
+ *   value already there goes through; without CAP_SYS_RAWIO even a forced
+ *   write is EPERM.
+ * reg_bad: BAR over 5, unaligned offset, unknown flags, reserved bits:
+ *   EINVAL; past the BAR: ERANGE with bar_len; an absent BAR (ivshmem's
+ *   BAR2 is 64-bit, so BAR3 is its upper half): ENXIO; a read-only open:
+ *   EBADF.
+ */
+#include <linux/capability.h>
+#include <sys/syscall.h>
+
+#include "vmioc.h"
+
+#define REGS_BAR	2
+#define IVS_BAR		0
+#define ID_MAGIC	0x46444d41u	/* "FDMA" */
+#define REG_CTRL	0x020
+#define REG_CH0_COAL	(0x100 + 0x38)
+
+static int reg(int fd, struct fdma_ioc_reg *r, uint32_t bar, uint64_t off, uint32_t flags,
+	       uint32_t val)
+{
+	memset(r, 0, sizeof(*r));
+	r->bar = bar;
+	r->offset = off;
+	r->flags = flags;
+	r->value = val;
+	return ioctl(fd, FDMA_IOC_REG, r) ? -errno : 0;
+}
+
+static void read_id(struct vi_dev *d)
+{
+	const char *T = "reg_read_id";
+	struct fdma_ioc_reg r;
+	int ret = reg(d->fd, &r, REGS_BAR, 0, 0, 0);
+
+	if (ret)
+		vt_fail(T, "read BAR2 0: %s", strerror(-ret));
+	else if (r.value != ID_MAGIC)
+		vt_fail(T, "BAR2 0 reads 0x%08x, expected the ID 0x%08x", r.value, ID_MAGIC);
+	else if (r.bar_len != 1u << 20)
+		vt_fail(T, "bar_len %llu, expected 1 MiB", (unsigned long long)r.bar_len);
+	else if (!(d->info.features & FDMA_FEAT_REG))
+		vt_fail(T, "INFO features 0x%x lack FDMA_FEAT_REG", d->info.features);
+	else
+		vt_pass(T);
+}
+
+static void user_regs(struct vi_dev *d)
+{
+	const char *T = "reg_user";
+	struct fdma_ioc_reg r;
+	int bad = 0;
+
+	/* 64 words across a page boundary and at the BAR's last word. */
+	for (uint32_t i = 0; i < 64 && !bad; i++) {
+		uint64_t off = i < 63 ? 0x1ff0 + 4 * (uint64_t)i : (1u << 20) - 4;
+		uint32_t v = 0x9e3779b9u * (i + 1);
+		int ret = reg(d->fd, &r, REGS_BAR, off, FDMA_IOC_REG_WRITE, v);
+
+		if (!ret)
+			ret = reg(d->fd, &r, REGS_BAR, off, 0, 0);
+		if (ret) {
+			vt_fail(T, "BAR2 0x%llx: %s", (unsigned long long)off, strerror(-ret));
+			bad = 1;
+		} else if (r.value != v) {
+			vt_fail(T, "BAR2 0x%llx reads 0x%08x after writing 0x%08x",
+				(unsigned long long)off, r.value, v);
+			bad = 1;
+		}
+	}
+	if (!bad)
+		vt_pass(T);
+}
+
+/* Clear CAP_SYS_RAWIO from this thread's effective set. */
+static int drop_rawio(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct c[2];
+
+	if (syscall(SYS_capget, &h, c))
+		return -errno;
+	c[CAP_SYS_RAWIO / 32].effective &= ~(1u << (CAP_SYS_RAWIO % 32));
+	return syscall(SYS_capset, &h, c) ? -errno : 0;
+}
+
+static void owned(struct vi_dev *d)
+{
+	const char *T = "reg_owned";
+	struct fdma_ioc_reg r;
+	uint32_t ctrl, coal;
+	int ret;
+
+	if (reg(d->fd, &r, REGS_BAR, REG_CTRL, 0, 0)) {
+		vt_fail(T, "read CTRL: %s", strerror(errno));
+		return;
+	}
+	ctrl = r.value;
+	ret = reg(d->fd, &r, REGS_BAR, REG_CTRL, FDMA_IOC_REG_WRITE, 0);
+	if (ret != -EPERM) {
+		vt_fail(T, "CTRL := 0 without FORCE: %s, expected EPERM", strerror(-ret));
+		return;
+	}
+	reg(d->fd, &r, REGS_BAR, REG_CTRL, 0, 0);
+	if (r.value != ctrl) {
+		vt_fail(T, "CTRL changed from 0x%x to 0x%x by a refused write", ctrl, r.value);
+		return;
+	}
+	ret = reg(d->fd, &r, IVS_BAR, 12, FDMA_IOC_REG_WRITE, 0);
+	if (ret != -EPERM) {
+		vt_fail(T, "ivshmem doorbell write without FORCE: %s, expected EPERM",
+			strerror(-ret));
+		return;
+	}
+	reg(d->fd, &r, REGS_BAR, REG_CH0_COAL, 0, 0);
+	coal = r.value;
+	ret = reg(d->fd, &r, REGS_BAR, REG_CH0_COAL, FDMA_IOC_REG_WRITE | FDMA_IOC_REG_FORCE, coal);
+	if (ret) {
+		vt_fail(T, "forced write of CH0 COAL_COUNT as root: %s", strerror(-ret));
+		return;
+	}
+	/* In a child: the capability stays dropped there only. */
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (drop_rawio())
+			_exit(2);
+		_exit(reg(d->fd, &r, REGS_BAR, REG_CH0_COAL,
+			  FDMA_IOC_REG_WRITE | FDMA_IOC_REG_FORCE, coal) == -EPERM ? 0 : 1);
+	}
+	int st = 0;
+
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		vt_fail(T, "forced write without CAP_SYS_RAWIO: %s",
+			WIFEXITED(st) && WEXITSTATUS(st) == 2 ? "could not drop the capability"
+							      : "not EPERM");
+	else
+		vt_pass(T);
+}
+
+static void bad(struct vi_dev *d)
+{
+	const char *T = "reg_bad";
+	struct fdma_ioc_reg r;
+	int ret, fd;
+
+	if ((ret = reg(d->fd, &r, 6, 0, 0, 0)) != -EINVAL)
+		vt_fail(T, "BAR6: %s, expected EINVAL", strerror(-ret));
+	else if ((ret = reg(d->fd, &r, REGS_BAR, 2, 0, 0)) != -EINVAL)
+		vt_fail(T, "offset 2: %s, expected EINVAL", strerror(-ret));
+	else if ((ret = reg(d->fd, &r, REGS_BAR, 0, 0x4, 0)) != -EINVAL)
+		vt_fail(T, "flags 0x4: %s, expected EINVAL", strerror(-ret));
+	else if ((r = (struct fdma_ioc_reg){ .bar = REGS_BAR, .rsvd = 1 }),
+		 ioctl(d->fd, FDMA_IOC_REG, &r) == 0 || errno != EINVAL)
+		vt_fail(T, "rsvd 1: not EINVAL");
+	else if ((ret = reg(d->fd, &r, REGS_BAR, 1u << 20, 0, 0)) != -ERANGE)
+		vt_fail(T, "BAR2 at 1 MiB: %s, expected ERANGE", strerror(-ret));
+	else if (r.bar_len != 1u << 20)
+		vt_fail(T, "ERANGE without bar_len (%llu)", (unsigned long long)r.bar_len);
+	else if ((ret = reg(d->fd, &r, REGS_BAR, ~3ull, 0, 0)) != -ERANGE)
+		vt_fail(T, "BAR2 at 2^64-4: %s, expected ERANGE", strerror(-ret));
+	else if ((ret = reg(d->fd, &r, 3, 0, 0, 0)) != -ENXIO)
+		vt_fail(T, "BAR3: %s, expected ENXIO", strerror(-ret));
+	else if ((fd = vt_open_dev(d->name, O_RDONLY, 2000)) < 0)
+		vt_fail(T, "read-only open: %s", strerror(errno));
+	else {
+		ret = reg(fd, &r, REGS_BAR, 0, 0, 0);
+		close(fd);
+		if (ret != -EBADF)
+			vt_fail(T, "read-only file: %s, expected EBADF", strerror(-ret));
+		else
+			vt_pass(T);
+	}
+}
+
+int main(void)
+{
+	struct vi_dev d;
+	int ret = vi_open(&d, NULL);
+
+	if (ret) {
+		vt_fail("reg_read_id", "open: %s", strerror(-ret));
+		return 1;
+	}
+	read_id(&d);
+	user_regs(&d);
+	owned(&d);
+	bad(&d);
+	vi_close(&d);
+	return vt_failed;
+}
