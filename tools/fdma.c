@@ -29,7 +29,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
 	fprintf(f, "  --version  print the version\n"
-		   "\ndevices: sim[:option=value,...], e.g. sim:gen=2,lanes=1,mps=256,paced=1\n"
+		   "\ndevices: sim[:option=value,...], e.g. sim:gen=2,lanes=1,mps=256,paced=1 (fdma(7))\n"
+		   "         kdev:/dev/fdmaN, an engine behind the driver fdma.ko\n"
 		   "exit status: 0 ok, 1 failure, 2 usage error\n");
 }
 
