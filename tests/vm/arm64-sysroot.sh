@@ -1,48 +1,74 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# tests/vm/arm64-sysroot.sh [DIR]: the Debian arm64 packages the arm64 VM
-# tests need (docs/vm-harness.md), unpacked into DIR (default
-# build/arm64-sysroot) without touching the host's package state:
+# tests/vm/arm64-sysroot.sh [--arch arm64|armhf] [--libs-only] [DIR]: the
+# Debian arm64 packages the arm64 VM tests need (docs/vm-harness.md),
+# unpacked into DIR (default build/arm64-sysroot) without touching the
+# host's package state:
 #   - the current 6.1 and 6.12 arm64 kernels with their headers
 #     (linux-image-arm64, linux-headers-arm64, linux-image-6.12-arm64,
 #     linux-headers-6.12-arm64 name the versions), the headers' -common
 #     package, and the host's linux-kbuild-<ver> linked in;
 #   - busybox-static, libc6, zlib1g(-dev), libcmocka0/-dev for the guest's
 #     programs.
+# With --libs-only, only the libraries (libc6, zlib1g(-dev), libcmocka0/-dev):
+# what the cross builds and their tests under qemu-user need (make
+# CROSS_COMPILE=..., make test-cross; docs/install.md). --arch armhf (the
+# Zynq-7000's ARMv7 hard-float) implies --libs-only, in build/armhf-sysroot
+# by default: there are no armhf VM tests.
 # The .debs come through apt with a private state in DIR/.apt (a
-# sources.list with the host's Debian mirror, arm64 only), then dpkg -x.
+# sources.list with the host's Debian mirror, that architecture only), then
+# dpkg -x. (Not Debian multiarch, dpkg --add-architecture: that changes the
+# host's package state, needs root, and cannot hold the arm64 kernels.)
 # The arm64 headers build modules with the host's (amd64) linux-kbuild-*,
 # so their versions must be the same as the host's; if not, this fails and
 # says which.
 #
 # A second run does nothing when DIR is complete and still matches the
-# host's kbuild packages. Exit: 0 done, 1 failure, 2 usage error.
+# host's kbuild packages (with --libs-only: when the libraries are there).
+# Exit: 0 done, 1 failure, 2 usage error.
 set -u
 
 usage() {
 	cat <<'EOF'
-usage: tests/vm/arm64-sysroot.sh [DIR]
+usage: tests/vm/arm64-sysroot.sh [--arch arm64|armhf] [--libs-only] [DIR]
 
 Fetch and unpack the arm64 kernels, headers, busybox, libc, zlib and cmocka
 that tests/vm/run.sh --arch arm64 needs into DIR (default build/arm64-sysroot).
+--libs-only: only libc, zlib and cmocka (for make CROSS_COMPILE=... and
+make test-cross). --arch armhf: the armhf libraries (implies --libs-only;
+default DIR build/armhf-sysroot).
 EOF
 }
 
-case ${1:-} in
--h|--help) usage; exit 0 ;;
--*) echo "arm64-sysroot.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+ARCH=arm64
+LIBS_ONLY=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h|--help) usage; exit 0 ;;
+	--arch) [ $# -ge 2 ] || { usage >&2; exit 2; }; ARCH=$2; shift 2 ;;
+	--arch=*) ARCH=${1#--arch=}; shift ;;
+	--libs-only) LIBS_ONLY=1; shift ;;
+	-*) echo "arm64-sysroot.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+case $ARCH in
+arm64) TRIPLET=aarch64-linux-gnu ;;
+armhf) TRIPLET=arm-linux-gnueabihf; LIBS_ONLY=1 ;;
+*) echo "arm64-sysroot.sh: unknown architecture '$ARCH' (arm64 or armhf)" >&2; exit 2 ;;
 esac
 [ $# -le 1 ] || { usage >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
-DIR=${1:-$ROOT/build/arm64-sysroot}
+DIR=${1:-$ROOT/build/$ARCH-sysroot}
 mkdir -p "$DIR" || exit 1
 DIR=$(cd "$DIR" && pwd) || exit 1
 A=$DIR/.apt
 STAMP=$DIR/.complete
+LIBSTAMP=$DIR/.libs-complete	# --libs-only: the packages unpacked
 
-die() { echo "arm64-sysroot: $*" >&2; exit 1; }
-note() { echo "arm64-sysroot: $*"; }
+die() { echo "$ARCH-sysroot: $*" >&2; exit 1; }
+note() { echo "$ARCH-sysroot: $*"; }
 
 for t in apt-get apt-cache dpkg dpkg-query depmod; do
 	command -v $t >/dev/null || die "$t not found (a Debian host is needed)"
@@ -53,8 +79,14 @@ host_kbuild_ok() {
 	[ "$(dpkg-query -W -f '${db:Status-Abbrev} ${Version}' "$1" 2>/dev/null)" = "ii  $2" ]
 }
 
+# A complete sysroot (below) holds the libraries too.
+if [ $LIBS_ONLY = 1 ] && { [ -s "$LIBSTAMP" ] || [ -s "$STAMP" ]; } &&
+   [ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ]; then
+	note "$DIR has the libraries: nothing to do"
+	exit 0
+fi
 # The stamp lists "KERNEL-VERSION KBUILD-PACKAGE PACKAGE-VERSION" per kernel.
-if [ -s "$STAMP" ]; then
+if [ $LIBS_ONLY = 0 ] && [ -s "$STAMP" ]; then
 	ok=1
 	while read -r v kb ver; do
 		[ -r "$DIR/boot/vmlinuz-$v" ] && [ -d "$DIR/usr/src/linux-headers-$v" ] &&
@@ -124,7 +156,7 @@ while read -r uri suite key; do
 	[ "$key" = - ] && [ -r /usr/share/keyrings/debian-archive-keyring.gpg ] &&
 		key=/usr/share/keyrings/debian-archive-keyring.gpg
 	if [ "$key" = - ]; then opt=""; else opt=" signed-by=$key"; fi
-	echo "deb [arch=arm64$opt] $uri $suite main"
+	echo "deb [arch=$ARCH$opt] $uri $suite main"
 done < <(host_sources | sort -u) >"$A/sources.list.new"
 grep -q " $CODENAME main\$" "$A/sources.list.new" ||
 	die "no '$CODENAME' entry in the host's apt sources (/etc/apt/sources.list, /etc/apt/sources.list.d/*.list or *.sources)"
@@ -137,11 +169,20 @@ mv "$A/sources.list.new" "$A/sources.list"
 APTOPTS=(-o "Dir::Etc::SourceList=$A/sources.list" -o Dir::Etc::SourceParts=/dev/null
 	 -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
 	 -o "Dir::State::Lists=$A/lists" -o "Dir::Cache=$A/cache" -o "Dir::State::status=$A/status"
-	 -o APT::Architecture=arm64 -o APT::Architectures=arm64 -o APT::Sandbox::User=root)
-note "apt-get update (arm64, private state in $A):"
+	 -o APT::Architecture=$ARCH -o APT::Architectures=$ARCH -o APT::Sandbox::User=root)
+note "apt-get update ($ARCH, private state in $A):"
 sed 's/^/    /' "$A/sources.list"
-apt-get -q "${APTOPTS[@]}" update >"$A/update.log" 2>&1 ||
-	{ tail -20 "$A/update.log" >&2; die "apt-get update failed (log: $A/update.log)"; }
+if ! apt-get -q "${APTOPTS[@]}" update >"$A/update.log" 2>&1; then
+	# The libraries alone can do with the main suite when an update or
+	# security index is out of step on the mirror (a sync in progress).
+	if [ $LIBS_ONLY = 1 ] && ls "$A/lists/"*"_${CODENAME}_main_binary-${ARCH}_Packages"* >/dev/null 2>&1; then
+		grep '^E:' "$A/update.log" | sed 's/^/    /' >&2
+		note "warning: apt-get update failed for some indexes (above): taking the packages from what was fetched"
+	else
+		tail -20 "$A/update.log" >&2
+		die "apt-get update failed (log: $A/update.log)"
+	fi
+fi
 
 # field PKG FIELD: FIELD of PKG's candidate version.
 field() {
@@ -154,8 +195,10 @@ dep() {
 }
 
 # ---- what to fetch -------------------------------------------------------------------
-PKGS=(busybox-static libc6 zlib1g zlib1g-dev libcmocka0 libcmocka-dev)
+PKGS=(libc6 zlib1g zlib1g-dev libcmocka0 libcmocka-dev)
+[ $LIBS_ONLY = 1 ] || PKGS+=(busybox-static)
 KERNELS=()	# "VERSION KBUILD-PACKAGE PACKAGE-VERSION"
+[ $LIBS_ONLY = 1 ] ||
 for meta in "linux-image-arm64 linux-headers-arm64" "linux-image-6.12-arm64 linux-headers-6.12-arm64"; do
 	set -- $meta
 	img=$(dep "$1" 'linux-image-[0-9][^ ]*-arm64') ||
@@ -190,7 +233,8 @@ for deb in "$A"/debs/*.deb; do
 done
 # Library links to absolute paths (libz.so -> /lib/...) would point into
 # the host: make them relative, inside DIR, so the cross linker follows them.
-find "$DIR/usr/lib/aarch64-linux-gnu" "$DIR/lib/aarch64-linux-gnu" -type l -lname '/*' 2>/dev/null |
+# (The loader's link, lib/ld-linux-*.so.*, too: qemu-user -L DIR follows it.)
+find "$DIR/usr/lib/$TRIPLET" "$DIR/lib/$TRIPLET" "$DIR/lib" -maxdepth 1 -type l -lname '/*' 2>/dev/null |
 while read -r l; do
 	ln -sfn "$(realpath -m --relative-to="$(dirname "$l")" "$DIR$(readlink "$l")")" "$l"
 done
@@ -206,5 +250,12 @@ for k in "${KERNELS[@]}"; do
 	# modules.dep, so that run.sh finds the modules fdma.ko depends on.
 	depmod -b "$DIR" "$v" || die "depmod -b $DIR $v failed"
 done
+if [ $LIBS_ONLY = 1 ]; then
+	[ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ] &&
+		[ -e "$DIR/usr/lib/$TRIPLET/libcmocka.so" ] || die "no zlib.h, cmocka.h or libcmocka.so after unpacking"
+	printf '%s\n' "${PKGS[@]}" >"$LIBSTAMP"
+	note "$DIR: $(du -sh --exclude=.apt "$DIR" | cut -f1) unpacked: ${PKGS[*]}"
+	exit 0
+fi
 printf '%s\n' "${KERNELS[@]}" >"$STAMP"
 note "$DIR: $(du -sh --exclude=.apt "$DIR" | cut -f1) unpacked, kernels $(cut -d' ' -f1 "$STAMP" | paste -sd' ')"
