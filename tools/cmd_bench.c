@@ -37,7 +37,7 @@ struct bench_opts {
 	double seconds;
 	int coal_count, coal_us;	/* -1: leave the device's setting */
 	int hugepages;
-	int json;
+	int json, wide, progress;
 };
 
 struct bench_res {
@@ -46,6 +46,9 @@ struct bench_res {
 	double cpu_pct, verify_cpu_pct, model_cpu_pct, process_cpu_pct;
 	double wakeups_per_s, irqs_per_s, transfers_per_s, p50, p99;
 	double syscalls_per_xfer, irqs_per_cpl;
+	double idle_p50, idle_p99;	/* one transfer alone: no queueing */
+	uint64_t idle_n;
+	int huge_used;			/* the buffers really got huge pages */
 };
 
 static void usage(FILE *f)
@@ -62,13 +65,26 @@ static void usage(FILE *f)
 		"  --wait spin|sleep|adaptive   how to wait for completions (default adaptive)\n"
 		"  --coalesce N[,US]    interrupt every N completions or US microseconds\n"
 		"  --seconds S          time per size (default 2)\n"
-		"  --hugepages          back buffers with huge pages where available\n"
-		"  --json               one JSON object per size per line\n"
+		"  --hugepages          back buffers with huge pages where available (JSON\n"
+		"                       hugepages says whether they were)\n"
+		"  --no-progress        no live progress line (shown only when stderr is a terminal)\n"
+		"  --wide               every column (default: the ones that fit 100 columns)\n"
+		"  --json               one JSON object per size per line, with its settings\n"
 		"  --help               this text\n"
-		"CPU: cpu_pct is the host side (this process's submitting thread) less the\n"
-		"time spent checking data, reported apart as verify_cpu_pct; model_cpu_pct\n"
-		"is the simulated device's threads, which stand in for the FPGA.\n"
-		"On an unpaced sim the same run measures plain memcpy on the same buffers.\n");
+		"Units: MB/s is 10^6 bytes per second; sizes are in KiB/MiB (1024).\n"
+		"Ceiling: the link model's payload ceiling for the size. An unpaced sim runs\n"
+		"as fast as memory allows, so it has no ceiling (JSON null, '-' in tables);\n"
+		"the same run then measures plain memcpy on the same buffers instead.\n"
+		"Latency: p50/p99 us are from a transfer's submission to its completion being\n"
+		"reaped, under load: they include queueing behind the up to 2 x batch\n"
+		"transfers in flight ahead of it. idle p50/p99 (--wide, JSON idle_p50_us) are\n"
+		"one transfer alone, submitted and waited for: the device's time for it plus\n"
+		"the completion and wake-up path, no queueing.\n"
+		"CPU: cpu_pct is the host side (this process's submitting thread: application\n"
+		"and library) less the time spent checking data, reported apart as\n"
+		"verify_cpu_pct; model_cpu_pct is the simulated device's threads, which stand\n"
+		"in for the FPGA; process_cpu_pct is the whole process, model included.\n"
+		"Ctrl-C ends the run after the current size's figures.\n");
 }
 
 static double proc_cpu(void)
@@ -176,8 +192,46 @@ static int readback_submit(struct fdma_dev *dev, struct readback *rb, const stru
 	return 0;
 }
 
+/*
+ * Latency without queueing: one transfer at a time, submitted and waited
+ * for in the run's wait mode, for at most 200 transfers or a tenth of a
+ * second (a quarter of the run if shorter). Slot 0 and region 0: the
+ * data was checked by the run; here only the completion status counts.
+ */
+static void idle_latency(struct fdma_dev *dev, const struct bench_opts *o, int ch, int buf,
+			 uint64_t size, struct bench_res *res)
+{
+	struct tool_lat l = { 0 };
+	double tend = tool_now() + (o->seconds / 4 < 0.1 ? o->seconds / 4 : 0.1);
+
+	for (uint64_t i = 0; i < 200 && !tool_stop_requested(); i++) {
+		struct fdma_req rq = { .buf = buf, .len = size, .user_data = i };
+		struct fdma_cpl c;
+		double t = tool_now();
+
+		if (i && t > tend)
+			break;
+		if (fdma_submit(dev, ch, &rq, 1) < 0)
+			break;
+		if (fdma_reap(dev, ch, &c, 1, 1, 5000000) != 1) {
+			fprintf(stderr, "fdma bench: idle latency: %s\n", fdma_errmsg(dev));
+			if (fdma_inflight(dev, ch) > 0 && !fdma_chan_reset(dev, ch))
+				while (fdma_reap(dev, ch, &c, 1, 0, 0) > 0)
+					;
+			break;
+		}
+		tool_lat_add(&l, (tool_now() - t) * 1e6);
+		if (c.res)
+			res->errors++;
+	}
+	res->idle_n = l.n;
+	res->idle_p50 = tool_lat_pct(&l, 50);
+	res->idle_p99 = tool_lat_pct(&l, 99);
+	tool_lat_free(&l);
+}
+
 static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, uint64_t size,
-		    struct bench_res *res)
+		    struct bench_res *res, struct tool_progress *prog)
 {
 	struct fdma_info info;
 	struct fdma_chan_stats st0, st1;
@@ -218,6 +272,11 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 		goto out_free;
 	}
 	base = fdma_buf_addr(dev, buf);
+	{
+		int fl = fdma_buf_flags(dev, buf);
+
+		res->huge_used = fl > 0 && (fl & FDMA_BUF_HUGEPAGE);
+	}
 	if (o->dir == FDMA_H2C) {
 		rb.ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
 		rb.buf = fdma_buf_alloc(dev, size * o->batch, 0);
@@ -304,8 +363,13 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 		}
 		if (vstart)
 			verify += tool_thread_cpu() - vstart;
-		if (!stopping && now - t0 >= o->seconds)
+		/* Ctrl-C: stop submitting, drain, and report what was measured. */
+		if (!stopping && (now - t0 >= o->seconds || tool_stop_requested()))
 			stopping = 1;
+		if (tool_progress_due(prog))
+			tool_progress_show(prog, "  %" PRIu64 " bytes: %.1f s of %g, %.1f MB/s, errors %" PRIu64,
+					   size, now - t0, o->seconds, res->bytes / (now - t0) / 1e6,
+					   res->errors);
 		for (int i = 0; i < n && !stopping; i++, t_next++) {
 			unsigned int slot = (unsigned int)(cpls[i].user_data % depth);
 
@@ -358,6 +422,9 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 	res->mbps = res->bytes / res->secs / 1e6;
 	res->p50 = tool_lat_pct(&lat, 50);
 	res->p99 = tool_lat_pct(&lat, 99);
+	tool_progress_end(prog);
+	if (!ret && !tool_stop_requested())
+		idle_latency(dev, o, ch, buf, size, res);
 
 out_buf:
 	if (rb.buf >= 0) {
@@ -388,51 +455,129 @@ static void json_num(const char *key, double v, int known, const char *fmt)
 		printf("null");
 }
 
+static const char *wait_name(enum fdma_wait_mode w)
+{
+	return w == FDMA_WAIT_SPIN ? "spin" : w == FDMA_WAIT_SLEEP ? "sleep" : "adaptive";
+}
+
+/* Sizes in tables: binary units, said as such (4KiB, 1MiB). */
+static void fmt_size(uint64_t v, char *buf, size_t len)
+{
+	tool_fmt_size(v, buf, len);
+	if (strchr("KMG", buf[strlen(buf) - 1]) && strlen(buf) + 3 < len)
+		strcat(buf, "iB");
+}
+
+static void print_header(const struct bench_opts *o, const struct fdma_info *info)
+{
+	double ceil = o->dir == FDMA_C2H ? info->link.write_mbps : info->link.read_mbps;
+	int paced = info->link.paced;
+
+	/* Two lines: each fits 100 columns, like the table. */
+	printf("%s\n  %s, batch %u, wait %s", info->name,
+	       o->dir == FDMA_C2H ? "C2H (device writes)" : "H2C (device reads)", o->batch,
+	       wait_name(o->wait));
+	if (o->coal_count >= 0)
+		printf(", coalesce %d,%d us", o->coal_count, o->coal_us);
+	if (!paced)
+		printf(", no link ceiling (unpaced): memcpy beside\n");
+	else if (ceil > 0)
+		printf(", link ceiling %s %.1f MB/s\n", o->dir == FDMA_C2H ? "write" : "read", ceil);
+	else
+		printf(", link unknown: no ceiling\n");
+	printf("%6s %9s", "size", "MB/s");
+	if (paced || o->wide)
+		printf(" %9s %6s", "ceiling", "%ceil");
+	if (!paced)
+		printf(" %9s %7s", "memcpy", "%memcpy");
+	printf(" %6s %6s", "cpu%", "vfy%");
+	if (o->wide)
+		printf(" %6s", "model%");
+	printf(" %9s %9s", "irq/s", "wakeup/s");
+	if (o->wide)
+		printf(" %8s %10s", "sys/xfer", "xfer/s");
+	printf(" %8s %8s", "p50 us", "p99 us");
+	if (o->wide)
+		printf(" %8s %8s %10s", "idle p50", "idle p99", "chk MB");
+	printf(" %6s", "errors");
+	if (o->wide)
+		printf(" %4s", "huge");
+	printf("\n");
+}
+
 static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 		      const struct bench_res *r, int paced)
 {
 	int sim = !strcmp(info->backend, "sim");
+	/* An unpaced device runs as fast as memory allows: a ceiling would mean nothing. */
+	int ceil_known = paced && r->ceiling > 0;
 	char sz[32];
 
-	tool_fmt_size(r->size, sz, sizeof(sz));
+	fmt_size(r->size, sz, sizeof(sz));
 	if (o->json) {
 		printf("{\"uri\":\"%s\",\"backend\":\"%s\",\"dir\":\"%s\",\"size\":%" PRIu64
-		       ",\"batch\":%u,\"mbps\":%.1f",
+		       ",\"batch\":%u,\"wait\":\"%s\"",
 		       o->uri, info->backend, o->dir == FDMA_C2H ? "c2h" : "h2c", r->size, o->batch,
-		       r->mbps);
-		json_num("ceiling_mbps", r->ceiling, r->ceiling > 0, "%.1f");
-		json_num("pct_ceiling", r->ceiling > 0 ? r->mbps / r->ceiling * 100 : 0,
-			 r->ceiling > 0, "%.1f");
+		       wait_name(o->wait));
+		json_num("coalesce_count", o->coal_count, o->coal_count >= 0, "%.0f");
+		json_num("coalesce_us", o->coal_us, o->coal_count >= 0, "%.0f");
+		printf(",\"paced\":%s,\"hugepages_requested\":%s,\"hugepages\":%s,\"seconds\":%g,"
+		       "\"elapsed_s\":%.3f,\"mbps\":%.1f",
+		       paced ? "true" : "false", o->hugepages ? "true" : "false",
+		       r->huge_used ? "true" : "false", o->seconds, r->secs, r->mbps);
+		json_num("ceiling_mbps", r->ceiling, ceil_known, "%.1f");
+		json_num("pct_ceiling", ceil_known ? r->mbps / r->ceiling * 100 : 0, ceil_known, "%.1f");
 		printf(",\"cpu_pct\":%.2f,\"verify_cpu_pct\":%.2f", r->cpu_pct, r->verify_cpu_pct);
 		json_num("model_cpu_pct", r->model_cpu_pct, sim, "%.1f");
 		printf(",\"process_cpu_pct\":%.1f,\"wakeups_per_s\":%.1f,\"irqs_per_s\":%.1f,"
 		       "\"irqs_per_completion\":%.4f,\"syscalls_per_transfer\":%.4f,"
-		       "\"transfers_per_s\":%.0f,\"p50_us\":%.1f,\"p99_us\":%.1f,"
-		       "\"bytes\":%" PRIu64 ",\"bytes_checked\":%" PRIu64 ",\"errors\":%" PRIu64,
+		       "\"transfers_per_s\":%.0f,\"p50_us\":%.1f,\"p99_us\":%.1f",
 		       r->process_cpu_pct, r->wakeups_per_s, r->irqs_per_s, r->irqs_per_cpl,
-		       r->syscalls_per_xfer, r->transfers_per_s, r->p50, r->p99,
+		       r->syscalls_per_xfer, r->transfers_per_s, r->p50, r->p99);
+		json_num("idle_p50_us", r->idle_p50, r->idle_n > 0, "%.1f");
+		json_num("idle_p99_us", r->idle_p99, r->idle_n > 0, "%.1f");
+		printf(",\"bytes\":%" PRIu64 ",\"bytes_checked\":%" PRIu64 ",\"errors\":%" PRIu64,
 		       r->bytes, r->bytes_checked, r->errors);
-		if (!paced)
-			printf(",\"memcpy_mbps\":%.1f,\"pct_memcpy\":%.1f", r->memcpy_mbps,
-			       r->memcpy_mbps ? r->mbps / r->memcpy_mbps * 100 : 0);
+		json_num("memcpy_mbps", r->memcpy_mbps, !paced && r->memcpy_mbps > 0, "%.1f");
+		json_num("pct_memcpy", r->memcpy_mbps > 0 ? r->mbps / r->memcpy_mbps * 100 : 0,
+			 !paced && r->memcpy_mbps > 0, "%.1f");
 		printf("}\n");
 	} else {
 		printf("%6s %9.1f", sz, r->mbps);
-		if (r->ceiling > 0)
-			printf(" %9.1f %6.1f%%", r->ceiling, r->mbps / r->ceiling * 100);
-		else
-			printf(" %9s %7s", "-", "-");
-		if (!paced)
-			printf(" %9.1f %6.1f%%", r->memcpy_mbps,
-			       r->memcpy_mbps ? r->mbps / r->memcpy_mbps * 100 : 0);
+		if (paced || o->wide) {
+			if (ceil_known)
+				printf(" %9.1f %5.1f%%", r->ceiling, r->mbps / r->ceiling * 100);
+			else
+				printf(" %9s %6s", "-", "-");
+		}
+		if (!paced) {
+			if (r->memcpy_mbps > 0)
+				printf(" %9.1f %6.1f%%", r->memcpy_mbps, r->mbps / r->memcpy_mbps * 100);
+			else
+				printf(" %9s %7s", "-", "-");
+		}
 		printf(" %6.2f %6.2f", r->cpu_pct, r->verify_cpu_pct);
-		if (sim)
-			printf(" %6.1f", r->model_cpu_pct);
-		else
-			printf(" %6s", "-");
-		printf(" %9.0f %9.0f %8.3f %10.0f %8.1f %8.1f %10" PRIu64 " %6" PRIu64 "\n",
-		       r->wakeups_per_s, r->irqs_per_s, r->syscalls_per_xfer, r->transfers_per_s,
-		       r->p50, r->p99, r->bytes_checked >> 20, r->errors);
+		if (o->wide) {
+			if (sim)
+				printf(" %6.1f", r->model_cpu_pct);
+			else
+				printf(" %6s", "-");
+		}
+		printf(" %9.0f %9.0f", r->irqs_per_s, r->wakeups_per_s);
+		if (o->wide)
+			printf(" %8.3f %10.0f", r->syscalls_per_xfer, r->transfers_per_s);
+		printf(" %8.1f %8.1f", r->p50, r->p99);
+		if (o->wide) {
+			if (r->idle_n)
+				printf(" %8.1f %8.1f", r->idle_p50, r->idle_p99);
+			else
+				printf(" %8s %8s", "-", "-");
+			printf(" %10.1f", r->bytes_checked / 1e6);
+		}
+		printf(" %6" PRIu64, r->errors);
+		if (o->wide)
+			printf(" %4s", r->huge_used ? "yes" : "no");
+		printf("\n");
 	}
 	fflush(stdout);
 }
@@ -448,11 +593,13 @@ int fdma_cmd_bench(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 't' },
 		{ "hugepages", no_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "wide", no_argument, NULL, 'W' },
+		{ "no-progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bench_opts o = { .dir = FDMA_C2H, .batch = 32, .wait = FDMA_WAIT_ADAPTIVE,
-				.seconds = 2, .coal_count = -1, .coal_us = -1 };
+				.seconds = 2, .coal_count = -1, .coal_us = -1, .progress = 1 };
 	struct fdma_dev *dev;
 	struct fdma_info info;
 	int opt, ch, fails = 0;
@@ -519,6 +666,12 @@ int fdma_cmd_bench(int argc, char **argv)
 		case 'j':
 			o.json = 1;
 			break;
+		case 'W':
+			o.wide = 1;
+			break;
+		case 'P':
+			o.progress = 0;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -549,27 +702,16 @@ int fdma_cmd_bench(int argc, char **argv)
 		fdma_close(dev);
 		return EXIT_USAGE;
 	}
-	if (!o.json) {
-		double ceil = o.dir == FDMA_C2H ? info.link.write_mbps : info.link.read_mbps;
-
-		printf("%s: %s, batch %u, wait %s, ", info.name,
-		       o.dir == FDMA_C2H ? "C2H (device writes)" : "H2C (device reads)", o.batch,
-		       o.wait == FDMA_WAIT_SPIN ? "spin" : o.wait == FDMA_WAIT_SLEEP ? "sleep" : "adaptive");
-		if (ceil > 0)
-			printf("link ceiling %s %.1f MB/s%s\n", o.dir == FDMA_C2H ? "write" : "read", ceil,
-			       info.link.paced ? "" : " (unpaced: the model runs as fast as memory allows)");
-		else
-			printf("link unknown: no ceiling\n");
-		printf("%6s %9s %9s %7s", "size", "MB/s", "ceiling", "%ceil");
-		if (!info.link.paced)
-			printf(" %9s %7s", "memcpy", "%memcp");
-		printf(" %6s %6s %6s %9s %9s %8s %10s %8s %8s %10s %6s\n", "cpu%", "vfy%", "model%",
-		       "wakeup/s", "irq/s", "sys/xfer", "xfer/s", "p50 us", "p99 us", "chk MiB", "errors");
-	}
-	for (int i = 0; i < o.nsizes; i++) {
+	if (!o.json)
+		print_header(&o, &info);
+	tool_catch_stop();
+	for (int i = 0; i < o.nsizes && !tool_stop_requested(); i++) {
 		struct bench_res r;
 
-		if (run_size(dev, &o, ch, o.sizes[i], &r)) {
+		struct tool_progress prog;
+
+		tool_progress_init(&prog, o.progress && !o.json);
+		if (run_size(dev, &o, ch, o.sizes[i], &r, &prog)) {
 			fails++;
 			continue;
 		}

@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# fdma bench: figures that mean what they say. Every JSON row carries its
+# settings; an unpaced device has no ceiling (null, '-'); tables fit 100
+# columns unless --wide; text output never says null; every byte moved is
+# checked. Short runs, no timing targets.
+
+. tests/cli/lib.sh
+
+SETTINGS="dir batch wait coalesce_count coalesce_us paced hugepages_requested hugepages seconds elapsed_s"
+
+fdma bench sim:paced=0 --sizes 4K,64K --seconds 0.2 --json
+json "unpaced: ceiling_mbps and pct_ceiling null, memcpy beside, settings in every row" \
+	'len(L) == 2 and all(o["ceiling_mbps"] is None and o["pct_ceiling"] is None and num(o, "memcpy_mbps") > 0 and has(o, "'"$SETTINGS"'") and o["paced"] is False and o["errors"] == 0 and o["bytes_checked"] == o["bytes"] > 0 for o in L)'
+
+fdma bench sim: --sizes 64K --seconds 0.2 --json --coalesce 8,50 --wait sleep --batch 16
+json "paced: a ceiling, the settings as given (batch 16, sleep, coalesce 8,50)" \
+	'num(L[0], "ceiling_mbps") > 0 and num(L[0], "pct_ceiling") > 0 and L[0]["memcpy_mbps"] is None and L[0]["batch"] == 16 and L[0]["wait"] == "sleep" and L[0]["coalesce_count"] == 8 and L[0]["coalesce_us"] == 50 and L[0]["paced"] is True and L[0]["seconds"] == 0.2'
+
+fdma bench sim:paced=0 --sizes 64K --seconds 0.2 --json
+json "the device's coalescing left alone: coalesce null; idle latency measured" \
+	'L[0]["coalesce_count"] is None and num(L[0], "idle_p50_us") > 0 and num(L[0], "idle_p99_us") >= L[0]["idle_p50_us"]'
+
+fdma bench sim:paced=0 --sizes 64K --seconds 0.2 --json --hugepages
+json "--hugepages: requested, and hugepages says whether they were had (a boolean)" \
+	'L[0]["hugepages_requested"] is True and isinstance(L[0]["hugepages"], bool) and L[0]["errors"] == 0'
+
+fdma bench sim:paced=0 --dir h2c --sizes 64K --seconds 0.2 --json
+json "H2C unpaced: read back and checked, no ceiling" \
+	'L[0]["dir"] == "h2c" and L[0]["ceiling_mbps"] is None and L[0]["bytes_checked"] == L[0]["bytes"] > 0 and L[0]["errors"] == 0'
+
+# Text: 100 columns by default, no null, '-' where nothing is known.
+for dev in sim: sim:paced=0; do
+	fdma bench "$dev" --sizes 4K,1M --seconds 0.1
+	w=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$T/out")
+	if [ "$rc" -eq 0 ] && [ "$w" -le 100 ] && ! grep -q null "$T/out"; then
+		ok "bench $dev table: at most 100 columns ($w), no 'null'"
+	else
+		bad "bench $dev table" "exit $rc, $w columns: $(head -n 3 "$T/out" | tail -n 1)"
+	fi
+done
+fdma bench sim:paced=0 --sizes 4K --seconds 0.1 --wide
+if [ "$rc" -eq 0 ] && grep -q "idle p50" "$T/out" && grep -q "model%" "$T/out" && \
+   ! grep -q null "$T/out" && grep -q " - " "$T/out"; then
+	ok "bench --wide: every column, '-' for the unpaced ceiling, no 'null'"
+else
+	bad "bench --wide" "exit $rc: $(head -n 3 "$T/out" | tail -n 1)"
+fi
+if grep -q "4KiB" "$T/out" && grep -q "chk MB" "$T/out"; then
+	ok "bench: sizes in KiB/MiB, byte counts in MB (10^6)"
+else
+	bad "bench: units" "$(head -n 3 "$T/out" | tail -n 1)"
+fi
+
+fdma bench --help
+if [ "$rc" -eq 0 ] && grep -q "queueing" "$T/out" && grep -q "10^6" "$T/out"; then
+	ok "bench --help defines latency (queueing) and MB"
+else
+	bad "bench --help defines latency and MB" "exit $rc"
+fi
+expect_usage "bench --coalesce x exits 2" bench sim: --coalesce x
+
+finish
