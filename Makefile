@@ -125,10 +125,11 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-# The shared library's objects: position-independent, otherwise the same.
-$(BUILD)/pic/%.o: %.c
+# The shared library's objects: position-independent, and every symbol
+# hidden but the API's (packaging/fdma_export.h).
+$(BUILD)/pic/%.o: %.c packaging/fdma_export.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -include packaging/fdma_export.h -c $< -o $@
 
 # Everything, every global symbol: for the tools and the tests only.
 $(LIBI): $(LIB_OBJ)
