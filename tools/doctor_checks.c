@@ -686,9 +686,12 @@ static void check_cma(struct doc_ctx *c, const char *mi)
 				"CMA %lld kB, %lld kB free (architecture unknown: it matters on arm64)",
 				total, freek);
 	} else if (!arm) {
-		doc_add(c, "", "cma", DOC_INFO, NOFIX, ex,
-			"%s: fdma does not need CMA here (CmaTotal %lld kB)", arch,
-			total < 0 ? 0 : total);
+		if (total < 0)
+			doc_add(c, "", "cma", DOC_INFO, NOFIX, ex,
+				"%s: fdma does not need CMA here (this kernel has none)", arch);
+		else
+			doc_add(c, "", "cma", DOC_INFO, NOFIX, ex,
+				"%s: fdma does not need CMA here (CmaTotal %lld kB)", arch, total);
 	} else if (total <= 0) {
 		doc_add(c, "", "cma", DOC_WARN,
 			"boot with cma=128M (or CONFIG_CMA_SIZE_MBYTES)", ex,
