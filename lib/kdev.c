@@ -686,7 +686,8 @@ int fdma_kdev_open(struct fdma_dev *dev, const char *path)
 		return fdma_err(dev, -e, "%s: %s", path, strerror(e));
 	}
 	if (ioctl(k->fd, FDMA_IOC_INFO, &k->in)) {
-		if (errno == ENOTTY || errno == EINVAL)
+		/* ENOSYS: what qemu-user answers for an ioctl it cannot translate. */
+		if (errno == ENOTTY || errno == EINVAL || errno == ENOSYS)
 			return fdma_err(dev, -ENODEV, "%s is not an fdma.ko device", path);
 		return kerr(dev, "FDMA_IOC_INFO");
 	}

@@ -140,7 +140,7 @@ echo "     --libs: $LIBS"
 echo "     --static --libs: $SLIBS"
 case " $CFL " in *" -I$U/include "*) ok "--cflags names the installed include directory" ;;
 *) bad "--cflags '$CFL' lacks -I$U/include" ;; esac
-case " $LIBS " in *" -L$U/lib -lfdma "*) ok "--libs: -L$U/lib -lfdma" ;;
+case " $LIBS " in *" -L$U/lib -lfdma -lz -pthread "*) ok "--libs: -L$U/lib -lfdma -lz -pthread" ;;
 *) bad "--libs '$LIBS'" ;; esac
 m=""
 for w in -lfdma -lz -lm -pthread; do case " $SLIBS " in *" $w "*) ;; *) m="$m $w" ;; esac; done

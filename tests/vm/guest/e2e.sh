@@ -122,8 +122,10 @@ run fdma_bench_h2c$TAG $E/fdma bench "$URI" --dir h2c --sizes 4K,64K --batch 32 
 run fdma_bench_sleep$TAG $E/fdma bench "$URI" --sizes 64K --batch 8 --wait sleep \
 	--seconds 1 --json && json_ok fdma_bench_sleep$TAG /tmp/fdma_bench_sleep$TAG.json
 
-# Small frames (TCG), as fast as the generator goes, every frame checked.
-if run fdma_stream$TAG $E/fdma stream "$URI" --frame-size 65536 --fps 200 --seconds 2 \
+# Small frames (TCG) from the test generator, every frame checked. Under
+# TCG the guest may not keep up with 200 fps: the source drops and counts
+# what it cannot deliver (as a camera), which is no integrity error.
+if run fdma_stream$TAG $E/fdma stream "$URI" --testgen --frame-size 65536 --fps 200 --seconds 2 \
 	--buffers 8 --json; then
 	if grep -q '"frames":0[,}]' /tmp/fdma_stream$TAG.json; then
 		fail fdma_stream$TAG "no frames arrived"
