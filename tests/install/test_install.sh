@@ -192,6 +192,21 @@ if [ -x "$T/ex-static" ]; then
 	else bad "the example on nosuch: exited $rc" "$T/out3"; fi
 fi
 
+# The README's program, exactly as printed (its first ```c block), built
+# with pkg-config as the README says and run.
+awk '/^```c$/ { f = 1; next } /^```$/ { if (f) exit } f' README.md >"$T/app.c"
+# shellcheck disable=SC2086
+if [ ! -s "$T/app.c" ]; then
+	bad "README.md has a C example"
+elif $CC -std=c11 -Wall -Wextra -Werror -o "$T/app" "$T/app.c" $CFL $LIBS >"$T/cc4" 2>&1 &&
+     LD_LIBRARY_PATH=$U/lib timeout 60 "$T/app" "$URI" >"$T/out4" 2>&1 &&
+     grep -q 'identical' "$T/out4"; then
+	ok "README.md's example compiles as printed and runs: $(tail -n 1 "$T/out4")"
+else
+	bad "README.md's example (cc app.c \$(pkg-config --cflags --libs fdma))" "$T/cc4"
+	cat "$T/out4" 2>/dev/null | head -n 3
+fi
+
 # Internal functions do not link, with either library.
 cat >"$T/internal.c" <<'EOF'
 #include <fdma.h>
