@@ -284,9 +284,9 @@ void fdma_stream_close(struct fdma_stream *s);
 /*
  * Read or write the 32-bit register at offset (a multiple of 4) of memory
  * BAR bar: the FPGA's own registers beside the engine. The registers the
- * library and driver drive (the engine's register file) can be read, but
- * written only with FDMA_REG_FORCE (on kdev: also CAP_SYS_RAWIO): -EPERM
- * otherwise. -ENXIO: no such memory BAR; -ERANGE: beyond the BAR;
+ * library and driver drive (the engine's register file, the MSI-X table)
+ * can be read, but written only with FDMA_REG_FORCE (on kdev: also
+ * CAP_SYS_RAWIO): -EPERM otherwise. -ENXIO: no such memory BAR; -ERANGE: beyond the BAR;
  * -EOPNOTSUPP: a driver without register access. A debugging path: one
  * system call per access on kdev:.
  */

@@ -292,10 +292,10 @@ struct fdma_ioc_cq_eventfd {
 /*
  * FDMA_IOC_REG: read (or with FDMA_IOC_REG_WRITE write) the 32-bit register
  * at offset in memory BAR bar, for the FPGA's own registers beside the
- * engine. The registers the driver drives (the engine's register file; in
- * the VM harness also the ivshmem registers) can be read, but written only
- * with FDMA_IOC_REG_FORCE by a caller with CAP_SYS_RAWIO: they can point
- * the engine's DMA anywhere. bar_len is written back, also with -ERANGE.
+ * engine. The registers the driver drives (the engine's register file, the
+ * MSI-X table and pending bits; in the VM harness also the ivshmem
+ * registers) can be read, but written only with FDMA_IOC_REG_FORCE by a
+ * caller with CAP_SYS_RAWIO: they can point the device's DMA anywhere. bar_len is written back, also with -ERANGE.
  * errno: EINVAL bar over 5, offset not a multiple of 4, unknown flags or
  * reserved bits; ENXIO not a memory BAR; ERANGE offset beyond the BAR;
  * EPERM an engine register written without FORCE or without CAP_SYS_RAWIO.

@@ -681,16 +681,46 @@ static int ioc_buf_free(struct fdma_file *f, void __user *argp, size_t usize)
 }
 
 /*
- * The registers the driver drives: the engine's register file, and in the
- * VM harness the ivshmem registers too (the doorbell).
+ * off lies in the len bytes that an MSI-X capability word (the table's or
+ * the PBA's: BAR index in bits 2:0, offset above) places in BAR bar.
+ */
+static bool ioc_reg_in_msix(struct pci_dev *pdev, int where, u64 len, u32 bar,
+			    u64 off)
+{
+	u32 v;
+
+	pci_read_config_dword(pdev, pdev->msix_cap + where, &v);
+	return (v & PCI_MSIX_TABLE_BIR) == bar &&
+	       off >= (v & PCI_MSIX_TABLE_OFFSET) &&
+	       off - (v & PCI_MSIX_TABLE_OFFSET) < len;
+}
+
+/*
+ * The registers the driver drives: the engine's register file, the MSI-X
+ * table and pending bits (an entry's address and data are a DMA write
+ * anywhere in memory, so writing them is as strong as the engine's rings),
+ * and in the VM harness the ivshmem registers too (the doorbell).
  */
 static bool ioc_reg_owned(struct fdma_dev *fdev, u32 bar, u64 off)
 {
+	struct pci_dev *pdev = fdev->pdev;
 	u32 regs_bar = fdev->ivshmem ? IVSHMEM_SHM_BAR : 0;
 
 	if (fdev->ivshmem && bar == IVSHMEM_REGS_BAR)
 		return true;
-	return bar == regs_bar && off < FDMA_REGS_BYTES;
+	if (bar == regs_bar && off < FDMA_REGS_BYTES)
+		return true;
+	if (pdev->msix_cap) {
+		u16 flags;
+		u64 n;
+
+		pci_read_config_word(pdev, pdev->msix_cap + PCI_MSIX_FLAGS, &flags);
+		n = (flags & PCI_MSIX_FLAGS_QSIZE) + 1;
+		if (ioc_reg_in_msix(pdev, PCI_MSIX_TABLE, n * PCI_MSIX_ENTRY_SIZE, bar, off) ||
+		    ioc_reg_in_msix(pdev, PCI_MSIX_PBA, DIV_ROUND_UP(n, 64) * 8, bar, off))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -717,7 +747,12 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 	if (!(pci_resource_flags(pdev, r.bar) & IORESOURCE_MEM))
 		return -ENXIO;
 	r.bar_len = pci_resource_len(pdev, r.bar);
-	if (r.offset >= r.bar_len || r.bar_len - r.offset < 4)
+	/*
+	 * pci_iomap_range() takes an unsigned long: on a 32-bit kernel an
+	 * offset past 4 GiB would wrap onto the registers checked below.
+	 */
+	if (r.offset >= r.bar_len || r.bar_len - r.offset < 4 ||
+	    (unsigned long)r.offset != r.offset)
 		return ioc_out(argp, usize, &r, sizeof(r)) ?: -ERANGE;
 	if ((r.flags & FDMA_IOC_REG_WRITE) && ioc_reg_owned(fdev, r.bar, r.offset) &&
 	    (!(r.flags & FDMA_IOC_REG_FORCE) || !capable(CAP_SYS_RAWIO)))
@@ -728,7 +763,7 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 		ret = -ENODEV;
 		goto out;
 	}
-	base = r.offset & PAGE_MASK;
+	base = round_down(r.offset, PAGE_SIZE);
 	page = pci_iomap_range(pdev, r.bar, base,
 			       min_t(u64, PAGE_SIZE, r.bar_len - base));
 	if (!page) {

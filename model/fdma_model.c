@@ -780,11 +780,14 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 		 * (counted, and their seq numbers used up); held back, its
 		 * schedule restarts from now, so it falls behind its rate
 		 * and nothing is lost (docs/engine.md, section 13).
+		 * Unpaced, the link takes no time: lateness there is only
+		 * this thread waiting for a CPU, which an FPGA's clock never
+		 * does, so the schedule restarts and nothing is lost.
 		 */
 		if (period && now - c->next_frame_ns >= period) {
 			u64 late = (now - c->next_frame_ns) / period;
 
-			if (ctrl & FDMA_CH_CTRL_DROP)
+			if ((ctrl & FDMA_CH_CTRL_DROP) && c->m->cfg.paced)
 				drop_frames(c, late, period);
 			else
 				c->next_frame_ns = now;

@@ -5,6 +5,7 @@
  * the FPGA's own registers beside the engine. The engine's registers can
  * be read; writing them needs --force.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -23,52 +24,68 @@ static void usage(FILE *f)
 		"  Reads the 32-bit register at OFFSET of memory BAR BAR (default 0), or\n"
 		"  writes VALUE to it. BAR is 0..5, written 2: or bar2:; OFFSET and VALUE\n"
 		"  are decimal or 0x hex, OFFSET a multiple of 4.\n"
-		"  The engine's own registers (its register file) can be read; writing\n"
-		"  them needs --force (and CAP_SYS_RAWIO on kdev:), since a wrong value\n"
-		"  can stop the engine or point its DMA anywhere.\n"
+		"  The engine's own registers (its register file) and the MSI-X table\n"
+		"  can be read; writing them needs --force (and CAP_SYS_RAWIO on kdev:),\n"
+		"  since a wrong value can stop the engine or point its DMA anywhere.\n"
 		"  --force   allow writing a register the engine owns\n"
 		"  --json    one JSON object: bar, offset, value, written\n"
 		"  e.g. fdma reg kdev:/dev/fdma0 0x24          (engine STATUS)\n"
 		"       fdma reg kdev:/dev/fdma0 2:0x10 0x1    (BAR2 0x10 := 1)\n");
 }
 
+/*
+ * A number as the help says: decimal, or hexadecimal after 0x. Not
+ * strtoull()'s base 0, which reads a leading 0 as octal: "0100" written to
+ * an FPGA register must be 100, not 64.
+ */
+static int parse_num(const char *s, unsigned long long *v)
+{
+	int base = 10;
+	char *end;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!isxdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return errno || *end ? -1 : 0;
+}
+
 /* "[bar|BAR]N:" prefix, then the offset. */
 static int parse_where(const char *s, unsigned int *bar, uint64_t *off)
 {
 	const char *colon = strchr(s, ':');
+	unsigned long long v;
 	char *end;
 
 	*bar = 0;
 	if (colon) {
 		const char *b = s;
-		unsigned long v;
+		unsigned long n;
 
 		if (!strncasecmp(b, "bar", 3))
 			b += 3;
 		errno = 0;
-		v = strtoul(b, &end, 10);
-		if (errno || end == b || end != colon || v > 5)
+		n = strtoul(b, &end, 10);
+		if (errno || end == b || end != colon || n > 5)
 			return -1;
-		*bar = (unsigned int)v;
+		*bar = (unsigned int)n;
 		s = colon + 1;
 	}
-	if (!*s || *s == '-')
+	if (parse_num(s, &v))
 		return -1;
-	errno = 0;
-	*off = strtoull(s, &end, 0);
-	return errno || *end ? -1 : 0;
+	*off = v;
+	return 0;
 }
 
 static int parse_u32(const char *s, uint32_t *v)
 {
 	unsigned long long x;
-	char *end;
 
-	if (!*s || *s == '-')
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || *end || x > UINT32_MAX)
+	if (parse_num(s, &x) || x > UINT32_MAX)
 		return -1;
 	*v = (uint32_t)x;
 	return 0;

@@ -30,6 +30,16 @@ else
 	bad "fdma reg --force writes an engine register" "exit $rc: $(errline)"
 fi
 
+# Numbers are decimal or 0x hex, never octal: 0100 is one hundred.
+fdma reg sim: 0x138 0100 --force
+if [ "$rc" -eq 0 ] && grep -q '^BAR0 0x0138 := 0x00000064$' "$T/out"; then
+	ok "fdma reg reads 0100 as decimal 100, not octal"
+else
+	bad "fdma reg reads 0100 as decimal 100, not octal" "exit $rc: $(head -n 1 "$T/out") $(errline)"
+fi
+fdma reg sim: 0100 --json
+json "fdma reg sim: 0100 reads offset 100 (0x64)" 'L[0]["offset"] == 100'
+
 # Bad addresses: named, exit 1 (refused by the device) or 2 (malformed).
 expect_fail "fdma reg beyond BAR0 exits 1 with its size" "4096 bytes" reg sim: 0x1000
 expect_fail "fdma reg on BAR2 of the simulated device exits 1" "BAR0 only" reg sim: 2:0

@@ -8,8 +8,8 @@
  * reg_read_id: BAR2 offset 0 reads the engine's ID ("FDMA"), and bar_len
  *   says the BAR's size.
  * reg_user: words written past the register file read back, each one.
- * reg_owned: the engine's registers and ivshmem's refuse a write without
- *   FORCE (EPERM) and keep their value; with FORCE as root a write of the
+ * reg_owned: the engine's registers, ivshmem's and the MSI-X table (BAR1)
+ *   refuse a write without FORCE (EPERM) and keep their value; with FORCE as root a write of the
  *   value already there goes through; without CAP_SYS_RAWIO even a forced
  *   write is EPERM.
  * reg_bad: BAR over 5, unaligned offset, unknown flags, reserved bits:
@@ -24,6 +24,7 @@
 
 #define REGS_BAR	2
 #define IVS_BAR		0
+#define MSIX_BAR	1	/* ivshmem-doorbell's MSI-X table and PBA */
 #define ID_MAGIC	0x46444d41u	/* "FDMA" */
 #define REG_CTRL	0x020
 #define REG_CH0_COAL	(0x100 + 0x38)
@@ -122,6 +123,23 @@ static void owned(struct vi_dev *d)
 	if (ret != -EPERM) {
 		vt_fail(T, "ivshmem doorbell write without FORCE: %s, expected EPERM",
 			strerror(-ret));
+		return;
+	}
+	/* The MSI-X table: vector 0's message address, readable, not writable. */
+	if ((ret = reg(d->fd, &r, MSIX_BAR, 0, 0, 0))) {
+		vt_fail(T, "read the MSI-X table (BAR1 0): %s", strerror(-ret));
+		return;
+	}
+	ctrl = r.value;
+	ret = reg(d->fd, &r, MSIX_BAR, 0, FDMA_IOC_REG_WRITE, 0xfee00000u);
+	if (ret != -EPERM) {
+		vt_fail(T, "MSI-X table write without FORCE: %s, expected EPERM", strerror(-ret));
+		return;
+	}
+	reg(d->fd, &r, MSIX_BAR, 0, 0, 0);
+	if (r.value != ctrl) {
+		vt_fail(T, "MSI-X entry 0 changed from 0x%x to 0x%x by a refused write", ctrl,
+			r.value);
 		return;
 	}
 	reg(d->fd, &r, REGS_BAR, REG_CH0_COAL, 0, 0);
