@@ -49,6 +49,7 @@ struct bench_res {
 	double idle_p50, idle_p99;	/* one transfer alone: no queueing */
 	uint64_t idle_n;
 	int huge_used;			/* the buffers really got huge pages */
+	int interrupted;		/* Ctrl-C cut this size's run short */
 };
 
 static void usage(FILE *f)
@@ -315,15 +316,17 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 	pcpu0 = proc_cpu();
 	mcpu0 = model_cpu(dev);
 	for (int b = 0; b < 2; b++) {
-		double now = tool_now();
+		double now;
 
 		for (unsigned int i = 0; i < o->batch; i++, t_next++) {
 			unsigned int slot = (unsigned int)(t_next % depth);
 
 			reqs[i] = (struct fdma_req){ .buf = buf, .offset = (uint64_t)slot * size,
 				.card_addr = (t_next % regions) * size, .len = size, .user_data = t_next };
-			sub_time[slot] = now;
 		}
+		now = tool_now();
+		for (unsigned int i = 0; i < o->batch; i++)
+			sub_time[reqs[i].user_data % depth] = now;
 		if (fdma_submit(dev, ch, reqs, o->batch) < 0) {
 			fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(dev));
 			ret = -1;
@@ -364,8 +367,10 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 		if (vstart)
 			verify += tool_thread_cpu() - vstart;
 		/* Ctrl-C: stop submitting, drain, and report what was measured. */
-		if (!stopping && (now - t0 >= o->seconds || tool_stop_requested()))
+		if (!stopping && (now - t0 >= o->seconds || tool_stop_requested())) {
 			stopping = 1;
+			res->interrupted = now - t0 < o->seconds;
+		}
 		if (tool_progress_due(prog))
 			tool_progress_show(prog, "  %" PRIu64 " bytes: %.1f s of %g, %.1f MB/s, errors %" PRIu64,
 					   size, now - t0, o->seconds, res->bytes / (now - t0) / 1e6,
@@ -377,12 +382,18 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 			reqs[i] = (struct fdma_req){ .buf = buf, .offset = (uint64_t)slot * size,
 				.card_addr = ((cpls[i].user_data + depth) % regions) * size,
 				.len = size, .user_data = cpls[i].user_data + depth };
-			sub_time[slot] = now;
 		}
-		if (!stopping && n > 0 && fdma_submit(dev, ch, reqs, (unsigned int)n) < 0) {
-			fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(dev));
-			ret = -1;
-			break;
+		if (!stopping && n > 0) {
+			/* Latency starts here, not at the reap: checking the batch is not the device's time. */
+			double ts = tool_now();
+
+			for (int i = 0; i < n; i++)
+				sub_time[reqs[i].user_data % depth] = ts;
+			if (fdma_submit(dev, ch, reqs, (unsigned int)n) < 0) {
+				fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(dev));
+				ret = -1;
+				break;
+			}
 		}
 		if (o->dir == FDMA_H2C && n > 0) {
 			double v0 = tool_thread_cpu();
@@ -425,6 +436,9 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 	tool_progress_end(prog);
 	if (!ret && !tool_stop_requested())
 		idle_latency(dev, o, ch, buf, size, res);
+	/* A Ctrl-C during the idle latency run cut that short too. */
+	if (tool_stop_requested())
+		res->interrupted = 1;
 
 out_buf:
 	if (rb.buf >= 0) {
@@ -515,10 +529,12 @@ static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 
 	fmt_size(r->size, sz, sizeof(sz));
 	if (o->json) {
-		printf("{\"uri\":\"%s\",\"backend\":\"%s\",\"dir\":\"%s\",\"size\":%" PRIu64
-		       ",\"batch\":%u,\"wait\":\"%s\"",
-		       o->uri, info->backend, o->dir == FDMA_C2H ? "c2h" : "h2c", r->size, o->batch,
-		       wait_name(o->wait));
+		printf("{\"uri\":");
+		tool_json_str(stdout, o->uri);
+		printf(",\"backend\":");
+		tool_json_str(stdout, info->backend);
+		printf(",\"dir\":\"%s\",\"size\":%" PRIu64 ",\"batch\":%u,\"wait\":\"%s\"",
+		       o->dir == FDMA_C2H ? "c2h" : "h2c", r->size, o->batch, wait_name(o->wait));
 		json_num("coalesce_count", o->coal_count, o->coal_count >= 0, "%.0f");
 		json_num("coalesce_us", o->coal_us, o->coal_count >= 0, "%.0f");
 		printf(",\"paced\":%s,\"hugepages_requested\":%s,\"hugepages\":%s,\"seconds\":%g,"
@@ -541,7 +557,7 @@ static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 		json_num("memcpy_mbps", r->memcpy_mbps, !paced && r->memcpy_mbps > 0, "%.1f");
 		json_num("pct_memcpy", r->memcpy_mbps > 0 ? r->mbps / r->memcpy_mbps * 100 : 0,
 			 !paced && r->memcpy_mbps > 0, "%.1f");
-		printf("}\n");
+		printf(",\"interrupted\":%s}\n", r->interrupted ? "true" : "false");
 	} else {
 		printf("%6s %9.1f", sz, r->mbps);
 		if (paced || o->wide) {
@@ -685,6 +701,8 @@ int fdma_cmd_bench(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.uri = argv[optind];
+	/* Before anything slow: a Ctrl-C during the set-up still gets a row. */
+	tool_catch_stop();
 	if (tool_open(o.uri, &dev))
 		return EXIT_FAIL;
 	fdma_get_info(dev, &info);
@@ -702,22 +720,32 @@ int fdma_cmd_bench(int argc, char **argv)
 		fdma_close(dev);
 		return EXIT_USAGE;
 	}
-	if (!o.json)
+	if (!o.json) {
 		print_header(&o, &info);
-	tool_catch_stop();
-	for (int i = 0; i < o.nsizes && !tool_stop_requested(); i++) {
+		fflush(stdout);
+	}
+	/*
+	 * Ctrl-C is looked at after each size: one that came during the set-up
+	 * still ends the first size at once, with its row (interrupted).
+	 */
+	for (int i = 0; i < o.nsizes; i++) {
 		struct bench_res r;
-
 		struct tool_progress prog;
+		char sz[32];
 
 		tool_progress_init(&prog, o.progress && !o.json);
 		if (run_size(dev, &o, ch, o.sizes[i], &r, &prog)) {
 			fails++;
-			continue;
+		} else {
+			print_row(&o, &info, &r, info.link.paced);
+			if (r.errors)
+				fails++;
 		}
-		print_row(&o, &info, &r, info.link.paced);
-		if (r.errors)
-			fails++;
+		if (tool_stop_requested()) {
+			fmt_size(o.sizes[i], sz, sizeof(sz));
+			fprintf(stderr, "fdma bench: interrupted during the %s run\n", sz);
+			break;
+		}
 	}
 	fdma_close(dev);
 	return fails ? EXIT_FAIL : EXIT_OK;

@@ -183,22 +183,6 @@ static int resolve(struct doc_ctx *c, const char *arg, char *bdf, size_t len)
 
 /* ---- output --------------------------------------------------------------------- */
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 static void print_json(const struct doc_ctx *c, const unsigned *count,
 		       enum doc_level worst, size_t ndev, const char *sysroot)
 {
@@ -206,16 +190,16 @@ static void print_json(const struct doc_ctx *c, const unsigned *count,
 		const struct doc_finding *f = &c->f[i];
 
 		printf("{\"id\":");
-		json_str(f->id);
+		tool_json_str(stdout, f->id);
 		printf(",\"level\":\"%s\",\"device\":", level_name[f->level]);
 		if (f->dev[0])
-			json_str(f->dev);
+			tool_json_str(stdout, f->dev);
 		else
 			printf("null");
 		printf(",\"reason\":");
-		json_str(f->reason);
+		tool_json_str(stdout, f->reason);
 		printf(",\"fix\":");
-		json_str(f->fix);
+		tool_json_str(stdout, f->fix);
 		printf("%s}\n", f->extra);
 	}
 	printf("{\"id\":\"summary\",\"level\":\"%s\",\"device\":null,"
@@ -225,7 +209,7 @@ static void print_json(const struct doc_ctx *c, const unsigned *count,
 	       count[DOC_FAIL], ndev, count[DOC_OK], count[DOC_INFO], count[DOC_WARN],
 	       count[DOC_FAIL]);
 	if (sysroot)
-		json_str(sysroot);
+		tool_json_str(stdout, sysroot);
 	else
 		printf("null");
 	printf("}\n");

@@ -156,10 +156,33 @@ static int parse(int argc, char **argv, struct dump_opts *o)
 	return 0;
 }
 
-/* The length a transfer of len bytes needs (whole alignment units). */
+/* The length a transfer of len bytes needs (whole alignment units); UINT64_MAX if that overflows. */
 static uint64_t align_up(uint64_t len, uint32_t align)
 {
+	if (len > UINT64_MAX - (align - 1))
+		return UINT64_MAX;
 	return (len + align - 1) / align * align;
+}
+
+/*
+ * card..card+len, its last alignment unit whole, inside card memory: 0, or
+ * -1 with the message. Compared as lengths, never as sums that could wrap.
+ */
+static int check_range(const struct dump_opts *o, const struct fdma_info *info)
+{
+	if (o->card % info->align) {
+		fprintf(stderr, "fdma %s: --card 0x%" PRIx64 " is not a multiple of the device's "
+			"alignment (%u bytes)\n", o->cmd, o->card, info->align);
+		return -1;
+	}
+	if (o->card > info->card_size || o->len > info->card_size - o->card ||
+	    align_up(o->len, info->align) > info->card_size - o->card) {
+		fprintf(stderr, "fdma %s: 0x%" PRIx64 "+%" PRIu64 " is outside the card's memory "
+			"(%" PRIu64 " bytes, 0x0..0x%" PRIx64 ")\n", o->cmd, o->card, o->len,
+			info->card_size, info->card_size);
+		return -1;
+	}
+	return 0;
 }
 
 static void summary(const struct dump_opts *o, uint64_t bytes, double secs, uint64_t mismatches)
@@ -168,9 +191,12 @@ static void summary(const struct dump_opts *o, uint64_t bytes, double secs, uint
 	double mbps = secs > 0 ? bytes / secs / 1e6 : 0;
 
 	if (o->json) {
-		fprintf(out, "{\"uri\":\"%s\",\"op\":\"%s\",\"card\":%" PRIu64 ",\"bytes\":%" PRIu64
-			",\"file\":\"%s\",\"seconds\":%.3f,\"mbps\":%.1f,\"verified\":%s",
-			o->uri, o->cmd, o->card, bytes, o->file, secs, mbps,
+		fprintf(out, "{\"uri\":");
+		tool_json_str(out, o->uri);
+		fprintf(out, ",\"op\":\"%s\",\"card\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"file\":",
+			o->cmd, o->card, bytes);
+		tool_json_str(out, o->file);
+		fprintf(out, ",\"seconds\":%.3f,\"mbps\":%.1f,\"verified\":%s", secs, mbps,
 			o->verify ? "true" : "false");
 		if (o->verify)
 			fprintf(out, ",\"mismatches\":%" PRIu64, mismatches);
@@ -196,9 +222,15 @@ static int run(struct dump_opts *o)
 	int fd, buf = -1, vbuf = -1, rc = EXIT_FAIL, ret;
 	double t0;
 
+	tool_catch_stop();
 	if (tool_open(o->uri, &dev))
 		return EXIT_FAIL;
 	fdma_get_info(dev, &info);
+	/* A range the card cannot hold fails before the output file is created or truncated. */
+	if (o->have_len && check_range(o, &info)) {
+		fdma_close(dev);
+		return EXIT_USAGE;
+	}
 	fd = dump ? tool_open_out("dump", o->file) : tool_open_in("load", o->file);
 	if (fd < 0)
 		goto out_close;
@@ -215,16 +247,7 @@ static int run(struct dump_opts *o)
 		}
 		o->len = (uint64_t)sb.st_size;
 	}
-	if (o->card % info.align) {
-		fprintf(stderr, "fdma %s: --card 0x%" PRIx64 " is not a multiple of the device's "
-			"alignment (%u bytes)\n", o->cmd, o->card, info.align);
-		rc = EXIT_USAGE;
-		goto out_fd;
-	}
-	if (o->card > info.card_size || align_up(o->len, info.align) > info.card_size - o->card) {
-		fprintf(stderr, "fdma %s: 0x%" PRIx64 "+%" PRIu64 " is outside the card's memory "
-			"(%" PRIu64 " bytes, 0x0..0x%" PRIx64 ")\n", o->cmd, o->card, o->len,
-			info.card_size, info.card_size);
+	if (check_range(o, &info)) {
 		rc = EXIT_USAGE;
 		goto out_fd;
 	}
@@ -236,7 +259,6 @@ static int run(struct dump_opts *o)
 	p = fdma_buf_addr(dev, buf);
 	if (vbuf >= 0)
 		vp = fdma_buf_addr(dev, vbuf);
-	tool_catch_stop();
 	tool_progress_init(&prog, o->progress);
 	t0 = tool_now();
 	while (done < o->len) {

@@ -26,7 +26,7 @@ struct play_opts {
 	int chan;
 	uint64_t frame, nbufs, max_frames;
 	double fps;
-	int testgen, json, progress;
+	int have_nbufs, testgen, json, progress;
 	enum fdma_wait_mode wait;
 };
 
@@ -46,7 +46,8 @@ static void usage(FILE *f)
 		"  --fps N              send at most N frames per second (default 0: as fast as\n"
 		"                       the channel takes them); a sender that falls a frame\n"
 		"                       behind does not burst to catch up\n"
-		"  --buffers N          frames in flight (default 8)\n"
+		"  --buffers N          frames in flight (default 8; fewer if the ring cannot\n"
+		"                       hold their descriptors)\n"
 		"  --chan N             the stream channel (default: the first H2C stream one)\n"
 		"  --testgen            make the channel's test checker the sink and fail unless\n"
 		"                       it counts every frame sent as good (for files written\n"
@@ -56,8 +57,10 @@ static void usage(FILE *f)
 		"  --json               one JSON object\n"
 		"  --help               this text\n"
 		"fps and MB/s (10^6 bytes) are from the first submission to the last\n"
-		"completion; cpu is this process's sending thread (reading the file\n"
-		"included). Ctrl-C ends the run early and still prints the summary.\n");
+		"completion, the first frame not counted (N frames, N - 1 periods: a paced\n"
+		"run never reads faster than its --fps); cpu is this process's sending\n"
+		"thread (reading the file included). Ctrl-C ends the run early and still\n"
+		"prints the summary.\n");
 }
 
 static int parse_opts(int argc, char **argv, struct play_opts *o)
@@ -114,6 +117,7 @@ static int parse_opts(int argc, char **argv, struct play_opts *o)
 				fprintf(stderr, "fdma play: --buffers must be 1..1024, not '%s'\n", optarg);
 				return -1;
 			}
+			o->have_nbufs = 1;
 			break;
 		case 'c':
 			errno = 0;
@@ -174,20 +178,34 @@ struct play_res {
 	uint64_t frames, bytes, errors, sent;
 	uint64_t tg_frames, tg_errors;
 	long long tail;		/* bytes of a partial last frame, not sent */
+	double t_first, t_last;	/* first submission, last frame's completion */
 	double secs, cpu, model;
 	int have_model, interrupted, have_tg;
 	double wakeups, irqs;
 };
 
+static double rate_fps(const struct play_res *r)
+{
+	return tool_rate((double)r->frames, 1, r->frames, r->t_first, r->t_last, r->secs);
+}
+
+static double rate_mbps(const struct play_opts *o, const struct play_res *r)
+{
+	return tool_rate((double)r->bytes, (double)o->frame, r->frames, r->t_first, r->t_last,
+			 r->secs) / 1e6;
+}
+
 static void report(const struct play_opts *o, int ch, int paced, const struct play_res *r,
 		   int target_met)
 {
-	double fps = r->secs > 0 ? r->frames / r->secs : 0, mbps = r->secs > 0 ? r->bytes / r->secs / 1e6 : 0;
+	double fps = rate_fps(r), mbps = rate_mbps(o, r);
 	double secs = r->secs > 0 ? r->secs : 1;
 
 	if (o->json) {
-		printf("{\"uri\":\"%s\",\"dir\":\"h2c\",\"chan\":%d,\"testgen\":%s,\"frame_size\":%" PRIu64 ",",
-		       o->uri, ch, o->testgen ? "true" : "false", o->frame);
+		printf("{\"uri\":");
+		tool_json_str(stdout, o->uri);
+		printf(",\"dir\":\"h2c\",\"chan\":%d,\"testgen\":%s,\"frame_size\":%" PRIu64 ",",
+		       ch, o->testgen ? "true" : "false", o->frame);
 		if (o->fps > 0)
 			printf("\"fps_target\":%.3f,", o->fps);
 		else
@@ -240,13 +258,15 @@ int fdma_cmd_play(int argc, char **argv)
 	struct fdma_req req[MAX_PIECES];
 	struct fdma_cpl *cpl = NULL;
 	uint64_t slot, piece, npieces, head = 0, tail = 0, tg_f0 = 0, tg_e0 = 0;
-	double t0, cpu0, mcpu0 = 0, mcpu1 = 0, next_t, t_end;
+	double t0, cpu0, mcpu0 = 0, mcpu1 = 0, next_t, t_end, now, ts;
 	int ch, ret, fd, buf = -1, eof = 0, rc = EXIT_OK, target_met = -1, tg_on = 0;
 	uint8_t *base;
 
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	/* Before anything slow: a Ctrl-C during the set-up still ends with a summary. */
+	tool_catch_stop();
 	if (tool_open(o.uri, &dev))
 		return EXIT_FAIL;
 	fdma_get_info(dev, &info);
@@ -283,8 +303,22 @@ int fdma_cmd_play(int argc, char **argv)
 		fdma_close(dev);
 		return EXIT_USAGE;
 	}
-	if (o.nbufs * npieces > info.chan[ch].ring_size)
-		o.nbufs = info.chan[ch].ring_size / npieces;
+	if (npieces > info.chan[ch].ring_size) {
+		fprintf(stderr, "fdma play: a %" PRIu64 "-byte frame needs %" PRIu64 " descriptors, "
+			"the ring holds %u\n", o.frame, npieces, info.chan[ch].ring_size);
+		fdma_close(dev);
+		return EXIT_FAIL;
+	}
+	/* Every frame in flight holds its descriptors: no more frames than the ring takes. */
+	if (o.nbufs * npieces > info.chan[ch].ring_size) {
+		uint64_t fit = info.chan[ch].ring_size / npieces;
+
+		if (o.have_nbufs)
+			fprintf(stderr, "fdma play: note: --buffers %" PRIu64 " reduced to %" PRIu64
+				": a frame needs %" PRIu64 " descriptors, the ring holds %u\n",
+				o.nbufs, fit, npieces, info.chan[ch].ring_size);
+		o.nbufs = fit;
+	}
 	slot = o.frame;
 	fd = tool_open_in("play", o.input);
 	if (fd < 0) {
@@ -307,7 +341,6 @@ int fdma_cmd_play(int argc, char **argv)
 		}
 		tg_on = 1;
 	}
-	tool_catch_stop();
 	tool_progress_init(&prog, o.progress);
 	fdma_chan_stats(dev, ch, &st0);
 	r.have_model = !fdma_model_cpu(dev, &mcpu0);
@@ -343,12 +376,6 @@ int fdma_cmd_play(int argc, char **argv)
 				more = 0;
 				break;
 			}
-			if (o.fps > 0) {
-				sleep_until(next_t);
-				/* Late by a whole frame: start the schedule again, no burst. */
-				next_t = tool_now() - next_t >= 1 / o.fps ? tool_now() + 1 / o.fps
-									: next_t + 1 / o.fps;
-			}
 			for (uint64_t k = 0; k < npieces; k++) {
 				uint64_t off = k * piece, len = o.frame - off < piece ? o.frame - off : piece;
 
@@ -357,6 +384,19 @@ int fdma_cmd_play(int argc, char **argv)
 					.flags = (k == 0 ? FDMA_REQ_SOF : 0) |
 						 (k == npieces - 1 ? FDMA_REQ_EOF : 0) };
 			}
+			if (o.fps > 0)
+				sleep_until(next_t);
+			ts = tool_now();
+			/* The window starts at the first submission, after the read and the pacing. */
+			if (!head)
+				r.t_first = ts;
+			/*
+			 * The schedule counts from the first submission, so frame k goes
+			 * no sooner than k periods after it; late by a whole frame: start
+			 * again from now, no burst.
+			 */
+			if (o.fps > 0)
+				next_t = !head || ts - next_t >= 1 / o.fps ? ts + 1 / o.fps : next_t + 1 / o.fps;
 			ret = fdma_submit(dev, ch, req, (unsigned int)npieces);
 			if (ret < 0) {
 				fprintf(stderr, "fdma play: submit: %s\n", fdma_errmsg(dev));
@@ -371,6 +411,7 @@ int fdma_cmd_play(int argc, char **argv)
 		if (head == tail)
 			break;
 		n = fdma_reap(dev, ch, cpl, (unsigned int)(o.nbufs * npieces), 1, more ? 200000 : 5000000);
+		now = tool_now();
 		if (n == -ETIMEDOUT && more)
 			continue;
 		if (n < 0) {
@@ -393,9 +434,10 @@ int fdma_cmd_play(int argc, char **argv)
 			if ((cpl[i].user_data & 0xff) == npieces - 1) {
 				tail++;
 				r.frames++;
+				r.t_last = now;
 			}
 		}
-		t_end = tool_now();
+		t_end = now;
 		if (tool_progress_due(&prog))
 			tool_progress_show(&prog, "  %.1f s  %" PRIu64 " frames  %.1f MB/s  errors %" PRIu64,
 					   t_end - t0, r.frames, r.bytes / (t_end - t0) / 1e6, r.errors);
@@ -418,7 +460,7 @@ int fdma_cmd_play(int argc, char **argv)
 		}
 	}
 	if (o.fps > 0 && r.frames >= 2)
-		target_met = r.frames / r.secs >= o.fps * 0.98;
+		target_met = rate_fps(&r) >= o.fps * 0.98;
 	report(&o, ch, info.link.paced, &r, target_met);
 	if (r.tail > 0) {
 		fprintf(stderr, "fdma play: '%s' ends with %lld bytes, not a whole %" PRIu64
@@ -426,7 +468,7 @@ int fdma_cmd_play(int argc, char **argv)
 		rc = EXIT_FAIL;
 	}
 	if (target_met == 0)
-		fprintf(stderr, "fdma play: missed target: %.2f fps of %g\n", r.frames / r.secs, o.fps);
+		fprintf(stderr, "fdma play: missed target: %.2f fps of %g\n", rate_fps(&r), o.fps);
 	if (tg_on && (!r.have_tg || r.tg_errors || r.tg_frames != r.frames)) {
 		fprintf(stderr, "fdma play: the test checker counted %" PRIu64 " good and %" PRIu64
 			" bad frames of %" PRIu64 " sent\n", r.tg_frames, r.tg_errors, r.frames);

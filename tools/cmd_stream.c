@@ -118,16 +118,13 @@ static int check_testgen(const struct fdma_frame *f, uint64_t frame, uint64_t *e
 
 static double rate_fps(const struct stream_res *r)
 {
-	if (r->frames >= 2 && r->t_last > r->t_first)
-		return (double)(r->frames - 1) / (r->t_last - r->t_first);
-	return r->secs > 0 ? r->frames / r->secs : 0;
+	return tool_rate((double)r->frames, 1, r->frames, r->t_first, r->t_last, r->secs);
 }
 
 static double rate_mbps(const struct stream_res *r)
 {
-	if (r->frames >= 2 && r->t_last > r->t_first)
-		return (double)(r->bytes - r->first_len) / (r->t_last - r->t_first) / 1e6;
-	return r->secs > 0 ? r->bytes / r->secs / 1e6 : 0;
+	return tool_rate((double)r->bytes, (double)r->first_len, r->frames, r->t_first, r->t_last,
+			 r->secs) / 1e6;
 }
 
 static const char *wait_name(enum fdma_wait_mode w)
@@ -144,9 +141,10 @@ static void print_report(FILE *out, const struct stream_opts *o, int ch, int pac
 	const char *mode = o->drop ? "drop" : "hold";
 
 	if (o->json) {
-		fprintf(out, "{\"uri\":\"%s\",\"dir\":\"c2h\",\"chan\":%d,\"testgen\":%s,"
-			"\"frame_size\":%" PRIu64 ",",
-			o->uri, ch, o->testgen ? "true" : "false", o->frame);
+		fprintf(out, "{\"uri\":");
+		tool_json_str(out, o->uri);
+		fprintf(out, ",\"dir\":\"c2h\",\"chan\":%d,\"testgen\":%s,\"frame_size\":%" PRIu64 ",",
+			ch, o->testgen ? "true" : "false", o->frame);
 		if (o->testgen && o->fps > 0)
 			fprintf(out, "\"fps_target\":%.3f,", o->fps);
 		else
@@ -440,6 +438,8 @@ int fdma_cmd_stream(int argc, char **argv)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	/* With the frames on standard output, the report goes to stderr. */
 	rep = o.output && !strcmp(o.output, "-") ? stderr : stdout;
+	/* Before anything slow: a Ctrl-C during the set-up still ends with a summary. */
+	tool_catch_stop();
 
 	if (tool_open(o.uri, &dev))
 		return EXIT_FAIL;
@@ -474,7 +474,6 @@ int fdma_cmd_stream(int argc, char **argv)
 		fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
 		goto fail_close;
 	}
-	tool_catch_stop();
 	fdma_chan_stats(dev, ch, &st0);
 	r.have_model = !fdma_model_cpu(dev, &mcpu0);
 	/* The source starts once every buffer is armed: nothing is owed at the start. */
@@ -562,6 +561,7 @@ int fdma_cmd_stream(int argc, char **argv)
 				/* The reader (ffmpeg, head) is done: end of the run, not a failure. */
 				r.epipe = 1;
 			} else if (ret == -EINTR) {
+				/* Ctrl-C before any of this frame was written: the file holds whole frames. */
 				r.interrupted = 1;
 			} else if (ret) {
 				fprintf(stderr, "fdma stream: writing '%s': %s\n", o.output, strerror(-ret));

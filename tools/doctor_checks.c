@@ -19,6 +19,7 @@
 #include "doctor.h"
 #include "fdma_link.h"
 #include "fdma_regs_user.h"
+#include "util.h"
 
 /* What a typical capture locks: fdma stream's defaults, 8 buffers of a
  * 1080p YUV 4:2:0 frame (3110400 bytes), each rounded up to pages;
@@ -106,9 +107,10 @@ static bool claimed(const struct doc_pci *p)
 static void check_driver(struct doc_ctx *c, const struct doc_pci *p)
 {
 	bool ivshmem = p->vendor == 0x1af4 && p->device == 0x1110;
-	char ex[128], fix[160];
+	char ex[256], fix[160], q1[96], q2[64];
 
-	snprintf(ex, sizeof(ex), ",\"driver\":\"%s\",\"node\":\"%s\"", p->driver, p->node);
+	snprintf(ex, sizeof(ex), ",\"driver\":%s,\"node\":%s",
+		 tool_json_quote(q1, sizeof(q1), p->driver), tool_json_quote(q2, sizeof(q2), p->node));
 	if (!strcmp(p->driver, "fdma")) {
 		if (p->node[0])
 			doc_add(c, p->bdf, "driver", DOC_OK, NOFIX, ex,
@@ -310,12 +312,13 @@ static void irq_caps(const struct doc_pci *p, char *buf, size_t len)
 
 static void check_irq(struct doc_ctx *c, const struct doc_pci *p)
 {
-	char ex[128], caps[96];
+	char ex[256], caps[96], q1[64], q2[64];
 	const char *m = p->irq_mode;
 
 	irq_caps(p, caps, sizeof(caps));
-	snprintf(ex, sizeof(ex), ",\"mode\":\"%s\",\"vectors\":%u,\"source\":\"%s\"",
-		 m, p->irq_vectors, p->irq_source);
+	snprintf(ex, sizeof(ex), ",\"mode\":%s,\"vectors\":%u,\"source\":%s",
+		 tool_json_quote(q1, sizeof(q1), m), p->irq_vectors,
+		 tool_json_quote(q2, sizeof(q2), p->irq_source));
 	if (!strcmp(m, "msix")) {
 		doc_add(c, p->bdf, "irq.mode", DOC_OK, NOFIX, ex, "MSI-X, %u vector%s (%s)",
 			p->irq_vectors, p->irq_vectors == 1 ? "" : "s", p->irq_source);
@@ -354,9 +357,10 @@ static void check_irq(struct doc_ctx *c, const struct doc_pci *p)
 static void check_iommu(struct doc_ctx *c, const struct doc_pci *p)
 {
 	const char *t = p->iommu_type;
-	char ex[96], grp[32];
+	char ex[160], grp[32], q[96];
 
-	snprintf(ex, sizeof(ex), ",\"type\":\"%s\",\"group\":%d", t, p->iommu_group);
+	snprintf(ex, sizeof(ex), ",\"type\":%s,\"group\":%d", tool_json_quote(q, sizeof(q), t),
+		 p->iommu_group);
 	snprintf(grp, sizeof(grp), "group %d", p->iommu_group);
 	if (!strcmp(t, "none"))
 		doc_add(c, p->bdf, "iommu", DOC_INFO, NOFIX, ex,
@@ -494,7 +498,7 @@ static void fmt_mib(unsigned long long bytes, char *buf, size_t len)
 
 static void check_governor(struct doc_ctx *c)
 {
-	char path[PATH_MAX], gov[32], first[32] = "", ex[96];
+	char path[PATH_MAX], gov[32], first[32] = "", ex[160], q[96];
 	unsigned n = 0, perf = 0;
 	struct dirent *e;
 	DIR *d;
@@ -516,8 +520,8 @@ static void check_governor(struct doc_ctx *c)
 		}
 		closedir(d);
 	}
-	snprintf(ex, sizeof(ex), ",\"cpus\":%u,\"performance\":%u,\"other\":\"%s\"",
-		 n, perf, first);
+	snprintf(ex, sizeof(ex), ",\"cpus\":%u,\"performance\":%u,\"other\":%s",
+		 n, perf, tool_json_quote(q, sizeof(q), first));
 	if (!n)
 		doc_add(c, "", "cpu.governor", DOC_INFO, NOFIX, ex,
 			"no cpufreq governor (a VM, or the firmware owns the frequency): "
@@ -620,7 +624,7 @@ static void check_hugepages(struct doc_ctx *c, const char *mi)
 	long long total = meminfo(mi, "HugePages_Total");
 	long long freep = meminfo(mi, "HugePages_Free");
 	long long size_kb = meminfo(mi, "Hugepagesize");
-	char thp[64] = "", *b, *e, ex[160], need[32];
+	char thp[64] = "", *b, *e, ex[256], need[32], q[128];
 	unsigned long long free_bytes;
 
 	fmt_mib(CAPTURE_HUGE_BYTES, need, sizeof(need));
@@ -631,8 +635,8 @@ static void check_hugepages(struct doc_ctx *c, const char *mi)
 	} else {
 		thp[0] = 0;
 	}
-	snprintf(ex, sizeof(ex), ",\"total\":%lld,\"free\":%lld,\"size_kb\":%lld,\"thp\":\"%s\"",
-		 total, freep, size_kb, thp);
+	snprintf(ex, sizeof(ex), ",\"total\":%lld,\"free\":%lld,\"size_kb\":%lld,\"thp\":%s",
+		 total, freep, size_kb, tool_json_quote(q, sizeof(q), thp));
 	if (total < 0 || freep < 0 || size_kb <= 0) {
 		doc_add(c, "", "hugepages", DOC_INFO, NOFIX, ex,
 			"huge pages unknown (no HugePages_* in /proc/meminfo)");
@@ -670,13 +674,13 @@ static void arch_name(const struct doc_ctx *c, char *buf, size_t len)
 static void check_cma(struct doc_ctx *c, const char *mi)
 {
 	long long total = meminfo(mi, "CmaTotal"), freek = meminfo(mi, "CmaFree");
-	char arch[32], ex[128];
+	char arch[32], ex[192], q[96];
 	bool arm;
 
 	arch_name(c, arch, sizeof(arch));
 	arm = !strncmp(arch, "aarch64", 7) || !strncmp(arch, "arm", 3);
-	snprintf(ex, sizeof(ex), ",\"arch\":\"%s\",\"total_kb\":%lld,\"free_kb\":%lld",
-		 arch, total, freek);
+	snprintf(ex, sizeof(ex), ",\"arch\":%s,\"total_kb\":%lld,\"free_kb\":%lld",
+		 tool_json_quote(q, sizeof(q), arch), total, freek);
 	if (!arch[0]) {
 		if (total < 0)
 			doc_add(c, "", "cma", DOC_INFO, NOFIX, ex,
@@ -709,7 +713,7 @@ static void check_cma(struct doc_ctx *c, const char *mi)
 
 static void check_iommu_sys(struct doc_ctx *c)
 {
-	char path[PATH_MAX], cmd[1024] = "", units[64] = "", ex[160], *s;
+	char path[PATH_MAX], cmd[1024] = "", units[64] = "", ex[192], q[128], *s;
 	const char *mode = "";
 	struct dirent *e;
 	unsigned n = 0;
@@ -736,7 +740,8 @@ static void check_iommu_sys(struct doc_ctx *c)
 		else if (strstr(cmd, "iommu.strict=1"))
 			mode = ", strict by the command line";
 	}
-	snprintf(ex, sizeof(ex), ",\"units\":%u,\"first\":\"%s\"", n, units);
+	snprintf(ex, sizeof(ex), ",\"units\":%u,\"first\":%s", n,
+		 tool_json_quote(q, sizeof(q), units));
 	if (!n)
 		doc_add(c, "", "iommu.system", DOC_INFO, NOFIX, ex,
 			"no IOMMU%s: devices DMA to physical addresses", mode);

@@ -84,15 +84,15 @@ static ssize_t read_file(const char *path, void *buf, size_t len)
 }
 
 /*
- * What is read may end up inside a JSON string (a driver's name, a
- * governor): a recorded tree could hold anything, so quotes, backslashes
- * and control characters other than tab and newline become '?'.
+ * What is read is printed (a driver's name, a governor) and a recorded tree
+ * could hold anything: control characters other than tab and newline
+ * (terminal escapes) become '?'. JSON output escapes for itself
+ * (tool_json_str(), tool_json_quote()).
  */
 static void sanitize(char *s)
 {
 	for (; *s; s++)
-		if (*s == '"' || *s == '\\' ||
-		    ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n') ||
+		if (((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n') ||
 		    (unsigned char)*s == 0x7f)
 			*s = '?';
 }

@@ -127,6 +127,73 @@ int tool_parse_wait(const char *s, enum fdma_wait_mode *w)
 	return 0;
 }
 
+double tool_rate(double amount, double first, uint64_t n, double t_first, double t_last,
+		 double secs)
+{
+	if (n >= 2 && t_last > t_first)
+		return (amount - first) / (t_last - t_first);
+	return secs > 0 ? amount / secs : 0;
+}
+
+/* One byte as JSON string content into e[8]; its length. */
+static int json_esc(unsigned char ch, char e[8])
+{
+	if (ch == '"' || ch == '\\') {
+		e[0] = '\\';
+		e[1] = (char)ch;
+		e[2] = 0;
+		return 2;
+	}
+	if (ch < 0x20 || ch == 0x7f)
+		return snprintf(e, 8, "\\u%04x", ch);
+	e[0] = (char)ch;
+	e[1] = 0;
+	return 1;
+}
+
+void tool_json_str(FILE *f, const char *s)
+{
+	char e[8];
+
+	putc('"', f);
+	for (; *s; s++) {
+		json_esc((unsigned char)*s, e);
+		fputs(e, f);
+	}
+	putc('"', f);
+}
+
+char *tool_json_quote(char *buf, size_t len, const char *s)
+{
+	size_t o = 0;
+	char e[8];
+
+	if (len < 3) {
+		if (len)
+			buf[0] = 0;
+		return buf;
+	}
+	buf[o++] = '"';
+	for (; *s; s++) {
+		size_t n = (size_t)json_esc((unsigned char)*s, e);
+
+		if (o + n + 2 > len)
+			break;
+		memcpy(buf + o, e, n);
+		o += n;
+	}
+	/* Cut inside a UTF-8 character (next byte 10xxxxxx): drop its first part too. */
+	if (((unsigned char)*s & 0xc0) == 0x80) {
+		while (o > 1 && ((unsigned char)buf[o - 1] & 0xc0) == 0x80)
+			o--;
+		if (o > 1 && (unsigned char)buf[o - 1] >= 0xc0)
+			o--;
+	}
+	buf[o++] = '"';
+	buf[o] = 0;
+	return buf;
+}
+
 void tool_lat_add(struct tool_lat *l, double us)
 {
 	if (l->n == l->cap) {
@@ -295,7 +362,8 @@ int tool_write_all(int fd, const void *buf, size_t len)
 		ssize_t n = write(fd, q, len);
 
 		if (n < 0) {
-			if (errno == EINTR && !stop_flag)
+			/* Once begun, a frame is finished: Ctrl-C is looked at between frames. */
+			if (errno == EINTR && (!stop_flag || q != buf))
 				continue;
 			return -errno;
 		}
@@ -314,7 +382,7 @@ long long tool_read_full(int fd, void *buf, size_t len)
 		ssize_t n = read(fd, q + got, len - got);
 
 		if (n < 0) {
-			if (errno == EINTR && !stop_flag)
+			if (errno == EINTR && (!stop_flag || got))
 				continue;
 			return -errno;
 		}

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fdma.h"
 
@@ -47,15 +48,42 @@ void tool_progress_show(struct tool_progress *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void tool_progress_end(struct tool_progress *p);
 
-/* Write all of buf to fd (retrying short writes and EINTR); 0 or -errno. */
+/*
+ * Write all of buf (one frame, one chunk) to fd, retrying short writes and
+ * EINTR; 0 or -errno. After a stop request it gives up with -EINTR only
+ * while nothing of buf is written: a file never ends in a torn frame.
+ */
 int tool_write_all(int fd, const void *buf, size_t len);
-/* Read up to len bytes (short only at end of file); bytes read or -errno. */
+/*
+ * Read up to len bytes (short only at end of file); bytes read or -errno.
+ * Like tool_write_all(), -EINTR on a stop request only before the first byte.
+ */
 long long tool_read_full(int fd, void *buf, size_t len);
 /* Open FILE for writing ("-" = stdout) or reading ("-" = stdin); prints the error. */
 int tool_open_out(const char *cmd, const char *path);
 int tool_open_in(const char *cmd, const char *path);
 /* Seconds: a positive decimal number no larger than max. */
 int tool_parse_secs(const char *s, double max, double *out);
+
+/*
+ * A rate over the window from the first event to the last: n events span
+ * n - 1 intervals, so the first event's amount (first) is not counted
+ * (counting it would overstate a paced rate). With fewer than two events,
+ * or none of the window, amount over secs (0 if secs is 0).
+ */
+double tool_rate(double amount, double first, uint64_t n, double t_first, double t_last,
+		 double secs);
+
+/*
+ * A JSON string: in quotes, with '"' and backslash escaped, control
+ * characters as \u00XX and other bytes (UTF-8) as they are.
+ */
+void tool_json_str(FILE *f, const char *s);
+/*
+ * The same into buf (len >= 3), cut at a whole escape and a whole UTF-8
+ * character if it does not fit, so it stays valid; returns buf.
+ */
+char *tool_json_quote(char *buf, size_t len, const char *s);
 
 /* Latency samples, in microseconds. */
 struct tool_lat {

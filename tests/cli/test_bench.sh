@@ -10,9 +10,27 @@
 
 SETTINGS="dir batch wait coalesce_count coalesce_us paced hugepages_requested hugepages seconds elapsed_s"
 
+# wait_caught PID: up to 10 s for PID to catch SIGINT (bit 2 of SigCgt in
+# /proc/PID/status, the last hex digit's bit 1); without /proc, a second.
+wait_caught() {
+	_i=0
+	while [ "$_i" -lt 100 ]; do
+		_m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+		if [ -z "$_m" ]; then
+			sleep 1
+			return
+		fi
+		[ $((0x${_m#"${_m%?}"} & 2)) -ne 0 ] && return
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
 fdma bench sim:paced=0 --sizes 4K,64K --seconds 0.2 --json
 json "unpaced: ceiling_mbps and pct_ceiling null, memcpy beside, settings in every row" \
 	'len(L) == 2 and all(o["ceiling_mbps"] is None and o["pct_ceiling"] is None and num(o, "memcpy_mbps") > 0 and has(o, "'"$SETTINGS"'") and o["paced"] is False and o["errors"] == 0 and o["bytes_checked"] == o["bytes"] > 0 for o in L)'
+json "a run that was not interrupted: interrupted false in every row" \
+	'all(o["interrupted"] is False for o in L)'
 
 fdma bench sim: --sizes 64K --seconds 0.2 --json --coalesce 8,50 --wait sleep --batch 16
 json "paced: a ceiling, the settings as given (batch 16, sleep, coalesce 8,50)" \
@@ -51,6 +69,21 @@ if grep -q "4KiB" "$T/out" && grep -q "chk MB" "$T/out"; then
 	ok "bench: sizes in KiB/MiB, byte counts in MB (10^6)"
 else
 	bad "bench: units" "$(head -n 3 "$T/out" | tail -n 1)"
+fi
+
+# Ctrl-C: the size it cut short is the last row, and says so; exit 0.
+"$FDMA" bench sim: --sizes 4K,64K,1M --seconds 20 --json >"$T/out" 2>"$T/err" &
+pid=$!
+wait_caught "$pid"
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+json "bench --json interrupted by SIGINT: one row, interrupted true" \
+	'len(L) == 1 and L[0]["size"] == 4096 and L[0]["interrupted"] is True and L[0]["errors"] == 0 and L[0]["elapsed_s"] < 15'
+if grep -q "interrupted during the 4KiB run" "$T/err"; then
+	ok "bench interrupted: said on stderr"
+else
+	bad "bench interrupted: said on stderr" "$(errline)"
 fi
 
 fdma bench --help

@@ -152,6 +152,27 @@ djson "nodriver: no interrupts in use; missing /proc files are unknown" 1 \
 fdma doctor --sysroot $FX/nodriver
 narrow "nodriver: text under 100 columns"
 
+# ---- strings from the tree that JSON must escape ---------------------------------
+
+# A governor with a quote, a backslash and a tab, an IOMMU unit named with a
+# quote: valid JSON, each string exactly as read (the tab as \u0009).
+cp -R $FX/gen3x4-msix "$T/odd"
+for _g in "$T"/odd/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor; do
+	printf 'my"gov\\x\tq\n' >"$_g"
+done
+mkdir "$T/odd/sys/class/iommu/u\"nit"
+rm -rf "$T/odd/sys/class/iommu/dmar0"
+fdma doctor --sysroot "$T/odd" --json
+djson "odd strings in the tree: valid JSON, the governor and the unit as read" "$rc" \
+	"f('cpu.governor')['other'] == 'my\"gov\\\\x\\tq' and \
+	 f('iommu.system')['first'] == 'u\"nit'"
+fdma doctor --sysroot "$T/odd"
+if grep -q 'my"gov' "$T/out" && ! grep -q "$(printf '\033')" "$T/out"; then
+	ok "odd strings in the tree: text shows them, no control characters"
+else
+	bad "odd strings in the tree: text" "exit $rc: $(grep governor "$T/out" | head -n 1)"
+fi
+
 # ---- an empty tree: nothing to find, nothing to crash on ---------------------------
 
 mkdir -p "$T/empty"

@@ -42,6 +42,17 @@ PY
 	fi
 }
 
+# wait_nonempty FILE: up to 10 s for FILE (removed before the run started)
+# to hold something, the sign that a run in the background is under way (a
+# fixed sleep races a slow start).
+wait_nonempty() {
+	_i=0
+	while [ ! -s "$1" ] && [ "$_i" -lt 100 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
 # ---- capture ----------------------------------------------------------------
 
 fdma stream sim:paced=0 --testgen --fps 0 --frame-size 64K --frames 12 -o "$T/cap.raw" --json
@@ -120,6 +131,36 @@ fdma play sim:paced=0,maxdesc=256K "$T/big.raw" --frame-size 1M --testgen --json
 json "1 MiB frames in 256 KiB pieces: 3 good" \
 	'L[0]["frames"] == 3 and L[0]["checker_frames"] == 3 and L[0]["checker_errors"] == 0'
 
+# Paced: 5 frames at 10 fps are 4 periods from the first submission to the
+# last completion, so the rate can only come out at 10 or below (slower if
+# the machine is slow), and target_met agrees with the rate shown.
+fdma play sim: "$T/cap.raw" --frame-size 64K --fps 10 --frames 5 --testgen --json
+json "play --fps 10 of 5 frames: at most 10 fps measured, target_met agrees with it" \
+	'L[0]["frames"] == 5 and 0 < L[0]["fps"] <= 10.5 and L[0]["checker_frames"] == 5 and ((L[0]["target_met"] is True and L[0]["fps"] >= 9.795) or (L[0]["target_met"] is False and L[0]["fps"] <= 9.805))'
+if grep -q "missed target" "$T/err"; then _said=False; else _said=True; fi
+json "play --fps 10: 'missed target' on stderr exactly when target_met is false" \
+	'L[0]["target_met"] is '"$_said"
+fdma play sim: "$T/cap.raw" --frame-size 64K --fps 10 --frames 5
+if [ "$rc" -eq 0 ] && awk '/^  frames 5 \(/ { sub(/^\(/, "", $3); ok = $3 + 0 > 0 && $3 + 0 <= 10.5 } END { exit !ok }' "$T/out"; then
+	ok "play --fps 10 text: at most 10 fps"
+else
+	bad "play --fps 10 text" "exit $rc: $(sed -n 2p "$T/out")"
+fi
+
+# A frame needs more descriptors than the ring has: a clear failure.
+expect_fail "play: a frame of 16 descriptors on a ring of 8 exits 1 naming both" \
+	"needs 16 descriptors, the ring holds 8" \
+	play 'sim:paced=0,ring=8,maxdesc=64K' "$T/big.raw" --frame-size 1M
+# --buffers more than the ring holds: fewer, said on stderr, all frames good.
+fdma play 'sim:paced=0,ring=8,maxdesc=256K' "$T/big.raw" --frame-size 1M --buffers 4 --testgen --json
+json "play --buffers 4 of 4-descriptor frames on a ring of 8: 2 buffers, 3 good" \
+	'L[0]["buffers"] == 2 and L[0]["frames"] == 3 and L[0]["checker_frames"] == 3 and L[0]["checker_errors"] == 0'
+if grep -q "buffers 4 reduced to 2" "$T/err"; then
+	ok "play: --buffers reduced to fit the ring is said on stderr"
+else
+	bad "play: --buffers reduced to fit the ring is said on stderr" "$(errline)"
+fi
+
 # A corrupted frame: the checker says so, play exits 1.
 cp "$T/cap.raw" "$T/bad.raw"
 printf 'X' | dd of="$T/bad.raw" bs=1 seek=70000 conv=notrunc 2>/dev/null
@@ -136,18 +177,30 @@ expect_fail "play a missing file exits 1" "cannot read" play sim: "$T/nope.raw"
 
 # ---- long runs: Ctrl-C and the progress line ------------------------------------
 
-# SIGINT (Ctrl-C) ends the run and the summary is still printed, exit 0.
-"$FDMA" stream sim: --testgen --frame-size 64K --fps 100 --seconds 20 --json >"$T/out" 2>"$T/err" &
+# SIGINT (Ctrl-C) ends the run and the summary is still printed, exit 0;
+# the file holds whole frames, as many bytes as the summary says.
+rm -f "$T/sig.raw"
+"$FDMA" stream sim: --testgen --frame-size 64K --fps 100 --seconds 20 -o "$T/sig.raw" --json \
+	>"$T/out" 2>"$T/err" &
 pid=$!
-sleep 0.5
+wait_nonempty "$T/sig.raw"
 kill -INT "$pid"
 wait "$pid"
 rc=$?
+sz=$(wc -c <"$T/sig.raw")
 json "stream interrupted by SIGINT: the summary, interrupted true, frames counted" \
 	'L[0]["interrupted"] is True and L[0]["frames"] > 0 and L[0]["seconds"] < 15 and L[0]["errors"] == 0'
+json "stream -o FILE interrupted: the file is $sz bytes, whole frames, bytes_written" \
+	'L[0]["bytes_written"] == '"$sz"' and '"$sz"' % 65536 == 0 and '"$sz"' > 0'
+fdma play sim:paced=0 "$T/sig.raw" --frame-size 64K --testgen --json
+json "the interrupted capture plays back: every frame good" \
+	'L[0]["frames"] * 65536 == '"$sz"' and L[0]["checker_frames"] == L[0]["frames"] and L[0]["checker_errors"] == 0'
+# The table's header is flushed when the first size starts: then signal
+# (the old output removed first, or it would pass for the new one).
+rm -f "$T/out"
 "$FDMA" bench sim: --sizes 4K,64K,1M --seconds 20 >"$T/out" 2>"$T/err" &
 pid=$!
-sleep 0.5
+wait_nonempty "$T/out"
 kill -INT "$pid"
 wait "$pid"
 rc=$?
