@@ -42,10 +42,15 @@ int fdma_cmd_info(int argc, char **argv)
 		return EXIT_FAIL;
 	fdma_get_info(dev, &in);
 	if (json) {
-		printf("{\"backend\":\"%s\",\"name\":\"%s\",\"version\":\"%u.%u\",\"channels\":%u,"
+		/* The name comes from the device (kdev: its driver): escaped. */
+		printf("{\"backend\":");
+		tool_json_str(stdout, in.backend);
+		printf(",\"name\":");
+		tool_json_str(stdout, in.name);
+		printf(",\"version\":\"%u.%u\",\"channels\":%u,"
 		       "\"align\":%u,\"max_desc_len\":%u,\"card_size\":%" PRIu64 ",\"gen\":%u,"
 		       "\"lanes\":%u,\"mps\":%u,\"mrrs\":%u,\"paced\":%d,",
-		       in.backend, in.name, in.version >> 16, in.version & 0xffff, in.nchan, in.align,
+		       in.version >> 16, in.version & 0xffff, in.nchan, in.align,
 		       in.max_desc_len, in.card_size, in.link.gen, in.link.lanes, in.link.mps,
 		       in.link.mrrs, in.link.paced);
 		/* null: the link is not known (e.g. no PCIe capability), so no ceiling. */
