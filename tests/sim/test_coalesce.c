@@ -14,6 +14,7 @@
  */
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -288,6 +289,7 @@ static void test_stats_fields(void **state)
 
 struct stats_worker {
 	struct fdma_dev *dev;
+	atomic_int go;		/* the monitor has read once: the worker may start */
 	atomic_int done;
 	char err[256];
 };
@@ -295,7 +297,15 @@ struct stats_worker {
 static void *stats_worker_main(void *arg)
 {
 	struct stats_worker *w = arg;
-	int buf = fdma_buf_alloc(w->dev, 65536, 0);
+	int buf;
+
+	/*
+	 * Unlocked, 300 transfers can be over before a sanitized monitor
+	 * thread is first scheduled: wait for it, so the reads overlap them.
+	 */
+	while (!atomic_load(&w->go))
+		sched_yield();
+	buf = fdma_buf_alloc(w->dev, 65536, 0);
 	struct fdma_req r = { .buf = buf, .len = 65536 };
 	struct fdma_cpl c;
 
@@ -353,9 +363,12 @@ static void test_stats_other_thread(void **state)
 			break;
 		prev = st;
 		reads++;
+		atomic_store(&w.go, 1);
 		if (h < 0 || fdma_buf_free(dev, h))
 			break;
 	}
+	/* A loop that broke off before its first read must not leave the worker waiting. */
+	atomic_store(&w.go, 1);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	if (w.err[0])
 		fail_msg("worker: %s", w.err);
