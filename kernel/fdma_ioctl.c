@@ -777,7 +777,7 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 		 * so that it has landed on return. The engine's ID register,
 		 * not the one written: an FPGA register may count its reads.
 		 */
-		ioread32(fdev->regs + FDMA_REG_ID);
+		fdma_plat_rd32(&fdev->plat, FDMA_REG_ID);
 	} else {
 		r.value = ioread32(page + (r.offset - base));
 	}

@@ -79,6 +79,7 @@ static int parse_opts(int argc, char **argv, struct play_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	uint64_t v;
 	int opt;
 	char *end;
 
@@ -95,9 +96,7 @@ static int parse_opts(int argc, char **argv, struct play_opts *o)
 			}
 			break;
 		case 'n':
-			errno = 0;
-			o->max_frames = strtoull(optarg, &end, 10);
-			if (errno || *end || *optarg == '-' || !o->max_frames) {
+			if (tool_parse_uint(optarg, 1, UINT64_MAX, &o->max_frames)) {
 				fprintf(stderr, "fdma play: --frames must be a number of frames >= 1, not '%s'\n", optarg);
 				return -1;
 			}
@@ -111,22 +110,19 @@ static int parse_opts(int argc, char **argv, struct play_opts *o)
 			}
 			break;
 		case 'b':
-			errno = 0;
-			o->nbufs = strtoull(optarg, &end, 10);
-			if (errno || *end || o->nbufs < 1 || o->nbufs > 1024) {
+			if (tool_parse_uint(optarg, 1, 1024, &o->nbufs)) {
 				fprintf(stderr, "fdma play: --buffers must be 1..1024, not '%s'\n", optarg);
 				return -1;
 			}
 			o->have_nbufs = 1;
 			break;
 		case 'c':
-			errno = 0;
-			o->chan = (int)strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || o->chan < 0 || o->chan >= FDMA_MAX_CHAN) {
+			if (tool_parse_uint(optarg, 0, FDMA_MAX_CHAN - 1, &v)) {
 				fprintf(stderr, "fdma play: --chan must be a channel number 0..%d, not '%s'\n",
 					FDMA_MAX_CHAN - 1, optarg);
 				return -1;
 			}
+			o->chan = (int)v;
 			break;
 		case 'G':
 			o->testgen = 1;
@@ -270,16 +266,8 @@ int fdma_cmd_play(int argc, char **argv)
 	if (tool_open(o.uri, &dev))
 		return EXIT_FAIL;
 	fdma_get_info(dev, &info);
-	ch = o.chan >= 0 ? o.chan : fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_STREAM);
+	ch = tool_stream_chan("play", dev, &info, o.uri, o.chan, FDMA_H2C);
 	if (ch < 0) {
-		fprintf(stderr, "fdma play: %s has no H2C stream channel\n", o.uri);
-		fdma_close(dev);
-		return EXIT_FAIL;
-	}
-	if ((uint32_t)ch >= info.nchan || info.chan[ch].dir != FDMA_H2C ||
-	    info.chan[ch].kind != FDMA_KIND_STREAM) {
-		fprintf(stderr, "fdma play: channel %d of %s is not an H2C stream channel "
-			"(fdma info %s lists them)\n", ch, o.uri, o.uri);
 		fdma_close(dev);
 		return EXIT_FAIL;
 	}

@@ -239,6 +239,7 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, have_secs = 0, have_fps = 0;
+	uint64_t v;
 	char *end;
 
 	optind = 1;
@@ -248,9 +249,7 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 			o->output = optarg;
 			break;
 		case 'n':
-			errno = 0;
-			o->max_frames = strtoull(optarg, &end, 10);
-			if (errno || *end || *optarg == '-' || !o->max_frames) {
+			if (tool_parse_uint(optarg, 1, UINT64_MAX, &o->max_frames)) {
 				fprintf(stderr, "fdma stream: --frames must be a number of frames >= 1, not '%s'\n", optarg);
 				return -1;
 			}
@@ -279,21 +278,18 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 			have_secs = 1;
 			break;
 		case 'b':
-			errno = 0;
-			o->nbufs = strtoull(optarg, &end, 10);
-			if (errno || *end || o->nbufs < 2 || o->nbufs > 1024) {
+			if (tool_parse_uint(optarg, 2, 1024, &o->nbufs)) {
 				fprintf(stderr, "fdma stream: --buffers must be 2..1024, not '%s'\n", optarg);
 				return -1;
 			}
 			break;
 		case 'c':
-			errno = 0;
-			o->chan = (int)strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || o->chan < 0 || o->chan >= FDMA_MAX_CHAN) {
+			if (tool_parse_uint(optarg, 0, FDMA_MAX_CHAN - 1, &v)) {
 				fprintf(stderr, "fdma stream: --chan must be a channel number 0..%d, not '%s'\n",
 					FDMA_MAX_CHAN - 1, optarg);
 				return -1;
 			}
+			o->chan = (int)v;
 			break;
 		case 'G':
 			o->testgen = 1;
@@ -444,21 +440,9 @@ int fdma_cmd_stream(int argc, char **argv)
 	if (tool_open(o.uri, &dev))
 		return EXIT_FAIL;
 	fdma_get_info(dev, &info);
-	if (o.chan < 0) {
-		ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
-		if (ch < 0) {
-			fprintf(stderr, "fdma stream: %s has no C2H stream channel\n", o.uri);
-			goto fail_close;
-		}
-	} else {
-		ch = o.chan;
-		if ((uint32_t)ch >= info.nchan || info.chan[ch].dir != FDMA_C2H ||
-		    info.chan[ch].kind != FDMA_KIND_STREAM) {
-			fprintf(stderr, "fdma stream: channel %d of %s is not a C2H stream channel "
-				"(fdma info %s lists them)\n", ch, o.uri, o.uri);
-			goto fail_close;
-		}
-	}
+	ch = tool_stream_chan("stream", dev, &info, o.uri, o.chan, FDMA_C2H);
+	if (ch < 0)
+		goto fail_close;
 	if (o.testgen && !info.chan[ch].testgen) {
 		fprintf(stderr, "fdma stream: channel %d has no test generator (drop --testgen to "
 			"capture its own source)\n", ch);

@@ -17,6 +17,7 @@
 #include <dirent.h>
 
 #include "doctor.h"
+#include "util.h"
 
 /* Config space offsets and bits (PCI Local Bus 3.0, PCI Express Base). */
 #define CFG_STATUS		0x06
@@ -61,26 +62,14 @@ int doc_path(const struct doc_ctx *c, char *buf, size_t len,
 /* Reads up to len bytes of a file; -1 if it cannot be opened or read. */
 static ssize_t read_file(const char *path, void *buf, size_t len)
 {
-	size_t got = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long long n;
 
 	if (fd < 0)
 		return -1;
-	while (got < len) {
-		ssize_t r = read(fd, (char *)buf + got, len - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			close(fd);
-			return -1;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
+	n = tool_read_full(fd, buf, len);
 	close(fd);
-	return (ssize_t)got;
+	return n < 0 ? -1 : (ssize_t)n;
 }
 
 /*

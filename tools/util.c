@@ -127,6 +127,42 @@ int tool_parse_wait(const char *s, enum fdma_wait_mode *w)
 	return 0;
 }
 
+int tool_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int tool_stream_chan(const char *cmd, struct fdma_dev *dev, const struct fdma_info *info,
+		     const char *uri, int chan, enum fdma_dir dir)
+{
+	const char *d = dir == FDMA_C2H ? "C2H" : "H2C";
+
+	if (chan < 0) {
+		chan = fdma_find_chan(dev, dir, FDMA_KIND_STREAM);
+		if (chan < 0)
+			fprintf(stderr, "fdma %s: %s has no %s stream channel\n", cmd, uri, d);
+		return chan < 0 ? -1 : chan;
+	}
+	if ((uint32_t)chan >= info->nchan || info->chan[chan].dir != dir ||
+	    info->chan[chan].kind != FDMA_KIND_STREAM) {
+		fprintf(stderr, "fdma %s: channel %d of %s is not a%s %s stream channel "
+			"(fdma info %s lists them)\n", cmd, chan, uri, dir == FDMA_H2C ? "n" : "",
+			d, uri);
+		return -1;
+	}
+	return chan;
+}
+
 double tool_rate(double amount, double first, uint64_t n, double t_first, double t_last,
 		 double secs)
 {

@@ -22,6 +22,15 @@ int tool_parse_sizes(const char *s, uint64_t *out, int max);
 void tool_fmt_size(uint64_t v, char *buf, size_t len);	/* 65536 -> "64K" */
 int tool_open(const char *uri, struct fdma_dev **dev);	/* prints the error */
 int tool_parse_wait(const char *s, enum fdma_wait_mode *w);	/* spin|sleep|adaptive */
+/* A decimal whole number in min..max (no sign, no suffix): 0, or -1. */
+int tool_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/*
+ * The stream channel of direction dir a command works on: chan when it is
+ * >= 0 (checked to be one), else the device's first. -1 with the reason
+ * printed, "fdma CMD: ...".
+ */
+int tool_stream_chan(const char *cmd, struct fdma_dev *dev, const struct fdma_info *info,
+		     const char *uri, int chan, enum fdma_dir dir);
 
 /*
  * Ctrl-C (SIGINT) and SIGTERM end a long run early: the first one sets a
