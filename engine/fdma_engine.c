@@ -32,6 +32,7 @@ int fdma_eng_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 	caps->align = 1u << align_log2;
 	caps->coalesce = !!(caps_reg & FDMA_CAPS_COALESCE);
 	caps->testgen = !!(caps_reg & FDMA_CAPS_TESTGEN);
+	caps->mem2mem = !!(caps_reg & FDMA_CAPS_MEM2MEM);
 	caps->max_desc_len = fdma_plat_rd32(p, FDMA_REG_MAX_DESC_LEN);
 	/* Keep split pieces aligned: round the advertised maximum down. */
 	caps->max_desc_len &= ~(caps->align - 1);
@@ -155,6 +156,9 @@ void fdma_ering_start(struct fdma_ering *r, u32 ctrl_flags, u32 irq_vec)
 	ch_wr(r, FDMA_CH_PIDX, r->pidx);
 	r->pidx_pub = r->pidx;
 	r->ctrl = FDMA_CH_CTRL_RUN | ctrl_flags;
+	/* Say we know the channel is memory-to-memory (FDMA_CH_CTRL_M2M). */
+	if (r->caps & FDMA_CH_CAP_MEM2MEM)
+		r->ctrl |= FDMA_CH_CTRL_M2M;
 	/* The device latches the ring registers when it sees RUN: order them first. */
 	fdma_wmb();
 	ch_wr(r, FDMA_CH_CTRL, r->ctrl);
@@ -225,6 +229,11 @@ int fdma_ering_check(const struct fdma_ering *r, const struct fdma_ereq *q,
 
 	if (!why)
 		why = &dummy;
+	/* A kind from a later minor version: its descriptor format is unknown here. */
+	if (r->caps & ~FDMA_CH_CAP_KNOWN) {
+		*why = "channel of a kind this host does not know (CH_CAPS bits beyond 1.2)";
+		return -EOPNOTSUPP;
+	}
 	if (q->len == 0) {
 		*why = "length is zero";
 		return -EINVAL;
@@ -233,7 +242,17 @@ int fdma_ering_check(const struct fdma_ering *r, const struct fdma_ereq *q,
 		*why = "host address or length not a multiple of the engine's alignment";
 		return -EINVAL;
 	}
-	if (stream) {
+	if (r->caps & FDMA_CH_CAP_MEM2MEM) {
+		if (!aligned(q->dst, r->align)) {
+			*why = "destination address not a multiple of the engine's alignment";
+			return -EINVAL;
+		}
+		/* The engine copies front to back in pieces: it does not promise memmove. */
+		if (q->host < q->dst + q->len && q->dst < q->host + q->len) {
+			*why = "source and destination ranges overlap";
+			return -EINVAL;
+		}
+	} else if (stream) {
 		if ((r->caps & FDMA_CH_CAP_C2H) && q->len > r->max_desc_len) {
 			*why = "stream buffer longer than the engine's maximum descriptor length";
 			return -EINVAL;
@@ -275,6 +294,7 @@ int fdma_ering_post(struct fdma_ering *r, const struct fdma_ereq *q)
 		struct fdma_desc *d = &r->desc[idx];
 		u32 piece = left < r->max_desc_len ? left : r->max_desc_len;
 		u32 ctrl = 0;
+		/* MEM2MEM (never C2H): card is the destination's bus address. */
 		u64 host = q->host + off, card = stream ? 0 : q->card + off;
 
 		if (i == 0)

@@ -46,6 +46,7 @@ struct fdma_eng_caps {
 	u64 card_size;		/* bytes */
 	bool coalesce;
 	bool testgen;
+	bool mem2mem;		/* 1.2: a MEM2MEM channel exists */
 	u32 chan_caps[FDMA_MAX_CHANNELS];	/* FDMA_CH_CAP_* */
 };
 
@@ -54,10 +55,16 @@ struct fdma_eslot {
 	u32 last;		/* 1 if this descriptor ends a request */
 };
 
-/* A request as the engine sees it: a bus address, a card address, a length. */
+/*
+ * A request as the engine sees it: a bus address, a card address (or, on a
+ * MEM2MEM channel, the destination's bus address), a length.
+ */
 struct fdma_ereq {
-	u64 host;		/* host bus address (0 for no host side) */
-	u64 card;		/* card address (memory-mapped channels) */
+	u64 host;		/* host bus address (0 for no host side); MEM2MEM: the source */
+	union {
+		u64 card;	/* card address (memory-mapped channels) */
+		u64 dst;	/* MEM2MEM: destination host bus address */
+	};
 	u32 len;		/* may exceed max_desc_len: it is split */
 	u32 flags;		/* FDMA_DESC_IRQ | SOF | EOF */
 	u64 cookie;

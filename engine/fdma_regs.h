@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * FDMA engine, version 1.1: register map and memory formats.
+ * FDMA engine, version 1.2: register map and memory formats.
  *
  * This header is the machine-readable half of docs/engine.md; the two
  * state the same facts. It is included by the engine core (engine/), the
@@ -29,7 +29,7 @@
 
 #define FDMA_ID_MAGIC		0x46444d41u	/* "FDMA" */
 #define FDMA_VERSION_MAJOR	1u
-#define FDMA_VERSION_MINOR	1u	/* 1.1: STATUS.BUSY */
+#define FDMA_VERSION_MINOR	2u	/* 1.1: STATUS.BUSY; 1.2: MEM2MEM channels */
 
 /* PCI identity of an FDMA engine (see docs/engine.md). */
 /*
@@ -56,6 +56,7 @@
 #define FDMA_CAPS_ALIGN_LOG2(c)	(((c) >> 8) & 0xffu)	/* data alignment */
 #define FDMA_CAPS_COALESCE	(1u << 16)	/* count + timer coalescing */
 #define FDMA_CAPS_TESTGEN	(1u << 17)	/* stream test generator/checker */
+#define FDMA_CAPS_MEM2MEM	(1u << 18)	/* 1.2: at least one memory-to-memory channel */
 #define FDMA_CAPS_MAKE(nchan, align_log2) \
 	((u32)(nchan) | ((u32)(align_log2) << 8))
 
@@ -104,10 +105,19 @@
 #define FDMA_CH_CAP_C2H		(1u << 0)	/* else H2C */
 #define FDMA_CH_CAP_STREAM	(1u << 1)	/* else memory-mapped to card memory */
 #define FDMA_CH_CAP_TESTGEN	(1u << 2)	/* has a test generator (C2H) or checker (H2C) */
+#define FDMA_CH_CAP_MEM2MEM	(1u << 3)	/* 1.2: reads host memory, writes host memory */
+#define FDMA_CH_CAP_KNOWN	0xfu		/* bits a 1.2 host knows; it drives no channel with others */
 
 #define FDMA_CH_CTRL_RUN	(1u << 0)	/* fetch and execute descriptors */
 #define FDMA_CH_CTRL_IRQ_EN	(1u << 1)	/* raise interrupts */
 #define FDMA_CH_CTRL_DROP	(1u << 2)	/* stream C2H: drop frames when the ring is empty (else backpressure) */
+/*
+ * 1.2: the host drives this MEM2MEM channel as one. A MEM2MEM channel run
+ * without it halts on its first descriptor with DESC_ERR: a 1.1 host, which
+ * would take the channel for H2C memory-mapped and put a card address in
+ * dst, can never make it write host memory there.
+ */
+#define FDMA_CH_CTRL_M2M	(1u << 3)
 
 #define FDMA_CH_ST_RUNNING	(1u << 0)	/* RUN seen, ring latched */
 #define FDMA_CH_ST_HALTED	(1u << 1)	/* stopped on an error; reset to recover */
@@ -131,6 +141,7 @@
  *   C2H memory-mapped: src = card address,     dst = host bus address
  *   C2H stream:        src = 0,                dst = host bus address
  *   H2C stream:        src = host bus address, dst = 0
+ *   MEM2MEM (1.2):     src = host bus address, dst = host bus address
  * src, dst and len must be multiples of the data alignment (CAPS).
  */
 struct fdma_desc {

@@ -43,6 +43,7 @@ enum fdma_dir {
 enum fdma_kind {
 	FDMA_KIND_MM = 0,	/* memory-mapped: addresses in card memory */
 	FDMA_KIND_STREAM = 1,	/* streaming: frames, no card address */
+	FDMA_KIND_MEM = 2,	/* memory to memory: copies between buffers (fdma_submit_copy()) */
 };
 
 enum fdma_wait_mode {
@@ -54,7 +55,7 @@ enum fdma_wait_mode {
 #define FDMA_MAX_CHAN 16
 
 struct fdma_chan_info {
-	uint8_t dir;		/* enum fdma_dir */
+	uint8_t dir;		/* enum fdma_dir (FDMA_H2C on memory-to-memory channels) */
 	uint8_t kind;		/* enum fdma_kind */
 	uint8_t testgen;	/* stream test generator (C2H) or checker (H2C) present */
 	uint8_t rsvd;
@@ -97,7 +98,7 @@ void fdma_close(struct fdma_dev *dev);
  */
 const char *fdma_errmsg(const struct fdma_dev *dev);
 int fdma_get_info(struct fdma_dev *dev, struct fdma_info *info);
-/* First channel with this direction and kind, or -ENOENT. */
+/* First channel with this direction and kind (FDMA_KIND_MEM: any direction), or -ENOENT. */
 int fdma_find_chan(struct fdma_dev *dev, enum fdma_dir dir, enum fdma_kind kind);
 
 /* ---- buffers ---------------------------------------------------------- */
@@ -166,6 +167,31 @@ struct fdma_cpl {
  * first invalid request's error. Nothing is queued on an error.
  */
 int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
+
+/*
+ * A copy between two buffers on a memory-to-memory channel (FDMA_KIND_MEM):
+ * len bytes from src_buf at src_offset to dst_buf at dst_offset. Offsets
+ * and length are multiples of the alignment; the two ranges must not
+ * overlap (the engine copies front to back: it is memcpy, not memmove).
+ */
+struct fdma_copy {
+	int src_buf;		/* buffer handles */
+	int dst_buf;
+	uint64_t src_offset;
+	uint64_t dst_offset;
+	uint64_t len;		/* bytes */
+	uint64_t user_data;	/* returned in the completion */
+	uint32_t flags;		/* FDMA_REQ_IRQ */
+	uint32_t rsvd;		/* 0 */
+};
+
+/*
+ * Queue n copies on memory-to-memory channel ch and ring the doorbell once;
+ * the same all-or-nothing rule and return values as fdma_submit(). Their
+ * completions come back through fdma_reap(), one per copy. fdma_submit() on
+ * such a channel, and this call on any other, is -EINVAL.
+ */
+int fdma_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy *copies, unsigned int n);
 
 /*
  * Reap up to max completions. Waits, per the channel's wait mode, until at

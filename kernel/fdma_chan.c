@@ -176,7 +176,8 @@ int fdma_chan_init(struct fdma_dev *fdev, u32 idx)
 		goto err;
 	}
 
-	if (!(c->caps & FDMA_CH_CAP_STREAM)) {
+	/* read()/write() of card memory bounce through it: memory-mapped channels only. */
+	if (!(c->caps & (FDMA_CH_CAP_STREAM | FDMA_CH_CAP_MEM2MEM))) {
 		ret = chan_alloc_bounce(c);
 		if (ret)
 			goto err;

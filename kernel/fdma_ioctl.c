@@ -333,6 +333,9 @@ static int ioc_check_req(struct fdma_file *f, struct fdma_chan *c,
 	u64 off = r->offset, left = r->len;
 	struct fdma_buf *b;
 
+	/* A copy needs a destination buffer, which this request cannot name. */
+	if (c->caps & FDMA_CH_CAP_MEM2MEM)
+		return -EOPNOTSUPP;
 	if (r->flags & ~(FDMA_IOC_REQ_IRQ | FDMA_IOC_REQ_SOF |
 			 FDMA_IOC_REQ_EOF))
 		return -EINVAL;

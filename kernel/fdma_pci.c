@@ -185,7 +185,8 @@ static void fdma_find_mm_chans(struct fdma_dev *fdev)
 	for (i = 0; i < fdev->caps.nchan; i++) {
 		u32 caps = fdev->caps.chan_caps[i];
 
-		if (caps & FDMA_CH_CAP_STREAM)
+		/* Only memory-mapped channels reach card memory (not copies, not later kinds). */
+		if (caps & ~(FDMA_CH_CAP_C2H | FDMA_CH_CAP_TESTGEN))
 			continue;
 		if ((caps & FDMA_CH_CAP_C2H) && fdev->c2h < 0)
 			fdev->c2h = i;

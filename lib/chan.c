@@ -31,7 +31,8 @@ void fdma_efd_drain(int efd)
 void fdma_chan_info_from_caps(struct fdma_chan_info *ci, u32 caps, u32 ring_size)
 {
 	ci->dir = (caps & FDMA_CH_CAP_C2H) ? FDMA_C2H : FDMA_H2C;
-	ci->kind = (caps & FDMA_CH_CAP_STREAM) ? FDMA_KIND_STREAM : FDMA_KIND_MM;
+	ci->kind = (caps & FDMA_CH_CAP_MEM2MEM) ? FDMA_KIND_MEM :
+		   (caps & FDMA_CH_CAP_STREAM) ? FDMA_KIND_STREAM : FDMA_KIND_MM;
 	ci->testgen = !!(caps & FDMA_CH_CAP_TESTGEN);
 	ci->ring_size = ring_size;
 }
@@ -53,24 +54,37 @@ static int check_chan(struct fdma_dev *dev, int ch)
 			return ret_;				\
 	} while (0)
 
+/* Request i's buffer range (what: "" or "source "/"destination "), and its length. */
+static int check_range(struct fdma_dev *dev, unsigned int i, const char *what, int h,
+		       u64 offset, u64 len, struct fdma_buf **bp)
+{
+	struct fdma_buf *b = fdma_buf_lookup(dev, h);
+
+	if (!b)
+		return fdma_err(dev, -EBADF, "request %u: unknown %sbuffer handle %d", i, what, h);
+	if (offset > b->size || len > b->size - offset)
+		return fdma_err(dev, -ERANGE,
+				"request %u: %soffset %llu + length %llu is beyond buffer %d's %zu bytes",
+				i, what, (unsigned long long)offset, (unsigned long long)len,
+				h, b->size);
+	if (len > UINT32_MAX - dev->info.align + 1)
+		return fdma_err(dev, -EINVAL, "request %u: length %llu is over 4 GiB",
+				i, (unsigned long long)len);
+	*bp = b;
+	return 0;
+}
+
 int fdma_req_check(struct fdma_dev *dev, const struct fdma_ering *rules, unsigned int i,
 		   const struct fdma_req *r, bool bus)
 {
-	struct fdma_buf *b = fdma_buf_lookup(dev, r->buf);
+	struct fdma_buf *b = NULL;
 	struct fdma_ereq q = { 0 };
 	const char *why;
 	int ret;
 
-	if (!b)
-		return fdma_err(dev, -EBADF, "request %u: unknown buffer handle %d", i, r->buf);
-	if (r->offset > b->size || r->len > b->size - r->offset)
-		return fdma_err(dev, -ERANGE,
-				"request %u: offset %llu + length %llu is beyond buffer %d's %zu bytes",
-				i, (unsigned long long)r->offset, (unsigned long long)r->len,
-				r->buf, b->size);
-	if (r->len > UINT32_MAX - dev->info.align + 1)
-		return fdma_err(dev, -EINVAL, "request %u: length %llu is over 4 GiB",
-				i, (unsigned long long)r->len);
+	ret = check_range(dev, i, "", r->buf, r->offset, r->len, &b);
+	if (ret)
+		return ret;
 	if (r->flags & ~(FDMA_REQ_IRQ | FDMA_REQ_SOF | FDMA_REQ_EOF))
 		return fdma_err(dev, -EINVAL, "request %u: unknown flags 0x%x", i, r->flags);
 	/* Buffers start page-aligned: without a bus address the offset carries the alignment. */
@@ -86,12 +100,61 @@ int fdma_req_check(struct fdma_dev *dev, const struct fdma_ering *rules, unsigne
 	return 0;
 }
 
+int fdma_copy_check(struct fdma_dev *dev, const struct fdma_ering *rules, unsigned int i,
+		    const struct fdma_copy *cp, bool bus)
+{
+	struct fdma_buf *sb = NULL, *db = NULL;
+	struct fdma_ereq q = { 0 };
+	const char *why;
+	int ret;
+
+	ret = check_range(dev, i, "source ", cp->src_buf, cp->src_offset, cp->len, &sb);
+	if (!ret)
+		ret = check_range(dev, i, "destination ", cp->dst_buf, cp->dst_offset, cp->len, &db);
+	if (ret)
+		return ret;
+	if (cp->flags & ~FDMA_REQ_IRQ)
+		return fdma_err(dev, -EINVAL, "request %u: unknown flags 0x%x (a copy takes FDMA_REQ_IRQ)",
+				i, cp->flags);
+	if (cp->rsvd)
+		return fdma_err(dev, -EINVAL, "request %u: rsvd is %u, must be 0", i, cp->rsvd);
+	/*
+	 * Without bus addresses the offsets carry the alignment, and only the
+	 * same buffer can overlap: give the two a common base then.
+	 */
+	q.host = (bus ? sb->bus : 0) + cp->src_offset;
+	q.dst = (bus ? db->bus : (sb == db ? 0 : 1ull << 62)) + cp->dst_offset;
+	q.len = (u32)cp->len;
+	ret = fdma_ering_check(rules, &q, &why);
+	if (ret)
+		return fdma_err(dev, ret,
+				"request %u (buffer %d offset %llu to buffer %d offset %llu, %llu bytes): %s",
+				i, cp->src_buf, (unsigned long long)cp->src_offset, cp->dst_buf,
+				(unsigned long long)cp->dst_offset, (unsigned long long)cp->len, why);
+	return 0;
+}
+
 int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n)
 {
 	CHECK_CHAN(dev, ch);
 	if (!reqs && n)
 		return fdma_err(dev, -EINVAL, "fdma_submit: reqs is NULL");
+	if (dev->info.chan[ch].kind == FDMA_KIND_MEM)
+		return fdma_err(dev, -EINVAL,
+				"fdma_submit: channel %d is memory-to-memory: use fdma_submit_copy()", ch);
 	return dev->ops->submit(dev, ch, reqs, n);
+}
+
+int fdma_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy *copies, unsigned int n)
+{
+	CHECK_CHAN(dev, ch);
+	if (!copies && n)
+		return fdma_err(dev, -EINVAL, "fdma_submit_copy: copies is NULL");
+	if (dev->info.chan[ch].kind != FDMA_KIND_MEM)
+		return fdma_err(dev, -EINVAL,
+				"fdma_submit_copy: channel %d is not memory-to-memory (fdma_find_chan() with FDMA_KIND_MEM finds one)",
+				ch);
+	return dev->ops->submit_copy(dev, ch, copies, n);
 }
 
 int fdma_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,

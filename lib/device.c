@@ -225,8 +225,11 @@ int fdma_find_chan(struct fdma_dev *dev, enum fdma_dir dir, enum fdma_kind kind)
 	if (!fdma_dev_live(dev))
 		return -EBADF;
 	for (u32 i = 0; i < dev->info.nchan; i++)
-		if (dev->info.chan[i].dir == dir && dev->info.chan[i].kind == kind)
+		if (dev->info.chan[i].kind == kind &&
+		    (kind == FDMA_KIND_MEM || dev->info.chan[i].dir == dir))
 			return (int)i;
+	if (kind == FDMA_KIND_MEM)
+		return fdma_err(dev, -ENOENT, "no memory-to-memory channel on this device");
 	return fdma_err(dev, -ENOENT, "no %s %s channel on this device",
 			dir == FDMA_H2C ? "H2C" : "C2H",
 			kind == FDMA_KIND_MM ? "memory-mapped" : "stream");

@@ -73,7 +73,51 @@ void fdma_echan_teardown(struct fdma_dev *dev, int ch)
 
 static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c);
 
-int fdma_echan_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n)
+/* Request i of a batch of either kind, as the engine and the buffer accounting see it. */
+static void batch_get(struct fdma_dev *dev, const struct fdma_req *reqs,
+		      const struct fdma_copy *cps, unsigned int i, struct fdma_ereq *q,
+		      struct fdma_reqent *e)
+{
+	u32 f;
+
+	if (cps) {
+		const struct fdma_copy *cp = &cps[i];
+
+		q->host = fdma_buf_lookup(dev, cp->src_buf)->bus + cp->src_offset;
+		q->dst = fdma_buf_lookup(dev, cp->dst_buf)->bus + cp->dst_offset;
+		q->len = (u32)cp->len;
+		f = cp->flags;
+		e->buf = cp->src_buf;
+		e->dst_buf = cp->dst_buf;
+		e->user_data = cp->user_data;
+	} else {
+		const struct fdma_req *r = &reqs[i];
+
+		q->host = fdma_buf_lookup(dev, r->buf)->bus + r->offset;
+		q->card = r->card_addr;
+		q->len = (u32)r->len;
+		f = r->flags;
+		e->buf = r->buf;
+		e->dst_buf = -1;
+		e->user_data = r->user_data;
+	}
+	q->flags = (f & FDMA_REQ_IRQ ? FDMA_DESC_IRQ : 0) |
+		   (f & FDMA_REQ_SOF ? FDMA_DESC_SOF : 0) |
+		   (f & FDMA_REQ_EOF ? FDMA_DESC_EOF : 0);
+}
+
+/* Count a transfer on buffer h (-1: none) in or out (k = 1 or -1; unsigned arithmetic wraps). */
+static void buf_hold(struct fdma_dev *dev, int h, int k)
+{
+	struct fdma_buf *b = h >= 0 ? fdma_buf_lookup(dev, h) : NULL;
+
+	if (b)
+		atomic_fetch_add_explicit(&b->inflight, (unsigned int)k, memory_order_relaxed);
+}
+
+/* Queue a batch of requests (reqs) or of copies (cps): all or nothing, one doorbell. */
+static int submit_batch(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
+			const struct fdma_copy *cps, unsigned int n)
 {
 	struct fdma_chan *c = &dev->ch[ch];
 	u32 need = 0;
@@ -89,11 +133,12 @@ int fdma_echan_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 				"channel %d was reset after an error: reap its canceled transfers first", ch);
 	/* All or nothing: check every request before writing any descriptor. */
 	for (i = 0; i < n; i++) {
-		int ret = fdma_req_check(dev, &c->ring, i, &reqs[i], true);
+		int ret = cps ? fdma_copy_check(dev, &c->ring, i, &cps[i], true)
+			      : fdma_req_check(dev, &c->ring, i, &reqs[i], true);
 
 		if (ret)
 			return ret;
-		need += fdma_ering_ndesc(&c->ring, (u32)reqs[i].len);
+		need += fdma_ering_ndesc(&c->ring, (u32)(cps ? cps[i].len : reqs[i].len));
 	}
 	/* More than the whole ring can never fit: a retry loop must not spin on it. */
 	if (need > c->ring.size)
@@ -104,23 +149,14 @@ int fdma_echan_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 		return fdma_err(dev, -EAGAIN, "channel %d: %u descriptors needed, %u free now: reap and retry",
 				ch, need, fdma_ering_space(&c->ring));
 	for (i = 0; i < n; i++) {
-		const struct fdma_req *r = &reqs[i];
-		struct fdma_buf *b = fdma_buf_lookup(dev, r->buf);
+		/* The cookie finds the request again: its first ring slot. */
 		u32 first = c->ring.pidx & (c->ring.size - 1);
-		struct fdma_ereq q = {
-			.host = b->bus + r->offset,
-			.card = r->card_addr,
-			.len = (u32)r->len,
-			.flags = (r->flags & FDMA_REQ_IRQ ? FDMA_DESC_IRQ : 0) |
-				 (r->flags & FDMA_REQ_SOF ? FDMA_DESC_SOF : 0) |
-				 (r->flags & FDMA_REQ_EOF ? FDMA_DESC_EOF : 0),
-			/* The cookie finds the request again: its first ring slot. */
-			.cookie = first,
-		};
+		struct fdma_reqent *e = &c->req[first];
+		struct fdma_ereq q = { .cookie = first };
 
-		c->req[first].user_data = r->user_data;
-		c->req[first].buf = r->buf;
-		atomic_fetch_add_explicit(&b->inflight, 1, memory_order_relaxed);
+		batch_get(dev, reqs, cps, i, &q, e);
+		buf_hold(dev, e->buf, 1);
+		buf_hold(dev, e->dst_buf, 1);
 		fdma_ering_post(&c->ring, &q);
 		STAT_ADD(c, descriptors, fdma_ering_ndesc(&c->ring, q.len));
 	}
@@ -131,6 +167,16 @@ int fdma_echan_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 		STAT_ADD(c, transfers, n);
 	}
 	return (int)n;
+}
+
+int fdma_echan_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n)
+{
+	return submit_batch(dev, ch, reqs, NULL, n);
+}
+
+int fdma_echan_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy *cps, unsigned int n)
+{
+	return submit_batch(dev, ch, NULL, cps, n);
 }
 
 int fdma_echan_inflight(struct fdma_dev *dev, int ch)
@@ -147,7 +193,6 @@ static void convert(struct fdma_dev *dev, struct fdma_chan *c, const struct fdma
 		    struct fdma_cpl *out)
 {
 	struct fdma_reqent *r = &c->req[e->cookie & (c->ring.size - 1)];
-	struct fdma_buf *b = fdma_buf_lookup(dev, r->buf);
 
 	out->user_data = r->user_data;
 	out->len = e->len;
@@ -156,8 +201,8 @@ static void convert(struct fdma_dev *dev, struct fdma_chan *c, const struct fdma
 	out->flags = (e->flags & FDMA_CPL_F_SOF ? FDMA_CPL_SOF : 0) |
 		     (e->flags & FDMA_CPL_F_EOF ? FDMA_CPL_EOF : 0) |
 		     (e->flags & FDMA_CPL_F_OVERRUN ? FDMA_CPL_OVERRUN : 0);
-	if (b)
-		atomic_fetch_sub_explicit(&b->inflight, 1, memory_order_relaxed);
+	buf_hold(dev, r->buf, -1);
+	buf_hold(dev, r->dst_buf, -1);
 	STAT_ADD(c, completions, 1);
 	STAT_ADD(c, bytes, e->len);
 	if (out->res)

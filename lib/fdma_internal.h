@@ -50,6 +50,7 @@ struct fdma_buf {
 struct fdma_reqent {
 	u64 user_data;
 	int buf;
+	int dst_buf;		/* a copy's destination, else -1 */
 };
 
 /* A channel driven from user space by the engine core (lib/echan.c). */
@@ -85,6 +86,7 @@ struct fdma_ops {
 	/* 0, or -EBUSY while transfers use it (b stays valid). */
 	int (*buf_free)(struct fdma_dev *dev, struct fdma_buf *b);
 	int (*submit)(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
+	int (*submit_copy)(struct fdma_dev *dev, int ch, const struct fdma_copy *c, unsigned int n);
 	int (*reap)(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
 		    unsigned int min_wait, int64_t timeout_us);
 	int (*inflight)(struct fdma_dev *dev, int ch);
@@ -151,6 +153,9 @@ void fdma_chan_info_from_caps(struct fdma_chan_info *ci, u32 caps, u32 ring_size
  */
 int fdma_req_check(struct fdma_dev *dev, const struct fdma_ering *rules, unsigned int i,
 		   const struct fdma_req *r, bool bus);
+/* The same for copy i of a batch on a memory-to-memory channel. */
+int fdma_copy_check(struct fdma_dev *dev, const struct fdma_ering *rules, unsigned int i,
+		    const struct fdma_copy *cp, bool bus);
 
 /* sim: backend (sim.c), its channels (echan.c) */
 int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o);
@@ -158,6 +163,7 @@ extern const struct fdma_ops fdma_sim_ops;
 int fdma_echan_setup(struct fdma_dev *dev, int ch, u32 ring_size);
 void fdma_echan_teardown(struct fdma_dev *dev, int ch);
 int fdma_echan_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
+int fdma_echan_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy *cps, unsigned int n);
 int fdma_echan_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
 		    unsigned int min_wait, int64_t timeout_us);
 int fdma_echan_inflight(struct fdma_dev *dev, int ch);

@@ -188,6 +188,14 @@ static int kdev_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
 
 /* ---- submission --------------------------------------------------------------- */
 
+/* The driver reports no memory-to-memory channel before UAPI 5: never reached there. */
+static int kdev_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy *cps, unsigned int n)
+{
+	(void)cps;
+	(void)n;
+	return fdma_err(dev, -EOPNOTSUPP, "channel %d: this driver takes no copies", ch);
+}
+
 static int kdev_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n)
 {
 	struct fdma_kchan *kc = &dev->kdev->ch[ch];
@@ -762,6 +770,7 @@ const struct fdma_ops fdma_kdev_ops = {
 	.buf_register = kdev_buf_register,
 	.buf_free = kdev_buf_free,
 	.submit = kdev_submit,
+	.submit_copy = kdev_submit_copy,
 	.reap = kdev_reap,
 	.inflight = kdev_inflight,
 	.chan_fd = kdev_chan_fd,

@@ -221,6 +221,7 @@ const struct fdma_ops fdma_sim_ops = {
 	.buf_register = sim_buf_register,
 	.buf_free = sim_buf_free,
 	.submit = fdma_echan_submit,
+	.submit_copy = fdma_echan_submit_copy,
 	.reap = fdma_echan_reap,
 	.inflight = fdma_echan_inflight,
 	.chan_fd = fdma_echan_fd,

@@ -117,7 +117,7 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
 }
 
 #define KNOWN_OPTS \
-	"gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams mem ring maxdesc coal coal_us fault"
+	"gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams memcpy mem ring maxdesc coal coal_us fault"
 
 /* The option's bit in the "seen" mask (its place in KNOWN_OPTS), or -1. */
 static int opt_index(const char *key)
@@ -231,6 +231,9 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		} else if (!strcmp(key, "streams")) {
 			ret = get_num(key, val, 0, 1, &v, why, whylen);
 			o->model.streams = v;
+		} else if (!strcmp(key, "memcpy")) {
+			ret = get_num(key, val, 0, 4, &v, why, whylen);
+			o->model.memcpy_chans = (unsigned int)v;
 		} else if (!strcmp(key, "mem")) {
 			ret = get_num(key, val, 0, 1ull << 40, &v, why, whylen);
 			o->model.card_size = v;
@@ -267,6 +270,14 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		ret = fdma_link_validate(&o->model.link, lwhy, sizeof(lwhy));
 		if (ret)
 			snprintf(why, whylen, "%s", lwhy);
+	}
+	if (!ret && o->model.mm_pairs * 2 + (o->model.streams ? 2 : 0) + o->model.memcpy_chans >
+		    FDMA_MAX_CHAN) {
+		snprintf(why, whylen,
+			 "%u memory-mapped pairs, %u stream channels and %u memcpy channels are over the engine's %u channels",
+			 o->model.mm_pairs, o->model.streams ? 2 : 0, o->model.memcpy_chans,
+			 FDMA_MAX_CHAN);
+		ret = -EINVAL;
 	}
 	if (!ret && (o->model.max_desc_len & 63)) {
 		snprintf(why, whylen, "bad value for option 'maxdesc': must be a multiple of 64");

@@ -277,6 +277,13 @@ double fdma_link_read_Bps(const struct fdma_link_cfg *c)
 	return bw;
 }
 
+double fdma_link_copy_Bps(const struct fdma_link_cfg *c)
+{
+	double rd = fdma_link_read_Bps(c), wr = fdma_link_write_Bps(c);
+
+	return rd < wr ? rd : wr;
+}
+
 const char *fdma_link_read_limit(const struct fdma_link_cfg *c)
 {
 	double down, up, lat;

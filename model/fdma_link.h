@@ -83,6 +83,12 @@ double fdma_link_tlp_Bps(const struct fdma_link_cfg *c);
 double fdma_link_write_Bps(const struct fdma_link_cfg *c);
 double fdma_link_read_Bps(const struct fdma_link_cfg *c);
 
+/* payload ceiling of memory-to-memory copies (engine 1.2), bytes/s: a copy
+ * reads and writes host memory, crossing the link both ways, so it runs at
+ * the slower direction's ceiling (the model charges reads and writes to
+ * separate directions, as it does for concurrent H2C and C2H transfers) */
+double fdma_link_copy_Bps(const struct fdma_link_cfg *c);
+
 /* What bounds fdma_link_read_Bps(): "link" (completion bandwidth
  * downstream), "requests" (request bandwidth upstream) or "tags"
  * (tags * MRRS / rtt); NULL for an invalid configuration. */

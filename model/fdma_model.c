@@ -149,6 +149,11 @@ static bool is_stream(const struct mchan *c)
 	return c->caps & FDMA_CH_CAP_STREAM;
 }
 
+static bool is_m2m(const struct mchan *c)
+{
+	return c->caps & FDMA_CH_CAP_MEM2MEM;
+}
+
 /* ---- the bus-master gate ------------------------------------------------- */
 
 /*
@@ -346,30 +351,65 @@ static void sleep_until(u64 t)
 		fdma_cpu_relax();
 }
 
-/* Hold a transfer of len bytes for the link's time in this channel's direction. */
-static void pace(struct mchan *c, u32 len)
+static bool paced(struct fdma_model *m)
 {
-	struct fdma_model *m = c->m;
-	int dir = is_c2h(c) ? 1 : 0;
-	struct link_clock *lc = &m->clk[dir];
-	u64 cost, start, done;
-
 	switch (grd(m, FDMA_MDBG_PACE)) {
 	case FDMA_MDBG_PACE_ON:
-		break;
+		return true;
 	case FDMA_MDBG_PACE_OFF:
-		return;
+		return false;
 	default:
-		if (!m->cfg.paced)
-			return;
+		return m->cfg.paced;
 	}
-	cost = fdma_link_xfer_ns(&m->cfg.link, dir, len, c->was_empty);
+}
+
+/*
+ * Reserve cost ns of one direction's link time, starting no earlier than
+ * not_before; returns when it ends.
+ */
+static u64 reserve(struct link_clock *lc, u64 not_before, u64 cost)
+{
+	u64 start, done;
+
 	pthread_mutex_lock(&lc->lock);
-	/* Back to back when the descriptor was waiting; else from when it arrived. */
-	start = lc->free_ns > c->avail_ns ? lc->free_ns : c->avail_ns;
+	start = lc->free_ns > not_before ? lc->free_ns : not_before;
 	done = start + cost;
 	lc->free_ns = done;
 	pthread_mutex_unlock(&lc->lock);
+	return done;
+}
+
+/*
+ * Hold a transfer of len bytes for the link's time in this channel's
+ * direction. A MEM2MEM piece crosses the link both ways: its reads take
+ * downstream time (clk[0], as H2C), its writes upstream time (clk[1], as
+ * C2H), the writes starting no earlier than the reads (a piece's data is
+ * written as it arrives). Both clocks advance, so copies compete with H2C
+ * and C2H channels for each direction, and a lone copy runs at the slower
+ * direction's rate. Like concurrent H2C and C2H channels here, the read
+ * requests' upstream bytes are not charged against the writes.
+ */
+static void pace(struct mchan *c, u32 len)
+{
+	struct fdma_model *m = c->m;
+	u64 done;
+
+	if (!paced(m))
+		return;
+	/* Back to back when the descriptor was waiting; else from when it arrived. */
+	if (is_m2m(c)) {
+		u64 cost_r = fdma_link_xfer_ns(&m->cfg.link, FDMA_LINK_H2C, len, c->was_empty);
+		u64 cost_w = fdma_link_xfer_ns(&m->cfg.link, FDMA_LINK_C2H, len, false);
+		u64 done_r = reserve(&m->clk[0], c->avail_ns, cost_r);
+		u64 done_w = reserve(&m->clk[1], done_r - cost_r, cost_w);
+
+		done = done_r > done_w ? done_r : done_w;
+	} else {
+		int dir = is_c2h(c) ? FDMA_LINK_C2H : FDMA_LINK_H2C;
+
+		done = reserve(&m->clk[dir], c->avail_ns,
+			       fdma_link_xfer_ns(&m->cfg.link, dir, len, c->was_empty));
+	}
 	sleep_until(done);
 	c->avail_ns = done;
 	c->was_empty = false;
@@ -583,11 +623,25 @@ static bool aligned(u64 v, u32 align_log2)
 	return !(v & ((1ull << align_log2) - 1));
 }
 
-/* Common checks; returns FDMA_CPL_OK and the host pointer, or an error status. */
-static u16 check_desc(struct mchan *c, const struct fdma_desc *d, void **host)
+/*
+ * Common checks; returns FDMA_CPL_OK and the host pointer (MEM2MEM: the
+ * source, and the destination in *dst), or an error status.
+ */
+static u16 check_desc(struct mchan *c, const struct fdma_desc *d, void **host, void **dst)
 {
 	struct fdma_model *m = c->m;
 	bool c2h = is_c2h(c);
+
+	if (is_m2m(c)) {
+		if (d->len == 0 || d->len > m->cfg.max_desc_len)
+			return FDMA_CPL_LEN_ERR;
+		if (!aligned(d->src, m->cfg.align_log2) || !aligned(d->dst, m->cfg.align_log2) ||
+		    !aligned(d->len, m->cfg.align_log2))
+			return FDMA_CPL_ALIGN_ERR;
+		*host = m->host.dma(m->host.ctx, d->src, d->len);
+		*dst = m->host.dma(m->host.ctx, d->dst, d->len);
+		return *host && *dst ? FDMA_CPL_OK : FDMA_CPL_ADDR_ERR;
+	}
 	u64 hbus = c2h ? d->dst : d->src;
 	u64 card = c2h ? d->src : d->dst;
 
@@ -647,7 +701,8 @@ out:
  * Fetch and check descriptor cidx, applying the fault due on it. Returns
  * false if the channel stopped (stuck, or halted on an error).
  */
-static bool fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, enum fdma_fault *f)
+static bool fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, void **dst,
+		       enum fdma_fault *f)
 {
 	u16 st;
 
@@ -658,14 +713,16 @@ static bool fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, enum f
 		c->rogue = true;
 	if (c->stuck)
 		return false;
-	if (!c->ring || *f == FDMA_FAULT_DESC) {
+	/* A host that does not say it knows the kind gets nothing written (CH_CTRL.M2M). */
+	if (!c->ring || *f == FDMA_FAULT_DESC ||
+	    (is_m2m(c) && !(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_M2M))) {
 		halt(c, NULL, FDMA_CPL_DESC_ERR);
 		return false;
 	}
 	if (*f == FDMA_FAULT_IRQ)
 		c->lose_irq = true;
 	*d = c->ring[c->cidx & (c->size - 1)];
-	st = check_desc(c, d, host);
+	st = check_desc(c, d, host, dst);
 	if (st != FDMA_CPL_OK) {
 		halt(c, d, st);
 		return false;
@@ -674,19 +731,22 @@ static bool fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, enum f
 }
 
 /*
- * One descriptor of a memory-mapped or H2C stream channel. Returns false
- * if the channel stopped (error, stuck or STOP).
+ * One descriptor of a memory-mapped, MEM2MEM or H2C stream channel.
+ * Returns false if the channel stopped (error, stuck or STOP).
  */
 static bool run_desc(struct mchan *c)
 {
 	struct fdma_model *m = c->m;
 	enum fdma_fault f;
 	struct fdma_desc d;
-	void *host = NULL;
+	void *host = NULL, *dst = NULL;
 
-	if (!fetch_desc(c, &d, &host, &f))
+	if (!fetch_desc(c, &d, &host, &dst, &f))
 		return false;
-	if (is_stream(c))
+	/* The host's rule keeps src and dst apart; memmove keeps the model defined anyway. */
+	if (is_m2m(c))
+		memmove(dst, host, d.len);
+	else if (is_stream(c))
 		checker_feed(c, host, d.len, d.ctrl);
 	else if (is_c2h(c))
 		memcpy(host, m->card + d.src, d.len);
@@ -812,11 +872,11 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 	while (c->in_frame && c->cidx != pidx && n < BUDGET && engine_enabled(c->m)) {
 		enum fdma_fault f;
 		struct fdma_desc d;
-		void *host = NULL;
+		void *host = NULL, *unused;
 		u32 piece;
 		u16 flags = 0;
 
-		if (!fetch_desc(c, &d, &host, &f))
+		if (!fetch_desc(c, &d, &host, &unused, &f))
 			return n;
 		piece = c->frame_len - c->frame_off;
 		if (piece > d.len)
@@ -1004,7 +1064,8 @@ static void init_regs(struct fdma_model *m)
 	gwr(m, FDMA_REG_ID, FDMA_ID_MAGIC);
 	gwr(m, FDMA_REG_VERSION, FDMA_VERSION_MAJOR << 16 | FDMA_VERSION_MINOR);
 	gwr(m, FDMA_REG_CAPS, FDMA_CAPS_MAKE(m->nchan, cfg->align_log2) |
-			      FDMA_CAPS_COALESCE | (cfg->streams ? FDMA_CAPS_TESTGEN : 0));
+			      FDMA_CAPS_COALESCE | (cfg->streams ? FDMA_CAPS_TESTGEN : 0) |
+			      (cfg->memcpy_chans ? FDMA_CAPS_MEM2MEM : 0));
 	gwr(m, FDMA_REG_MAX_DESC_LEN, cfg->max_desc_len);
 	gwr(m, FDMA_REG_CARD_SIZE_LO, (u32)cfg->card_size);
 	gwr(m, FDMA_REG_CARD_SIZE_HI, (u32)(cfg->card_size >> 32));
@@ -1025,7 +1086,8 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 {
 	struct fdma_model *m;
 	pthread_condattr_t ca;
-	unsigned int n = cfg->mm_pairs * 2 + (cfg->streams ? 2 : 0), i;
+	unsigned int n_mm_st = cfg->mm_pairs * 2 + (cfg->streams ? 2 : 0);
+	unsigned int n = n_mm_st + cfg->memcpy_chans, i;
 	int ret = 0;
 
 	*mp = NULL;
@@ -1062,6 +1124,8 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 		c->base = FDMA_CH_BASE(i);
 		if (i < cfg->mm_pairs * 2)
 			c->caps = (i & 1) ? FDMA_CH_CAP_C2H : 0;
+		else if (i >= n_mm_st)
+			c->caps = FDMA_CH_CAP_MEM2MEM;
 		else
 			c->caps = FDMA_CH_CAP_STREAM | FDMA_CH_CAP_TESTGEN |
 				  (i == cfg->mm_pairs * 2 ? FDMA_CH_CAP_C2H : 0);

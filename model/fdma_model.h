@@ -43,6 +43,7 @@ struct fdma_model_cfg {
 	bool paced;		/* hold transfers for the link's time */
 	unsigned int mm_pairs;	/* H2C + C2H memory-mapped channel pairs */
 	bool streams;		/* plus one C2H and one H2C stream channel */
+	unsigned int memcpy_chans;	/* plus this many MEM2MEM channels (engine 1.2) */
 	uint64_t card_size;	/* card memory, bytes (sparse) */
 	uint32_t max_desc_len;
 	unsigned int align_log2;

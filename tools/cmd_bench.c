@@ -29,7 +29,8 @@
 
 struct bench_opts {
 	const char *uri;
-	enum fdma_dir dir;
+	enum fdma_dir dir;	/* FDMA_C2H in copy mode: the device writes host slots */
+	int copy;		/* memory-to-memory: a source buffer stands in for card memory */
 	uint64_t sizes[MAX_SIZES];
 	int nsizes;
 	unsigned int batch;
@@ -60,7 +61,9 @@ static void usage(FILE *f)
 		"  throughput beside the link model's ceiling, host CPU, wake-ups,\n"
 		"  completion latency and integrity (every byte moved is checked).\n"
 		"options:\n"
-		"  --dir h2c|c2h        direction (default c2h)\n"
+		"  --dir h2c|c2h|copy   direction (default c2h; copy: buffer to buffer on a\n"
+		"                       memory-to-memory channel, the default on a device with\n"
+		"                       only those)\n"
 		"  --sizes LIST         4K,64K,1M or 4K..4M (doubling; multiples of 64; default 4K..4M)\n"
 		"  --batch N            transfers per submission and per reap (default 32)\n"
 		"  --wait spin|sleep|adaptive   how to wait for completions (default adaptive)\n"
@@ -134,6 +137,28 @@ static double memcpy_mbps(uint8_t *base, uint64_t size, unsigned int depth,
 }
 
 /*
+ * Copy mode: the source buffer holds the regions card memory holds in the
+ * other modes, so a request's card_addr is an offset into it; cps has room
+ * for a batch.
+ */
+struct copy_src {
+	int buf;
+	struct fdma_copy *cps;
+};
+
+static int bench_submit(struct fdma_dev *dev, int ch, const struct copy_src *cs,
+			const struct fdma_req *reqs, unsigned int n)
+{
+	if (!cs)
+		return fdma_submit(dev, ch, reqs, n);
+	for (unsigned int i = 0; i < n; i++)
+		cs->cps[i] = (struct fdma_copy){ .src_buf = cs->buf, .dst_buf = reqs[i].buf,
+			.src_offset = reqs[i].card_addr, .dst_offset = reqs[i].offset,
+			.len = reqs[i].len, .user_data = reqs[i].user_data };
+	return fdma_submit_copy(dev, ch, cs->cps, n);
+}
+
+/*
  * H2C checking: read back the regions a batch wrote, over the C2H channel.
  * It runs one iteration behind, beside the next H2C batch, so checking
  * never stalls the data path; its CPU counts as checking CPU.
@@ -200,7 +225,7 @@ static int readback_submit(struct fdma_dev *dev, struct readback *rb, const stru
  * data was checked by the run; here only the completion status counts.
  */
 static void idle_latency(struct fdma_dev *dev, const struct bench_opts *o, int ch, int buf,
-			 uint64_t size, struct bench_res *res)
+			 const struct copy_src *cs, uint64_t size, struct bench_res *res)
 {
 	struct tool_lat l = { 0 };
 	double tend = tool_now() + (o->seconds / 4 < 0.1 ? o->seconds / 4 : 0.1);
@@ -212,7 +237,7 @@ static void idle_latency(struct fdma_dev *dev, const struct bench_opts *o, int c
 
 		if (i && t > tend)
 			break;
-		if (fdma_submit(dev, ch, &rq, 1) < 0)
+		if (bench_submit(dev, ch, cs, &rq, 1) < 0)
 			break;
 		if (fdma_reap(dev, ch, &c, 1, 1, 5000000) != 1) {
 			fprintf(stderr, "fdma bench: idle latency: %s\n", fdma_errmsg(dev));
@@ -245,6 +270,8 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 	double *sub_time = calloc(depth, sizeof(*sub_time));
 	struct readback rb = { .ch = -1, .buf = -1, .req = calloc(o->batch, sizeof(struct fdma_req)),
 			       .cpl = calloc(o->batch, sizeof(struct fdma_cpl)) };
+	struct copy_src src = { .buf = -1, .cps = calloc(o->batch, sizeof(struct fdma_copy)) };
+	const struct copy_src *cs = o->copy ? &src : NULL;
 	uint8_t *base;
 	uint64_t t_next = 0;
 	double t0, tend, t_last = 0, cpu0, pcpu0, mcpu0, verify = 0;
@@ -253,9 +280,9 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 	memset(res, 0, sizeof(*res));
 	res->size = size;
 	fdma_get_info(dev, &info);
-	if (regions * size > info.card_size)
+	if (!o->copy && regions * size > info.card_size)
 		regions = (unsigned int)(info.card_size / size);
-	if (!reqs || !cpls || !sub_time || !rb.req || !rb.cpl) {
+	if (!reqs || !cpls || !sub_time || !rb.req || !rb.cpl || !src.cps) {
 		fprintf(stderr, "fdma bench: out of memory\n");
 		ret = -1;
 		goto out_free;
@@ -289,8 +316,19 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 		rb.base = fdma_buf_addr(dev, rb.buf);
 	}
 
+	if (o->copy) {
+		src.buf = fdma_buf_alloc(dev, size * regions, o->hugepages ? FDMA_BUF_HUGEPAGE : 0);
+		if (src.buf < 0) {
+			fprintf(stderr, "fdma bench: copy source: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			goto out_buf;
+		}
+		for (unsigned int r = 0; r < regions; r++)
+			tool_pat_fill((uint8_t *)fdma_buf_addr(dev, src.buf) + (uint64_t)r * size,
+				      size, r);
+	}
 	/* Card regions hold their own patterns (C2H reads them); host slots theirs (H2C). */
-	for (unsigned int r = 0; r < regions && o->dir == FDMA_C2H; r++) {
+	for (unsigned int r = 0; r < regions && o->dir == FDMA_C2H && !o->copy; r++) {
 		tool_pat_fill(base, size, r);
 		if (fdma_write_card(dev, buf, 0, (uint64_t)r * size, size)) {
 			fprintf(stderr, "fdma bench: preparing card memory: %s\n", fdma_errmsg(dev));
@@ -309,6 +347,14 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 			tool_pat_fill(base + (uint64_t)s * size, size, 1000 + s);
 	}
 	fdma_ceiling(dev, o->dir, size, &res->ceiling);
+	if (o->copy) {
+		double rd = 0;
+
+		/* A copy crosses the link both ways: the slower direction bounds it. */
+		fdma_ceiling(dev, FDMA_H2C, size, &rd);
+		if (rd < res->ceiling)
+			res->ceiling = rd;
+	}
 
 	fdma_chan_stats(dev, ch, &st0);
 	t0 = tool_now();
@@ -327,7 +373,7 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 		now = tool_now();
 		for (unsigned int i = 0; i < o->batch; i++)
 			sub_time[reqs[i].user_data % depth] = now;
-		if (fdma_submit(dev, ch, reqs, o->batch) < 0) {
+		if (bench_submit(dev, ch, cs, reqs, o->batch) < 0) {
 			fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(dev));
 			ret = -1;
 			goto out_buf;
@@ -389,7 +435,7 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 
 			for (int i = 0; i < n; i++)
 				sub_time[reqs[i].user_data % depth] = ts;
-			if (fdma_submit(dev, ch, reqs, (unsigned int)n) < 0) {
+			if (bench_submit(dev, ch, cs, reqs, (unsigned int)n) < 0) {
 				fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(dev));
 				ret = -1;
 				break;
@@ -435,7 +481,7 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 	res->p99 = tool_lat_pct(&lat, 99);
 	tool_progress_end(prog);
 	if (!ret && !tool_stop_requested())
-		idle_latency(dev, o, ch, buf, size, res);
+		idle_latency(dev, o, ch, buf, cs, size, res);
 	/* A Ctrl-C during the idle latency run cut that short too. */
 	if (tool_stop_requested())
 		res->interrupted = 1;
@@ -449,6 +495,8 @@ out_buf:
 		fdma_buf_free(dev, rb.buf);
 	}
 	fdma_buf_free(dev, buf);
+	if (src.buf >= 0)
+		fdma_buf_free(dev, src.buf);
 out_free:
 	tool_lat_free(&lat);
 	free(reqs);
@@ -456,6 +504,7 @@ out_free:
 	free(sub_time);
 	free(rb.req);
 	free(rb.cpl);
+	free(src.cps);
 	return ret;
 }
 
@@ -487,8 +536,11 @@ static void print_header(const struct bench_opts *o, const struct fdma_info *inf
 	double ceil = o->dir == FDMA_C2H ? info->link.write_mbps : info->link.read_mbps;
 	int paced = info->link.paced;
 
+	if (o->copy && info->link.read_mbps < ceil)
+		ceil = info->link.read_mbps;
 	/* Two lines: each fits 100 columns, like the table. */
 	printf("%s\n  %s, batch %u, wait %s", info->name,
+	       o->copy ? "copy (device reads and writes host memory)" :
 	       o->dir == FDMA_C2H ? "C2H (device writes)" : "H2C (device reads)", o->batch,
 	       wait_name(o->wait));
 	if (o->coal_count >= 0)
@@ -496,7 +548,8 @@ static void print_header(const struct bench_opts *o, const struct fdma_info *inf
 	if (!paced)
 		printf(", no link ceiling (unpaced): memcpy beside\n");
 	else if (ceil > 0)
-		printf(", link ceiling %s %.1f MB/s\n", o->dir == FDMA_C2H ? "write" : "read", ceil);
+		printf(", link ceiling %s %.1f MB/s\n",
+		       o->copy ? "copy" : o->dir == FDMA_C2H ? "write" : "read", ceil);
 	else
 		printf(", link unknown: no ceiling\n");
 	printf("%6s %9s", "size", "MB/s");
@@ -534,7 +587,8 @@ static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 		printf(",\"backend\":");
 		tool_json_str(stdout, info->backend);
 		printf(",\"dir\":\"%s\",\"size\":%" PRIu64 ",\"batch\":%u,\"wait\":\"%s\"",
-		       o->dir == FDMA_C2H ? "c2h" : "h2c", r->size, o->batch, wait_name(o->wait));
+		       o->copy ? "copy" : o->dir == FDMA_C2H ? "c2h" : "h2c", r->size, o->batch,
+		       wait_name(o->wait));
 		json_num("coalesce_count", o->coal_count, o->coal_count >= 0, "%.0f");
 		json_num("coalesce_us", o->coal_us, o->coal_count >= 0, "%.0f");
 		printf(",\"paced\":%s,\"hugepages_requested\":%s,\"hugepages\":%s,\"seconds\":%g,"
@@ -614,7 +668,7 @@ int fdma_cmd_bench(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bench_opts o = { .dir = FDMA_C2H, .batch = 32, .wait = FDMA_WAIT_ADAPTIVE,
+	struct bench_opts o = { .dir = FDMA_C2H, .copy = -1, .batch = 32, .wait = FDMA_WAIT_ADAPTIVE,
 				.seconds = 2, .coal_count = -1, .coal_us = -1, .progress = 1 };
 	struct fdma_dev *dev;
 	struct fdma_info info;
@@ -626,12 +680,15 @@ int fdma_cmd_bench(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
+			o.copy = 0;
 			if (!strcmp(optarg, "h2c")) {
 				o.dir = FDMA_H2C;
 			} else if (!strcmp(optarg, "c2h")) {
 				o.dir = FDMA_C2H;
+			} else if (!strcmp(optarg, "copy")) {
+				o.copy = 1;
 			} else {
-				fprintf(stderr, "fdma bench: --dir must be h2c or c2h, not '%s'\n", optarg);
+				fprintf(stderr, "fdma bench: --dir must be h2c, c2h or copy, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -706,7 +763,11 @@ int fdma_cmd_bench(int argc, char **argv)
 	if (tool_open(o.uri, &dev))
 		return EXIT_FAIL;
 	fdma_get_info(dev, &info);
-	ch = fdma_find_chan(dev, o.dir, FDMA_KIND_MM);
+	/* No --dir: copies where the device has nothing else to measure. */
+	if (o.copy < 0)
+		o.copy = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM) < 0 &&
+			 fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MEM) >= 0;
+	ch = fdma_find_chan(dev, o.dir, o.copy ? FDMA_KIND_MEM : FDMA_KIND_MM);
 	if (ch < 0 || fdma_chan_set_wait(dev, ch, o.wait, 0) ||
 	    (o.coal_count >= 0 && fdma_chan_set_coalesce(dev, ch, (unsigned int)o.coal_count,
 							 (unsigned int)o.coal_us))) {

@@ -2,11 +2,27 @@
 /* fdma info: what the device is, its channels and its link. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fdma_cmds.h"
 #include "util.h"
+
+/* A channel kind as JSON (short) or text names it. */
+static const char *kind_name(uint8_t kind, bool json)
+{
+	switch (kind) {
+	case FDMA_KIND_MM:
+		return json ? "mm" : "memory-mapped";
+	case FDMA_KIND_STREAM:
+		return "stream";
+	case FDMA_KIND_MEM:
+		return json ? "mem" : "memory-to-memory";
+	default:
+		return "unknown";
+	}
+}
 
 int fdma_cmd_info(int argc, char **argv)
 {
@@ -63,7 +79,7 @@ int fdma_cmd_info(int argc, char **argv)
 		for (uint32_t i = 0; i < in.nchan; i++)
 			printf("%s{\"index\":%u,\"dir\":\"%s\",\"kind\":\"%s\",\"ring\":%u,\"testgen\":%s}",
 			       i ? "," : "", i, in.chan[i].dir == FDMA_C2H ? "c2h" : "h2c",
-			       in.chan[i].kind == FDMA_KIND_MM ? "mm" : "stream", in.chan[i].ring_size,
+			       kind_name(in.chan[i].kind, true), in.chan[i].ring_size,
 			       in.chan[i].testgen ? "true" : "false");
 		printf("]}\n");
 	} else {
@@ -80,10 +96,21 @@ int fdma_cmd_info(int argc, char **argv)
 		if (in.link.write_mbps > 0)
 			printf("ceiling    %.1f MB/s device writes (C2H), %.1f MB/s device reads (H2C) (link model)\n",
 			       in.link.write_mbps, in.link.read_mbps);
+		for (uint32_t i = 0; in.link.write_mbps > 0 && i < in.nchan; i++) {
+			if (in.chan[i].kind != FDMA_KIND_MEM)
+				continue;
+			/* A copy reads and writes: the slower direction bounds it. */
+			printf("           %.1f MB/s copies (memory to memory)\n",
+			       in.link.write_mbps < in.link.read_mbps ? in.link.write_mbps
+								      : in.link.read_mbps);
+			break;
+		}
 		for (uint32_t i = 0; i < in.nchan; i++)
-			printf("channel %-2u %s %s, ring %u%s\n", i,
-			       in.chan[i].dir == FDMA_C2H ? "C2H" : "H2C",
-			       in.chan[i].kind == FDMA_KIND_MM ? "memory-mapped" : "stream",
+			printf("channel %-2u %s%s, ring %u%s\n", i,
+			       /* A copy has no direction across the link: it crosses both ways. */
+			       in.chan[i].kind == FDMA_KIND_MEM ? "" :
+			       in.chan[i].dir == FDMA_C2H ? "C2H " : "H2C ",
+			       kind_name(in.chan[i].kind, false),
 			       in.chan[i].ring_size,
 			       in.chan[i].testgen ? (in.chan[i].dir == FDMA_C2H ? ", test generator"
 									  : ", test checker") : "");

@@ -120,9 +120,9 @@ static void print_header(const struct fdma_link_cfg *c)
 	       c->rcb == 64 ? "64" : c->rcb == 128 ? "128" : "none (MPS)",
 	       c->addr64 ? "4DW" : "3DW", c->ecrc ? "ECRC" : "no ECRC",
 	       c->dllp ? "on" : "off", c->tags, c->rtt_ns);
-	printf("%3s %5s %5s %5s %11s %11s %11s %7s %7s %s\n", "gen",
+	printf("%3s %5s %5s %5s %11s %11s %11s %11s %7s %7s %s\n", "gen",
 	       "lanes", "mps", "mrrs", "raw MB/s", "write MB/s", "read MB/s",
-	       "write%", "read%", "read bound");
+	       "copy MB/s", "write%", "read%", "read bound");
 }
 
 static void print_row(const struct fdma_link_cfg *c, bool json)
@@ -130,6 +130,7 @@ static void print_row(const struct fdma_link_cfg *c, bool json)
 	double raw = fdma_link_raw_Bps(c);
 	double wr = fdma_link_write_Bps(c);
 	double rd = fdma_link_read_Bps(c);
+	double cp = fdma_link_copy_Bps(c);
 	const char *bound = fdma_link_read_limit(c);
 
 	if (json) {
@@ -137,20 +138,20 @@ static void print_row(const struct fdma_link_cfg *c, bool json)
 		       "\"rcb\":%u,\"addr64\":%s,\"ecrc\":%s,\"dllp\":%s,"
 		       "\"tags\":%u,\"rtt_ns\":%u,"
 		       "\"raw_mbps\":%.1f,\"write_mbps\":%.1f,"
-		       "\"read_mbps\":%.1f,\"write_eff_pct\":%.1f,"
+		       "\"read_mbps\":%.1f,\"copy_mbps\":%.1f,\"write_eff_pct\":%.1f,"
 		       "\"read_eff_pct\":%.1f,\"read_bound\":\"%s\","
 		       "\"source\":\"model\"}\n",
 		       c->gen, c->lanes, c->mps, c->mrrs, c->rcb,
 		       c->addr64 ? "true" : "false",
 		       c->ecrc ? "true" : "false",
 		       c->dllp ? "true" : "false", c->tags, c->rtt_ns,
-		       raw / 1e6, wr / 1e6, rd / 1e6, 100.0 * wr / raw,
+		       raw / 1e6, wr / 1e6, rd / 1e6, cp / 1e6, 100.0 * wr / raw,
 		       100.0 * rd / raw, bound);
 		return;
 	}
-	printf("%3u %5u %5u %5u %11.1f %11.1f %11.1f %7.1f %7.1f %s\n",
+	printf("%3u %5u %5u %5u %11.1f %11.1f %11.1f %11.1f %7.1f %7.1f %s\n",
 	       c->gen, c->lanes, c->mps, c->mrrs, raw / 1e6, wr / 1e6,
-	       rd / 1e6, 100.0 * wr / raw, 100.0 * rd / raw, bound);
+	       rd / 1e6, cp / 1e6, 100.0 * wr / raw, 100.0 * rd / raw, bound);
 }
 
 int fdma_cmd_model(int argc, char **argv)

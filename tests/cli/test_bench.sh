@@ -48,6 +48,16 @@ fdma bench sim:paced=0 --dir h2c --sizes 64K --seconds 0.2 --json
 json "H2C unpaced: read back and checked, no ceiling" \
 	'L[0]["dir"] == "h2c" and L[0]["ceiling_mbps"] is None and L[0]["bytes_checked"] == L[0]["bytes"] > 0 and L[0]["errors"] == 0'
 
+fdma bench sim:paced=0,memcpy=1 --dir copy --sizes 4K,256K --seconds 0.2 --json
+json "copy unpaced: every byte copied checked, memcpy beside, no ceiling" \
+	'len(L) == 2 and all(o["dir"] == "copy" and o["ceiling_mbps"] is None and num(o, "memcpy_mbps") > 0 and o["bytes_checked"] == o["bytes"] > 0 and o["errors"] == 0 for o in L)'
+fdma bench sim:memcpy=1,gen=3,lanes=4 --dir copy --sizes 1M --seconds 0.2 --json
+json "copy paced: the ceiling is the slower direction's (read, on this link)" \
+	'L[0]["dir"] == "copy" and num(L[0], "ceiling_mbps") > 0 and L[0]["errors"] == 0 and L[0]["bytes_checked"] == L[0]["bytes"] > 0'
+expect_fail "bench --dir copy on a device without a memory-to-memory channel names it" \
+	"no memory-to-memory channel" bench sim:paced=0 --dir copy --sizes 4K --seconds 0.1
+expect_usage "bench --dir sideways exits 2" bench sim: --dir sideways
+
 # Text: 100 columns by default, no null, '-' where nothing is known.
 for dev in sim: sim:paced=0; do
 	fdma bench "$dev" --sizes 4K,1M --seconds 0.1

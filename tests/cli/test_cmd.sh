@@ -85,7 +85,9 @@ json "fdma info applies sim: options (gen3 x8, 2 channel pairs, no streams)" \
 
 fdma model --json
 json "fdma model --json: one object per line with the ceilings" \
-	'len(L) == 25 and all(has(o, "gen lanes mps write_mbps read_mbps") for o in L)'
+	'len(L) == 25 and all(has(o, "gen lanes mps write_mbps read_mbps copy_mbps") for o in L)'
+json "fdma model --json: the copy ceiling is the slower direction's in every row" \
+	'all(o["copy_mbps"] == min(o["write_mbps"], o["read_mbps"]) for o in L) and any(o["read_mbps"] < o["write_mbps"] for o in L) and any(o["write_mbps"] < o["read_mbps"] for o in L)'
 
 fdma model --gen 2 --lanes 1 --mps 256 --json
 # Hand-computed: 500e6 B/s * 0.997 (SKP) * 256 / (256 + 8 framing + 16 4DW header).

@@ -9,15 +9,15 @@
 
 . tests/cli/lib.sh
 
-# The engine's ID ("FDMA") and VERSION (1.1) read back as the spec says.
+# The engine's ID ("FDMA") and VERSION (1.2) read back as the spec says.
 fdma reg sim: 0 --json
 json "fdma reg sim: 0 reads the engine's ID" \
 	'len(L) == 1 and L[0]["bar"] == 0 and L[0]["offset"] == 0 and L[0]["value"] == 0x46444d41 and L[0]["written"] is False'
 fdma reg sim: bar0:0x4
-if [ "$rc" -eq 0 ] && grep -q '^BAR0 0x0004 = 0x00010001 (65537)$' "$T/out"; then
-	ok "fdma reg sim: bar0:0x4 prints VERSION 1.1 in hex and decimal"
+if [ "$rc" -eq 0 ] && grep -q '^BAR0 0x0004 = 0x00010002 (65538)$' "$T/out"; then
+	ok "fdma reg sim: bar0:0x4 prints VERSION 1.2 in hex and decimal"
 else
-	bad "fdma reg sim: bar0:0x4 prints VERSION 1.1 in hex and decimal" "exit $rc: $(head -n 1 "$T/out")"
+	bad "fdma reg sim: bar0:0x4 prints VERSION 1.2 in hex and decimal" "exit $rc: $(head -n 1 "$T/out")"
 fi
 
 # Writes: the engine's registers need --force; with it the write lands.
@@ -57,5 +57,17 @@ json "fdma info --json lists the channels (dir, kind, ring, testgen)" \
 fdma info sim:channels=2,streams=0,ring=64 --json
 json "fdma info --json: 2 channel pairs without streams, ring 64" \
 	'len(L[0]["channel_list"]) == 4 and all(c["kind"] == "mm" and c["ring"] == 64 for c in L[0]["channel_list"])'
+fdma info sim:memcpy=2 --json
+json "fdma info --json: memcpy=2 adds two memory-to-memory channels after the others" \
+	'[c["kind"] for c in L[0]["channel_list"]] == ["mm", "mm", "stream", "stream", "mem", "mem"] and L[0]["version"] == "1.2"'
+fdma info sim:memcpy=1
+if [ "$rc" -eq 0 ] && grep -q '^channel 4  memory-to-memory, ring 1024$' "$T/out" &&
+	grep -q 'MB/s copies (memory to memory)$' "$T/out"; then
+	ok "fdma info names a memory-to-memory channel and its copy ceiling"
+else
+	bad "fdma info with memcpy=1" "exit $rc: $(tail -n 2 "$T/out" | tr '\n' '|')"
+fi
+expect_fail "sim: with more than 16 channels says so" "over the engine's 16 channels" \
+	info sim:channels=7,memcpy=3
 
 finish

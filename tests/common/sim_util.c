@@ -49,13 +49,14 @@ static uint64_t parse_size(const char *s)
  * it when the test needs nothing the other device cannot be told. paced=
  * says only how fast the model runs and is dropped; coal= and coal_us= are
  * applied as settings; mem=N needs at least N bytes of card memory (the
- * tests take the card's end from sim_card_size()); any other option shapes
+ * tests take the card's end from sim_card_size()); memcpy=N needs at least
+ * N memory-to-memory channels; any other option shapes
  * the simulated device (ring, faults, link, ...) and the test is skipped,
  * saying which.
  */
 static struct fdma_dev *open_other(const char *target, const char *uri, const char *file, int line)
 {
-	unsigned int coal = 0, coal_us = 0;
+	unsigned int coal = 0, coal_us = 0, min_memcpy = 0, nmem = 0;
 	uint64_t min_mem = 0;
 	const char *opts = strchr(uri, ':');
 	struct fdma_dev *dev = NULL;
@@ -70,6 +71,10 @@ static struct fdma_dev *open_other(const char *target, const char *uri, const ch
 		if (!strncmp(o, "mem=", 4)) {
 			/* Tests size their card ranges by sim_card_size(): enough is enough. */
 			min_mem = parse_size(o + 4);
+			continue;
+		}
+		if (!strncmp(o, "memcpy=", 7)) {
+			min_memcpy = (unsigned int)strtoul(o + 7, NULL, 0);
 			continue;
 		}
 		if (!strncmp(o, "coal=", 5))
@@ -91,6 +96,14 @@ static struct fdma_dev *open_other(const char *target, const char *uri, const ch
 		fdma_close(dev);
 		print_message("needs %llu bytes of card memory, %s has %llu: skipped\n",
 			      (unsigned long long)min_mem, target, (unsigned long long)in.card_size);
+		skip();
+	}
+	for (unsigned int i = 0; i < in.nchan; i++)
+		nmem += in.chan[i].kind == FDMA_KIND_MEM;
+	if (nmem < min_memcpy) {
+		fdma_close(dev);
+		print_message("needs %u memory-to-memory channels, %s has %u: skipped\n",
+			      min_memcpy, target, nmem);
 		skip();
 	}
 	/*

@@ -989,6 +989,63 @@ static void test_check_card_range(void **state)
 	check_req(d, HOST, 0xffffffffffffffc0ull, ALIGN, -ERANGE, "card");
 }
 
+/* ---- memory-to-memory channels (1.2) --------------------------------------- */
+
+#define HOST2	0x00007f0100000000ull	/* a second host buffer's bus address */
+
+static void test_mem2mem(void **state)
+{
+	struct dev *d = *state;
+	const u32 ch = CH_H2C_MM;
+
+	*reg(d, FDMA_REG_CAPS) |= FDMA_CAPS_MEM2MEM;
+	*creg(d, ch, FDMA_CH_CAPS) = FDMA_CH_CAP_MEM2MEM;
+	ring_on(d, ch, 16);
+	assert_true(d->caps.mem2mem);
+
+	/* Started with CH_CTRL.M2M: the host says it knows the kind. */
+	fdma_ering_start(&d->r, FDMA_CH_CTRL_IRQ_EN, ch);
+	assert_int_equal(*creg(d, ch, FDMA_CH_CTRL),
+			 FDMA_CH_CTRL_RUN | FDMA_CH_CTRL_IRQ_EN | FDMA_CH_CTRL_M2M);
+	fdma_ering_set_irq(&d->r, false);
+	assert_int_equal(*creg(d, ch, FDMA_CH_CTRL), FDMA_CH_CTRL_RUN | FDMA_CH_CTRL_M2M);
+	fdma_ering_stop(&d->r);
+	assert_int_equal(*creg(d, ch, FDMA_CH_CTRL), FDMA_CH_CTRL_M2M);
+
+	/* src and dst are both host addresses; pieces advance both; no card range. */
+	post_ok(d, HOST, HOST2, 3 * ALIGN, FDMA_DESC_IRQ, 5);
+	check_desc(&d->desc[0], HOST, HOST2, 3 * ALIGN, FDMA_DESC_IRQ, 5);
+	post_ok(d, HOST, HOST2 + CARD_SIZE, 2 * MAXD + ALIGN, FDMA_DESC_IRQ, 6);
+	check_desc(&d->desc[1], HOST, HOST2 + CARD_SIZE, MAXD, 0, 6);
+	check_desc(&d->desc[2], HOST + MAXD, HOST2 + CARD_SIZE + MAXD, MAXD, 0, 6);
+	check_desc(&d->desc[3], HOST + 2 * MAXD, HOST2 + CARD_SIZE + 2 * MAXD, ALIGN,
+		   FDMA_DESC_IRQ, 6);
+
+	check_req(d, HOST, HOST2 + 32, ALIGN, -EINVAL, "destination");
+	check_req(d, HOST + 32, HOST2, ALIGN, -EINVAL, "align");
+	check_req(d, HOST, HOST2, 0, -EINVAL, "zero");
+	/* Overlap either way, by one block; adjacent ranges are fine. */
+	check_req(d, HOST, HOST + ALIGN, 2 * ALIGN, -EINVAL, "overlap");
+	check_req(d, HOST + ALIGN, HOST, 2 * ALIGN, -EINVAL, "overlap");
+	check_req(d, HOST, HOST, ALIGN, -EINVAL, "overlap");
+	check_req(d, HOST, HOST + 2 * ALIGN, 2 * ALIGN, 0, NULL);
+	check_req(d, HOST + 2 * ALIGN, HOST, 2 * ALIGN, 0, NULL);
+	check_req(d, HOST, HOST2, 17 * MAXD, -EINVAL, "ring");
+}
+
+/* A channel kind from a later minor version is never driven. */
+static void test_unknown_chan_kind(void **state)
+{
+	struct dev *d = *state;
+
+	*creg(d, CH_H2C_MM, FDMA_CH_CAPS) = 1u << 4;
+	ring_on(d, CH_H2C_MM, 16);
+	check_req(d, HOST, 0, ALIGN, -EOPNOTSUPP, "kind");
+	*creg(d, CH_C2H_ST, FDMA_CH_CAPS) |= 1u << 31;
+	ring_on(d, CH_C2H_ST, 16);
+	check_req(d, HOST, 0, ALIGN, -EOPNOTSUPP, "kind");
+}
+
 /* ---- reset and cancel ---------------------------------------------------- */
 
 static u64 now_us(void)
@@ -1381,6 +1438,8 @@ int main(void)
 		T(test_middle_piece_error),
 		T(test_check_errors),
 		T(test_check_card_range),
+		T(test_mem2mem),
+		T(test_unknown_chan_kind),
 		T(test_reset_handshake),
 		T(test_reset_timeout),
 		T(test_eng_reset_enable),

@@ -45,6 +45,31 @@ static struct fdma_link_cfg cfg(unsigned gen, unsigned lanes, unsigned mps)
 	return c;
 }
 
+/* A copy crosses the link both ways: the slower direction bounds it, whichever that is. */
+static void test_copy_ceiling(void **state)
+{
+	struct fdma_link_cfg c;
+	int read_slower = 0, write_slower = 0;
+
+	(void)state;
+	fdma_link_defaults(&c);
+	/* Few tags and a long round trip make reads the slower direction. */
+	for (unsigned int rtt = 800; rtt <= 80000; rtt *= 10) {
+		double rd, wr;
+
+		c.tags = 4;
+		c.rtt_ns = rtt;
+		rd = fdma_link_read_Bps(&c);
+		wr = fdma_link_write_Bps(&c);
+		assert_true(fdma_link_copy_Bps(&c) == (rd < wr ? rd : wr));
+		read_slower += rd < wr;
+		write_slower += wr < rd;
+	}
+	assert_true(read_slower > 0 && write_slower > 0);
+	c.gen = 9;
+	assert_true(fdma_link_copy_Bps(&c) == 0);
+}
+
 static void test_defaults(void **state)
 {
 	struct fdma_link_cfg c;
@@ -526,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_from_idle),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_copy_ceiling),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
