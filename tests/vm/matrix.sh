@@ -3,21 +3,26 @@
 #
 # tests/vm/matrix.sh [RUN.SH OPTIONS]: make test-vm. tests/vm/run.sh once per
 # line of the matrix below, each with its output and its tag, then a table
-# of the runs and "vm-matrix: N passed, M failed" (runs). The options given
-# here (e.g. --keep) go to every run. build/vm-summary gets "passed failed"
-# (runs) for make test's total.
+# of the runs and "vm-matrix: N passed, M failed" (runs). A line that starts
+# with a path (tests/...) runs that script instead of run.sh, with the rest
+# of the line as its options; it prints the same "== WHAT: kernels LIST"
+# and "vm: N passed, M failed" lines and exits the same way. The options
+# given here (e.g. --keep, --timeout S: both scripts take them) go to every
+# run. build/vm-summary gets "passed failed" (runs) for make test's total.
 #
-# A run that exits 77 (QEMU, a cross compiler, the arm64 sysroot or a
-# kernel missing) is listed as skipped with its SKIP line; .ci/run installs
-# all of it (the arm64 sysroot: tests/vm/arm64-sysroot.sh).
+# A run that exits 77 (QEMU, a cross compiler, the arm64 sysroot, a kernel
+# or a linux-source tarball missing) is listed as skipped with its SKIP
+# line; .ci/run installs all of it (the arm64 sysroot:
+# tests/vm/arm64-sysroot.sh).
 #
 # Exit: 0 when no run failed, 1 otherwise.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
 cd "$ROOT" || exit 1
 
-# One run.sh command line per entry. The ASan+UBSan end-to-end copy costs
-# ~10 s per process start under aarch64 TCG: on one arm64 run only.
+# One run.sh command line per entry (or a script and its options). The
+# ASan+UBSan end-to-end copy costs ~10 s per process start under aarch64
+# TCG: on one arm64 run only.
 MATRIX=(
 	"--arch x86_64"						# 6.1 and 6.12, full
 	"--arch x86_64 --kernel 6.12 --append swiotlb=force --no-asan"
@@ -25,6 +30,7 @@ MATRIX=(
 	"--arch arm64 --kernel 6.12 --noncoherent"		# full, with the ASan e2e copy
 	"--arch arm64 --kernel 6.12 --no-asan"			# coherent
 	"--arch x86_64 --kernel 6.12 --opts fault=stuck@3 --no-asan"	# a stuck channel recovered
+	"tests/vm/versal/run.sh"	# xlnx-versal-virt, 6.1 and 6.12: zynqmp_dma, dmatest, the DT binding
 )
 
 LOGS=build/vm-logs
@@ -39,11 +45,15 @@ i=0
 for args in "${MATRIX[@]}"; do
 	i=$((i + 1))
 	log=$LOGS/run-$i.log
+	case $args in
+	tests/*) cmd=$args ;;
+	*) cmd="tests/vm/run.sh $args" ;;
+	esac
 	echo
-	echo "=== vm run $i/${#MATRIX[@]}: tests/vm/run.sh $args${*:+ $*}"
+	echo "=== vm run $i/${#MATRIX[@]}: $cmd${*:+ $*}"
 	t=$(date +%s)
-	# shellcheck disable=SC2086  # one string of options per run
-	tests/vm/run.sh $args "$@" 2>&1 | tee "$log"
+	# shellcheck disable=SC2086  # one string: the script and its options
+	$cmd "$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	t=$(($(date +%s) - t))
 	counts=$(sed -n 's/^vm: \([0-9]* passed, [0-9]* failed\)$/\1/p' "$log" | tail -1)

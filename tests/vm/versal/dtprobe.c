@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Feasibility probe for docs/dmaengine.md 1.3 (not part of fdma.ko): a DT node with dmas/dma-names
- * naming ZDMA channels; request them, run a batch of memcpys, one issue_pending. */
+/* The dt_binding and dt_memcpy_batch checks of tests/vm/versal/run.sh (docs/dmaengine.md 1.3; not
+ * part of fdma.ko): bound to the "fdma,dmaengine" node whose dmas/dma-names name two ZDMA channels,
+ * it requests them by name, runs a batch of memcpys with one issue_pending and prints what it saw
+ * (tests/vm/versal/guest/20-dt-binding.sh judges the lines). */
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/dmaengine.h>
