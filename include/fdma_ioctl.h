@@ -42,8 +42,10 @@
  *    size-checked ioctls (see "Growth" above); the capability and status
  *    values below. Version 2 programs run unchanged.
  * 4: FDMA_IOC_REG (feature FDMA_FEAT_REG).
+ * 5: memory-to-memory channels (FDMA_IOC_CAP_MEM2MEM) and FDMA_IOC_COPY
+ *    (feature FDMA_FEAT_MEMCPY).
  */
-#define FDMA_UAPI_VERSION	4
+#define FDMA_UAPI_VERSION	5
 #define FDMA_IOC_MAGIC		'F'
 #define FDMA_IOC_MAX_CHAN	16
 #define FDMA_IOC_MAX_BATCH	1024	/* requests per FDMA_IOC_SUBMIT */
@@ -84,6 +86,13 @@ struct fdma_ioc_info {
 #define FDMA_IOC_CAP_C2H	0x1	/* card to host; else host to card */
 #define FDMA_IOC_CAP_STREAM	0x2	/* a stream (frames); else card memory */
 #define FDMA_IOC_CAP_TESTGEN	0x4	/* a test generator (C2H) or checker (H2C) */
+/*
+ * Memory to memory (uapi_version >= 5): the device copies between two of
+ * the file's buffers, queued with FDMA_IOC_COPY (FDMA_IOC_SUBMIT is
+ * -EOPNOTSUPP there, and FDMA_IOC_COPY on any other channel). C2H, STREAM
+ * and TESTGEN are 0 on such a channel.
+ */
+#define FDMA_IOC_CAP_MEM2MEM	0x8
 
 /* features */
 #define FDMA_FEAT_DMA_ALIGN	0x1	/* dma_align is set */
@@ -103,6 +112,8 @@ struct fdma_ioc_info {
 #define FDMA_FEAT_REVOKE	0x4
 /* FDMA_IOC_REG: the device's registers, one 32-bit word at a time. */
 #define FDMA_FEAT_REG		0x8
+/* FDMA_IOC_COPY on memory-to-memory channels (at least one exists). */
+#define FDMA_FEAT_MEMCPY	0x10
 
 /*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)
@@ -156,6 +167,37 @@ struct fdma_ioc_submit {
 	__u32 chan;
 	__u32 count;		/* 1..FDMA_IOC_MAX_BATCH */
 	__u64 reqs;		/* user pointer to count struct fdma_ioc_req */
+	__u32 rsvd[4];
+};
+
+/*
+ * One copy of FDMA_IOC_COPY: len bytes from buffer src_handle at src_offset
+ * to buffer dst_handle at dst_offset (same meaning as struct fdma_copy of
+ * fdma.h). Both ranges are checked against their buffers and aligned to
+ * dma_align; in one buffer they must not overlap (-EINVAL): the device
+ * copies front to back.
+ */
+struct fdma_ioc_copy {
+	__u32 src_handle;
+	__u32 dst_handle;
+	__u64 src_offset;
+	__u64 dst_offset;
+	__u64 len;
+	__u64 user_data;	/* returned in the completion entry */
+	__u32 flags;		/* FDMA_IOC_REQ_IRQ */
+	__u32 rsvd;		/* 0 */
+};
+
+/*
+ * FDMA_IOC_COPY: queue count copies on memory-to-memory channel chan, one
+ * doorbell; all or nothing, with the errors of FDMA_IOC_SUBMIT. One
+ * completion entry per copy, its len the bytes copied. Each buffer counts
+ * as in flight (BUF_FREE -EBUSY) until the copy's entry is queued.
+ */
+struct fdma_ioc_copy_submit {
+	__u32 chan;
+	__u32 count;		/* 1..FDMA_IOC_MAX_BATCH */
+	__u64 copies;		/* user pointer to count struct fdma_ioc_copy */
 	__u32 rsvd[4];
 };
 
@@ -295,7 +337,8 @@ struct fdma_ioc_cq_eventfd {
  * engine. The registers the driver drives (the engine's register file, the
  * MSI-X table and pending bits; in the VM harness also the ivshmem
  * registers) can be read, but written only with FDMA_IOC_REG_FORCE by a
- * caller with CAP_SYS_RAWIO: they can point the device's DMA anywhere. bar_len is written back, also with -ERANGE.
+ * caller with CAP_SYS_RAWIO: they can point the device's DMA anywhere.
+ * bar_len is written back, also with -ERANGE.
  * errno: EINVAL bar over 5, offset not a multiple of 4, unknown flags or
  * reserved bits; ENXIO not a memory BAR; ERANGE offset beyond the BAR;
  * EPERM an engine register written without FORCE or without CAP_SYS_RAWIO.
@@ -325,5 +368,6 @@ struct fdma_ioc_reg {
 #define FDMA_IOC_DROP		_IOW(FDMA_IOC_MAGIC, 0x0a, struct fdma_ioc_drop)
 #define FDMA_IOC_CQ_EVENTFD	_IOW(FDMA_IOC_MAGIC, 0x0b, struct fdma_ioc_cq_eventfd)
 #define FDMA_IOC_REG		_IOWR(FDMA_IOC_MAGIC, 0x0c, struct fdma_ioc_reg)
+#define FDMA_IOC_COPY		_IOW(FDMA_IOC_MAGIC, 0x0d, struct fdma_ioc_copy_submit)
 
 #endif /* FDMA_IOCTL_H */

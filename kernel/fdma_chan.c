@@ -336,6 +336,11 @@ static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 	fdma_buf_sync(u->buf, u->off, u->dir == DMA_FROM_DEVICE ?
 		      min(u->len, round_up(u->done, (u64)c->fdev->dma_align)) :
 		      u->len, u->dir, false);
+	/* A copy's destination: the bytes the device wrote. */
+	if (u->dst)
+		fdma_buf_sync(u->dst, u->dst_off,
+			      min(u->len, round_up(u->done, (u64)c->fdev->dma_align)),
+			      DMA_FROM_DEVICE, false);
 	e->user_data = u->user_data;
 	e->len = u->done;
 	e->res = chan_account(c, u->status, u->done);
@@ -350,8 +355,11 @@ static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 		list_add_tail(&q->dirty, &c->dirty);
 	/* After the sync: FDMA_IOC_BUF_FREE may free it once this reads 0. */
 	atomic_dec_return_release(&u->buf->inflight);
+	if (u->dst)
+		atomic_dec_return_release(&u->dst->inflight);
 	u->cq = NULL;
 	u->buf = NULL;
+	u->dst = NULL;
 	c->ufree[c->nufree++] = u - c->ureq;
 }
 
@@ -396,8 +404,11 @@ static void chan_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
 		return;
 	}
 	u = &c->ureq[e->cookie];
-	if (taint)
+	if (taint) {
 		u->buf->tainted = true;
+		if (u->dst)
+			u->dst->tainted = true;
+	}
 	u->done += e->len;
 	u->flags |= e->flags;
 	if (u->status == FDMA_CPL_OK) {
@@ -679,10 +690,37 @@ static void chan_doorbell(struct fdma_chan *c)
  * all, ring the doorbell once. The caller holds its file's bufs_sem, so the
  * buffers stay. All or nothing: -EAGAIN if the queue or the ring lacks room.
  */
+/*
+ * The engine request for the piece of s that starts done bytes in: as much
+ * as is contiguous in bus addresses in its buffer (and, for a copy, in its
+ * destination) up to the longest engine request. Returns its length, 0 if
+ * the range leaves the buffer. The checks (fdma_ioctl.c) and the posting
+ * below split a request the same way.
+ */
+u32 fdma_chan_piece(const struct fdma_chan *c, const struct fdma_sub *s,
+		    u64 done, struct fdma_ereq *q)
+{
+	bool stream = c->caps & FDMA_CH_CAP_STREAM;
+	dma_addr_t bus, dbus;
+	u32 len = fdma_buf_piece(s->buf, s->off + done, s->len - done,
+				 c->ereq_max, &bus);
+
+	if (len && s->dst)
+		len = fdma_buf_piece(s->dst, s->dst_off + done, len, len, &dbus);
+	if (!len)
+		return 0;
+	q->host = bus;
+	if (s->dst)
+		q->dst = dbus;
+	else
+		q->card = stream ? 0 : s->card_addr + done;
+	q->len = len;
+	return len;
+}
+
 int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		     const struct fdma_sub *s, u32 n, u32 ndesc)
 {
-	bool stream = c->caps & FDMA_CH_CAP_STREAM;
 	enum dma_data_direction dir = fdma_chan_dir(c);
 	u32 i;
 	int ret;
@@ -709,17 +747,18 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 	}
 
 	for (i = 0; i < n; i++) {
-		const struct fdma_ioc_req *r = s[i].r;
-		struct fdma_buf *b = s[i].buf;
+		const struct fdma_sub *r = &s[i];
 		u32 idx = c->ufree[--c->nufree];
 		struct fdma_ureq *u = &c->ureq[idx];
-		u64 off = r->offset, left = r->len;
+		u64 done = 0;
 
 		/* Synced for the device by the caller (fdma_ioctl.c). */
 		u->cq = q;
-		u->buf = b;
+		u->buf = r->buf;
+		u->dst = r->dst;
 		u->user_data = r->user_data;
-		u->off = r->offset;
+		u->off = r->off;
+		u->dst_off = r->dst_off;
 		u->len = r->len;
 		u->done = 0;
 		u->pieces = 0;
@@ -727,19 +766,17 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		u->cancel_res = -ECANCELED;
 		u->flags = 0;
 		u->dir = dir;
-		atomic_inc(&b->inflight);
+		atomic_inc(&r->buf->inflight);
+		if (r->dst)
+			atomic_inc(&r->dst->inflight);
 		WRITE_ONCE(q->inflight, q->inflight + 1);
-		while (left) {
+		while (done < r->len) {
 			struct fdma_ereq eq = { .cookie = idx };
-			dma_addr_t bus;
-			u32 len = fdma_buf_piece(b, off, left, c->ereq_max, &bus);
+			u32 len = fdma_chan_piece(c, r, done, &eq);
 
-			eq.host = bus;
-			eq.card = stream ? 0 : r->card_addr + (off - r->offset);
-			eq.len = len;
-			if (off == r->offset && (r->flags & FDMA_IOC_REQ_SOF))
+			if (!done && (r->flags & FDMA_IOC_REQ_SOF))
 				eq.flags |= FDMA_DESC_SOF;
-			if (len == left)
+			if (len == r->len - done)
 				eq.flags |= (r->flags & FDMA_IOC_REQ_EOF ?
 					     FDMA_DESC_EOF : 0) |
 					    (r->flags & FDMA_IOC_REQ_IRQ ?
@@ -755,8 +792,7 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 			atomic64_add(fdma_ering_ndesc(&c->ring, len),
 				     &c->st.descriptors);
 			u->pieces++;
-			off += len;
-			left -= len;
+			done += len;
 		}
 		if (!u->pieces) {
 			u->pieces = 1;

@@ -218,9 +218,11 @@ struct fdma_file {
  */
 struct fdma_ureq {
 	struct fdma_cq *cq;	/* the owner's queue; NULL when free */
-	struct fdma_buf *buf;
+	struct fdma_buf *buf;	/* a copy's source */
+	struct fdma_buf *dst;	/* a copy's destination, else NULL */
 	u64 user_data;
 	u64 off;		/* range in the buffer, for the CPU sync */
+	u64 dst_off;		/* range in dst (same len) */
 	u64 len;
 	u64 done;		/* bytes moved, all pieces */
 	u32 pieces;		/* engine requests not yet complete */
@@ -415,9 +417,19 @@ int fdma_irq_setup(struct fdma_dev *fdev);
 void fdma_irq_teardown(struct fdma_dev *fdev);
 
 /* One validated request of a batch, ready to post. */
+/*
+ * A checked request of FDMA_IOC_SUBMIT or a copy of FDMA_IOC_COPY, as the
+ * channel posts it.
+ */
 struct fdma_sub {
-	const struct fdma_ioc_req *r;
-	struct fdma_buf *buf;
+	struct fdma_buf *buf;	/* the buffer; a copy's source */
+	struct fdma_buf *dst;	/* a copy's destination, else NULL */
+	u64 off;		/* in buf */
+	u64 dst_off;		/* in dst */
+	u64 card_addr;		/* memory-mapped channels */
+	u64 len;
+	u64 user_data;
+	u32 flags;		/* FDMA_IOC_REQ_* */
 };
 
 /* The DMA direction of a channel's transfers, for the syncs. */
@@ -428,6 +440,8 @@ static inline enum dma_data_direction fdma_chan_dir(const struct fdma_chan *c)
 
 /* fdma_chan.c */
 void fdma_chan_setup(struct fdma_dev *fdev, u32 idx);
+u32 fdma_chan_piece(const struct fdma_chan *c, const struct fdma_sub *s,
+		    u64 done, struct fdma_ereq *q);
 int fdma_chan_init(struct fdma_dev *fdev, u32 idx);
 void fdma_chan_stop(struct fdma_chan *c);
 void fdma_chan_free(struct fdma_chan *c);

@@ -57,6 +57,7 @@
 static_assert(FDMA_IOC_CAP_C2H == FDMA_CH_CAP_C2H);
 static_assert(FDMA_IOC_CAP_STREAM == FDMA_CH_CAP_STREAM);
 static_assert(FDMA_IOC_CAP_TESTGEN == FDMA_CH_CAP_TESTGEN);
+static_assert(FDMA_IOC_CAP_MEM2MEM == FDMA_CH_CAP_MEM2MEM);
 static_assert(FDMA_IOC_ST_OK == FDMA_CPL_OK);
 static_assert(FDMA_IOC_ST_DESC_ERR == FDMA_CPL_DESC_ERR);
 static_assert(FDMA_IOC_ST_ADDR_ERR == FDMA_CPL_ADDR_ERR);
@@ -266,8 +267,11 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 		in.mps = pcie_get_mps(pdev);
 		in.mrrs = pcie_get_readrq(pdev);
 	}
-	for (ch = 0; ch < fdev->caps.nchan; ch++)
+	for (ch = 0; ch < fdev->caps.nchan; ch++) {
 		in.chan_caps[ch] = fdev->caps.chan_caps[ch];
+		if (in.chan_caps[ch] & FDMA_CH_CAP_MEM2MEM)
+			in.features |= FDMA_FEAT_MEMCPY;
+	}
 	return ioc_out(argp, usize, &in, sizeof(in));
 }
 
@@ -318,53 +322,22 @@ static int ioc_buf_register(struct fdma_file *f, void __user *argp,
 }
 
 /*
- * Check one request of a batch against its buffer, the channel and the
- * engine's rules, piece by piece as it will be posted; adds its
- * descriptors to *ndesc. Called with f->bufs_sem and fdev->revoke_sem held
- * (read).
+ * Count the descriptors of a checked request, piece by piece as it will be
+ * posted, checking each against the engine's rules; adds them to *ndesc.
  */
-static int ioc_check_req(struct fdma_file *f, struct fdma_chan *c,
-			 const struct fdma_ioc_req *r, struct fdma_sub *s,
-			 u32 *ndesc)
+static int ioc_check_pieces(struct fdma_chan *c, const struct fdma_sub *s,
+			    u32 *ndesc)
 {
-	struct fdma_dev *fdev = f->fdev;
-	u32 align = fdev->caps.align, pieces = 0;
-	bool stream = c->caps & FDMA_CH_CAP_STREAM;
-	u64 off = r->offset, left = r->len;
-	struct fdma_buf *b;
+	u32 pieces = 0;
+	u64 done = 0;
 
-	/* A copy needs a destination buffer, which this request cannot name. */
-	if (c->caps & FDMA_CH_CAP_MEM2MEM)
-		return -EOPNOTSUPP;
-	if (r->flags & ~(FDMA_IOC_REQ_IRQ | FDMA_IOC_REQ_SOF |
-			 FDMA_IOC_REQ_EOF))
-		return -EINVAL;
-	b = r->handle ? idr_find(&f->bufs, r->handle) : NULL;
-	if (!b)
-		return -EBADF;
-	/* Host memory: the DMA alignment (cache lines of their own). */
-	if (!r->len || ((r->offset | r->len) & (fdev->dma_align - 1)))
-		return -EINVAL;
-	if (r->offset > b->size || r->len > b->size - r->offset)
-		return -ERANGE;
-	if (!stream) {
-		if (r->card_addr & (align - 1))
-			return -EINVAL;
-		if (r->card_addr > fdev->card_size ||
-		    r->len > fdev->card_size - r->card_addr)
-			return -ERANGE;
-	}
-	while (left) {
+	while (done < s->len) {
 		struct fdma_ereq q = { 0 };
-		dma_addr_t bus;
-		u32 len = fdma_buf_piece(b, off, left, c->ereq_max, &bus);
+		u32 len = fdma_chan_piece(c, s, done, &q);
 		int ret;
 
 		if (!len)
 			return -EINVAL;
-		q.host = bus;
-		q.card = stream ? 0 : r->card_addr + (off - r->offset);
-		q.len = len;
 		ret = fdma_ering_check(&c->ring, &q, NULL);
 		if (ret)
 			return ret;
@@ -372,50 +345,139 @@ static int ioc_check_req(struct fdma_file *f, struct fdma_chan *c,
 		if (*ndesc > c->ring.size)
 			return -E2BIG;
 		pieces++;
-		off += len;
-		left -= len;
+		done += len;
 	}
 	/* A C2H stream buffer is one descriptor: a frame starts in it. */
-	if (stream && (c->caps & FDMA_CH_CAP_C2H) && pieces != 1)
+	if ((c->caps & FDMA_CH_CAP_STREAM) && (c->caps & FDMA_CH_CAP_C2H) &&
+	    pieces != 1)
 		return -EINVAL;
-	s->r = r;
-	s->buf = b;
 	return 0;
 }
 
-static int ioc_submit(struct fdma_file *f, void __user *argp, size_t usize)
+/* A buffer range of a request: the file's handle, aligned, inside it. */
+static int ioc_check_range(struct fdma_file *f, u32 handle, u64 off, u64 len,
+			   struct fdma_buf **bp)
+{
+	struct fdma_buf *b = handle ? idr_find(&f->bufs, handle) : NULL;
+
+	if (!b)
+		return -EBADF;
+	/* Host memory: the DMA alignment (cache lines of their own). */
+	if (!len || ((off | len) & (f->fdev->dma_align - 1)))
+		return -EINVAL;
+	if (off > b->size || len > b->size - off)
+		return -ERANGE;
+	*bp = b;
+	return 0;
+}
+
+/*
+ * Check one request of a batch against its buffer, the channel and the
+ * engine's rules, and fill in *s; adds its descriptors to *ndesc. Called
+ * with f->bufs_sem and fdev->revoke_sem held (read).
+ */
+static int ioc_check_req(struct fdma_file *f, struct fdma_chan *c,
+			 const struct fdma_ioc_req *r, struct fdma_sub *s,
+			 u32 *ndesc)
 {
 	struct fdma_dev *fdev = f->fdev;
-	struct fdma_ioc_submit sb;
-	struct fdma_ioc_req *reqs;
+	int ret;
+
+	/* A copy needs a destination buffer: FDMA_IOC_COPY. */
+	if (c->caps & FDMA_CH_CAP_MEM2MEM)
+		return -EOPNOTSUPP;
+	if (r->flags & ~(FDMA_IOC_REQ_IRQ | FDMA_IOC_REQ_SOF |
+			 FDMA_IOC_REQ_EOF))
+		return -EINVAL;
+	ret = ioc_check_range(f, r->handle, r->offset, r->len, &s->buf);
+	if (ret)
+		return ret;
+	if (!(c->caps & FDMA_CH_CAP_STREAM)) {
+		if (r->card_addr & (fdev->caps.align - 1))
+			return -EINVAL;
+		if (r->card_addr > fdev->card_size ||
+		    r->len > fdev->card_size - r->card_addr)
+			return -ERANGE;
+	}
+	s->dst = NULL;
+	s->off = r->offset;
+	s->dst_off = 0;
+	s->card_addr = r->card_addr;
+	s->len = r->len;
+	s->user_data = r->user_data;
+	s->flags = r->flags;
+	return ioc_check_pieces(c, s, ndesc);
+}
+
+/* The same for one copy of FDMA_IOC_COPY. */
+static int ioc_check_copy(struct fdma_file *f, struct fdma_chan *c,
+			  const struct fdma_ioc_copy *r, struct fdma_sub *s,
+			  u32 *ndesc)
+{
+	int ret;
+
+	if (!(c->caps & FDMA_CH_CAP_MEM2MEM))
+		return -EOPNOTSUPP;
+	if ((r->flags & ~FDMA_IOC_REQ_IRQ) || r->rsvd)
+		return -EINVAL;
+	ret = ioc_check_range(f, r->src_handle, r->src_offset, r->len, &s->buf);
+	if (!ret)
+		ret = ioc_check_range(f, r->dst_handle, r->dst_offset, r->len,
+				      &s->dst);
+	if (ret)
+		return ret;
+	/*
+	 * The device copies front to back (no memmove). Memory registered
+	 * twice can overlap through two handles: the result is then
+	 * undefined, but only the caller's own buffers are written.
+	 */
+	if (s->buf == s->dst && r->src_offset < r->dst_offset + r->len &&
+	    r->dst_offset < r->src_offset + r->len)
+		return -EINVAL;
+	s->off = r->src_offset;
+	s->dst_off = r->dst_offset;
+	s->card_addr = 0;
+	s->len = r->len;
+	s->user_data = r->user_data;
+	s->flags = r->flags;
+	return ioc_check_pieces(c, s, ndesc);
+}
+
+/*
+ * Queue a batch of count requests (FDMA_IOC_SUBMIT) or copies
+ * (FDMA_IOC_COPY) from user pointer uptr on channel chan: one copy of the
+ * array in, every element checked, synced for the device, then posted with
+ * one doorbell. All or nothing.
+ */
+static int ioc_batch(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
+		     bool copy)
+{
+	struct fdma_dev *fdev = f->fdev;
+	size_t esize = copy ? sizeof(struct fdma_ioc_copy) :
+			      sizeof(struct fdma_ioc_req);
 	struct fdma_sub *subs;
 	struct fdma_chan *c;
 	struct fdma_cq *q;
+	void *elems;
 	u32 i, ndesc = 0;
 	int ret;
 
-	ret = ioc_in(&sb, sizeof(sb), argp, usize);
-	if (ret)
-		return ret;
-	c = ioc_chan(f, sb.chan);
-	if (!c || memchr_inv(sb.rsvd, 0, sizeof(sb.rsvd)) || !sb.count ||
-	    sb.count > FDMA_IOC_MAX_BATCH)
+	c = ioc_chan(f, chan);
+	if (!c || !count || count > FDMA_IOC_MAX_BATCH)
 		return -EINVAL;
 	atomic64_inc(&c->st.syscalls);
 	if (READ_ONCE(fdev->dead))
 		return -ENODEV;
-	q = fdma_file_cq(f, sb.chan);
+	q = fdma_file_cq(f, chan);
 	if (IS_ERR(q))
 		return PTR_ERR(q);
 
-	reqs = kvmalloc_array(sb.count, sizeof(*reqs) + sizeof(*subs),
-			      GFP_KERNEL);
-	if (!reqs)
+	elems = kvmalloc_array(count, esize + sizeof(*subs), GFP_KERNEL);
+	if (!elems)
 		return -ENOMEM;
-	subs = (void *)(reqs + sb.count);
+	subs = elems + count * esize;
 	/* The whole batch in one copy. */
-	if (copy_from_user(reqs, u64_to_user_ptr(sb.reqs),
-			   sb.count * sizeof(*reqs))) {
+	if (copy_from_user(elems, u64_to_user_ptr(uptr), count * esize)) {
 		ret = -EFAULT;
 		goto out;
 	}
@@ -426,23 +488,57 @@ static int ioc_submit(struct fdma_file *f, void __user *argp, size_t usize)
 	down_read(&fdev->revoke_sem);
 	down_read(&f->bufs_sem);
 	ret = READ_ONCE(fdev->dead) ? -ENODEV : 0;
-	for (i = 0; !ret && i < sb.count; i++)
-		ret = ioc_check_req(f, c, &reqs[i], &subs[i], &ndesc);
+	for (i = 0; !ret && i < count; i++)
+		ret = copy ? ioc_check_copy(f, c, (struct fdma_ioc_copy *)elems + i,
+					    &subs[i], &ndesc) :
+			     ioc_check_req(f, c, (struct fdma_ioc_req *)elems + i,
+					   &subs[i], &ndesc);
 	/*
 	 * Caches written back (or bounce buffers filled) for each request's
 	 * range before it is posted; outside the channel's lock, which the
-	 * interrupt thread wants meanwhile.
+	 * interrupt thread wants meanwhile. A copy's destination too: a
+	 * bounce buffer must not write back stale bytes over what it skips.
 	 */
-	for (i = 0; !ret && i < sb.count; i++)
-		fdma_buf_sync(subs[i].buf, reqs[i].offset, reqs[i].len,
+	for (i = 0; !ret && i < count; i++) {
+		fdma_buf_sync(subs[i].buf, subs[i].off, subs[i].len,
 			      fdma_chan_dir(c), true);
+		if (subs[i].dst)
+			fdma_buf_sync(subs[i].dst, subs[i].dst_off, subs[i].len,
+				      DMA_FROM_DEVICE, true);
+	}
 	if (!ret)
-		ret = fdma_chan_submit(c, q, subs, sb.count, ndesc);
+		ret = fdma_chan_submit(c, q, subs, count, ndesc);
 	up_read(&f->bufs_sem);
 	up_read(&fdev->revoke_sem);
 out:
-	kvfree(reqs);
+	kvfree(elems);
 	return ret;
+}
+
+static int ioc_submit(struct fdma_file *f, void __user *argp, size_t usize)
+{
+	struct fdma_ioc_submit sb;
+	int ret;
+
+	ret = ioc_in(&sb, sizeof(sb), argp, usize);
+	if (ret)
+		return ret;
+	if (memchr_inv(sb.rsvd, 0, sizeof(sb.rsvd)))
+		return -EINVAL;
+	return ioc_batch(f, sb.chan, sb.count, sb.reqs, false);
+}
+
+static int ioc_copy(struct fdma_file *f, void __user *argp, size_t usize)
+{
+	struct fdma_ioc_copy_submit cs;
+	int ret;
+
+	ret = ioc_in(&cs, sizeof(cs), argp, usize);
+	if (ret)
+		return ret;
+	if (memchr_inv(cs.rsvd, 0, sizeof(cs.rsvd)))
+		return -EINVAL;
+	return ioc_batch(f, cs.chan, cs.count, cs.copies, true);
 }
 
 static bool ioc_wait_done(struct fdma_file *f, struct fdma_cq *q, u32 min)
@@ -820,6 +916,7 @@ static const struct fdma_ioc_def fdma_iocs[] = {
 	{ FDMA_IOC_DROP, false, false, ioc_drop },
 	{ FDMA_IOC_CQ_EVENTFD, false, false, ioc_cq_eventfd },
 	{ FDMA_IOC_REG, false, false, ioc_reg },
+	{ FDMA_IOC_COPY, false, false, ioc_copy },
 };
 
 long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -277,6 +277,7 @@ static ssize_t ch_kind_show(struct device *dev, struct device_attribute *a,
 	u32 caps = to_chan(dev, a)->caps;
 
 	return sysfs_emit(buf, "%s%s\n",
+			  caps & FDMA_CH_CAP_MEM2MEM ? "mem" :
 			  caps & FDMA_CH_CAP_STREAM ? "stream" : "mm",
 			  caps & FDMA_CH_CAP_TESTGEN ? " testgen" : "");
 }

@@ -31,6 +31,7 @@
 struct fdma_kslot {
 	u64 user_data;
 	int buf;
+	int dst_buf;		/* a copy's destination, else -1 */
 	bool used;
 };
 
@@ -48,7 +49,11 @@ struct fdma_kchan {
 	struct fdma_ering rules;
 	enum fdma_wait_mode mode;
 	unsigned int spin_us;
-	struct fdma_ioc_req *ireq;	/* FDMA_IOC_MAX_BATCH, for the submit ioctl */
+	/* FDMA_IOC_MAX_BATCH elements, for the submit and copy ioctls */
+	union {
+		struct fdma_ioc_req *ireq;
+		struct fdma_ioc_copy *icopy;
+	};
 	/* This handle's counts; the device-side ones come from the driver. */
 	struct fdma_chan_stats st;
 };
@@ -188,19 +193,25 @@ static int kdev_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
 
 /* ---- submission --------------------------------------------------------------- */
 
-/* The driver reports no memory-to-memory channel before UAPI 5: never reached there. */
-static int kdev_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy *cps, unsigned int n)
+static u32 ioc_req_flags(u32 f)
 {
-	(void)cps;
-	(void)n;
-	return fdma_err(dev, -EOPNOTSUPP, "channel %d: this driver takes no copies", ch);
+	return (f & FDMA_REQ_IRQ ? FDMA_IOC_REQ_IRQ : 0) |
+	       (f & FDMA_REQ_SOF ? FDMA_IOC_REQ_SOF : 0) |
+	       (f & FDMA_REQ_EOF ? FDMA_IOC_REQ_EOF : 0);
 }
 
-static int kdev_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n)
+/*
+ * Queue a batch of requests (reqs) or copies (cps): FDMA_IOC_SUBMIT or
+ * FDMA_IOC_COPY, one system call. The driver checks everything again; we
+ * check first to say what is wrong.
+ */
+static int kdev_queue(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
+		      const struct fdma_copy *cps, unsigned int n)
 {
 	struct fdma_kchan *kc = &dev->kdev->ch[ch];
-	struct fdma_ioc_submit sb = { .chan = (u32)ch, .count = n };
+	const char *call = cps ? "fdma_submit_copy: FDMA_IOC_COPY" : "fdma_submit: FDMA_IOC_SUBMIT";
 	u64 need = 0;
+	int rc;
 
 	if (!n)
 		return 0;
@@ -214,28 +225,56 @@ static int kdev_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs
 		return fdma_err(dev, -EAGAIN,
 				"channel %d: %u requests in flight, room for %u more: reap to free the queue",
 				ch, dev->kdev->in.cq_entries - kc->nfree, kc->nfree);
-	/* All or nothing: the driver checks again; we check first to say what is wrong. */
 	for (unsigned int i = 0; i < n; i++) {
-		const struct fdma_req *r = &reqs[i];
-		int ret = fdma_req_check(dev, &kc->rules, i, r, false);
+		u64 slot = kc->free_slot[kc->nfree - 1 - i];
+		int ret;
 
-		if (ret)
-			return ret;
-		need += fdma_ering_ndesc(&kc->rules, (u32)r->len);
-		kc->ireq[i] = (struct fdma_ioc_req){
-			.handle = dev->buf[r->buf].khandle,
-			.flags = (r->flags & FDMA_REQ_IRQ ? FDMA_IOC_REQ_IRQ : 0) |
-				 (r->flags & FDMA_REQ_SOF ? FDMA_IOC_REQ_SOF : 0) |
-				 (r->flags & FDMA_REQ_EOF ? FDMA_IOC_REQ_EOF : 0),
-			.offset = r->offset,
-			.card_addr = r->card_addr,
-			.len = r->len,
-			.user_data = kc->free_slot[kc->nfree - 1 - i],
-		};
+		if (cps) {
+			const struct fdma_copy *c = &cps[i];
+
+			ret = fdma_copy_check(dev, &kc->rules, i, c, false);
+			if (ret)
+				return ret;
+			need += fdma_ering_ndesc(&kc->rules, (u32)c->len);
+			kc->icopy[i] = (struct fdma_ioc_copy){
+				.src_handle = dev->buf[c->src_buf].khandle,
+				.dst_handle = dev->buf[c->dst_buf].khandle,
+				.src_offset = c->src_offset,
+				.dst_offset = c->dst_offset,
+				.len = c->len,
+				.user_data = slot,
+				.flags = ioc_req_flags(c->flags),
+			};
+		} else {
+			const struct fdma_req *r = &reqs[i];
+
+			ret = fdma_req_check(dev, &kc->rules, i, r, false);
+			if (ret)
+				return ret;
+			need += fdma_ering_ndesc(&kc->rules, (u32)r->len);
+			kc->ireq[i] = (struct fdma_ioc_req){
+				.handle = dev->buf[r->buf].khandle,
+				.flags = ioc_req_flags(r->flags),
+				.offset = r->offset,
+				.card_addr = r->card_addr,
+				.len = r->len,
+				.user_data = slot,
+			};
+		}
 	}
-	sb.reqs = (uintptr_t)kc->ireq;
 	STAT_ADD(kc, syscalls, 1);
-	if (ioctl(dev->kdev->fd, FDMA_IOC_SUBMIT, &sb)) {
+	if (cps) {
+		struct fdma_ioc_copy_submit cs = { .chan = (u32)ch, .count = n,
+						   .copies = (uintptr_t)kc->icopy };
+
+		rc = ioctl(dev->kdev->fd, FDMA_IOC_COPY, &cs);
+	} else {
+		struct fdma_ioc_submit sb = { .chan = (u32)ch, .count = n,
+					      .reqs = (uintptr_t)kc->ireq };
+
+		rc = ioctl(dev->kdev->fd, FDMA_IOC_SUBMIT, &sb);
+	}
+	if (rc) {
 		switch (errno) {
 		case EAGAIN:
 			return fdma_err(dev, -EAGAIN,
@@ -250,19 +289,38 @@ static int kdev_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs
 		case ENODEV:
 			return fdma_err(dev, -ENODEV, "the device was removed");
 		default:
-			return kerr(dev, "fdma_submit: FDMA_IOC_SUBMIT");
+			return kerr(dev, call);
 		}
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		struct fdma_kslot *sl = &kc->slot[kc->free_slot[--kc->nfree]];
 
-		sl->user_data = reqs[i].user_data;
-		sl->buf = reqs[i].buf;
+		sl->user_data = cps ? cps[i].user_data : reqs[i].user_data;
+		sl->buf = cps ? cps[i].src_buf : reqs[i].buf;
+		sl->dst_buf = cps ? cps[i].dst_buf : -1;
 		sl->used = true;
-		atomic_fetch_add_explicit(&dev->buf[reqs[i].buf].inflight, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&dev->buf[sl->buf].inflight, 1, memory_order_relaxed);
+		if (sl->dst_buf >= 0)
+			atomic_fetch_add_explicit(&dev->buf[sl->dst_buf].inflight, 1,
+						  memory_order_relaxed);
 	}
 	STAT_ADD(kc, transfers, n);
 	return (int)n;
+}
+
+static int kdev_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n)
+{
+	return kdev_queue(dev, ch, reqs, NULL, n);
+}
+
+static int kdev_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy *cps, unsigned int n)
+{
+	/* A driver of before version 5 shows the channel but cannot name a destination. */
+	if (!(dev->kdev->in.features & FDMA_FEAT_MEMCPY))
+		return fdma_err(dev, -EOPNOTSUPP,
+				"channel %d: this driver (interface version %u) takes no copies: it needs version 5",
+				ch, dev->kdev->in.uapi_version);
+	return kdev_queue(dev, ch, NULL, cps, n);
 }
 
 static int kdev_inflight(struct fdma_dev *dev, int ch)
@@ -305,10 +363,13 @@ static unsigned int cq_take(struct fdma_dev *dev, struct fdma_kchan *kc, struct 
 			c->user_data = 0;
 		} else {
 			struct fdma_buf *b = fdma_buf_lookup(dev, sl->buf);
+			struct fdma_buf *d = sl->dst_buf >= 0 ? fdma_buf_lookup(dev, sl->dst_buf) : NULL;
 
 			c->user_data = sl->user_data;
 			if (b)
 				atomic_fetch_sub_explicit(&b->inflight, 1, memory_order_relaxed);
+			if (d)
+				atomic_fetch_sub_explicit(&d->inflight, 1, memory_order_relaxed);
 			sl->used = false;
 			kc->free_slot[kc->nfree++] = (u32)idx;
 		}
@@ -646,7 +707,8 @@ static int kchan_setup(struct fdma_dev *dev, int ch)
 		return kerr(dev, "cannot map a completion queue of the driver");
 	kc->hdr = p;
 	kc->ent = (struct fdma_cq_entry *)((char *)p + FDMA_CQ_ENTRIES_OFFSET);
-	kc->ireq = calloc(FDMA_IOC_MAX_BATCH, sizeof(*kc->ireq));
+	kc->ireq = calloc(FDMA_IOC_MAX_BATCH, sizeof(*kc->ireq) > sizeof(*kc->icopy) ?
+						  sizeof(*kc->ireq) : sizeof(*kc->icopy));
 	kc->slot = calloc(k->in.cq_entries, sizeof(*kc->slot));
 	kc->free_slot = calloc(k->in.cq_entries, sizeof(*kc->free_slot));
 	if (!kc->ireq || !kc->slot || !kc->free_slot)

@@ -361,16 +361,20 @@ static void test_free_busy(void **state)
 
 static void test_bad_channels(void **state)
 {
-	static const int bad[] = { -1, 4, 15, 16, 1000, INT_MIN, INT_MAX };
+	int bad[] = { -1, 4, 15, 16, 1000, INT_MIN, INT_MAX };
 	struct fdma_dev *dev = sim_open("sim:paced=0");
 	int buf = sim_buf(dev, 4096, 0);
 	struct fdma_req r = { .buf = buf, .len = 4096 };
 	struct fdma_cpl c;
 	struct fdma_chan_stats st;
 	struct fdma_stream *s = (struct fdma_stream *)&r;
+	struct fdma_info in;
 	uint64_t fr, er;
 
 	(void)state;
+	/* The first channel past the device's (4 on sim:, more on other devices). */
+	assert_fdma_ok(dev, fdma_get_info(dev, &in));
+	bad[1] = (int)in.nchan;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int ch = bad[i];
 

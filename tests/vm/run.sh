@@ -38,6 +38,7 @@ usage: tests/vm/run.sh [--arch x86_64|arm64] [--kernel VERSION]... [--noncoheren
   --keep            keep the temp dir (console logs, initramfs, model log) and say where
   --timeout S       wall-clock limit per VM, seconds (default 300; arm64 600)
   --opts OPTIONS    fdma-modeld --opts (sim: URI options), e.g. "channels=2,fault=desc@3";
+                    memcpy=2 is added unless the options set memcpy=;
                     the guest sees them as $fdmavm_opts
 EOF
 }
@@ -116,6 +117,12 @@ for w in $APPEND; do
 	esac
 done
 [ -n "$OPTS" ] && VARIANT="$VARIANT $OPTS"
+# Two memory-to-memory channels after the others (engine 1.2), unless the
+# options say how many: the copy tests need them, the rest ignore them.
+case ,$OPTS, in
+*,memcpy=*) ;;
+*) OPTS=${OPTS:+$OPTS,}memcpy=2 ;;
+esac
 
 for t in cpio gzip timeout cc make modinfo depmod; do
 	command -v $t >/dev/null || { echo "SKIP: $t not found"; exit 77; }
@@ -342,7 +349,7 @@ done
 # driver through libfdma's kdev: backend.
 E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
      build/tests/sim/test_coalesce build/tests/sim/test_stream build/tests/sim/test_errors
-     build/tests/sim/test_errmsg)
+     build/tests/sim/test_errmsg build/tests/sim/test_copy)
 
 # find_lib NAME: the arm64 library NAME, from the sysroot or the cross
 # toolchain's folder (the first that has it).

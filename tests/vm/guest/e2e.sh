@@ -121,6 +121,12 @@ run fdma_bench_h2c$TAG $E/fdma bench "$URI" --dir h2c --sizes 4K,64K --batch 32 
 	--coalesce 32,1000 --seconds 1 --json && json_ok fdma_bench_h2c$TAG /tmp/fdma_bench_h2c$TAG.json
 run fdma_bench_sleep$TAG $E/fdma bench "$URI" --sizes 64K --batch 8 --wait sleep \
 	--seconds 1 --json && json_ok fdma_bench_sleep$TAG /tmp/fdma_bench_sleep$TAG.json
+# Copies on a memory-to-memory channel (the model's memcpy=2), every byte checked.
+if run fdma_bench_copy$TAG $E/fdma bench "$URI" --dir copy --sizes 4K,64K --batch 32 \
+	--seconds 1 --json && json_ok fdma_bench_copy$TAG /tmp/fdma_bench_copy$TAG.json; then
+	grep -q '"dir":"copy"' /tmp/fdma_bench_copy$TAG.json ||
+		fail fdma_bench_copy_dir$TAG "the rows do not say dir copy"
+fi
 
 # Small frames (TCG) from the test generator, every frame checked. Under
 # TCG the guest may not keep up with 200 fps: the source drops and counts

@@ -32,6 +32,7 @@ struct vi_dev {
 	uint32_t engine_align;
 	struct vi_cq cq[FDMA_IOC_MAX_CHAN];
 	int h2c, c2h, c2h_stream, h2c_stream;	/* channels, -1 if none */
+	int mem;				/* the first memory-to-memory channel, or -1 */
 };
 
 struct vi_buf {
@@ -69,10 +70,11 @@ static inline int vi_open(struct vi_dev *d, const char *name)
 	d->engine_align = d->info.align;
 	if ((d->info.features & FDMA_FEAT_DMA_ALIGN) && d->info.dma_align > d->info.align)
 		d->info.align = d->info.dma_align;
-	d->h2c = d->c2h = d->c2h_stream = d->h2c_stream = -1;
+	d->h2c = d->c2h = d->c2h_stream = d->h2c_stream = d->mem = -1;
 	for (unsigned int ch = 0; ch < d->info.nchan; ch++) {
 		uint32_t c = d->info.chan_caps[ch];
-		int *slot = (c & 2) ? ((c & 1) ? &d->c2h_stream : &d->h2c_stream)
+		int *slot = (c & FDMA_IOC_CAP_MEM2MEM) ? &d->mem :
+			    (c & 2) ? ((c & 1) ? &d->c2h_stream : &d->h2c_stream)
 				    : ((c & 1) ? &d->c2h : &d->h2c);
 
 		if (*slot < 0)
@@ -224,6 +226,14 @@ static inline int vi_submit(struct vi_dev *d, int ch, const struct fdma_ioc_req 
 	struct fdma_ioc_submit s = { .chan = (uint32_t)ch, .count = n, .reqs = (uintptr_t)r };
 
 	return ioctl(d->fd, FDMA_IOC_SUBMIT, &s) ? -errno : 0;
+}
+
+static inline int vi_copy(struct vi_dev *d, int ch, const struct fdma_ioc_copy *c, uint32_t n)
+{
+	struct fdma_ioc_copy_submit s = { .chan = (uint32_t)ch, .count = n,
+					  .copies = (uintptr_t)c };
+
+	return ioctl(d->fd, FDMA_IOC_COPY, &s) ? -errno : 0;
 }
 
 /* FDMA_IOC_WAIT; *ready (if not NULL) gets the queued count. */
