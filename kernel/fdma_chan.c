@@ -283,7 +283,7 @@ void fdma_chan_free_bounce(struct fdma_chan *c)
 /* ---- accounting and delivery --------------------------------------------- */
 
 /* Count a finished request (read/write or submitted); returns its errno. */
-static int chan_account(struct fdma_chan *c, u16 status, u64 len)
+int fdma_chan_account(struct fdma_chan *c, u16 status, u64 len)
 {
 	int ret = fdma_cpl_errno(status);
 
@@ -343,7 +343,7 @@ static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 			      DMA_FROM_DEVICE, false);
 	e->user_data = u->user_data;
 	e->len = u->done;
-	e->res = chan_account(c, u->status, u->done);
+	e->res = fdma_chan_account(c, u->status, u->done);
 	if (u->status == FDMA_CPL_CANCELED)
 		e->res = u->cancel_res;
 	e->status = u->status;
@@ -379,7 +379,7 @@ static void chan_kreq_done(struct fdma_chan *c, const struct fdma_ecpl *e,
 		wake_up_all(&k->buf_of->wq);
 	if (k->abandoned) {
 		/* Nobody waits for it: count it and free the slot. */
-		chan_account(c, e->status, e->len);
+		fdma_chan_account(c, e->status, e->len);
 		k->busy = false;
 	}
 }
@@ -396,6 +396,10 @@ static void chan_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
 
 	if (e->cookie & FDMA_KCOOKIE) {
 		chan_kreq_done(c, e, cancel_res);
+		return;
+	}
+	if (e->cookie & FDMA_DCOOKIE) {
+		fdma_dmae_piece(c, e, cancel_res);
 		return;
 	}
 	if (e->cookie >= c->ring.size || !c->ureq[e->cookie].cq) {
@@ -456,7 +460,7 @@ static int chan_reset_cancel(struct fdma_chan *c, const char *why,
 }
 
 /* Reset, hand everything back, start again. */
-static int chan_recover(struct fdma_chan *c, const char *why, int cancel_res)
+int fdma_chan_recover(struct fdma_chan *c, const char *why, int cancel_res)
 {
 	int ret = chan_reset_cancel(c, why, cancel_res);
 	u32 i;
@@ -478,7 +482,7 @@ static int chan_recover(struct fdma_chan *c, const char *why, int cancel_res)
  * Move every finished request to its owner; recover a halted channel.
  * Returns the engine requests reaped.
  */
-static u32 chan_reap_locked(struct fdma_chan *c)
+u32 fdma_chan_reap_locked(struct fdma_chan *c)
 {
 	struct fdma_ecpl e[16];
 	u32 n, i, total = 0;
@@ -493,7 +497,7 @@ static u32 chan_reap_locked(struct fdma_chan *c)
 	}
 	/* HALTED is published after the last record: all are reaped now. */
 	if (!c->broken && chan_halted(c)) {
-		chan_recover(c, "halted on an error", -ECANCELED);
+		fdma_chan_recover(c, "halted on an error", -ECANCELED);
 	} else if (total) {
 		chan_publish(c);
 		chan_wake(c);
@@ -505,7 +509,7 @@ static u32 chan_reap_locked(struct fdma_chan *c)
 void fdma_chan_irq(struct fdma_chan *c)
 {
 	mutex_lock(&c->lock);
-	chan_reap_locked(c);
+	fdma_chan_reap_locked(c);
 	mutex_unlock(&c->lock);
 }
 
@@ -515,14 +519,14 @@ void fdma_chan_reap(struct fdma_chan *c)
 }
 
 /* Is the channel usable? Recovers a halted one. Called with c->lock. */
-static int chan_usable(struct fdma_chan *c)
+int fdma_chan_usable(struct fdma_chan *c)
 {
 	if (READ_ONCE(c->fdev->dead))
 		return -ENODEV;
 	if (!c->up || c->broken)
 		return -EIO;
 	if (chan_halted(c)) {
-		chan_reap_locked(c);
+		fdma_chan_reap_locked(c);
 		if (c->broken)
 			return -EIO;
 	}
@@ -582,7 +586,7 @@ static void chan_wd_work(struct work_struct *work)
 			    atomic64_read(&c->st.irqs) == c->wd_irqs;
 
 		/* Counted only if whole requests came of it (not pieces of one). */
-		if (chan_reap_locked(c)) {
+		if (fdma_chan_reap_locked(c)) {
 			atomic64_inc(&c->st.wd_reaps);
 			if (lost)
 				atomic64_inc(&c->st.lost_irqs);
@@ -598,7 +602,7 @@ static void chan_wd_work(struct work_struct *work)
 		atomic64_inc(&c->st.timeouts);
 		dev_warn_ratelimited(chan_dev(c), "channel %u: no progress for %u ms with %u descriptors posted\n",
 				     c->idx, tmo, c->ring.pidx_pub - hw);
-		chan_recover(c, "no progress", -ETIMEDOUT);
+		fdma_chan_recover(c, "no progress", -ETIMEDOUT);
 		c->prog_at = jiffies;
 		c->prog_hw = fdma_ering_done(&c->ring);
 	}
@@ -640,11 +644,14 @@ int fdma_chan_reset(struct fdma_chan *c)
 	mutex_lock(&c->lock);
 	if (READ_ONCE(c->fdev->dead) || !c->up) {
 		ret = -ENODEV;
+	} else if (c->dmae_owned) {
+		/* A dmaengine client's descriptors are its own to terminate. */
+		ret = -EBUSY;
 	} else {
 		/* What is finished is delivered as such, the rest canceled. */
-		chan_reap_locked(c);
-		ret = chan_recover(c, "reset by FDMA_IOC_CHAN_RESET",
-				   -ECANCELED);
+		fdma_chan_reap_locked(c);
+		ret = fdma_chan_recover(c, "reset by FDMA_IOC_CHAN_RESET",
+					-ECANCELED);
 	}
 	mutex_unlock(&c->lock);
 	return ret;
@@ -663,17 +670,51 @@ int fdma_chan_release_file(struct fdma_chan *c, struct fdma_cq *q)
 
 	mutex_lock(&c->lock);
 	if (q->inflight && c->up) {
-		chan_reap_locked(c);
+		fdma_chan_reap_locked(c);
 		if (q->inflight)
-			ret = chan_recover(c, "file closed with transfers in flight",
-					   -ECANCELED);
+			ret = fdma_chan_recover(c, "file closed with transfers in flight",
+						-ECANCELED);
 	}
 	mutex_unlock(&c->lock);
 	return ret;
 }
 
+/* ---- another master of the ring: the dmaengine provider ----------------- */
+
+/*
+ * Take (claim) or give back the channel for a dmaengine client: -EBUSY
+ * while a file's requests are in flight on it, -ENODEV once removed.
+ */
+int fdma_chan_claim(struct fdma_chan *c, bool claim)
+{
+	lockdep_assert_held(&c->lock);
+	if (!claim) {
+		c->dmae_owned = false;
+		return 0;
+	}
+	if (READ_ONCE(c->fdev->dead) || !c->up)
+		return -ENODEV;
+	if (c->dmae_owned || c->nufree != c->ring.size || c->kr.busy)
+		return -EBUSY;
+	c->dmae_owned = true;
+	return 0;
+}
+
+/* One engine request, posted; the doorbell is the caller's (one per batch). */
+int fdma_chan_post(struct fdma_chan *c, const struct fdma_ereq *q)
+{
+	int ret;
+
+	lockdep_assert_held(&c->lock);
+	ret = fdma_ering_post(&c->ring, q);
+	if (!ret)
+		atomic64_add(fdma_ering_ndesc(&c->ring, q->len),
+			     &c->st.descriptors);
+	return ret;
+}
+
 /* Doorbell, with the driver's own count of it; the watchdog watches. */
-static void chan_doorbell(struct fdma_chan *c)
+void fdma_chan_doorbell(struct fdma_chan *c)
 {
 	u32 before = c->ring.doorbells;
 
@@ -684,12 +725,6 @@ static void chan_doorbell(struct fdma_chan *c)
 
 /* ---- FDMA_IOC_SUBMIT ---------------------------------------------------- */
 
-/*
- * FDMA_IOC_SUBMIT, after fdma_ioctl.c validated every request (handle,
- * ranges, alignment, pieces; ndesc descriptors in all): check room, post
- * all, ring the doorbell once. The caller holds its file's bufs_sem, so the
- * buffers stay. All or nothing: -EAGAIN if the queue or the ring lacks room.
- */
 /*
  * The engine request for the piece of s that starts done bytes in: as much
  * as is contiguous in bus addresses in its buffer (and, for a copy, in its
@@ -718,6 +753,13 @@ u32 fdma_chan_piece(const struct fdma_chan *c, const struct fdma_sub *s,
 	return len;
 }
 
+/*
+ * FDMA_IOC_SUBMIT and FDMA_IOC_COPY, after fdma_ioctl.c validated every
+ * request (handles, ranges, alignment, pieces; ndesc descriptors in all):
+ * check room, post all, ring the doorbell once. The caller holds its
+ * file's bufs_sem, so the buffers stay. All or nothing: -EAGAIN if the
+ * queue or the ring lacks room.
+ */
 int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		     const struct fdma_sub *s, u32 n, u32 ndesc)
 {
@@ -726,7 +768,7 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 	int ret;
 
 	mutex_lock(&c->lock);
-	ret = chan_usable(c);
+	ret = c->dmae_owned ? -EBUSY : fdma_chan_usable(c);
 	if (ret)
 		goto out;
 	/* The queue never overflows: room for every request in flight. */
@@ -735,7 +777,7 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		goto out;
 	}
 	if (fdma_ering_space(&c->ring) < ndesc || c->nufree < n) {
-		chan_reap_locked(c);
+		fdma_chan_reap_locked(c);
 		if (c->broken) {
 			ret = -EIO;
 			goto out;
@@ -800,7 +842,7 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		}
 	}
 	atomic64_add(n, &c->st.transfers);
-	chan_doorbell(c);
+	fdma_chan_doorbell(c);
 	chan_publish(c);
 	ret = 0;
 out:
@@ -877,13 +919,13 @@ static int chan_wait_slot(struct fdma_chan *c, u32 need)
 {
 	for (;;) {
 		u32 seq;
-		int ret = chan_usable(c);
+		int ret = fdma_chan_usable(c);
 
 		if (ret)
 			return ret;
 		if (!c->kr.busy) {
 			if (fdma_ering_space(&c->ring) < need)
-				chan_reap_locked(c);
+				fdma_chan_reap_locked(c);
 			if (fdma_ering_space(&c->ring) >= need)
 				return 0;
 		}
@@ -985,7 +1027,7 @@ again:
 	atomic_inc(&b->bounce_users);
 	atomic64_inc(&c->st.transfers);
 	atomic64_add(fdma_ering_ndesc(&c->ring, len), &c->st.descriptors);
-	chan_doorbell(c);
+	fdma_chan_doorbell(c);
 	mutex_unlock(&c->lock);
 
 	/* Interrupts, the watchdog, a reset or remove() end this wait. */
@@ -1013,7 +1055,7 @@ again:
 			goto again;
 		return -EIO;
 	}
-	ret = chan_account(c, cpl.status, cpl.len);
+	ret = fdma_chan_account(c, cpl.status, cpl.len);
 	if (!ret && dir == DMA_FROM_DEVICE)
 		ret = bounce_sync(b, boff, len, dir, false);
 	return ret;

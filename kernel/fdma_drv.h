@@ -14,6 +14,7 @@
  *   fdma_sysfs.c  attributes of /sys/class/fdma/fdmaN
  *   fdma_debugfs.c  /sys/kernel/debug/fdma: ring state, the model's faults
  *   fdma_edu.c    QEMU's edu device as a second, independent DMA target
+ *   fdma_dmaengine.c  memory-to-memory channels as a dmaengine provider
  */
 #ifndef FDMA_DRV_H
 #define FDMA_DRV_H
@@ -75,8 +76,12 @@
 #define FDMA_CQ_ENTRIES_MIN	64
 #define FDMA_CQ_ENTRIES_MAX	65536
 
-/* Cookie of the read/write path's request (bit 63); others are ureq indices. */
+/*
+ * Cookie of the read/write path's request (bit 63), of the dmaengine
+ * provider's descriptors (bit 62 | pool index); others are ureq indices.
+ */
 #define FDMA_KCOOKIE		BIT_ULL(63)
+#define FDMA_DCOOKIE		BIT_ULL(62)
 
 /* PCI ids */
 #define FDMA_IVSHMEM_VENDOR	0x1af4
@@ -110,6 +115,7 @@ extern unsigned int fdma_param_cq_entries;
 extern unsigned int fdma_param_max_bufs;
 extern unsigned int fdma_param_edu_dma_bits;
 extern enum fdma_irq_mode fdma_param_irq_mode;
+extern bool fdma_param_dmaengine;
 
 /* User pages pinned by registrations, all devices (debugfs pinned_pages). */
 extern atomic64_t fdma_pinned_total;
@@ -336,6 +342,14 @@ struct fdma_chan {
 	u64 drops_seen;		/* wb.overruns, widened to 64 bits, under lock */
 	u64 cookie;
 
+	/*
+	 * The dmaengine provider's channel (memory-to-memory channels with
+	 * dmaengine=1), and whether a client holds it: then the character
+	 * device's requests and resets on it are -EBUSY. Under lock.
+	 */
+	struct fdma_dmae_chan *dmae;
+	bool dmae_owned;
+
 	struct fdma_chan_stats st;
 };
 
@@ -348,6 +362,8 @@ struct fdma_vec {
 };
 
 struct fdma_sysfs;
+struct fdma_dmae;
+struct fdma_dmae_chan;
 
 struct fdma_dev {
 	struct device dev;	/* /sys/class/fdma/fdmaN; release frees this */
@@ -388,6 +404,7 @@ struct fdma_dev {
 	int c2h;		/* first memory-mapped C2H channel, or -1 */
 
 	struct fdma_sysfs *sysfs;
+	struct fdma_dmae *dmae;		/* the dmaengine provider, or NULL */
 
 	struct mutex files_lock;	/* files */
 	struct list_head files;		/* open files, woken and revoked on remove */
@@ -416,7 +433,6 @@ extern struct pci_driver fdma_pci_driver;
 int fdma_irq_setup(struct fdma_dev *fdev);
 void fdma_irq_teardown(struct fdma_dev *fdev);
 
-/* One validated request of a batch, ready to post. */
 /*
  * A checked request of FDMA_IOC_SUBMIT or a copy of FDMA_IOC_COPY, as the
  * channel posts it.
@@ -460,6 +476,21 @@ ssize_t fdma_chan_read(struct fdma_chan *c, char __user *buf, size_t count,
 		       u64 pos);
 ssize_t fdma_chan_write(struct fdma_chan *c, struct fdma_chan *rd,
 			const char __user *buf, size_t count, u64 pos);
+/* For another master of a ring (the dmaengine provider); under c->lock. */
+int fdma_chan_claim(struct fdma_chan *c, bool claim);
+int fdma_chan_usable(struct fdma_chan *c);
+int fdma_chan_post(struct fdma_chan *c, const struct fdma_ereq *q);
+void fdma_chan_doorbell(struct fdma_chan *c);
+int fdma_chan_account(struct fdma_chan *c, u16 status, u64 len);
+int fdma_chan_recover(struct fdma_chan *c, const char *why, int cancel_res);
+u32 fdma_chan_reap_locked(struct fdma_chan *c);
+
+/* fdma_dmaengine.c */
+int fdma_dmae_register(struct fdma_dev *fdev);
+void fdma_dmae_unregister(struct fdma_dev *fdev);
+void fdma_dmae_detach(struct fdma_dev *fdev);
+void fdma_dmae_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
+		     int cancel_res);
 
 /* fdma_buf.c */
 int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,

@@ -17,6 +17,11 @@ module_param_named(ivshmem, fdma_param_ivshmem, bool, 0444);
 MODULE_PARM_DESC(ivshmem,
 		 "Bind QEMU ivshmem-doorbell (1af4:1110) devices holding an FDMA register file in BAR2 (VM harness; default 0)");
 
+bool fdma_param_dmaengine;
+module_param_named(dmaengine, fdma_param_dmaengine, bool, 0444);
+MODULE_PARM_DESC(dmaengine,
+		 "Register the engine's memory-to-memory channels with dmaengine as private DMA_MEMCPY channels; while a client holds one, the character device cannot use it (default 0)");
+
 static bool fdma_param_edu;
 module_param_named(edu, fdma_param_edu, bool, 0444);
 MODULE_PARM_DESC(edu, "Bind QEMU's edu device (1234:11e8) as /dev/fdma-eduN (default 0)");

@@ -336,6 +336,13 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_drvdata;
 	fdma_debugfs_add(fdev);
+	/* Optional: the character device works without it. */
+	if (fdma_param_dmaengine) {
+		ret = fdma_dmae_register(fdev);
+		if (ret)
+			dev_warn(&pdev->dev, "%s: not registered with dmaengine (%d)\n",
+				 dev_name(&fdev->dev), ret);
+	}
 
 	dev_info(&pdev->dev,
 		 "%s: FDMA %u.%u%s, %u channels, card memory %llu bytes, align %u (DMA %u), max descriptor %u, ring %u, %d-bit DMA\n",
@@ -375,10 +382,13 @@ static void fdma_remove(struct pci_dev *pdev)
 		wake_up_all(&fdev->chan[i].wq);
 	fdma_files_wake(fdev);
 	fdma_debugfs_remove(fdev);
+	/* No new dmaengine clients; those holding a channel keep its memory. */
+	fdma_dmae_unregister(fdev);
 	/* No new opens, and no sysfs access once this returns. */
 	cdev_device_del(&fdev->cdev, &fdev->dev);
 
 	fdma_chans_teardown(fdev, false);
+	fdma_dmae_detach(fdev);
 	fdma_unmap(fdev);
 	pci_release_regions(pdev);
 	pci_disable_device(pdev);

@@ -483,6 +483,26 @@ run_kernel() { # VERSION
 		fi
 	fi
 
+	# dmatest, Linux's own dmaengine test client, from this kernel series'
+	# source (no Debian kernel package ships it): the provider's tests.
+	if [ $HAVE_KMOD = 1 ]; then
+		local series=${v%%-*} dt="build/dmatest/$v" src
+		series=${series%.*}
+		if src=$(tests/vm/linux-src.sh "/usr/src/linux-source-$series.tar.xz" 2>"$TMP/dmatest-src-$v.log"); then
+			mkdir -p "$dt"
+			cmp -s "$src/drivers/dma/dmatest.c" "$dt/dmatest.c" || cp "$src/drivers/dma/dmatest.c" "$dt/"
+			echo 'obj-m := dmatest.o' >"$dt/Kbuild"
+			if make -C "$KDIR" M="$PWD/$dt" "${KMAKE[@]}" modules >"$TMP/dmatest-$v.log" 2>&1; then
+				mods+=("$dt/dmatest.ko")
+			else
+				fail "kbuild_dmatest $tag" "the out-of-tree build of dmatest in $dt failed"
+				show "$TMP/dmatest-$v.log" 20
+			fi
+		else
+			skip "dmatest $tag" "$(tail -1 "$TMP/dmatest-src-$v.log") (apt-get install linux-source-$series)"
+		fi
+	fi
+
 	# initramfs: busybox, /init, smoke tests, driver tests, modules
 	rm -rf "$R"
 	mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,etc,root,tests,smoke}

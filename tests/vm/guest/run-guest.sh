@@ -138,6 +138,43 @@ if load deep ivshmem=1 ring_size=1024 timeout_ms=2000; then
 	unload deep
 fi
 
+# fdma.ko as a dmaengine provider (dmaengine=1): Linux's dmatest on the
+# memory-to-memory channels, completions by callback then polled
+# (dma_sync_wait); while dmatest holds the channels the character device
+# cannot copy on them (EBUSY); once it is gone it can again.
+if [ ! -e /dmatest.ko ]; then
+	echo "VMTEST SKIP dmatest: no /dmatest.ko (run.sh builds it from Debian's linux-source package)"
+elif load dmaengine ivshmem=1 dmaengine=1; then
+	t dmatest_irq sh $T/dmatest.sh dmatest_irq
+	dev=$(ls /sys/class/fdma/ | grep '^fdma[0-9]' | head -1)
+	if /e2e/fdma bench kdev:/dev/$dev --dir copy --sizes 4K --seconds 0.2 >/tmp/dt.out 2>&1; then
+		fail dmae_owned "the character device copied on a channel dmatest holds"
+	elif grep -q 'busy' /tmp/dt.out; then
+		pass dmae_owned
+	else
+		fail dmae_owned "refused, but not as busy: $(tail -1 /tmp/dt.out)"
+	fi
+	rmmod dmatest
+	if /e2e/fdma bench kdev:/dev/$dev --dir copy --sizes 4K --seconds 0.2 >/tmp/dt.out 2>&1; then
+		pass dmae_released
+	else
+		fail dmae_released "after rmmod dmatest: $(tail -1 /tmp/dt.out)"
+	fi
+	t dmatest_polled sh $T/dmatest.sh dmatest_polled polled
+	rmmod dmatest
+	# Unbound while dmatest copies: it ends cleanly, the device binds again.
+	export dmatest_iters=100000
+	t dmae_unbind sh $T/dmatest.sh dmae_unbind unbind
+	unset dmatest_iters
+	dev=$(ls /sys/class/fdma/ | grep '^fdma[0-9]' | head -1)
+	if /e2e/fdma bench kdev:/dev/$dev --dir copy --sizes 4K --seconds 0.2 >/tmp/dt.out 2>&1; then
+		pass dmae_rebound
+	else
+		fail dmae_rebound "copies after the unbind and bind: $(tail -1 /tmp/dt.out)"
+	fi
+	unload dmaengine
+fi
+
 # libfdma's kdev: backend: the end-to-end tests of tests/sim/, fdma bench and
 # fdma stream. Buffers the driver cannot allocate in one piece (over 4 MiB
 # here: no CMA) are registered 4 KiB pages, one descriptor each: a ring of

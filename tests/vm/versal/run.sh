@@ -179,32 +179,10 @@ echo "== versal-virt: kernels ${KERNELS[*]}"
 [ ${#SKIPPED[@]} -eq 0 ] || printf '%s\n' "${SKIPPED[@]}"
 
 # ---- the drivers' sources, once per series ------------------------------------------
-# Only these files of the tree are needed; extracting them decompresses the
-# whole tarball (10-14 s), so they are kept in build/linux-src-SERIES/ and
-# extracted again only when one is missing or the tarball changed (a Debian
-# update: the stamp holds its path, size and time).
+# tests/vm/linux-src.sh extracts them once into build/linux-src-SERIES/.
 FIXTURE_FILES=(drivers/dma/dmatest.c drivers/dma/dmaengine.h drivers/dma/xilinx/zynqmp_dma.c)
 FIXTURE_OBJS=(dmatest.o xilinx/zynqmp_dma.o)
-sources() { # TARBALL: its cache dir, extracted if needed; 1 on failure
-	local tb=$1 top s dir stamp f ok=1 t0
-	top=${tb##*/}
-	top=${top%.tar.xz}		# the tarball's top directory, linux-source-SERIES
-	s=${top#linux-source-}
-	dir=build/linux-src-$s
-	stamp="$(readlink -f "$tb") $(stat -L -c '%s %Y' "$tb")"
-	for f in "${FIXTURE_FILES[@]}"; do [ -r "$dir/$f" ] || ok=0; done
-	[ "$(cat "$dir/.stamp" 2>/dev/null)" = "$stamp" ] || ok=0
-	if [ $ok = 0 ]; then
-		t0=$(date +%s)
-		rm -rf "$dir.new" && mkdir -p "$dir.new" || return 1
-		tar -xJf "$tb" -C "$dir.new" --strip-components=1 \
-			"${FIXTURE_FILES[@]/#/$top/}" >"$TMP/tar.log" 2>&1 || return 1
-		echo "$stamp" >"$dir.new/.stamp"
-		rm -rf "$dir" && mv "$dir.new" "$dir" || return 1
-		echo "   extracted ${FIXTURE_FILES[*]} from $tb into $dir/ in $(($(date +%s) - t0)) s" >&2
-	fi
-	echo "$dir"
-}
+sources() { tests/vm/linux-src.sh "$1" 2>"$TMP/tar.log"; }
 
 # ---- the modules, per kernel ------------------------------------------------------------
 # One out-of-tree build in build/versal/VERSION/: the fixtures under their

@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fdma.ko as a dmaengine provider (module parameter dmaengine=1): the
+ * engine's memory-to-memory channels (engine 1.2) registered as DMA_MEMCPY
+ * channels, so Linux's own clients (dmatest, async_tx users that ask for a
+ * channel) drive the FDMA engine. docs/dmaengine.md, section 4.
+ *
+ * Ownership. A channel serves one master at a time: while a dmaengine
+ * client holds it (alloc_chan_resources to free_chan_resources), the
+ * character device's FDMA_IOC_COPY and FDMA_IOC_CHAN_RESET on it are
+ * -EBUSY, and it is refused to a client while a file has copies in flight
+ * on it. So a dmaengine terminate never cancels a file's requests, nor a
+ * file's reset a client's.
+ *
+ * Descriptors. A pool of ring_size descriptors per channel, allocated when a
+ * client takes the channel: prep takes one from the free list under the
+ * channel's spinlock (any context), never allocates. tx_submit gives it a
+ * cookie and queues it on the pending list; issue_pending (any context:
+ * clients call it from callbacks) queues the channel's post work, which
+ * takes the ring lock and posts every pending descriptor that fits, with
+ * one doorbell: a client's batch keeps the engine's batching.
+ *
+ * Completion. The ring is reaped where the character device's requests are
+ * (the interrupt's thread, the watchdog, tx_status): a finished descriptor
+ * completes its cookie at once (in ring order, so completed_cookie only
+ * moves forward) and goes to the done list; the done work, in process
+ * context, outside every lock of the channel, invokes the callbacks and
+ * frees the descriptors, so a callback may prep, submit and issue again.
+ * tx_status posts what is pending and reaps by itself when the cookie is
+ * not complete yet: dma_sync_wait() spins without sleeping, and on a
+ * one-CPU guest with voluntary preemption neither the post work nor the
+ * interrupt thread would run meanwhile.
+ *
+ * Terminate. terminate_all (any context) drops what is pending, marks what
+ * is done and not yet called back as not to be called back, and queues the
+ * terminate work, which resets the channel (the engine hands everything
+ * posted back as canceled; no callbacks for them); synchronize waits for
+ * it and for the done work.
+ *
+ * Lifetime. The dma_device lives in its own allocation with a reference on
+ * the fdma device; remove() unregisters it first, completes everything
+ * still posted as aborted (with callbacks), and later preps return NULL.
+ * device_release frees it when the last client lets go.
+ */
+#include <linux/dmaengine.h>
+#include <linux/kref.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "fdma_drv.h"
+
+/* A descriptor's engine requests carry FDMA_DCOOKIE | its pool index. */
+struct fdma_dmae_desc {
+	struct dma_async_tx_descriptor tx;
+	struct list_head node;
+	dma_addr_t src, dst;
+	u32 len;
+	u32 done;		/* bytes copied, all pieces */
+	u32 pieces;		/* engine requests not yet complete */
+	u16 status;		/* first non-OK engine status */
+	bool quiet;		/* terminated: no callback */
+};
+
+struct fdma_dmae_chan {
+	struct dma_chan chan;
+	struct fdma_chan *c;
+	/* The lists and the cookies; taken in any context, never with c->lock inside. */
+	spinlock_t lock;
+	struct list_head free, pending, active, done;
+	struct fdma_dmae_desc *descs;
+	u32 ndesc;
+	struct work_struct post_work, done_work, term_work;
+};
+
+/*
+ * Two references: the dmaengine core's (device_release) and the fdma
+ * device's (dropped by fdma_dmae_detach() once its channels stopped, so
+ * that their last completions still find the provider).
+ */
+struct fdma_dmae {
+	struct dma_device dd;
+	struct kref ref;
+	struct fdma_dev *fdev;
+	u32 nchan;
+	struct fdma_dmae_chan ch[FDMA_MAX_CHANNELS];
+};
+
+static struct fdma_dmae_chan *to_dchan(struct dma_chan *chan)
+{
+	return container_of(chan, struct fdma_dmae_chan, chan);
+}
+
+static struct fdma_dmae_desc *to_ddesc(struct dma_async_tx_descriptor *tx)
+{
+	return container_of(tx, struct fdma_dmae_desc, tx);
+}
+
+/* ---- cookies (the core's helpers are private to drivers/dma) ----------- */
+
+static dma_cookie_t dchan_cookie_assign(struct dma_chan *chan,
+					struct dma_async_tx_descriptor *tx)
+{
+	dma_cookie_t cookie = chan->cookie + 1;
+
+	if (cookie < DMA_MIN_COOKIE)
+		cookie = DMA_MIN_COOKIE;
+	tx->cookie = cookie;
+	chan->cookie = cookie;
+	return cookie;
+}
+
+/* ---- prep, submit, issue -------------------------------------------------- */
+
+static dma_cookie_t fdma_dmae_tx_submit(struct dma_async_tx_descriptor *tx)
+{
+	struct fdma_dmae_chan *dc = to_dchan(tx->chan);
+	struct fdma_dmae_desc *d = to_ddesc(tx);
+	unsigned long flags;
+	dma_cookie_t cookie;
+
+	spin_lock_irqsave(&dc->lock, flags);
+	cookie = dchan_cookie_assign(&dc->chan, tx);
+	list_move_tail(&d->node, &dc->pending);
+	spin_unlock_irqrestore(&dc->lock, flags);
+	return cookie;
+}
+
+static struct dma_async_tx_descriptor *
+fdma_dmae_prep_memcpy(struct dma_chan *chan, dma_addr_t dst, dma_addr_t src,
+		      size_t len, unsigned long flags)
+{
+	struct fdma_dmae_chan *dc = to_dchan(chan);
+	struct fdma_chan *c = dc->c;
+	u32 align = c->fdev->caps.align;
+	struct fdma_dmae_desc *d;
+	unsigned long irqf;
+
+	/* The engine's rules (docs/engine.md, section 15); split at ereq_max. */
+	if (READ_ONCE(c->fdev->dead) || !len || len > c->ereq_max ||
+	    ((src | dst | len) & (align - 1)) ||
+	    (src < dst + len && dst < src + len))
+		return NULL;
+	spin_lock_irqsave(&dc->lock, irqf);
+	d = list_first_entry_or_null(&dc->free, struct fdma_dmae_desc, node);
+	if (d)
+		list_del_init(&d->node);
+	spin_unlock_irqrestore(&dc->lock, irqf);
+	/* None free: the client retries after a completion, as with any pool. */
+	if (!d)
+		return NULL;
+	dma_async_tx_descriptor_init(&d->tx, chan);
+	d->tx.flags = flags;
+	d->tx.tx_submit = fdma_dmae_tx_submit;
+	d->src = src;
+	d->dst = dst;
+	d->len = len;
+	d->done = 0;
+	d->pieces = 0;
+	d->status = FDMA_CPL_OK;
+	d->quiet = false;
+	return &d->tx;
+}
+
+static void fdma_dmae_issue_pending(struct dma_chan *chan)
+{
+	struct fdma_dmae_chan *dc = to_dchan(chan);
+
+	queue_work(system_highpri_wq, &dc->post_work);
+}
+
+/* Descriptors one copy of len bytes takes on this ring. */
+static u32 ddesc_ndesc(const struct fdma_chan *c, u32 len)
+{
+	return fdma_ering_ndesc(&c->ring, len);
+}
+
+/*
+ * Post every pending descriptor that fits the ring, in order, with one
+ * doorbell. What does not fit waits for the next completion (the done work
+ * queues the post work again). Under c->lock.
+ */
+static void dchan_post_locked(struct fdma_dmae_chan *dc)
+{
+	struct fdma_chan *c = dc->c;
+	struct fdma_dmae_desc *d;
+	unsigned long flags;
+	u32 posted = 0;
+
+	lockdep_assert_held(&c->lock);
+	if (!c->dmae_owned || fdma_chan_usable(c))
+		return;
+	for (;;) {
+		struct fdma_ereq q = {
+			.cookie = FDMA_DCOOKIE,
+		};
+
+		spin_lock_irqsave(&dc->lock, flags);
+		d = list_first_entry_or_null(&dc->pending,
+					     struct fdma_dmae_desc, node);
+		if (d && fdma_ering_space(&c->ring) >= ddesc_ndesc(c, d->len))
+			list_move_tail(&d->node, &dc->active);
+		else
+			d = NULL;
+		spin_unlock_irqrestore(&dc->lock, flags);
+		if (!d)
+			break;
+		/* One engine request: its pieces are split at max_desc_len. */
+		q.cookie |= d - dc->descs;
+		q.host = d->src;
+		q.dst = d->dst;
+		q.len = d->len;
+		if (d->tx.flags & DMA_PREP_INTERRUPT)
+			q.flags = FDMA_DESC_IRQ;
+		d->pieces = 1;
+		if (fdma_chan_post(c, &q)) {
+			/* Checked at prep: cannot happen. Fail this one. */
+			d->pieces = 0;
+			fdma_dmae_piece(c, &(struct fdma_ecpl){
+					.cookie = q.cookie,
+					.status = FDMA_CPL_DESC_ERR }, -EIO);
+			continue;
+		}
+		posted++;
+	}
+	if (posted) {
+		atomic64_add(posted, &c->st.transfers);
+		fdma_chan_doorbell(c);
+	}
+}
+
+static void fdma_dmae_post_work(struct work_struct *work)
+{
+	struct fdma_dmae_chan *dc = container_of(work, struct fdma_dmae_chan,
+						 post_work);
+
+	mutex_lock(&dc->c->lock);
+	dchan_post_locked(dc);
+	mutex_unlock(&dc->c->lock);
+}
+
+/* ---- completion ------------------------------------------------------------ */
+
+/*
+ * An engine request of this provider finished or was canceled (under
+ * c->lock, from the reap or a reset). Completes the cookie and hands the
+ * descriptor to the done work.
+ */
+void fdma_dmae_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
+		     int cancel_res)
+{
+	struct fdma_dmae_chan *dc = c->dmae;
+	u64 idx = e->cookie & ~FDMA_DCOOKIE;
+	struct fdma_dmae_desc *d;
+	unsigned long flags;
+
+	if (!dc || !dc->descs || idx >= dc->ndesc) {
+		dev_err_ratelimited(&c->fdev->pdev->dev, "channel %u: completion of unknown dmaengine descriptor %llu\n",
+				    c->idx, idx);
+		return;
+	}
+	d = &dc->descs[idx];
+	d->done += e->len;
+	if (d->status == FDMA_CPL_OK)
+		d->status = e->status;
+	if (d->pieces && --d->pieces)
+		return;
+	fdma_chan_account(c, d->status, d->done);
+	spin_lock_irqsave(&dc->lock, flags);
+	/* Ring order is submission order: the completed cookie only moves on. */
+	dc->chan.completed_cookie = d->tx.cookie;
+	list_move_tail(&d->node, &dc->done);
+	spin_unlock_irqrestore(&dc->lock, flags);
+	queue_work(system_highpri_wq, &dc->done_work);
+}
+
+static enum dmaengine_tx_result ddesc_result(u16 status)
+{
+	switch (status) {
+	case FDMA_CPL_OK:
+		return DMA_TRANS_NOERROR;
+	case FDMA_CPL_CANCELED:
+		return DMA_TRANS_ABORTED;
+	default:
+		/* The engine reads before it writes; its status names no side. */
+		return DMA_TRANS_READ_FAILED;
+	}
+}
+
+/* Callbacks, outside every lock of the channel; then the descriptors are free. */
+static void fdma_dmae_done_work(struct work_struct *work)
+{
+	struct fdma_dmae_chan *dc = container_of(work, struct fdma_dmae_chan,
+						 done_work);
+	struct fdma_dmae_desc *d;
+	unsigned long flags;
+	bool more;
+
+	for (;;) {
+		struct dmaengine_result res;
+		dma_async_tx_callback_result cb_res;
+		dma_async_tx_callback cb;
+		void *param;
+		bool quiet;
+
+		spin_lock_irqsave(&dc->lock, flags);
+		d = list_first_entry_or_null(&dc->done, struct fdma_dmae_desc,
+					     node);
+		if (d) {
+			cb_res = d->tx.callback_result;
+			cb = d->tx.callback;
+			param = d->tx.callback_param;
+			quiet = d->quiet;
+			res.result = ddesc_result(d->status);
+			res.residue = d->len - min(d->done, d->len);
+			d->tx.cookie = 0;
+			list_move_tail(&d->node, &dc->free);
+		}
+		spin_unlock_irqrestore(&dc->lock, flags);
+		if (!d)
+			break;
+		if (quiet)
+			continue;
+		if (cb_res)
+			cb_res(param, &res);
+		else if (cb)
+			cb(param);
+	}
+	/* Ring space came free: what waited for it goes now. */
+	spin_lock_irqsave(&dc->lock, flags);
+	more = !list_empty(&dc->pending);
+	spin_unlock_irqrestore(&dc->lock, flags);
+	if (more)
+		queue_work(system_highpri_wq, &dc->post_work);
+}
+
+static enum dma_status fdma_dmae_tx_status(struct dma_chan *chan,
+					   dma_cookie_t cookie,
+					   struct dma_tx_state *st)
+{
+	struct fdma_dmae_chan *dc = to_dchan(chan);
+	dma_cookie_t last, used;
+	enum dma_status ret;
+	unsigned long flags;
+	int pass;
+
+	for (pass = 0; ; pass++) {
+		spin_lock_irqsave(&dc->lock, flags);
+		last = chan->completed_cookie;
+		used = chan->cookie;
+		spin_unlock_irqrestore(&dc->lock, flags);
+		ret = dma_async_is_complete(cookie, last, used);
+		dma_set_tx_state(st, last, used, 0);
+		if (ret == DMA_COMPLETE || pass || !in_task())
+			return ret;
+		/*
+		 * Not complete yet: post what is pending and reap, then look
+		 * again. A caller spinning here (dma_sync_wait()) may keep the
+		 * post work and the interrupt thread from ever running on its
+		 * CPU. Process context only; trylock, so never against them.
+		 */
+		if (mutex_trylock(&dc->c->lock)) {
+			dchan_post_locked(dc);
+			fdma_chan_reap_locked(dc->c);
+			mutex_unlock(&dc->c->lock);
+		}
+	}
+}
+
+/* ---- terminate ---------------------------------------------------------------- */
+
+static int fdma_dmae_terminate_all(struct dma_chan *chan)
+{
+	struct fdma_dmae_chan *dc = to_dchan(chan);
+	struct fdma_dmae_desc *d;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dc->lock, flags);
+	list_splice_tail_init(&dc->pending, &dc->free);
+	list_for_each_entry(d, &dc->done, node)
+		d->quiet = true;
+	list_for_each_entry(d, &dc->active, node)
+		d->quiet = true;
+	spin_unlock_irqrestore(&dc->lock, flags);
+	queue_work(system_highpri_wq, &dc->term_work);
+	return 0;
+}
+
+/* Reset the channel: everything posted comes back canceled, quietly. */
+static void fdma_dmae_term_work(struct work_struct *work)
+{
+	struct fdma_dmae_chan *dc = container_of(work, struct fdma_dmae_chan,
+						 term_work);
+	struct fdma_chan *c = dc->c;
+	unsigned long flags;
+	bool active;
+
+	mutex_lock(&c->lock);
+	spin_lock_irqsave(&dc->lock, flags);
+	active = !list_empty(&dc->active);
+	spin_unlock_irqrestore(&dc->lock, flags);
+	if (active && c->up && !READ_ONCE(c->fdev->dead))
+		fdma_chan_recover(c, "terminated by its dmaengine client",
+				  -ECANCELED);
+	mutex_unlock(&c->lock);
+}
+
+static void fdma_dmae_synchronize(struct dma_chan *chan)
+{
+	struct fdma_dmae_chan *dc = to_dchan(chan);
+
+	flush_work(&dc->term_work);
+	flush_work(&dc->post_work);
+	flush_work(&dc->done_work);
+}
+
+/* ---- a client takes and releases a channel ------------------------------- */
+
+static int fdma_dmae_alloc_chan(struct dma_chan *chan)
+{
+	struct fdma_dmae_chan *dc = to_dchan(chan);
+	struct fdma_chan *c = dc->c;
+	u32 n = c->ring.size, i;
+	struct fdma_dmae_desc *descs;
+	unsigned long flags;
+	int ret;
+
+	descs = kcalloc(n, sizeof(*descs), GFP_KERNEL);
+	if (!descs)
+		return -ENOMEM;
+	mutex_lock(&c->lock);
+	ret = fdma_chan_claim(c, true);
+	mutex_unlock(&c->lock);
+	if (ret) {
+		kfree(descs);
+		return ret;
+	}
+	spin_lock_irqsave(&dc->lock, flags);
+	dc->descs = descs;
+	dc->ndesc = n;
+	for (i = 0; i < n; i++) {
+		INIT_LIST_HEAD(&descs[i].node);
+		list_add_tail(&descs[i].node, &dc->free);
+	}
+	spin_unlock_irqrestore(&dc->lock, flags);
+	return n;
+}
+
+static void fdma_dmae_free_chan(struct dma_chan *chan)
+{
+	struct fdma_dmae_chan *dc = to_dchan(chan);
+	struct fdma_chan *c = dc->c;
+	struct fdma_dmae_desc *descs;
+	unsigned long flags;
+
+	fdma_dmae_terminate_all(chan);
+	fdma_dmae_synchronize(chan);
+	mutex_lock(&c->lock);
+	fdma_chan_claim(c, false);
+	spin_lock_irqsave(&dc->lock, flags);
+	/* Not reset (broken): its active descriptors may still complete: kept. */
+	descs = list_empty(&dc->active) ? dc->descs : NULL;
+	if (descs) {
+		INIT_LIST_HEAD(&dc->free);
+		INIT_LIST_HEAD(&dc->pending);
+		INIT_LIST_HEAD(&dc->done);
+		dc->descs = NULL;
+		dc->ndesc = 0;
+	}
+	spin_unlock_irqrestore(&dc->lock, flags);
+	mutex_unlock(&c->lock);
+	kfree(descs);
+}
+
+/* ---- registration ------------------------------------------------------------ */
+
+static void fdma_dmae_free(struct kref *ref)
+{
+	struct fdma_dmae *p = container_of(ref, struct fdma_dmae, ref);
+	u32 i;
+
+	for (i = 0; i < p->nchan; i++)
+		kfree(p->ch[i].descs);
+	put_device(&p->fdev->dev);
+	kfree(p);
+}
+
+static void fdma_dmae_release(struct dma_device *dd)
+{
+	kref_put(&container_of(dd, struct fdma_dmae, dd)->ref, fdma_dmae_free);
+}
+
+int fdma_dmae_register(struct fdma_dev *fdev)
+{
+	struct fdma_dmae *p;
+	struct dma_device *dd;
+	u32 i;
+	int ret;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	dd = &p->dd;
+	p->fdev = fdev;
+	dd->dev = &fdev->pdev->dev;
+	INIT_LIST_HEAD(&dd->channels);
+	/* Private: with ASYNC_TX_DMA, async_tx users would take public channels. */
+	dma_cap_set(DMA_MEMCPY, dd->cap_mask);
+	dma_cap_set(DMA_PRIVATE, dd->cap_mask);
+	dd->copy_align = ilog2(fdev->caps.align);
+	dd->directions = BIT(DMA_MEM_TO_MEM);
+	dd->residue_granularity = DMA_RESIDUE_GRANULARITY_DESCRIPTOR;
+	dd->device_alloc_chan_resources = fdma_dmae_alloc_chan;
+	dd->device_free_chan_resources = fdma_dmae_free_chan;
+	dd->device_prep_dma_memcpy = fdma_dmae_prep_memcpy;
+	dd->device_issue_pending = fdma_dmae_issue_pending;
+	dd->device_tx_status = fdma_dmae_tx_status;
+	dd->device_terminate_all = fdma_dmae_terminate_all;
+	dd->device_synchronize = fdma_dmae_synchronize;
+	dd->device_release = fdma_dmae_release;
+
+	for (i = 0; i < fdev->caps.nchan; i++) {
+		struct fdma_chan *c = &fdev->chan[i];
+		struct fdma_dmae_chan *dc = &p->ch[p->nchan];
+
+		if (!(c->caps & FDMA_CH_CAP_MEM2MEM) || !c->up)
+			continue;
+		dc->c = c;
+		spin_lock_init(&dc->lock);
+		INIT_LIST_HEAD(&dc->free);
+		INIT_LIST_HEAD(&dc->pending);
+		INIT_LIST_HEAD(&dc->active);
+		INIT_LIST_HEAD(&dc->done);
+		INIT_WORK(&dc->post_work, fdma_dmae_post_work);
+		INIT_WORK(&dc->done_work, fdma_dmae_done_work);
+		INIT_WORK(&dc->term_work, fdma_dmae_term_work);
+		dc->chan.device = dd;
+		list_add_tail(&dc->chan.device_node, &dd->channels);
+		p->nchan++;
+	}
+	if (!p->nchan) {
+		kfree(p);
+		dev_info(&fdev->pdev->dev, "%s: dmaengine=1, but no memory-to-memory channel to offer\n",
+			 dev_name(&fdev->dev));
+		return 0;
+	}
+	get_device(&fdev->dev);
+	kref_init(&p->ref);
+	/* Completions of the channels find their provider channel. */
+	for (i = 0; i < p->nchan; i++) {
+		mutex_lock(&p->ch[i].c->lock);
+		p->ch[i].c->dmae = &p->ch[i];
+		mutex_unlock(&p->ch[i].c->lock);
+	}
+	fdev->dmae = p;
+	kref_get(&p->ref);
+	ret = dma_async_device_register(dd);
+	if (ret) {
+		/* Not registered: the core holds nothing, no release will come. */
+		kref_put(&p->ref, fdma_dmae_free);
+		fdma_dmae_detach(fdev);
+		return ret;
+	}
+	dev_info(&fdev->pdev->dev, "%s: %u memory-to-memory channels registered with dmaengine\n",
+		 dev_name(&fdev->dev), p->nchan);
+	return 0;
+}
+
+/*
+ * remove(), first: no new client finds the channels. Clients that hold one
+ * keep the dma_device (device_release); what they have posted completes
+ * aborted when the channels stop, and their preps fail (fdev->dead).
+ */
+void fdma_dmae_unregister(struct fdma_dev *fdev)
+{
+	if (fdev->dmae)
+		dma_async_device_unregister(&fdev->dmae->dd);
+}
+
+/* remove(), once the channels stopped: they complete nothing more. */
+void fdma_dmae_detach(struct fdma_dev *fdev)
+{
+	struct fdma_dmae *p = fdev->dmae;
+	u32 i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nchan; i++) {
+		mutex_lock(&p->ch[i].c->lock);
+		p->ch[i].c->dmae = NULL;
+		mutex_unlock(&p->ch[i].c->lock);
+	}
+	fdev->dmae = NULL;
+	kref_put(&p->ref, fdma_dmae_free);
+}
