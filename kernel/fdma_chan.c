@@ -399,7 +399,7 @@ static void chan_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
 		return;
 	}
 	if (e->cookie & FDMA_DCOOKIE) {
-		fdma_dmae_piece(c, e, cancel_res);
+		fdma_dmae_piece(c, e, taint);
 		return;
 	}
 	if (e->cookie >= c->ring.size || !c->ureq[e->cookie].cq) {
@@ -428,8 +428,8 @@ static void chan_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
  * (canceled ones with cancel_res). The channel is left stopped. Returns
  * 0, or the reset's error (the channel is then broken, RUN cleared).
  */
-static int chan_reset_cancel(struct fdma_chan *c, const char *why,
-			     int cancel_res)
+int fdma_chan_reset_cancel(struct fdma_chan *c, const char *why,
+			   int cancel_res)
 {
 	struct fdma_ecpl e[16];
 	u32 n, i;
@@ -462,7 +462,7 @@ static int chan_reset_cancel(struct fdma_chan *c, const char *why,
 /* Reset, hand everything back, start again. */
 int fdma_chan_recover(struct fdma_chan *c, const char *why, int cancel_res)
 {
-	int ret = chan_reset_cancel(c, why, cancel_res);
+	int ret = fdma_chan_reset_cancel(c, why, cancel_res);
 	u32 i;
 
 	if (ret)
@@ -479,10 +479,11 @@ int fdma_chan_recover(struct fdma_chan *c, const char *why, int cancel_res)
 }
 
 /*
- * Move every finished request to its owner; recover a halted channel.
- * Returns the engine requests reaped.
+ * Move every finished request to its owner. With recover, also reset a
+ * halted channel (which sleeps); without, leave that to the next reaper
+ * that may sleep. Returns the engine requests reaped.
  */
-u32 fdma_chan_reap_locked(struct fdma_chan *c)
+static u32 chan_reap(struct fdma_chan *c, bool recover)
 {
 	struct fdma_ecpl e[16];
 	u32 n, i, total = 0;
@@ -496,13 +497,24 @@ u32 fdma_chan_reap_locked(struct fdma_chan *c)
 		total += n;
 	}
 	/* HALTED is published after the last record: all are reaped now. */
-	if (!c->broken && chan_halted(c)) {
+	if (recover && !c->broken && chan_halted(c)) {
 		fdma_chan_recover(c, "halted on an error", -ECANCELED);
 	} else if (total) {
 		chan_publish(c);
 		chan_wake(c);
 	}
 	return total;
+}
+
+u32 fdma_chan_reap_locked(struct fdma_chan *c)
+{
+	return chan_reap(c, true);
+}
+
+/* Reap without ever sleeping (dmaengine's tx_status). */
+u32 fdma_chan_reap_nosleep(struct fdma_chan *c)
+{
+	return chan_reap(c, false);
 }
 
 /* The interrupt's thread (and FDMA_IOC_WAIT): reap. */
@@ -626,7 +638,7 @@ void fdma_chan_stop(struct fdma_chan *c)
 {
 	mutex_lock(&c->lock);
 	if (c->up) {
-		if (chan_reset_cancel(c, "device removed", -ECANCELED))
+		if (fdma_chan_reset_cancel(c, "device removed", -ECANCELED))
 			dev_warn(chan_dev(c), "channel %u: no reset acknowledgment: RUN cleared only\n",
 				 c->idx);
 		c->up = false;

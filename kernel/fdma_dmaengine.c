@@ -16,35 +16,48 @@
  * client takes the channel: prep takes one from the free list under the
  * channel's spinlock (any context), never allocates. tx_submit gives it a
  * cookie and queues it on the pending list; issue_pending (any context:
- * clients call it from callbacks) queues the channel's post work, which
- * takes the ring lock and posts every pending descriptor that fits, with
- * one doorbell: a client's batch keeps the engine's batching.
+ * clients call it from callbacks) moves what is pending to the issued list
+ * and queues the channel's post work, which takes the ring lock and posts
+ * every issued descriptor that fits, with one doorbell: a client's batch
+ * keeps the engine's batching. Nothing starts before issue_pending.
  *
  * Completion. The ring is reaped where the character device's requests are
  * (the interrupt's thread, the watchdog, tx_status): a finished descriptor
  * completes its cookie at once (in ring order, so completed_cookie only
- * moves forward) and goes to the done list; the done work, in process
- * context, outside every lock of the channel, invokes the callbacks and
- * frees the descriptors, so a callback may prep, submit and issue again.
- * tx_status posts what is pending and reaps by itself when the cookie is
- * not complete yet: dma_sync_wait() spins without sleeping, and on a
- * one-CPU guest with voluntary preemption neither the post work nor the
- * interrupt thread would run meanwhile.
+ * moves forward; a failed one is remembered for tx_status's DMA_ERROR) and
+ * goes to the done list; the done work, in process context, outside every
+ * lock of the channel, invokes the callbacks and frees the descriptors, so
+ * a callback may prep, submit and issue again. tx_status posts what is
+ * issued and reaps by itself when the cookie is not complete yet:
+ * dma_sync_wait() spins without sleeping, and on a one-CPU guest with
+ * voluntary preemption neither the post work nor the interrupt thread
+ * would run meanwhile. It does so only where it may take a mutex, and
+ * never sleeps for it (no recovery of a halted channel there).
  *
- * Terminate. terminate_all (any context) drops what is pending, marks what
- * is done and not yet called back as not to be called back, and queues the
- * terminate work, which resets the channel (the engine hands everything
- * posted back as canceled; no callbacks for them); synchronize waits for
- * it and for the done work.
+ * Terminate. terminate_all (any context) drops what is pending or issued,
+ * marks what is done and not yet called back as not to be called back,
+ * and queues the terminate work, which resets the channel (the engine
+ * hands everything posted back as canceled; no callbacks for them);
+ * synchronize waits for it and for the done work. A reset that is not
+ * acknowledged leaves the engine possibly writing: such descriptors are
+ * never completed (their memory is the client's; see kernel/README.md).
  *
- * Lifetime. The dma_device lives in its own allocation with a reference on
- * the fdma device; remove() unregisters it first, completes everything
- * still posted as aborted (with callbacks), and later preps return NULL.
- * device_release frees it when the last client lets go.
+ * Lifetime. remove() unregisters the dma_device first (its memcpy
+ * capability cleared, so no new client finds it), completes what is still
+ * posted as aborted when the channels stop, then detaches: the channels'
+ * work is flushed and later preps return NULL. The provider holds a
+ * reference on the fdma device until both the detach and dmaengine's
+ * device_release (the last client let go) happened. Its memory itself
+ * (struct dma_device and the dma_chans) is freed only at module exit:
+ * dma_release_channel() still reads the channel and its device after the
+ * put that can call device_release, so freeing there would be a
+ * use-after-free; no client can hold a channel at module exit (each holds
+ * a reference on this module).
  */
 #include <linux/dmaengine.h>
 #include <linux/kref.h>
 #include <linux/log2.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "fdma_drv.h"
@@ -61,29 +74,39 @@ struct fdma_dmae_desc {
 	bool quiet;		/* terminated: no callback */
 };
 
+/* Failed cookies remembered for tx_status (DMA_ERROR): the last few. */
+#define FDMA_DMAE_ERRS	16
+
 struct fdma_dmae_chan {
 	struct dma_chan chan;
 	struct fdma_chan *c;
 	/* The lists and the cookies; taken in any context, never with c->lock inside. */
 	spinlock_t lock;
-	struct list_head free, pending, active, done;
+	struct list_head free, pending, issued, active, done;
 	struct fdma_dmae_desc *descs;
 	u32 ndesc;
+	dma_cookie_t err[FDMA_DMAE_ERRS];
+	u32 nerr;
 	struct work_struct post_work, done_work, term_work;
 };
 
 /*
- * Two references: the dmaengine core's (device_release) and the fdma
- * device's (dropped by fdma_dmae_detach() once its channels stopped, so
- * that their last completions still find the provider).
+ * Two references: fdma's (dropped by fdma_dmae_detach() once the channels
+ * stopped, so that their last completions still find the provider) and
+ * dmaengine's (device_release). The last one puts the fdma device and
+ * parks the memory for module exit.
  */
 struct fdma_dmae {
 	struct dma_device dd;
 	struct kref ref;
+	struct list_head parked;
 	struct fdma_dev *fdev;
 	u32 nchan;
 	struct fdma_dmae_chan ch[FDMA_MAX_CHANNELS];
 };
+
+static LIST_HEAD(fdma_dmae_parked);
+static DEFINE_MUTEX(fdma_dmae_parked_lock);
 
 static struct fdma_dmae_chan *to_dchan(struct dma_chan *chan)
 {
@@ -148,6 +171,8 @@ fdma_dmae_prep_memcpy(struct dma_chan *chan, dma_addr_t dst, dma_addr_t src,
 	/* None free: the client retries after a completion, as with any pool. */
 	if (!d)
 		return NULL;
+	/* A reused slot: nothing of its last client's (callbacks, params) stays. */
+	memset(&d->tx, 0, sizeof(d->tx));
 	dma_async_tx_descriptor_init(&d->tx, chan);
 	d->tx.flags = flags;
 	d->tx.tx_submit = fdma_dmae_tx_submit;
@@ -164,40 +189,61 @@ fdma_dmae_prep_memcpy(struct dma_chan *chan, dma_addr_t dst, dma_addr_t src,
 static void fdma_dmae_issue_pending(struct dma_chan *chan)
 {
 	struct fdma_dmae_chan *dc = to_dchan(chan);
+	unsigned long flags;
 
+	spin_lock_irqsave(&dc->lock, flags);
+	list_splice_tail_init(&dc->pending, &dc->issued);
+	spin_unlock_irqrestore(&dc->lock, flags);
 	queue_work(system_highpri_wq, &dc->post_work);
 }
 
-/* Descriptors one copy of len bytes takes on this ring. */
-static u32 ddesc_ndesc(const struct fdma_chan *c, u32 len)
+/* Complete descriptor d now (under dc->lock), remembering a failure. */
+static void dchan_complete(struct fdma_dmae_chan *dc, struct fdma_dmae_desc *d)
 {
-	return fdma_ering_ndesc(&c->ring, len);
+	lockdep_assert_held(&dc->lock);
+	/* Ring order is submission order: the completed cookie only moves on. */
+	dc->chan.completed_cookie = d->tx.cookie;
+	if (d->status != FDMA_CPL_OK)
+		dc->err[dc->nerr++ % FDMA_DMAE_ERRS] = d->tx.cookie;
+	list_move_tail(&d->node, &dc->done);
 }
 
 /*
- * Post every pending descriptor that fits the ring, in order, with one
+ * Post every issued descriptor that fits the ring, in order, with one
  * doorbell. What does not fit waits for the next completion (the done work
- * queues the post work again). Under c->lock.
+ * queues the post work again). On a channel that cannot run any more
+ * (device removed, reset never acknowledged), what was issued completes
+ * aborted. Under c->lock.
  */
 static void dchan_post_locked(struct fdma_dmae_chan *dc)
 {
 	struct fdma_chan *c = dc->c;
-	struct fdma_dmae_desc *d;
+	struct fdma_dmae_desc *d, *tmp;
 	unsigned long flags;
 	u32 posted = 0;
 
 	lockdep_assert_held(&c->lock);
-	if (!c->dmae_owned || fdma_chan_usable(c))
+	if (!c->dmae_owned)
 		return;
+	if (fdma_chan_usable(c)) {
+		spin_lock_irqsave(&dc->lock, flags);
+		list_for_each_entry_safe(d, tmp, &dc->issued, node) {
+			d->status = FDMA_CPL_CANCELED;
+			dchan_complete(dc, d);
+		}
+		spin_unlock_irqrestore(&dc->lock, flags);
+		queue_work(system_highpri_wq, &dc->done_work);
+		return;
+	}
 	for (;;) {
 		struct fdma_ereq q = {
 			.cookie = FDMA_DCOOKIE,
 		};
 
 		spin_lock_irqsave(&dc->lock, flags);
-		d = list_first_entry_or_null(&dc->pending,
+		d = list_first_entry_or_null(&dc->issued,
 					     struct fdma_dmae_desc, node);
-		if (d && fdma_ering_space(&c->ring) >= ddesc_ndesc(c, d->len))
+		if (d && fdma_ering_space(&c->ring) >= fdma_ering_ndesc(&c->ring, d->len))
 			list_move_tail(&d->node, &dc->active);
 		else
 			d = NULL;
@@ -212,14 +258,9 @@ static void dchan_post_locked(struct fdma_dmae_chan *dc)
 		if (d->tx.flags & DMA_PREP_INTERRUPT)
 			q.flags = FDMA_DESC_IRQ;
 		d->pieces = 1;
-		if (fdma_chan_post(c, &q)) {
-			/* Checked at prep: cannot happen. Fail this one. */
-			d->pieces = 0;
-			fdma_dmae_piece(c, &(struct fdma_ecpl){
-					.cookie = q.cookie,
-					.status = FDMA_CPL_DESC_ERR }, -EIO);
-			continue;
-		}
+		/* Checked at prep, room checked above: a refusal is a driver bug. */
+		if (WARN_ON_ONCE(fdma_chan_post(c, &q)))
+			break;
 		posted++;
 	}
 	if (posted) {
@@ -242,11 +283,12 @@ static void fdma_dmae_post_work(struct work_struct *work)
 
 /*
  * An engine request of this provider finished or was canceled (under
- * c->lock, from the reap or a reset). Completes the cookie and hands the
- * descriptor to the done work.
+ * c->lock, from the reap or a reset). taint: the channel's reset was not
+ * acknowledged, so the engine may still write: the descriptor is never
+ * completed, its client not told its memory is free.
  */
 void fdma_dmae_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
-		     int cancel_res)
+		     bool taint)
 {
 	struct fdma_dmae_chan *dc = c->dmae;
 	u64 idx = e->cookie & ~FDMA_DCOOKIE;
@@ -259,6 +301,11 @@ void fdma_dmae_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
 		return;
 	}
 	d = &dc->descs[idx];
+	if (taint) {
+		dev_err_ratelimited(&c->fdev->pdev->dev, "channel %u: dmaengine cookie %d never completes: the engine may still write its memory\n",
+				    c->idx, d->tx.cookie);
+		return;
+	}
 	d->done += e->len;
 	if (d->status == FDMA_CPL_OK)
 		d->status = e->status;
@@ -266,9 +313,7 @@ void fdma_dmae_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
 		return;
 	fdma_chan_account(c, d->status, d->done);
 	spin_lock_irqsave(&dc->lock, flags);
-	/* Ring order is submission order: the completed cookie only moves on. */
-	dc->chan.completed_cookie = d->tx.cookie;
-	list_move_tail(&d->node, &dc->done);
+	dchan_complete(dc, d);
 	spin_unlock_irqrestore(&dc->lock, flags);
 	queue_work(system_highpri_wq, &dc->done_work);
 }
@@ -327,10 +372,32 @@ static void fdma_dmae_done_work(struct work_struct *work)
 	}
 	/* Ring space came free: what waited for it goes now. */
 	spin_lock_irqsave(&dc->lock, flags);
-	more = !list_empty(&dc->pending);
+	more = !list_empty(&dc->issued);
 	spin_unlock_irqrestore(&dc->lock, flags);
 	if (more)
 		queue_work(system_highpri_wq, &dc->post_work);
+}
+
+/* Where tx_status may take the ring's mutex (never sleeping for it). */
+static bool may_trylock(void)
+{
+	if (!in_task() || irqs_disabled())
+		return false;
+	return !IS_ENABLED(CONFIG_PREEMPT_COUNT) || preemptible();
+}
+
+/* Under dc->lock: the state of a cookie that is not complete. */
+static u32 dchan_residue(struct fdma_dmae_chan *dc, dma_cookie_t cookie)
+{
+	struct list_head *lists[] = { &dc->pending, &dc->issued, &dc->active };
+	struct fdma_dmae_desc *d;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(lists); i++)
+		list_for_each_entry(d, lists[i], node)
+			if (d->tx.cookie == cookie)
+				return d->len;
+	return 0;
 }
 
 static enum dma_status fdma_dmae_tx_status(struct dma_chan *chan,
@@ -338,30 +405,42 @@ static enum dma_status fdma_dmae_tx_status(struct dma_chan *chan,
 					   struct dma_tx_state *st)
 {
 	struct fdma_dmae_chan *dc = to_dchan(chan);
+	struct fdma_chan *c = dc->c;
 	dma_cookie_t last, used;
 	enum dma_status ret;
 	unsigned long flags;
+	u32 residue = 0, i;
 	int pass;
 
 	for (pass = 0; ; pass++) {
 		spin_lock_irqsave(&dc->lock, flags);
 		last = chan->completed_cookie;
 		used = chan->cookie;
-		spin_unlock_irqrestore(&dc->lock, flags);
 		ret = dma_async_is_complete(cookie, last, used);
-		dma_set_tx_state(st, last, used, 0);
-		if (ret == DMA_COMPLETE || pass || !in_task())
+		if (ret == DMA_COMPLETE) {
+			for (i = 0; i < min_t(u32, dc->nerr, FDMA_DMAE_ERRS); i++)
+				if (dc->err[i] == cookie)
+					ret = DMA_ERROR;
+		} else if (st) {
+			residue = dchan_residue(dc, cookie);
+		}
+		spin_unlock_irqrestore(&dc->lock, flags);
+		dma_set_tx_state(st, last, used, residue);
+		if (ret != DMA_IN_PROGRESS || pass || !may_trylock())
 			return ret;
 		/*
-		 * Not complete yet: post what is pending and reap, then look
+		 * Not complete yet: post what is issued and reap, then look
 		 * again. A caller spinning here (dma_sync_wait()) may keep the
 		 * post work and the interrupt thread from ever running on its
-		 * CPU. Process context only; trylock, so never against them.
+		 * CPU. A halted channel is left to them: its reset sleeps.
 		 */
-		if (mutex_trylock(&dc->c->lock)) {
-			dchan_post_locked(dc);
-			fdma_chan_reap_locked(dc->c);
-			mutex_unlock(&dc->c->lock);
+		if (mutex_trylock(&c->lock)) {
+			if (c->up && !c->broken && !READ_ONCE(c->fdev->dead) &&
+			    !(fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED)) {
+				dchan_post_locked(dc);
+				fdma_chan_reap_nosleep(c);
+			}
+			mutex_unlock(&c->lock);
 		}
 	}
 }
@@ -376,6 +455,7 @@ static int fdma_dmae_terminate_all(struct dma_chan *chan)
 
 	spin_lock_irqsave(&dc->lock, flags);
 	list_splice_tail_init(&dc->pending, &dc->free);
+	list_splice_tail_init(&dc->issued, &dc->free);
 	list_for_each_entry(d, &dc->done, node)
 		d->quiet = true;
 	list_for_each_entry(d, &dc->active, node)
@@ -385,7 +465,11 @@ static int fdma_dmae_terminate_all(struct dma_chan *chan)
 	return 0;
 }
 
-/* Reset the channel: everything posted comes back canceled, quietly. */
+/*
+ * Reset the channel: everything posted comes back canceled, quietly. On a
+ * removed device too (the engine must stop before synchronize returns);
+ * then it is not started again.
+ */
 static void fdma_dmae_term_work(struct work_struct *work)
 {
 	struct fdma_dmae_chan *dc = container_of(work, struct fdma_dmae_chan,
@@ -398,9 +482,14 @@ static void fdma_dmae_term_work(struct work_struct *work)
 	spin_lock_irqsave(&dc->lock, flags);
 	active = !list_empty(&dc->active);
 	spin_unlock_irqrestore(&dc->lock, flags);
-	if (active && c->up && !READ_ONCE(c->fdev->dead))
-		fdma_chan_recover(c, "terminated by its dmaengine client",
-				  -ECANCELED);
+	if (active && c->up) {
+		if (READ_ONCE(c->fdev->dead))
+			fdma_chan_reset_cancel(c, "terminated by its dmaengine client",
+					       -ECANCELED);
+		else
+			fdma_chan_recover(c, "terminated by its dmaengine client",
+					  -ECANCELED);
+	}
 	mutex_unlock(&c->lock);
 }
 
@@ -437,6 +526,7 @@ static int fdma_dmae_alloc_chan(struct dma_chan *chan)
 	spin_lock_irqsave(&dc->lock, flags);
 	dc->descs = descs;
 	dc->ndesc = n;
+	dc->nerr = 0;
 	for (i = 0; i < n; i++) {
 		INIT_LIST_HEAD(&descs[i].node);
 		list_add_tail(&descs[i].node, &dc->free);
@@ -457,11 +547,12 @@ static void fdma_dmae_free_chan(struct dma_chan *chan)
 	mutex_lock(&c->lock);
 	fdma_chan_claim(c, false);
 	spin_lock_irqsave(&dc->lock, flags);
-	/* Not reset (broken): its active descriptors may still complete: kept. */
+	/* A reset never acknowledged: its active descriptors stay, never completed. */
 	descs = list_empty(&dc->active) ? dc->descs : NULL;
 	if (descs) {
 		INIT_LIST_HEAD(&dc->free);
 		INIT_LIST_HEAD(&dc->pending);
+		INIT_LIST_HEAD(&dc->issued);
 		INIT_LIST_HEAD(&dc->done);
 		dc->descs = NULL;
 		dc->ndesc = 0;
@@ -473,20 +564,52 @@ static void fdma_dmae_free_chan(struct dma_chan *chan)
 
 /* ---- registration ------------------------------------------------------------ */
 
-static void fdma_dmae_free(struct kref *ref)
+/* Both references gone: nothing uses the fdma device through us any more. */
+static void fdma_dmae_unref(struct kref *ref)
 {
 	struct fdma_dmae *p = container_of(ref, struct fdma_dmae, ref);
-	u32 i;
 
-	for (i = 0; i < p->nchan; i++)
-		kfree(p->ch[i].descs);
 	put_device(&p->fdev->dev);
-	kfree(p);
+	p->fdev = NULL;
+	mutex_lock(&fdma_dmae_parked_lock);
+	list_add_tail(&p->parked, &fdma_dmae_parked);
+	mutex_unlock(&fdma_dmae_parked_lock);
 }
 
 static void fdma_dmae_release(struct dma_device *dd)
 {
-	kref_put(&container_of(dd, struct fdma_dmae, dd)->ref, fdma_dmae_free);
+	kref_put(&container_of(dd, struct fdma_dmae, dd)->ref, fdma_dmae_unref);
+}
+
+/* Module exit: every provider was released (clients hold module references). */
+void fdma_dmae_exit(void)
+{
+	struct fdma_dmae *p, *tmp;
+	u32 i;
+
+	mutex_lock(&fdma_dmae_parked_lock);
+	list_for_each_entry_safe(p, tmp, &fdma_dmae_parked, parked) {
+		list_del(&p->parked);
+		for (i = 0; i < p->nchan; i++)
+			kfree(p->ch[i].descs);
+		kfree(p);
+	}
+	mutex_unlock(&fdma_dmae_parked_lock);
+}
+
+/*
+ * debugfs's dmaengine/summary: the core's default names each channel
+ * through its struct device, which unregistering frees while a client may
+ * still hold the dma_device.
+ */
+static void fdma_dmae_dbg_show(struct seq_file *s, struct dma_device *dd)
+{
+	struct fdma_dmae *p = container_of(dd, struct fdma_dmae, dd);
+	u32 i;
+
+	for (i = 0; i < p->nchan; i++)
+		seq_printf(s, " fdma channel %u: %s\n", p->ch[i].c->idx,
+			   p->ch[i].chan.client_count ? "in use" : "free");
 }
 
 int fdma_dmae_register(struct fdma_dev *fdev)
@@ -501,6 +624,7 @@ int fdma_dmae_register(struct fdma_dev *fdev)
 		return -ENOMEM;
 	dd = &p->dd;
 	p->fdev = fdev;
+	INIT_LIST_HEAD(&p->parked);
 	dd->dev = &fdev->pdev->dev;
 	INIT_LIST_HEAD(&dd->channels);
 	/* Private: with ASYNC_TX_DMA, async_tx users would take public channels. */
@@ -517,6 +641,7 @@ int fdma_dmae_register(struct fdma_dev *fdev)
 	dd->device_terminate_all = fdma_dmae_terminate_all;
 	dd->device_synchronize = fdma_dmae_synchronize;
 	dd->device_release = fdma_dmae_release;
+	dd->dbg_summary_show = fdma_dmae_dbg_show;
 
 	for (i = 0; i < fdev->caps.nchan; i++) {
 		struct fdma_chan *c = &fdev->chan[i];
@@ -528,6 +653,7 @@ int fdma_dmae_register(struct fdma_dev *fdev)
 		spin_lock_init(&dc->lock);
 		INIT_LIST_HEAD(&dc->free);
 		INIT_LIST_HEAD(&dc->pending);
+		INIT_LIST_HEAD(&dc->issued);
 		INIT_LIST_HEAD(&dc->active);
 		INIT_LIST_HEAD(&dc->done);
 		INIT_WORK(&dc->post_work, fdma_dmae_post_work);
@@ -556,7 +682,7 @@ int fdma_dmae_register(struct fdma_dev *fdev)
 	ret = dma_async_device_register(dd);
 	if (ret) {
 		/* Not registered: the core holds nothing, no release will come. */
-		kref_put(&p->ref, fdma_dmae_free);
+		kref_put(&p->ref, fdma_dmae_unref);
 		fdma_dmae_detach(fdev);
 		return ret;
 	}
@@ -566,14 +692,18 @@ int fdma_dmae_register(struct fdma_dev *fdev)
 }
 
 /*
- * remove(), first: no new client finds the channels. Clients that hold one
- * keep the dma_device (device_release); what they have posted completes
- * aborted when the channels stop, and their preps fail (fdev->dead).
+ * remove(), first: no new client finds the channels (the core keeps an
+ * unregistered device listed until its last client lets go, so the
+ * capability goes too). Clients that hold one keep the dma_device; what
+ * they have posted completes aborted when the channels stop, and their
+ * preps fail (fdev->dead).
  */
 void fdma_dmae_unregister(struct fdma_dev *fdev)
 {
-	if (fdev->dmae)
-		dma_async_device_unregister(&fdev->dmae->dd);
+	if (!fdev->dmae)
+		return;
+	dma_async_device_unregister(&fdev->dmae->dd);
+	dma_cap_clear(DMA_MEMCPY, fdev->dmae->dd.cap_mask);
 }
 
 /* remove(), once the channels stopped: they complete nothing more. */
@@ -585,10 +715,16 @@ void fdma_dmae_detach(struct fdma_dev *fdev)
 	if (!p)
 		return;
 	for (i = 0; i < p->nchan; i++) {
-		mutex_lock(&p->ch[i].c->lock);
-		p->ch[i].c->dmae = NULL;
-		mutex_unlock(&p->ch[i].c->lock);
+		struct fdma_dmae_chan *dc = &p->ch[i];
+
+		mutex_lock(&dc->c->lock);
+		dc->c->dmae = NULL;
+		mutex_unlock(&dc->c->lock);
+		/* Callbacks of the last completions run before the fdma device may go. */
+		flush_work(&dc->term_work);
+		flush_work(&dc->post_work);
+		flush_work(&dc->done_work);
 	}
 	fdev->dmae = NULL;
-	kref_put(&p->ref, fdma_dmae_free);
+	kref_put(&p->ref, fdma_dmae_unref);
 }

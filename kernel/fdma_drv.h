@@ -484,13 +484,17 @@ void fdma_chan_doorbell(struct fdma_chan *c);
 int fdma_chan_account(struct fdma_chan *c, u16 status, u64 len);
 int fdma_chan_recover(struct fdma_chan *c, const char *why, int cancel_res);
 u32 fdma_chan_reap_locked(struct fdma_chan *c);
+u32 fdma_chan_reap_nosleep(struct fdma_chan *c);
+int fdma_chan_reset_cancel(struct fdma_chan *c, const char *why,
+			   int cancel_res);
 
 /* fdma_dmaengine.c */
 int fdma_dmae_register(struct fdma_dev *fdev);
 void fdma_dmae_unregister(struct fdma_dev *fdev);
 void fdma_dmae_detach(struct fdma_dev *fdev);
 void fdma_dmae_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
-		     int cancel_res);
+		     bool taint);
+void fdma_dmae_exit(void);
 
 /* fdma_buf.c */
 int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,

@@ -205,6 +205,8 @@ static void __exit fdma_exit(void)
 	if (fdma_param_edu)
 		pci_unregister_driver(&fdma_edu_driver);
 	pci_unregister_driver(&fdma_pci_driver);
+	/* dmaengine providers released since: their memory (see there). */
+	fdma_dmae_exit();
 	/* Charges of buffers unmapped last may still be on their way back. */
 	fdma_buf_exit();
 	fdma_debugfs_exit();

@@ -411,6 +411,11 @@ static void test_m2m_guard(void **state)
 	sim_require_model("a register write that breaks the driver's channel set-up");
 	pattern_fill(fdma_buf_addr(dev, a), 8192, 51);
 	memset(fdma_buf_addr(dev, b), 0x5a, 8192);
+	/*
+	 * Spin: the library then never writes CH_CTRL itself (sleeping sets
+	 * IRQ_EN, rewriting the register from its shadow, M2M included).
+	 */
+	assert_fdma_ok(dev, fdma_chan_set_wait(dev, ch, FDMA_WAIT_SPIN, 0));
 	assert_fdma_ok(dev, fdma_reg_read(dev, 0, ctrl_off, &ctrl));
 	assert_int_equal(ctrl & 0x9, 0x9);	/* RUN and M2M */
 	assert_fdma_ok(dev, fdma_reg_write(dev, 0, ctrl_off, ctrl & ~0x8u, FDMA_REG_FORCE));

@@ -41,6 +41,10 @@ if [ "$mode" = unbind ]; then
 	cat /sys/module/dmatest/parameters/wait >/dev/null
 	sums=$(dmesg | grep -c 'dmatest: .*summary')
 	dmesg | grep 'dmatest: .*summary' | sed 's/^/    /'
+	# The core lists an unbound provider until its last client goes.
+	cat /sys/kernel/debug/dmaengine/summary >/tmp/dt.sum 2>&1 ||
+		fail "reading debugfs dmaengine/summary after the unbind: $(tail -1 /tmp/dt.sum)"
+	sed 's/^/    /' /tmp/dt.sum
 	rmmod dmatest || fail "rmmod dmatest after the unbind"
 	[ "$sums" -eq "$threads" ] || fail "$sums of $threads threads ended with a summary after the unbind"
 	echo "$bdf" >/sys/bus/pci/drivers/fdma/bind || fail "cannot bind $bdf again"
