@@ -2,8 +2,14 @@
 /*
  * fdma.ko as a dmaengine provider (module parameter dmaengine=1): the
  * engine's memory-to-memory channels (engine 1.2) registered as DMA_MEMCPY
- * channels, so Linux's own clients (dmatest, async_tx users that ask for a
- * channel) drive the FDMA engine. docs/dmaengine.md, section 4.
+ * channels and its stream channels as DMA_SLAVE channels (prep_slave_sg:
+ * H2C frames from a scatterlist, C2H frames into one buffer each), so
+ * Linux's own clients (dmatest, async_tx users, a driver that streams
+ * through dmaengine) drive the FDMA engine. docs/dmaengine.md, section 4.
+ *
+ * Two dma_devices per engine, one per kind: the core hands a memcpy client
+ * any free channel of a device that has DMA_MEMCPY, without asking the
+ * channel, so a stream channel must not sit in that device.
  *
  * Ownership. A channel serves one master at a time: while a dmaengine
  * client holds it (alloc_chan_resources to free_chan_resources), the
@@ -62,11 +68,22 @@
 
 #include "fdma_drv.h"
 
-/* A descriptor's engine requests carry FDMA_DCOOKIE | its pool index. */
+/* Pieces of one slave descriptor: an H2C frame's scatterlist, at most. */
+#define FDMA_DMAE_MAX_SEGS	4
+
+/*
+ * A descriptor's engine requests carry FDMA_DCOOKIE | its pool index: one
+ * for a copy (src to dst), one per segment of a slave transfer.
+ */
 struct fdma_dmae_desc {
 	struct dma_async_tx_descriptor tx;
 	struct list_head node;
-	dma_addr_t src, dst;
+	dma_addr_t src, dst;		/* memcpy */
+	struct {
+		dma_addr_t addr;
+		u32 len;
+	} seg[FDMA_DMAE_MAX_SEGS];	/* slave */
+	u32 nseg;			/* 0: a copy */
 	u32 len;
 	u32 done;		/* bytes copied, all pieces */
 	u32 pieces;		/* engine requests not yet complete */
@@ -80,6 +97,7 @@ struct fdma_dmae_desc {
 struct fdma_dmae_chan {
 	struct dma_chan chan;
 	struct fdma_chan *c;
+	enum dma_transfer_direction dir;
 	/* The lists and the cookies; taken in any context, never with c->lock inside. */
 	spinlock_t lock;
 	struct list_head free, pending, issued, active, done;
@@ -104,6 +122,8 @@ struct fdma_dmae {
 	u32 nchan;
 	struct fdma_dmae_chan ch[FDMA_MAX_CHANNELS];
 };
+
+static void dmae_detach(struct fdma_dev *fdev, u32 k);
 
 static LIST_HEAD(fdma_dmae_parked);
 static DEFINE_MUTEX(fdma_dmae_parked_lock);
@@ -178,12 +198,98 @@ fdma_dmae_prep_memcpy(struct dma_chan *chan, dma_addr_t dst, dma_addr_t src,
 	d->tx.tx_submit = fdma_dmae_tx_submit;
 	d->src = src;
 	d->dst = dst;
+	d->nseg = 0;
 	d->len = len;
 	d->done = 0;
 	d->pieces = 0;
 	d->status = FDMA_CPL_OK;
 	d->quiet = false;
 	return &d->tx;
+}
+
+/*
+ * A slave transfer: an H2C frame from up to FDMA_DMAE_MAX_SEGS segments
+ * (SOF on the first, EOF on the last), or one C2H buffer that receives one
+ * frame (its length is the descriptor's length less the residue; a frame
+ * longer than the buffer continues in the next one). Segments follow the
+ * engine's alignment; a C2H buffer is at most one descriptor long.
+ */
+static struct dma_async_tx_descriptor *
+fdma_dmae_prep_slave_sg(struct dma_chan *chan, struct scatterlist *sgl,
+			unsigned int sg_len, enum dma_transfer_direction dir,
+			unsigned long flags, void *context)
+{
+	struct fdma_dmae_chan *dc = to_dchan(chan);
+	struct fdma_chan *c = dc->c;
+	u32 align = c->fdev->caps.align, ndesc = 0, i;
+	bool c2h = dir == DMA_DEV_TO_MEM;
+	struct fdma_dmae_desc *d;
+	struct scatterlist *sg;
+	unsigned long irqf;
+	u64 total = 0;
+
+	if (READ_ONCE(c->fdev->dead) || dir != dc->dir || !sg_len ||
+	    sg_len > (c2h ? 1 : FDMA_DMAE_MAX_SEGS))
+		return NULL;
+	for_each_sg(sgl, sg, sg_len, i) {
+		u32 len = sg_dma_len(sg);
+
+		if (!len || ((sg_dma_address(sg) | len) & (align - 1)) ||
+		    len > (c2h ? c->fdev->caps.max_desc_len : c->ereq_max))
+			return NULL;
+		total += len;
+		ndesc += fdma_ering_ndesc(&c->ring, len);
+	}
+	if (total > U32_MAX || ndesc > c->ring.size)
+		return NULL;
+	spin_lock_irqsave(&dc->lock, irqf);
+	d = list_first_entry_or_null(&dc->free, struct fdma_dmae_desc, node);
+	if (d)
+		list_del_init(&d->node);
+	spin_unlock_irqrestore(&dc->lock, irqf);
+	if (!d)
+		return NULL;
+	memset(&d->tx, 0, sizeof(d->tx));
+	dma_async_tx_descriptor_init(&d->tx, chan);
+	d->tx.flags = flags;
+	d->tx.tx_submit = fdma_dmae_tx_submit;
+	for_each_sg(sgl, sg, sg_len, i) {
+		d->seg[i].addr = sg_dma_address(sg);
+		d->seg[i].len = sg_dma_len(sg);
+	}
+	d->nseg = sg_len;
+	d->len = total;
+	d->done = 0;
+	d->pieces = 0;
+	d->status = FDMA_CPL_OK;
+	d->quiet = false;
+	return &d->tx;
+}
+
+/*
+ * A stream has no device address and takes any width. A direction, where
+ * the client gives one, must be the channel's: the capabilities name both
+ * directions for the device, so this is how a client without a device
+ * tree (no xlate) tells an H2C stream from a C2H one.
+ */
+static int fdma_dmae_config(struct dma_chan *chan, struct dma_slave_config *cfg)
+{
+	if (cfg->src_addr || cfg->dst_addr ||
+	    (cfg->direction != DMA_MEM_TO_MEM && cfg->direction != to_dchan(chan)->dir))
+		return -EINVAL;
+	return 0;
+}
+
+/* Engine descriptors descriptor d takes. */
+static u32 ddesc_ndesc(const struct fdma_chan *c, const struct fdma_dmae_desc *d)
+{
+	u32 n = 0, i;
+
+	if (!d->nseg)
+		return fdma_ering_ndesc(&c->ring, d->len);
+	for (i = 0; i < d->nseg; i++)
+		n += fdma_ering_ndesc(&c->ring, d->seg[i].len);
+	return n;
 }
 
 static void fdma_dmae_issue_pending(struct dma_chan *chan)
@@ -236,31 +342,43 @@ static void dchan_post_locked(struct fdma_dmae_chan *dc)
 		return;
 	}
 	for (;;) {
-		struct fdma_ereq q = {
-			.cookie = FDMA_DCOOKIE,
-		};
+		u32 i, n;
 
 		spin_lock_irqsave(&dc->lock, flags);
 		d = list_first_entry_or_null(&dc->issued,
 					     struct fdma_dmae_desc, node);
-		if (d && fdma_ering_space(&c->ring) >= fdma_ering_ndesc(&c->ring, d->len))
+		if (d && fdma_ering_space(&c->ring) >= ddesc_ndesc(c, d))
 			list_move_tail(&d->node, &dc->active);
 		else
 			d = NULL;
 		spin_unlock_irqrestore(&dc->lock, flags);
 		if (!d)
 			break;
-		/* One engine request: its pieces are split at max_desc_len. */
-		q.cookie |= d - dc->descs;
-		q.host = d->src;
-		q.dst = d->dst;
-		q.len = d->len;
-		if (d->tx.flags & DMA_PREP_INTERRUPT)
-			q.flags = FDMA_DESC_IRQ;
-		d->pieces = 1;
-		/* Checked at prep, room checked above: a refusal is a driver bug. */
-		if (WARN_ON_ONCE(fdma_chan_post(c, &q)))
-			break;
+		/* An engine request per copy or segment; split at max_desc_len. */
+		n = d->nseg ? d->nseg : 1;
+		d->pieces = n;
+		for (i = 0; i < n; i++) {
+			struct fdma_ereq q = {
+				.cookie = FDMA_DCOOKIE | (d - dc->descs),
+			};
+
+			if (d->nseg) {
+				q.host = d->seg[i].addr;
+				q.len = d->seg[i].len;
+				/* H2C: the sink sees the segments as one frame. */
+				if (dc->dir == DMA_MEM_TO_DEV)
+					q.flags = (i == 0 ? FDMA_DESC_SOF : 0) |
+						  (i == n - 1 ? FDMA_DESC_EOF : 0);
+			} else {
+				q.host = d->src;
+				q.dst = d->dst;
+				q.len = d->len;
+			}
+			if (i == n - 1 && (d->tx.flags & DMA_PREP_INTERRUPT))
+				q.flags |= FDMA_DESC_IRQ;
+			/* Checked at prep, room checked above: a refusal is a driver bug. */
+			WARN_ON_ONCE(fdma_chan_post(c, &q));
+		}
 		posted++;
 	}
 	if (posted) {
@@ -318,7 +436,8 @@ void fdma_dmae_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
 	queue_work(system_highpri_wq, &dc->done_work);
 }
 
-static enum dmaengine_tx_result ddesc_result(u16 status)
+static enum dmaengine_tx_result ddesc_result(const struct fdma_dmae_chan *dc,
+					     u16 status)
 {
 	switch (status) {
 	case FDMA_CPL_OK:
@@ -326,8 +445,9 @@ static enum dmaengine_tx_result ddesc_result(u16 status)
 	case FDMA_CPL_CANCELED:
 		return DMA_TRANS_ABORTED;
 	default:
-		/* The engine reads before it writes; its status names no side. */
-		return DMA_TRANS_READ_FAILED;
+		/* A copy reads before it writes: its status names no side. */
+		return dc->dir == DMA_DEV_TO_MEM ? DMA_TRANS_WRITE_FAILED :
+						   DMA_TRANS_READ_FAILED;
 	}
 }
 
@@ -355,7 +475,7 @@ static void fdma_dmae_done_work(struct work_struct *work)
 			cb = d->tx.callback;
 			param = d->tx.callback_param;
 			quiet = d->quiet;
-			res.result = ddesc_result(d->status);
+			res.result = ddesc_result(dc, d->status);
 			res.residue = d->len - min(d->done, d->len);
 			d->tx.cookie = 0;
 			list_move_tail(&d->node, &dc->free);
@@ -612,7 +732,11 @@ static void fdma_dmae_dbg_show(struct seq_file *s, struct dma_device *dd)
 			   p->ch[i].chan.client_count ? "in use" : "free");
 }
 
-int fdma_dmae_register(struct fdma_dev *fdev)
+/*
+ * One provider for the channels of one kind: the memory-to-memory ones
+ * (DMA_MEMCPY) or the stream ones (DMA_SLAVE). 0 also when there are none.
+ */
+static int dmae_register_kind(struct fdma_dev *fdev, bool slave)
 {
 	struct fdma_dmae *p;
 	struct dma_device *dd;
@@ -628,14 +752,32 @@ int fdma_dmae_register(struct fdma_dev *fdev)
 	dd->dev = &fdev->pdev->dev;
 	INIT_LIST_HEAD(&dd->channels);
 	/* Private: with ASYNC_TX_DMA, async_tx users would take public channels. */
-	dma_cap_set(DMA_MEMCPY, dd->cap_mask);
 	dma_cap_set(DMA_PRIVATE, dd->cap_mask);
+	if (slave) {
+		dma_cap_set(DMA_SLAVE, dd->cap_mask);
+		dd->directions = BIT(DMA_DEV_TO_MEM) | BIT(DMA_MEM_TO_DEV);
+		/*
+		 * A stream has no device-side width: any the client names
+		 * (the mask is a u32 of byte counts: up to 16).
+		 */
+		dd->src_addr_widths = BIT(DMA_SLAVE_BUSWIDTH_1_BYTE) |
+				      BIT(DMA_SLAVE_BUSWIDTH_2_BYTES) |
+				      BIT(DMA_SLAVE_BUSWIDTH_4_BYTES) |
+				      BIT(DMA_SLAVE_BUSWIDTH_8_BYTES) |
+				      BIT(DMA_SLAVE_BUSWIDTH_16_BYTES);
+		dd->dst_addr_widths = dd->src_addr_widths;
+		dd->max_sg_burst = FDMA_DMAE_MAX_SEGS;
+		dd->device_prep_slave_sg = fdma_dmae_prep_slave_sg;
+		dd->device_config = fdma_dmae_config;
+	} else {
+		dma_cap_set(DMA_MEMCPY, dd->cap_mask);
+		dd->directions = BIT(DMA_MEM_TO_MEM);
+		dd->device_prep_dma_memcpy = fdma_dmae_prep_memcpy;
+	}
 	dd->copy_align = ilog2(fdev->caps.align);
-	dd->directions = BIT(DMA_MEM_TO_MEM);
 	dd->residue_granularity = DMA_RESIDUE_GRANULARITY_DESCRIPTOR;
 	dd->device_alloc_chan_resources = fdma_dmae_alloc_chan;
 	dd->device_free_chan_resources = fdma_dmae_free_chan;
-	dd->device_prep_dma_memcpy = fdma_dmae_prep_memcpy;
 	dd->device_issue_pending = fdma_dmae_issue_pending;
 	dd->device_tx_status = fdma_dmae_tx_status;
 	dd->device_terminate_all = fdma_dmae_terminate_all;
@@ -646,10 +788,13 @@ int fdma_dmae_register(struct fdma_dev *fdev)
 	for (i = 0; i < fdev->caps.nchan; i++) {
 		struct fdma_chan *c = &fdev->chan[i];
 		struct fdma_dmae_chan *dc = &p->ch[p->nchan];
+		u32 kind = slave ? FDMA_CH_CAP_STREAM : FDMA_CH_CAP_MEM2MEM;
 
-		if (!(c->caps & FDMA_CH_CAP_MEM2MEM) || !c->up)
+		if (!(c->caps & kind) || !c->up)
 			continue;
 		dc->c = c;
+		dc->dir = !slave ? DMA_MEM_TO_MEM :
+			  (c->caps & FDMA_CH_CAP_C2H) ? DMA_DEV_TO_MEM : DMA_MEM_TO_DEV;
 		spin_lock_init(&dc->lock);
 		INIT_LIST_HEAD(&dc->free);
 		INIT_LIST_HEAD(&dc->pending);
@@ -665,8 +810,6 @@ int fdma_dmae_register(struct fdma_dev *fdev)
 	}
 	if (!p->nchan) {
 		kfree(p);
-		dev_info(&fdev->pdev->dev, "%s: dmaengine=1, but no memory-to-memory channel to offer\n",
-			 dev_name(&fdev->dev));
 		return 0;
 	}
 	get_device(&fdev->dev);
@@ -677,39 +820,52 @@ int fdma_dmae_register(struct fdma_dev *fdev)
 		p->ch[i].c->dmae = &p->ch[i];
 		mutex_unlock(&p->ch[i].c->lock);
 	}
-	fdev->dmae = p;
+	fdev->dmae[slave] = p;
 	kref_get(&p->ref);
 	ret = dma_async_device_register(dd);
 	if (ret) {
 		/* Not registered: the core holds nothing, no release will come. */
 		kref_put(&p->ref, fdma_dmae_unref);
-		fdma_dmae_detach(fdev);
+		dmae_detach(fdev, slave);
 		return ret;
 	}
-	dev_info(&fdev->pdev->dev, "%s: %u memory-to-memory channels registered with dmaengine\n",
-		 dev_name(&fdev->dev), p->nchan);
+	dev_info(&fdev->pdev->dev, "%s: %u %s channels registered with dmaengine\n",
+		 dev_name(&fdev->dev), p->nchan,
+		 slave ? "stream (DMA_SLAVE)" : "memory-to-memory (DMA_MEMCPY)");
 	return 0;
+}
+
+int fdma_dmae_register(struct fdma_dev *fdev)
+{
+	int ret = dmae_register_kind(fdev, false);
+
+	return ret ? ret : dmae_register_kind(fdev, true);
 }
 
 /*
  * remove(), first: no new client finds the channels (the core keeps an
  * unregistered device listed until its last client lets go, so the
- * capability goes too). Clients that hold one keep the dma_device; what
+ * capabilities go too). Clients that hold one keep the dma_device; what
  * they have posted completes aborted when the channels stop, and their
  * preps fail (fdev->dead).
  */
 void fdma_dmae_unregister(struct fdma_dev *fdev)
 {
-	if (!fdev->dmae)
-		return;
-	dma_async_device_unregister(&fdev->dmae->dd);
-	dma_cap_clear(DMA_MEMCPY, fdev->dmae->dd.cap_mask);
+	u32 k;
+
+	for (k = 0; k < ARRAY_SIZE(fdev->dmae); k++) {
+		if (!fdev->dmae[k])
+			continue;
+		dma_async_device_unregister(&fdev->dmae[k]->dd);
+		dma_cap_clear(DMA_MEMCPY, fdev->dmae[k]->dd.cap_mask);
+		dma_cap_clear(DMA_SLAVE, fdev->dmae[k]->dd.cap_mask);
+	}
 }
 
-/* remove(), once the channels stopped: they complete nothing more. */
-void fdma_dmae_detach(struct fdma_dev *fdev)
+/* One kind's provider, once its channels stopped: they complete nothing more. */
+static void dmae_detach(struct fdma_dev *fdev, u32 k)
 {
-	struct fdma_dmae *p = fdev->dmae;
+	struct fdma_dmae *p = fdev->dmae[k];
 	u32 i;
 
 	if (!p)
@@ -725,6 +881,14 @@ void fdma_dmae_detach(struct fdma_dev *fdev)
 		flush_work(&dc->post_work);
 		flush_work(&dc->done_work);
 	}
-	fdev->dmae = NULL;
+	fdev->dmae[k] = NULL;
 	kref_put(&p->ref, fdma_dmae_unref);
+}
+
+void fdma_dmae_detach(struct fdma_dev *fdev)
+{
+	u32 k;
+
+	for (k = 0; k < ARRAY_SIZE(fdev->dmae); k++)
+		dmae_detach(fdev, k);
 }

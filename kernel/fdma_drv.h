@@ -404,7 +404,7 @@ struct fdma_dev {
 	int c2h;		/* first memory-mapped C2H channel, or -1 */
 
 	struct fdma_sysfs *sysfs;
-	struct fdma_dmae *dmae;		/* the dmaengine provider, or NULL */
+	struct fdma_dmae *dmae[2];	/* dmaengine providers: memcpy, slave */
 
 	struct mutex files_lock;	/* files */
 	struct list_head files;		/* open files, woken and revoked on remove */

@@ -483,23 +483,32 @@ run_kernel() { # VERSION
 		fi
 	fi
 
+	# Test client modules, built for this kernel in build/vm-kmod/VERSION/:
 	# dmatest, Linux's own dmaengine test client, from this kernel series'
-	# source (no Debian kernel package ships it): the provider's tests.
+	# source (no Debian kernel package ships it), and tests/vm/kmod/*.c
+	# (fdma_slavetest): the dmaengine provider's tests. They go to /.
 	if [ $HAVE_KMOD = 1 ]; then
-		local series=${v%%-*} dt="build/dmatest/$v" src
+		local series=${v%%-*} kb="build/vm-kmod/$v" src f objs=()
 		series=${series%.*}
+		mkdir -p "$kb"
 		if src=$(tests/vm/linux-src.sh "/usr/src/linux-source-$series.tar.xz" 2>"$TMP/dmatest-src-$v.log"); then
-			mkdir -p "$dt"
-			cmp -s "$src/drivers/dma/dmatest.c" "$dt/dmatest.c" || cp "$src/drivers/dma/dmatest.c" "$dt/"
-			echo 'obj-m := dmatest.o' >"$dt/Kbuild"
-			if make -C "$KDIR" M="$PWD/$dt" "${KMAKE[@]}" modules >"$TMP/dmatest-$v.log" 2>&1; then
-				mods+=("$dt/dmatest.ko")
-			else
-				fail "kbuild_dmatest $tag" "the out-of-tree build of dmatest in $dt failed"
-				show "$TMP/dmatest-$v.log" 20
-			fi
+			cmp -s "$src/drivers/dma/dmatest.c" "$kb/dmatest.c" || cp "$src/drivers/dma/dmatest.c" "$kb/"
+			objs+=(dmatest.o)
 		else
+			rm -f "$kb/dmatest.c"
 			skip "dmatest $tag" "$(tail -1 "$TMP/dmatest-src-$v.log") (apt-get install linux-source-$series)"
+		fi
+		for f in tests/vm/kmod/*.c; do
+			[ -e "$f" ] || continue
+			cmp -s "$f" "$kb/${f##*/}" || cp "$f" "$kb/"
+			objs+=("$(basename "$f" .c).o")
+		done
+		echo "obj-m := ${objs[*]}" >"$kb/Kbuild"
+		if make -C "$KDIR" M="$PWD/$kb" "${KMAKE[@]}" modules >"$TMP/kmod-$v.log" 2>&1; then
+			for f in "${objs[@]}"; do mods+=("$kb/${f%.o}.ko"); done
+		else
+			fail "kbuild_test_modules $tag" "the out-of-tree build of ${objs[*]} in $kb failed"
+			show "$TMP/kmod-$v.log" 20
 		fi
 	fi
 

@@ -20,8 +20,8 @@ iters=${dmatest_iters:-500}
 
 fail() { echo "VMTEST FAIL $name: $1"; exit 1; }
 
-nchan=$(ls -d /sys/class/dma/dma*chan* 2>/dev/null | wc -l)
-[ "$nchan" -gt 0 ] || fail "no dmaengine channel in /sys/class/dma (dmaengine=1 registered none)"
+nchan=$(cat /sys/class/fdma/fdma*/ch*/kind 2>/dev/null | grep -c "^mem")
+[ "$nchan" -gt 0 ] || fail "no memory-to-memory channel in /sys/class/fdma/fdma*/ch*/kind"
 polled=0
 [ "$mode" = polled ] && polled=1
 dmesg -c >/dev/null

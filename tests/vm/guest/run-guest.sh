@@ -145,6 +145,27 @@ fi
 if [ ! -e /dmatest.ko ]; then
 	echo "VMTEST SKIP dmatest: no /dmatest.ko (run.sh builds it from Debian's linux-source package)"
 elif load dmaengine ivshmem=1 dmaengine=1; then
+	# Stream channels as DMA_SLAVE: an in-kernel client receives the test
+	# generator's frames and sends frames to the checker, every byte checked.
+	if [ ! -e /fdma_slavetest.ko ]; then
+		fail dmae_slave "no /fdma_slavetest.ko"
+	elif ! $T/fdma_tg c2h on 4096 >/tmp/tg.out 2>&1 || ! $T/fdma_tg h2c on 4096 >>/tmp/tg.out 2>&1; then
+		fail dmae_slave "cannot enable the test generator and checker: $(tail -1 /tmp/tg.out)"
+	elif ! insmod /fdma_slavetest.ko frames=32 frame_len=4096 2>/tmp/st.err; then
+		dmesg | grep fdma_slavetest | sed 's/^/    /'
+		fail dmae_slave "insmod /fdma_slavetest.ko: $(cat /tmp/st.err)"
+	else
+		rmmod fdma_slavetest
+		dmesg | grep fdma_slavetest | sed 's/^/    /'
+		got=$($T/fdma_tg h2c query)
+		if [ "$got" = "frames 32 errors 0" ]; then
+			pass dmae_slave
+		else
+			fail dmae_slave "the checker counted '$got' of 32 frames sent through dmaengine"
+		fi
+	fi
+	$T/fdma_tg c2h off >/dev/null 2>&1
+	$T/fdma_tg h2c off >/dev/null 2>&1
 	t dmatest_irq sh $T/dmatest.sh dmatest_irq
 	dev=$(ls /sys/class/fdma/ | grep '^fdma[0-9]' | head -1)
 	if /e2e/fdma bench kdev:/dev/$dev --dir copy --sizes 4K --seconds 0.2 >/tmp/dt.out 2>&1; then
