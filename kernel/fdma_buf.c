@@ -72,7 +72,7 @@ atomic64_t fdma_pinned_total = ATOMIC64_INIT(0);
 
 static struct device *buf_dev(const struct fdma_buf *b)
 {
-	return &b->fdev->pdev->dev;
+	return b->fdev->dma_dev;
 }
 
 /* ---- RLIMIT_MEMLOCK ------------------------------------------------------ */

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * fdma.ko: channels. Each channel has its rings (write-back block,
- * descriptors, completion records) in one coherent DMA allocation, driven
- * through the engine core's fdma_ering_*; memory-mapped channels also own
- * a bounce buffer for read() and write() (kernel pages, a streaming
- * mapping synced around each transfer), unmapped by remove() and freed
- * only at the device's release (fdma_chan_free_bounce()).
+ * fdma.ko: channels. Each channel has a ring, driven through its
+ * struct fdma_ring_ops (the FDMA engine's in fdma_ring.c, a dmaengine
+ * channel's in fdma_dmac.c): everything here is the same for both.
+ * Memory-mapped channels also own a bounce buffer for read() and write()
+ * (kernel pages, a streaming mapping synced around each transfer),
+ * unmapped by remove() and freed only at the device's release
+ * (fdma_chan_free_bounce()).
  *
  * Two kinds of requests share a ring:
  *  - requests of FDMA_IOC_SUBMIT (struct fdma_ureq, one per user request,
@@ -16,7 +17,7 @@
  *
  * Completions are reaped under the channel's lock (c->lock, a mutex) by the
  * interrupt's thread, by FDMA_IOC_WAIT, by the read/write waiter and by the
- * watchdog, whoever comes first: fdma_ering_reap() hands back finished
+ * watchdog, whoever comes first: the ring's reap hands back finished
  * engine requests, they are folded into their user request, and a finished
  * user request is synced for the CPU and written to its owner's queue; the
  * queue's tail is published (store-release) once per reap and the owner
@@ -38,7 +39,7 @@
  * Recovery (docs/engine.md, section 11): a channel that halted on an
  * error, that made no progress, that a user resets (FDMA_IOC_CHAN_RESET),
  * or on which a file is closed with transfers in flight, is reset,
- * everything posted is handed back to its owners (fdma_ering_cancel():
+ * everything posted is handed back to its owners (the ring's cancel:
  * -ECANCELED, -ETIMEDOUT after no progress, or the request's own error),
  * and it is started again. A signal never resets a channel: read/write
  * waiters sleep killably only, and a caller killed while its request is in
@@ -49,6 +50,7 @@
  * never freed while the device might still write them (see fdma_pci.c).
  */
 #include <linux/dma-mapping.h>
+#include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -57,18 +59,26 @@
 
 static struct device *chan_dev(struct fdma_chan *c)
 {
-	return &c->fdev->pdev->dev;
+	return c->fdev->dma_dev;
+}
+
+/* Messages name the function, or the node where there is none (dmaengine). */
+static struct device *chan_log(struct fdma_chan *c)
+{
+	return c->fdev->pdev ? &c->fdev->pdev->dev : &c->fdev->dev;
 }
 
 static bool chan_halted(struct fdma_chan *c)
 {
-	return fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED;
+	return c->ops->status(c) & FDMA_CH_ST_HALTED;
 }
 
-static void chan_start(struct fdma_chan *c)
+static u32 chan_inflight(struct fdma_chan *c)
 {
-	fdma_ering_set_coalesce(&c->ring, c->coal_count, c->coal_usecs);
-	fdma_ering_start(&c->ring, FDMA_CH_CTRL_IRQ_EN | c->ctrl_flags, c->vec);
+	struct fdma_ring_pos p;
+
+	c->ops->pos(c, &p);
+	return p.posted - p.reaped;
 }
 
 static void chan_wd_work(struct work_struct *work);
@@ -96,7 +106,7 @@ void fdma_chan_setup(struct fdma_dev *fdev, u32 idx)
 static int chan_alloc_bounce(struct fdma_chan *c)
 {
 	struct fdma_dev *fdev = c->fdev;
-	struct device *dev = &fdev->pdev->dev;
+	struct device *dev = fdev->dma_dev;
 	u64 most = (u64)fdev->ring_size * fdev->caps.max_desc_len;
 	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY | __GFP_ZERO;
 	struct page *p;
@@ -139,24 +149,13 @@ static int chan_alloc_bounce(struct fdma_chan *c)
 int fdma_chan_init(struct fdma_dev *fdev, u32 idx)
 {
 	struct fdma_chan *c = &fdev->chan[idx];
-	struct device *dev = &fdev->pdev->dev;
 	u32 size = fdev->ring_size, i;
-	size_t dbytes = FDMA_RING_DESC_BYTES(size);
-	size_t cbytes = FDMA_RING_CPL_BYTES(size);
-	/*
-	 * The write-back block first (64-byte aligned), then the
-	 * descriptors (32-byte) and the completion records (16-byte): each
-	 * area aligned whatever the ring size, in one page-aligned
-	 * allocation.
-	 */
-	size_t doff = round_up(FDMA_RING_WB_BYTES, 64), coff = doff + dbytes;
 	int ret;
 
 	c->caps = fdev->caps.chan_caps[idx];
-	c->slot = kcalloc(size, sizeof(*c->slot), GFP_KERNEL);
 	c->ureq = kcalloc(size, sizeof(*c->ureq), GFP_KERNEL);
 	c->ufree = kcalloc(size, sizeof(*c->ufree), GFP_KERNEL);
-	if (!c->slot || !c->ureq || !c->ufree) {
+	if (!c->ureq || !c->ufree) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -164,17 +163,6 @@ int fdma_chan_init(struct fdma_dev *fdev, u32 idx)
 	for (i = 0; i < size; i++)
 		c->ufree[i] = size - 1 - i;
 	c->nufree = size;
-	/* An engine request: a u32 length, and it must fit the ring once split. */
-	c->ereq_max = round_down(min_t(u64, U32_MAX,
-				       (u64)size * fdev->caps.max_desc_len),
-				 fdev->caps.align);
-	c->ring_bytes = coff + cbytes;
-	c->ring_mem = dma_alloc_coherent(dev, c->ring_bytes, &c->ring_bus,
-					 GFP_KERNEL);
-	if (!c->ring_mem) {
-		ret = -ENOMEM;
-		goto err;
-	}
 
 	/* read()/write() of card memory bounce through it: memory-mapped channels only. */
 	if (!(c->caps & (FDMA_CH_CAP_STREAM | FDMA_CH_CAP_MEM2MEM))) {
@@ -182,17 +170,9 @@ int fdma_chan_init(struct fdma_dev *fdev, u32 idx)
 		if (ret)
 			goto err;
 	}
-
-	ret = fdma_ering_init(&c->ring, &fdev->plat, &fdev->caps, idx, size,
-			      c->ring_mem + doff, c->ring_bus + doff,
-			      c->ring_mem + coff, c->ring_bus + coff,
-			      c->ring_mem, c->ring_bus, c->slot);
-	if (ret) {
-		dev_err(dev, "channel %u: ring of %u entries refused (%d)\n",
-			idx, size, ret);
+	ret = c->ops->init(c);
+	if (ret)
 		goto err;
-	}
-	chan_start(c);
 	c->up = true;
 	return 0;
 
@@ -206,28 +186,15 @@ err:
 /*
  * Free the ring and the request tables: the channel is stopped (c->up
  * false), and every access to them is under c->lock after checking c->up.
- * The ring of a channel whose reset was never acknowledged is given back
- * only once the engine stopped mastering the bus (fdev->quiesced); else it
- * is kept for good: the device may still write it.
+ * The ring's backend keeps what a device may still write.
  */
 void fdma_chan_free(struct fdma_chan *c)
 {
-	struct fdma_dev *fdev = c->fdev;
-
 	WARN_ON(c->up);
-	if (c->ring_mem && c->broken && !fdev->quiesced) {
-		atomic64_add(c->ring_bytes, &fdev->leaked_bytes);
-		dev_crit(chan_dev(c), "channel %u: rings (%zu bytes) kept for good: the engine may still write them\n",
-			 c->idx, c->ring_bytes);
-	} else if (c->ring_mem) {
-		dma_free_coherent(chan_dev(c), c->ring_bytes, c->ring_mem,
-				  c->ring_bus);
-	}
-	kfree(c->slot);
+	if (c->ops)
+		c->ops->free(c);
 	kfree(c->ureq);
 	kfree(c->ufree);
-	c->ring_mem = NULL;
-	c->slot = NULL;
 	c->ureq = NULL;
 	c->ufree = NULL;
 	c->nufree = 0;
@@ -272,7 +239,7 @@ void fdma_chan_free_bounce(struct fdma_chan *c)
 	if (c->bounce && bounce_kept(c)) {
 		atomic64_add(PAGE_SIZE << c->bounce_order,
 			     &c->fdev->leaked_bytes);
-		dev_crit(chan_dev(c), "channel %u: bounce buffer kept for good: the engine may still write it\n",
+		dev_crit(chan_log(c), "channel %u: bounce buffer kept for good: the engine may still write it\n",
 			 c->idx);
 	} else if (c->bounce) {
 		free_pages((unsigned long)c->bounce, c->bounce_order);
@@ -294,7 +261,7 @@ int fdma_chan_account(struct fdma_chan *c, u16 status, u64 len)
 	}
 	atomic64_inc(&c->st.errors);
 	if (status != FDMA_CPL_CANCELED)
-		dev_err_ratelimited(chan_dev(c), "channel %u: transfer failed: %s\n",
+		dev_err_ratelimited(chan_log(c), "channel %u: transfer failed: %s\n",
 				    c->idx, fdma_cpl_str(status));
 	return ret;
 }
@@ -402,8 +369,8 @@ static void chan_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
 		fdma_dmae_piece(c, e, taint);
 		return;
 	}
-	if (e->cookie >= c->ring.size || !c->ureq[e->cookie].cq) {
-		dev_err_ratelimited(chan_dev(c), "channel %u: completion of unknown request %llu\n",
+	if (e->cookie >= c->fdev->ring_size || !c->ureq[e->cookie].cq) {
+		dev_err_ratelimited(chan_log(c), "channel %u: completion of unknown request %llu\n",
 				    c->idx, e->cookie);
 		return;
 	}
@@ -437,17 +404,17 @@ int fdma_chan_reset_cancel(struct fdma_chan *c, const char *why,
 
 	lockdep_assert_held(&c->lock);
 	atomic64_inc(&c->st.resets);
-	ret = fdma_ering_reset(&c->ring, FDMA_RESET_TIMEOUT_US);
+	ret = c->ops->reset(c);
 	if (ret) {
 		c->broken = true;
-		fdma_ering_stop(&c->ring);
+		c->ops->stop(c);
 		/* The bounce buffer its read/write request moves stays its own. */
 		if (c->kr.busy && !c->kr.done)
 			WRITE_ONCE(c->kr.buf_of->bounce_tainter, c);
-		dev_err(chan_dev(c), "channel %u: %s, and no reset acknowledgment (%d): channel disabled\n",
+		dev_err(chan_log(c), "channel %u: %s, and no reset acknowledgment (%d): channel disabled\n",
 			c->idx, why, ret);
 	}
-	while ((n = fdma_ering_cancel(&c->ring, e, ARRAY_SIZE(e)))) {
+	while ((n = c->ops->cancel(c, e, ARRAY_SIZE(e)))) {
 		for (i = 0; i < n; i++) {
 			if (e[i].status == FDMA_CPL_CANCELED)
 				atomic64_inc(&c->st.canceled);
@@ -472,8 +439,8 @@ int fdma_chan_recover(struct fdma_chan *c, const char *why, int cancel_res)
 	for (i = 0; i < c->fdev->caps.nchan; i++)
 		if (READ_ONCE(c->fdev->chan[i].bounce_tainter) == c)
 			WRITE_ONCE(c->fdev->chan[i].bounce_tainter, NULL);
-	chan_start(c);
-	dev_notice_ratelimited(chan_dev(c), "channel %u reset: %s\n",
+	c->ops->start(c);
+	dev_notice_ratelimited(chan_log(c), "channel %u reset: %s\n",
 			       c->idx, why);
 	return 0;
 }
@@ -491,7 +458,7 @@ static u32 chan_reap(struct fdma_chan *c, bool recover)
 	lockdep_assert_held(&c->lock);
 	if (!c->up)
 		return 0;
-	while ((n = fdma_ering_reap(&c->ring, e, ARRAY_SIZE(e)))) {
+	while ((n = c->ops->reap(c, e, ARRAY_SIZE(e)))) {
 		for (i = 0; i < n; i++)
 			chan_piece(c, &e[i], false, -ECANCELED);
 		total += n;
@@ -525,6 +492,9 @@ void fdma_chan_irq(struct fdma_chan *c)
 	mutex_unlock(&c->lock);
 }
 
+/* Also the dmaengine client's (fdma_dmac.c) completion work. */
+EXPORT_SYMBOL_NS_GPL(fdma_chan_irq, FDMA);
+
 void fdma_chan_reap(struct fdma_chan *c)
 {
 	fdma_chan_irq(c);
@@ -550,8 +520,11 @@ int fdma_chan_usable(struct fdma_chan *c)
 /* Remember where the ring is, for the next tick to compare. */
 static void chan_wd_snapshot(struct fdma_chan *c)
 {
-	c->wd_cidx = c->ring.cidx;
-	c->wd_hw = fdma_ering_done(&c->ring);
+	struct fdma_ring_pos p;
+
+	c->ops->pos(c, &p);
+	c->wd_cidx = p.reaped;
+	c->wd_hw = p.done;
 	c->wd_irqs = atomic64_read(&c->st.irqs);
 }
 
@@ -575,7 +548,7 @@ static void chan_wd_work(struct work_struct *work)
 					   struct fdma_chan, wd);
 	unsigned int ms = READ_ONCE(fdma_param_watchdog_ms);
 	unsigned int tmo = READ_ONCE(fdma_param_timeout_ms);
-	u32 hw;
+	struct fdma_ring_pos p;
 
 	mutex_lock(&c->lock);
 	if (!c->up || c->broken || READ_ONCE(c->fdev->dead)) {
@@ -592,8 +565,9 @@ static void chan_wd_work(struct work_struct *work)
 	 * tick, its interrupt still on the way, would be counted: the count
 	 * is a statistic, the reap is what matters.
 	 */
-	if (c->ring.cidx == c->wd_cidx && c->wd_hw != c->wd_cidx) {
-		bool lost = fdma_ering_done(&c->ring) == c->ring.pidx_pub &&
+	c->ops->pos(c, &p);
+	if (p.reaped == c->wd_cidx && c->wd_hw != c->wd_cidx) {
+		bool lost = p.done == p.posted &&
 			    c->coal_usecs < ms * USEC_PER_MSEC &&
 			    atomic64_read(&c->st.irqs) == c->wd_irqs;
 
@@ -605,20 +579,21 @@ static void chan_wd_work(struct work_struct *work)
 		}
 	}
 	/* Progress: the completion count moves while the engine owes some. */
-	hw = fdma_ering_done(&c->ring);
-	if (hw != c->prog_hw || hw == c->ring.pidx_pub) {
-		c->prog_hw = hw;
+	c->ops->pos(c, &p);
+	if (p.done != c->prog_hw || p.done == p.posted) {
+		c->prog_hw = p.done;
 		c->prog_at = jiffies;
 	} else if (!(c->caps & FDMA_CH_CAP_STREAM) &&
 		   time_after(jiffies, c->prog_at + msecs_to_jiffies(tmo))) {
 		atomic64_inc(&c->st.timeouts);
-		dev_warn_ratelimited(chan_dev(c), "channel %u: no progress for %u ms with %u descriptors posted\n",
-				     c->idx, tmo, c->ring.pidx_pub - hw);
+		dev_warn_ratelimited(chan_log(c), "channel %u: no progress for %u ms with %u descriptors posted\n",
+				     c->idx, tmo, p.posted - p.done);
 		fdma_chan_recover(c, "no progress", -ETIMEDOUT);
 		c->prog_at = jiffies;
-		c->prog_hw = fdma_ering_done(&c->ring);
+		c->ops->pos(c, &p);
+		c->prog_hw = p.done;
 	}
-	if (!c->up || c->broken || !fdma_ering_inflight(&c->ring)) {
+	if (!c->up || c->broken || !chan_inflight(c)) {
 		c->wd_armed = false;
 		goto out;
 	}
@@ -639,7 +614,7 @@ void fdma_chan_stop(struct fdma_chan *c)
 	mutex_lock(&c->lock);
 	if (c->up) {
 		if (fdma_chan_reset_cancel(c, "device removed", -ECANCELED))
-			dev_warn(chan_dev(c), "channel %u: no reset acknowledgment: RUN cleared only\n",
+			dev_warn(chan_log(c), "channel %u: no reset acknowledgment: RUN cleared only\n",
 				 c->idx);
 		c->up = false;
 	}
@@ -706,7 +681,7 @@ int fdma_chan_claim(struct fdma_chan *c, bool claim)
 	}
 	if (READ_ONCE(c->fdev->dead) || !c->up)
 		return -ENODEV;
-	if (c->dmae_owned || c->nufree != c->ring.size || c->kr.busy)
+	if (c->dmae_owned || c->nufree != c->fdev->ring_size || c->kr.busy)
 		return -EBUSY;
 	c->dmae_owned = true;
 	return 0;
@@ -718,20 +693,16 @@ int fdma_chan_post(struct fdma_chan *c, const struct fdma_ereq *q)
 	int ret;
 
 	lockdep_assert_held(&c->lock);
-	ret = fdma_ering_post(&c->ring, q);
+	ret = c->ops->post(c, q);
 	if (!ret)
-		atomic64_add(fdma_ering_ndesc(&c->ring, q->len),
-			     &c->st.descriptors);
+		atomic64_add(c->ops->ndesc(c, q->len), &c->st.descriptors);
 	return ret;
 }
 
 /* Doorbell, with the driver's own count of it; the watchdog watches. */
 void fdma_chan_doorbell(struct fdma_chan *c)
 {
-	u32 before = c->ring.doorbells;
-
-	fdma_ering_doorbell(&c->ring);
-	atomic64_add(c->ring.doorbells - before, &c->st.doorbells);
+	atomic64_add(c->ops->doorbell(c), &c->st.doorbells);
 	chan_wd_arm(c);
 }
 
@@ -788,13 +759,13 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		ret = -EAGAIN;
 		goto out;
 	}
-	if (fdma_ering_space(&c->ring) < ndesc || c->nufree < n) {
+	if (c->ops->space(c) < ndesc || c->nufree < n) {
 		fdma_chan_reap_locked(c);
 		if (c->broken) {
 			ret = -EIO;
 			goto out;
 		}
-		if (fdma_ering_space(&c->ring) < ndesc || c->nufree < n) {
+		if (c->ops->space(c) < ndesc || c->nufree < n) {
 			ret = -EAGAIN;
 			goto out;
 		}
@@ -835,16 +806,15 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 					     FDMA_DESC_EOF : 0) |
 					    (r->flags & FDMA_IOC_REQ_IRQ ?
 					     FDMA_DESC_IRQ : 0);
-			ret = len ? fdma_ering_post(&c->ring, &eq) : -EINVAL;
+			ret = len ? c->ops->post(c, &eq) : -EINVAL;
 			if (ret) {
 				/* Validated before: cannot happen. Fail this one. */
-				dev_err_ratelimited(chan_dev(c), "channel %u: request %u refused by the engine core (%d)\n",
+				dev_err_ratelimited(chan_log(c), "channel %u: request %u refused by the engine core (%d)\n",
 						    c->idx, i, ret);
 				u->status = FDMA_CPL_DESC_ERR;
 				break;
 			}
-			atomic64_add(fdma_ering_ndesc(&c->ring, len),
-				     &c->st.descriptors);
+			atomic64_add(c->ops->ndesc(c, len), &c->st.descriptors);
 			u->pieces++;
 			done += len;
 		}
@@ -870,9 +840,11 @@ int fdma_chan_set_drop(struct fdma_chan *c, bool drop)
 	mutex_lock(&c->lock);
 	if (READ_ONCE(c->fdev->dead) || !c->up) {
 		ret = -ENODEV;
+	} else if (!c->ops->set_ctrl) {
+		ret = -EOPNOTSUPP;
 	} else {
 		c->ctrl_flags = drop ? FDMA_CH_CTRL_DROP : 0;
-		fdma_ering_set_ctrl(&c->ring, FDMA_CH_CTRL_DROP, c->ctrl_flags);
+		c->ops->set_ctrl(c, FDMA_CH_CTRL_DROP, c->ctrl_flags);
 	}
 	mutex_unlock(&c->lock);
 	return ret;
@@ -889,9 +861,8 @@ u64 fdma_chan_drops(struct fdma_chan *c)
 
 	mutex_lock(&c->lock);
 	/* The device's counter is 32 bits: add what it moved since the last look. */
-	if (c->up)
-		c->drops_seen += (u32)(fdma_load_acquire32(&c->ring.wb->overruns) -
-				       (u32)c->drops_seen);
+	if (c->up && c->ops->overruns)
+		c->drops_seen += (u32)(c->ops->overruns(c) - (u32)c->drops_seen);
 	n = c->drops_seen;
 	mutex_unlock(&c->lock);
 	return n;
@@ -904,7 +875,8 @@ int fdma_chan_set_coalesce(struct fdma_chan *c, u32 count, u32 usecs)
 	/* A count above the ring size fires by the timer or the drain rule. */
 	if (count > FDMA_COAL_COUNT_MAX || usecs > FDMA_COAL_USECS_MAX)
 		return -EINVAL;
-	if ((count > 1 || usecs) && !c->fdev->caps.coalesce)
+	if (((count > 1 || usecs) && !c->fdev->caps.coalesce) ||
+	    (usecs && !c->ops->coal_timer))
 		return -EOPNOTSUPP;
 	ret = mutex_lock_interruptible(&c->lock);
 	if (ret)
@@ -914,7 +886,7 @@ int fdma_chan_set_coalesce(struct fdma_chan *c, u32 count, u32 usecs)
 	} else {
 		c->coal_count = count;
 		c->coal_usecs = usecs;
-		fdma_ering_set_coalesce(&c->ring, count, usecs);
+		c->ops->set_coalesce(c, count, usecs);
 	}
 	mutex_unlock(&c->lock);
 	return ret;
@@ -936,9 +908,9 @@ static int chan_wait_slot(struct fdma_chan *c, u32 need)
 		if (ret)
 			return ret;
 		if (!c->kr.busy) {
-			if (fdma_ering_space(&c->ring) < need)
+			if (c->ops->space(c) < need)
 				fdma_chan_reap_locked(c);
-			if (fdma_ering_space(&c->ring) >= need)
+			if (c->ops->space(c) >= need)
 				return 0;
 		}
 		seq = c->events;
@@ -1023,22 +995,22 @@ again:
 	if (ret)
 		return ret;
 	mutex_lock(&c->lock);
-	ret = fdma_ering_check(&c->ring, &q, &why);
+	ret = c->ops->check(c, &q, &why);
 	if (ret) {
-		dev_dbg(chan_dev(c), "channel %u: %s\n", c->idx, why);
+		dev_dbg(chan_log(c), "channel %u: %s\n", c->idx, why);
 		goto out;
 	}
-	ret = chan_wait_slot(c, fdma_ering_ndesc(&c->ring, len));
+	ret = chan_wait_slot(c, c->ops->ndesc(c, len));
 	if (ret)
 		goto out;
 	q.cookie = FDMA_KCOOKIE | ++c->cookie;
-	ret = fdma_ering_post(&c->ring, &q);
+	ret = c->ops->post(c, &q);
 	if (ret)
 		goto out;
 	*k = (struct fdma_kreq){ .cookie = q.cookie, .busy = true, .buf_of = b };
 	atomic_inc(&b->bounce_users);
 	atomic64_inc(&c->st.transfers);
-	atomic64_add(fdma_ering_ndesc(&c->ring, len), &c->st.descriptors);
+	atomic64_add(c->ops->ndesc(c, len), &c->st.descriptors);
 	fdma_chan_doorbell(c);
 	mutex_unlock(&c->lock);
 

@@ -41,4 +41,16 @@ static inline void fdma_vm_flags_set(struct vm_area_struct *vma,
 #define FDMA_MAX_PAGE_ORDER	(MAX_ORDER - 1)
 #endif
 
+/*
+ * 6.11 made platform_driver.remove return void: name(pdev) calls fn(pdev)
+ * with the return type the kernel wants.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define FDMA_PLATFORM_REMOVE(name, fn)					\
+	static void name(struct platform_device *pdev) { fn(pdev); }
+#else
+#define FDMA_PLATFORM_REMOVE(name, fn)					\
+	static int name(struct platform_device *pdev) { fn(pdev); return 0; }
+#endif
+
 #endif /* FDMA_COMPAT_H */

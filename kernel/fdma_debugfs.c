@@ -31,25 +31,27 @@ static int chans_show(struct seq_file *m, void *unused)
 	struct fdma_dev *fdev = m->private;
 	u32 i;
 
-	seq_puts(m, "ch up broken pidx pub cidx hw status inflight kreq bounce_users wd\n");
+	seq_puts(m, "ch up broken pub cidx hw status inflight kreq bounce_users wd\n");
 	for (i = 0; i < fdev->caps.nchan; i++) {
 		struct fdma_chan *c = &fdev->chan[i];
 		const char *kr;
 
 		mutex_lock(&c->lock);
 		kr = !c->kr.busy ? "-" : c->kr.abandoned ? "abandoned" : "busy";
-		if (c->up)
-			seq_printf(m, "%u %d %d %u %u %u %u 0x%08x %u %s %d %d\n",
-				   i, c->up, c->broken, c->ring.pidx,
-				   c->ring.pidx_pub, c->ring.cidx,
-				   fdma_ering_done(&c->ring),
-				   fdma_ering_status(&c->ring),
-				   fdma_ering_inflight(&c->ring), kr,
+		if (c->up) {
+			struct fdma_ring_pos p;
+
+			c->ops->pos(c, &p);
+			seq_printf(m, "%u %d %d %u %u %u 0x%08x %u %s %d %d\n",
+				   i, c->up, c->broken, p.posted, p.reaped,
+				   p.done, c->ops->status(c),
+				   p.posted - p.reaped, kr,
 				   atomic_read(&c->bounce_users), c->wd_armed);
-		else
-			seq_printf(m, "%u 0 %d - - - - - - %s %d %d\n", i,
+		} else {
+			seq_printf(m, "%u 0 %d - - - - - %s %d %d\n", i,
 				   c->broken, kr, atomic_read(&c->bounce_users),
 				   c->wd_armed);
+		}
 		mutex_unlock(&c->lock);
 	}
 	return 0;

@@ -414,13 +414,13 @@ void fdma_dmae_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
 	unsigned long flags;
 
 	if (!dc || !dc->descs || idx >= dc->ndesc) {
-		dev_err_ratelimited(&c->fdev->pdev->dev, "channel %u: completion of unknown dmaengine descriptor %llu\n",
+		dev_err_ratelimited(c->fdev->dma_dev, "channel %u: completion of unknown dmaengine descriptor %llu\n",
 				    c->idx, idx);
 		return;
 	}
 	d = &dc->descs[idx];
 	if (taint) {
-		dev_err_ratelimited(&c->fdev->pdev->dev, "channel %u: dmaengine cookie %d never completes: the engine may still write its memory\n",
+		dev_err_ratelimited(c->fdev->dma_dev, "channel %u: dmaengine cookie %d never completes: the engine may still write its memory\n",
 				    c->idx, d->tx.cookie);
 		return;
 	}
@@ -749,7 +749,7 @@ static int dmae_register_kind(struct fdma_dev *fdev, bool slave)
 	dd = &p->dd;
 	p->fdev = fdev;
 	INIT_LIST_HEAD(&p->parked);
-	dd->dev = &fdev->pdev->dev;
+	dd->dev = fdev->dma_dev;
 	INIT_LIST_HEAD(&dd->channels);
 	/* Private: with ASYNC_TX_DMA, async_tx users would take public channels. */
 	dma_cap_set(DMA_PRIVATE, dd->cap_mask);
@@ -829,7 +829,7 @@ static int dmae_register_kind(struct fdma_dev *fdev, bool slave)
 		dmae_detach(fdev, slave);
 		return ret;
 	}
-	dev_info(&fdev->pdev->dev, "%s: %u %s channels registered with dmaengine\n",
+	dev_info(fdev->dma_dev, "%s: %u %s channels registered with dmaengine\n",
 		 dev_name(&fdev->dev), p->nchan,
 		 slave ? "stream (DMA_SLAVE)" : "memory-to-memory (DMA_MEMCPY)");
 	return 0;

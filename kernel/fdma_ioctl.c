@@ -240,7 +240,7 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 		.cq_entries = fdma_param_cq_entries,
 		.card_size = fdev->card_size,
 		.features = FDMA_FEAT_DMA_ALIGN | FDMA_FEAT_WATCHDOG |
-			    FDMA_FEAT_REVOKE | FDMA_FEAT_REG,
+			    FDMA_FEAT_REVOKE | (pdev ? FDMA_FEAT_REG : 0),
 		.dma_align = fdev->dma_align,
 	};
 	u32 ch;
@@ -258,7 +258,8 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 	default:
 		break;
 	}
-	if (pci_is_pcie(pdev)) {
+	/* Other backends have no link: 0, unknown. */
+	if (pdev && pci_is_pcie(pdev)) {
 		u16 lnksta = 0;
 
 		pcie_capability_read_word(pdev, PCI_EXP_LNKSTA, &lnksta);
@@ -338,11 +339,11 @@ static int ioc_check_pieces(struct fdma_chan *c, const struct fdma_sub *s,
 
 		if (!len)
 			return -EINVAL;
-		ret = fdma_ering_check(&c->ring, &q, NULL);
+		ret = c->ops->check(c, &q, NULL);
 		if (ret)
 			return ret;
-		*ndesc += fdma_ering_ndesc(&c->ring, len);
-		if (*ndesc > c->ring.size)
+		*ndesc += c->ops->ndesc(c, len);
+		if (*ndesc > c->fdev->ring_size)
 			return -E2BIG;
 		pieces++;
 		done += len;
@@ -837,6 +838,9 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 	u64 base;
 	int ret;
 
+	/* No BARs behind a dmaengine channel. */
+	if (!pdev)
+		return -EOPNOTSUPP;
 	ret = ioc_in(&r, sizeof(r), argp, usize);
 	if (ret)
 		return ret;

@@ -47,27 +47,6 @@ static const struct pci_device_id fdma_pci_alias_ids[] = {
 };
 MODULE_DEVICE_TABLE(pci, fdma_pci_alias_ids);
 
-static void fdma_dev_release(struct device *dev)
-{
-	struct fdma_dev *fdev = to_fdma_dev(dev);
-	u32 i;
-
-	/*
-	 * Buffers kept because a reset failed: remove() gave their memory
-	 * back, or kept it for good; what is left is bookkeeping.
-	 */
-	fdma_buf_quarantine_free(fdev);
-	/* No file is open: no read() or write() uses them any more. */
-	for (i = 0; i < FDMA_MAX_CHANNELS; i++)
-		fdma_chan_free_bounce(&fdev->chan[i]);
-	ida_destroy(&fdev->handles);
-	fdma_sysfs_free(fdev);
-	if (fdev->minor >= 0)
-		fdma_minor_put(fdev->minor);
-	pci_dev_put(fdev->pdev);
-	kfree(fdev);
-}
-
 /* Map the register file: BAR0 of an FDMA function, BAR2 of ivshmem. */
 static int fdma_map(struct fdma_dev *fdev)
 {
@@ -220,29 +199,17 @@ static void fdma_quiesce(struct fdma_dev *fdev)
 
 /*
  * Every channel stopped (bounded reset, everything handed back), the
- * engine stopped, interrupts freed, the bounce buffers unmapped; then, with
- * the engine no longer mastering the bus, the buffers revoked and the
- * rings freed. free_bounce: no file can be open (probe failed), so the
- * bounce pages go too.
+ * engine stopped, interrupts freed; then, with the engine no longer
+ * mastering the bus, the bounce buffers unmapped, the buffers revoked and
+ * the rings freed. free_bounce: no file can be open (probe failed), so
+ * the bounce pages go too.
  */
 static void fdma_chans_teardown(struct fdma_dev *fdev, bool free_bounce)
 {
-	u32 i;
-
-	for (i = 0; i < fdev->caps.nchan; i++)
-		fdma_chan_stop(&fdev->chan[i]);
+	fdma_dev_chans_stop(fdev);
 	fdma_quiesce(fdev);
 	fdma_irq_teardown(fdev);
-	for (i = 0; i < fdev->caps.nchan; i++)
-		fdma_chan_unmap_bounce(&fdev->chan[i]);
-	down_write(&fdev->revoke_sem);
-	fdma_buf_revoke_all(fdev);
-	up_write(&fdev->revoke_sem);
-	for (i = 0; i < fdev->caps.nchan; i++) {
-		fdma_chan_free(&fdev->chan[i]);
-		if (free_bounce)
-			fdma_chan_free_bounce(&fdev->chan[i]);
-	}
+	fdma_dev_chans_free(fdev, free_bounce);
 }
 
 static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -254,36 +221,14 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if ((id->driver_data & FDMA_ID_IVSHMEM) && !fdma_param_ivshmem)
 		return -ENODEV;
 
-	fdev = kzalloc(sizeof(*fdev), GFP_KERNEL);
-	if (!fdev)
-		return -ENOMEM;
+	fdev = fdma_dev_alloc(&pdev->dev, &pdev->dev);
+	if (IS_ERR(fdev))
+		return PTR_ERR(fdev);
 	/* Kept for the log and the class device until the last close. */
 	fdev->pdev = pci_dev_get(pdev);
 	fdev->ivshmem = id->driver_data & FDMA_ID_IVSHMEM;
-	mutex_init(&fdev->files_lock);
-	INIT_LIST_HEAD(&fdev->files);
-	init_rwsem(&fdev->revoke_sem);
-	ida_init(&fdev->handles);
-	mutex_init(&fdev->buf_lock);
-	INIT_LIST_HEAD(&fdev->bufs);
-	spin_lock_init(&fdev->qlock);
-	INIT_LIST_HEAD(&fdev->quarantine);
-	fdev->minor = -1;
-	device_initialize(&fdev->dev);
-	fdev->dev.release = fdma_dev_release;
-	fdev->dev.class = &fdma_class;
-	fdev->dev.parent = &pdev->dev;
 	for (i = 0; i < FDMA_MAX_CHANNELS; i++)
-		fdma_chan_setup(fdev, i);
-
-	ret = fdma_minor_get(false);
-	if (ret < 0)
-		goto err_put;
-	fdev->minor = ret;
-	fdev->dev.devt = fdma_devt(fdev->minor);
-	ret = dev_set_name(&fdev->dev, "fdma%d", fdev->minor);
-	if (ret)
-		goto err_put;
+		fdev->chan[i].ops = &fdma_ring_engine_ops;
 
 	ret = pci_enable_device(pdev);
 	if (ret)
@@ -319,6 +264,7 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_enable;
 
+	/* Every channel, or none: then the engine is quiesced below. */
 	for (i = 0; i < fdev->caps.nchan; i++) {
 		ret = fdma_chan_init(fdev, i);
 		if (ret)
@@ -326,16 +272,10 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 	fdma_find_mm_chans(fdev);
 
-	ret = fdma_sysfs_init(fdev);
-	if (ret)
-		goto err_chans;
-	cdev_init(&fdev->cdev, &fdma_cdev_fops);
-	fdev->cdev.owner = THIS_MODULE;
 	pci_set_drvdata(pdev, fdev);
-	ret = cdev_device_add(&fdev->cdev, &fdev->dev);
+	ret = fdma_dev_publish(fdev, THIS_MODULE);
 	if (ret)
 		goto err_drvdata;
-	fdma_debugfs_add(fdev);
 	/* Optional: the character device works without it. */
 	if (fdma_param_dmaengine) {
 		ret = fdma_dmae_register(fdev);
@@ -367,25 +307,20 @@ err_unmap:
 err_disable:
 	pci_disable_device(pdev);
 err_put:
-	put_device(&fdev->dev);
+	fdma_dev_put(fdev);
 	return ret;
 }
 
 static void fdma_remove(struct pci_dev *pdev)
 {
 	struct fdma_dev *fdev = pci_get_drvdata(pdev);
-	u32 i;
 
-	/* New operations fail from here; sleeping ones wake up and leave. */
+	/* Dead first: the provider's descriptors fail from here on. */
 	WRITE_ONCE(fdev->dead, true);
-	for (i = 0; i < fdev->caps.nchan; i++)
-		wake_up_all(&fdev->chan[i].wq);
-	fdma_files_wake(fdev);
-	fdma_debugfs_remove(fdev);
 	/* No new dmaengine clients; those holding a channel keep its memory. */
 	fdma_dmae_unregister(fdev);
-	/* No new opens, and no sysfs access once this returns. */
-	cdev_device_del(&fdev->cdev, &fdev->dev);
+	/* New operations fail from here; sleeping ones wake up and leave. */
+	fdma_dev_unpublish(fdev);
 
 	fdma_chans_teardown(fdev, false);
 	fdma_dmae_detach(fdev);
@@ -400,7 +335,7 @@ static void fdma_remove(struct pci_dev *pdev)
 	else
 		dev_info(&pdev->dev, "%s removed\n", dev_name(&fdev->dev));
 	/* Freed now, or at the last close of a file still open. */
-	put_device(&fdev->dev);
+	fdma_dev_put(fdev);
 }
 
 /*

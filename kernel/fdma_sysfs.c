@@ -63,14 +63,14 @@ static const char *fdma_speed_str(u32 code)
 	return code < ARRAY_SIZE(speeds) ? speeds[code] : "unknown";
 }
 
-/* Link status or capability; "n/a" for a conventional PCI function. */
+/* Link status or capability; "n/a" for a conventional PCI function or none. */
 static ssize_t fdma_link_show(struct device *dev, char *buf, bool cap,
 			      bool width)
 {
 	struct pci_dev *pdev = to_fdma_dev(dev)->pdev;
 	u32 speed, lanes;
 
-	if (!pci_is_pcie(pdev))
+	if (!pdev || !pci_is_pcie(pdev))
 		return sysfs_emit(buf, "n/a\n");
 	if (cap) {
 		u32 lnkcap;
@@ -123,7 +123,7 @@ static ssize_t mps_show(struct device *dev, struct device_attribute *a,
 {
 	struct pci_dev *pdev = to_fdma_dev(dev)->pdev;
 
-	if (!pci_is_pcie(pdev))
+	if (!pdev || !pci_is_pcie(pdev))
 		return sysfs_emit(buf, "n/a\n");
 	return sysfs_emit(buf, "%d\n", pcie_get_mps(pdev));
 }
@@ -134,11 +134,19 @@ static ssize_t mrrs_show(struct device *dev, struct device_attribute *a,
 {
 	struct pci_dev *pdev = to_fdma_dev(dev)->pdev;
 
-	if (!pci_is_pcie(pdev))
+	if (!pdev || !pci_is_pcie(pdev))
 		return sysfs_emit(buf, "n/a\n");
 	return sysfs_emit(buf, "%d\n", pcie_get_readrq(pdev));
 }
 static DEVICE_ATTR_RO(mrrs);
+
+/* What drives the rings: "engine" (an FDMA function), "dmaengine". */
+static ssize_t backend_show(struct device *dev, struct device_attribute *a,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_fdma_dev(dev)->chan[0].ops->backend);
+}
+static DEVICE_ATTR_RO(backend);
 
 static ssize_t version_show(struct device *dev, struct device_attribute *a,
 			    char *buf)
@@ -232,6 +240,7 @@ static struct attribute *fdma_dev_attrs[] = {
 	&dev_attr_mps.attr,
 	&dev_attr_mrrs.attr,
 	&dev_attr_version.attr,
+	&dev_attr_backend.attr,
 	&dev_attr_channels.attr,
 	&dev_attr_card_size.attr,
 	&dev_attr_align.attr,
@@ -282,6 +291,17 @@ static ssize_t ch_kind_show(struct device *dev, struct device_attribute *a,
 			  caps & FDMA_CH_CAP_TESTGEN ? " testgen" : "");
 }
 
+/* What carries the channel (an engine's, a dmaengine channel). */
+static ssize_t ch_source_show(struct device *dev, struct device_attribute *a,
+			      char *buf)
+{
+	struct fdma_chan *c = to_chan(dev, a);
+	int n = c->ops->describe(c, buf, PAGE_SIZE - 1);
+
+	buf[n++] = '\n';
+	return n;
+}
+
 static ssize_t ch_irq_vector_show(struct device *dev,
 				  struct device_attribute *a, char *buf)
 {
@@ -322,7 +342,7 @@ static ssize_t ch_status_show(struct device *dev, struct device_attribute *a,
 {
 	struct fdma_chan *c = to_chan(dev, a);
 
-	return sysfs_emit(buf, "0x%08x%s\n", fdma_ering_status(&c->ring),
+	return sysfs_emit(buf, "0x%08x%s\n", c->ops->status(c),
 			  c->broken ? " broken" : "");
 }
 
@@ -379,6 +399,7 @@ struct fdma_ch_attr_tmpl {
 static const struct fdma_ch_attr_tmpl fdma_ch_tmpl[] = {
 	{ "dir", 0444, ch_dir_show, NULL },
 	{ "kind", 0444, ch_kind_show, NULL },
+	{ "source", 0444, ch_source_show, NULL },
 	{ "irq_vector", 0444, ch_irq_vector_show, NULL },
 	{ "interrupts", 0444, ch_interrupts_show, NULL },
 	{ "completions", 0444, ch_completions_show, NULL },

@@ -688,6 +688,10 @@ static void fill_info(struct fdma_dev *dev, const char *path)
 		snprintf(fi->name, sizeof(fi->name), "%s: fdma.ko, %s, PCIe gen%u x%u MPS %u",
 			 base ? base + 1 : path, irq_mode_name(in->irq_mode), in->link_gen,
 			 in->link_width, in->mps);
+	} else if (!in->engine_version) {
+		/* No engine: fdma_dmac.ko's node, Linux dmaengine channels. */
+		snprintf(fi->name, sizeof(fi->name), "%s: fdma_dmac.ko over dmaengine, link unknown",
+			 base ? base + 1 : path);
 	} else {
 		snprintf(fi->name, sizeof(fi->name), "%s: fdma.ko, %s, link unknown",
 			 base ? base + 1 : path, irq_mode_name(in->irq_mode));

@@ -32,8 +32,9 @@ int fdma_cmd_info(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fdma_dev *dev;
+	char carrier[32], source[FDMA_MAX_CHAN][96];
 	struct fdma_info in;
-	int opt, json = 0;
+	int opt, json = 0, dmae;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
@@ -57,12 +58,25 @@ int fdma_cmd_info(int argc, char **argv)
 	if (tool_open(argv[optind], &dev))
 		return EXIT_FAIL;
 	fdma_get_info(dev, &in);
+	/* fdma.ko's node names what carries it: the engine, or dmaengine. */
+	if (tool_kdev_attr(argv[optind], "backend", carrier, sizeof(carrier)))
+		carrier[0] = '\0';
+	dmae = !strcmp(carrier, "dmaengine");
+	for (uint32_t i = 0; i < in.nchan; i++) {
+		char a[24];
+
+		snprintf(a, sizeof(a), "ch%u/source", i);
+		if (tool_kdev_attr(argv[optind], a, source[i], sizeof(source[i])))
+			source[i][0] = '\0';
+	}
 	if (json) {
 		/* The name comes from the device (kdev: its driver): escaped. */
 		printf("{\"backend\":");
 		tool_json_str(stdout, in.backend);
 		printf(",\"name\":");
 		tool_json_str(stdout, in.name);
+		printf(",\"carrier\":");
+		tool_json_str(stdout, carrier[0] ? carrier : in.backend);
 		printf(",\"version\":\"%u.%u\",\"channels\":%u,"
 		       "\"align\":%u,\"max_desc_len\":%u,\"card_size\":%" PRIu64 ",\"gen\":%u,"
 		       "\"lanes\":%u,\"mps\":%u,\"mrrs\":%u,\"paced\":%d,",
@@ -76,21 +90,31 @@ int fdma_cmd_info(int argc, char **argv)
 		else
 			printf("\"write_mbps\":null,\"read_mbps\":null,");
 		printf("\"channel_list\":[");
-		for (uint32_t i = 0; i < in.nchan; i++)
-			printf("%s{\"index\":%u,\"dir\":\"%s\",\"kind\":\"%s\",\"ring\":%u,\"testgen\":%s}",
+		for (uint32_t i = 0; i < in.nchan; i++) {
+			printf("%s{\"index\":%u,\"dir\":\"%s\",\"kind\":\"%s\",\"ring\":%u,\"testgen\":%s,\"source\":",
 			       i ? "," : "", i, in.chan[i].dir == FDMA_C2H ? "c2h" : "h2c",
 			       kind_name(in.chan[i].kind, true), in.chan[i].ring_size,
 			       in.chan[i].testgen ? "true" : "false");
+			tool_json_str(stdout, source[i]);
+			printf("}");
+		}
 		printf("]}\n");
 	} else {
 		printf("device     %s (%s backend)\n", in.name, in.backend);
-		printf("engine     FDMA %u.%u, %u channels, %u-byte alignment, descriptors up to %u bytes\n",
-		       in.version >> 16, in.version & 0xffff, in.nchan, in.align, in.max_desc_len);
+		if (dmae)
+			printf("engine     none: Linux dmaengine channels, %u channels, %u-byte alignment, pieces up to %u bytes\n",
+			       in.nchan, in.align, in.max_desc_len);
+		else
+			printf("engine     FDMA %u.%u, %u channels, %u-byte alignment, descriptors up to %u bytes\n",
+			       in.version >> 16, in.version & 0xffff, in.nchan, in.align,
+			       in.max_desc_len);
 		printf("card mem   %" PRIu64 " MiB\n", in.card_size >> 20);
 		if (in.link.gen)
 			printf("link       gen%u x%u, MPS %u, MRRS %u%s\n", in.link.gen, in.link.lanes,
 			       in.link.mps, in.link.mrrs,
 			       in.link.paced ? ", paced in real time" : ", unpaced");
+		else if (dmae)
+			printf("link       unknown: no link model for a dmaengine channel, so no ceiling\n");
 		else
 			printf("link       unknown (the device has no PCIe link status)\n");
 		if (in.link.write_mbps > 0)
@@ -106,14 +130,15 @@ int fdma_cmd_info(int argc, char **argv)
 			break;
 		}
 		for (uint32_t i = 0; i < in.nchan; i++)
-			printf("channel %-2u %s%s, ring %u%s\n", i,
+			printf("channel %-2u %s%s, ring %u%s%s%s\n", i,
 			       /* A copy has no direction across the link: it crosses both ways. */
 			       in.chan[i].kind == FDMA_KIND_MEM ? "" :
 			       in.chan[i].dir == FDMA_C2H ? "C2H " : "H2C ",
 			       kind_name(in.chan[i].kind, false),
 			       in.chan[i].ring_size,
 			       in.chan[i].testgen ? (in.chan[i].dir == FDMA_C2H ? ", test generator"
-									  : ", test checker") : "");
+									  : ", test checker") : "",
+			       source[i][0] ? ", " : "", source[i]);
 	}
 	fdma_close(dev);
 	return EXIT_OK;

@@ -114,6 +114,27 @@ int tool_open(const char *uri, struct fdma_dev **dev)
 	return ret;
 }
 
+int tool_kdev_attr(const char *uri, const char *attr, char *buf, size_t len)
+{
+	const char *base;
+	char path[256];
+	FILE *f;
+
+	if (strncmp(uri, "kdev:", 5) || !len)
+		return -EINVAL;
+	base = strrchr(uri, '/');
+	base = base ? base + 1 : uri + 5;
+	snprintf(path, sizeof(path), "/sys/class/fdma/%s/%s", base, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
 int tool_parse_wait(const char *s, enum fdma_wait_mode *w)
 {
 	if (!strcmp(s, "spin"))

@@ -21,6 +21,12 @@ int tool_parse_size(const char *s, uint64_t *out);	/* 4K, 1M, 0x40, ... */
 int tool_parse_sizes(const char *s, uint64_t *out, int max);
 void tool_fmt_size(uint64_t v, char *buf, size_t len);	/* 65536 -> "64K" */
 int tool_open(const char *uri, struct fdma_dev **dev);	/* prints the error */
+/*
+ * An attribute of a kdev: URI's class device, /sys/class/fdma/NAME/ATTR
+ * (e.g. "backend", "ch0/source"), newline stripped: 0, or -errno (also
+ * for another kind of URI).
+ */
+int tool_kdev_attr(const char *uri, const char *attr, char *buf, size_t len);
 int tool_parse_wait(const char *s, enum fdma_wait_mode *w);	/* spin|sleep|adaptive */
 /* A decimal whole number in min..max (no sign, no suffix): 0, or -1. */
 int tool_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);

@@ -304,17 +304,18 @@ if [ -f "$S/dkms.conf" ]; then
 	# dkms sources the file with bash, kernel_source_dir etc. set.
 	vals=$(cd "$S" && kernel_source_dir=/KSRC kernelver=KVER arch=ARCH bash -c '
 		set -eu; . ./dkms.conf
-		echo "$PACKAGE_NAME|$PACKAGE_VERSION|${BUILT_MODULE_NAME[0]}|${BUILT_MODULE_LOCATION[0]:-}|${DEST_MODULE_LOCATION[0]}|${MAKE[0]}|${AUTOINSTALL:-}"' 2>"$T/dkms.err")
-	IFS='|' read -r name ver mod loc dest mk auto <<<"$vals"
+		echo "$PACKAGE_NAME|$PACKAGE_VERSION|${BUILT_MODULE_NAME[0]}|${BUILT_MODULE_LOCATION[0]:-}|${DEST_MODULE_LOCATION[0]}|${MAKE[0]}|${AUTOINSTALL:-}|${BUILT_MODULE_NAME[1]:-}|${BUILT_MODULE_LOCATION[1]:-}"' 2>"$T/dkms.err")
+	IFS='|' read -r name ver mod loc dest mk auto mod1 loc1 <<<"$vals"
 	e=""
 	[ "$name" = fdma ] || e="$e PACKAGE_NAME=$name"
 	[ "$ver" = "$VERSION" ] || e="$e PACKAGE_VERSION=$ver (not $VERSION)"
 	[ "$mod" = fdma ] || e="$e BUILT_MODULE_NAME=$mod"
+	[ "$mod1" = fdma_dmac ] && [ "$loc1" = "$loc" ] || e="$e BUILT_MODULE_NAME[1]=$mod1 in $loc1"
 	[ -d "$S/${loc:-.}" ] || e="$e BUILT_MODULE_LOCATION=$loc (no such directory)"
 	case $dest in /kernel*|/updates*|/extra*) ;; *) e="$e DEST_MODULE_LOCATION=$dest" ;; esac
 	case $mk in *KDIR=/KSRC*) ;; *) e="$e MAKE does not pass KDIR=\${kernel_source_dir} ($mk)" ;; esac
 	[ "$auto" = yes ] || e="$e AUTOINSTALL=$auto"
-	if [ -z "$e" ]; then ok "dkms.conf: fdma $ver, module ${loc}fdma.ko to $dest, make with KDIR"
+	if [ -z "$e" ]; then ok "dkms.conf: fdma $ver, modules ${loc}fdma.ko and ${loc1}fdma_dmac.ko to $dest, make with KDIR"
 	else bad "dkms.conf:$e" "$T/dkms.err"; fi
 	# Self-contained: no link out of the tree, no build products.
 	find "$S" -type l >"$T/links"
@@ -338,9 +339,10 @@ elif [ -n "$mk" ]; then
 	cp -a "$S" "$T/dkms-build"
 	kmake=$(echo "$mk" | sed "s|/KSRC|/lib/modules/$KV/build|g")
 	t1=$SECONDS
-	if (cd "$T/dkms-build" && $kmake -j2) >"$T/kbuild.log" 2>&1 && [ -f "$T/dkms-build/${loc}fdma.ko" ]; then
+	if (cd "$T/dkms-build" && $kmake -j2) >"$T/kbuild.log" 2>&1 && [ -f "$T/dkms-build/${loc}fdma.ko" ] &&
+		[ -f "$T/dkms-build/${loc}fdma_dmac.ko" ]; then
 		vm=$(modinfo -F vermagic "$T/dkms-build/${loc}fdma.ko" 2>/dev/null | cut -d' ' -f1)
-		if [ "$vm" = "$KV" ]; then ok "fdma.ko built from the DKMS tree for $KV ($((SECONDS - t1)) s): $kmake"
+		if [ "$vm" = "$KV" ]; then ok "fdma.ko and fdma_dmac.ko built from the DKMS tree for $KV ($((SECONDS - t1)) s): $kmake"
 		else bad "fdma.ko built from the DKMS tree has vermagic '$vm', not $KV"; fi
 	else
 		bad "building fdma.ko from the DKMS tree for $KV: $kmake" "$T/kbuild.log"

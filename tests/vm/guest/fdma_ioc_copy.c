@@ -248,8 +248,8 @@ static void copy_bad(void)
 	BAD(flags, 0x80, EINVAL);
 	BAD(rsvd, 1, EINVAL);
 #undef BAD
-	/* The wrong call for the channel, both ways. */
-	if (vi_copy(&d, d.h2c, &ok, 1) != -EOPNOTSUPP) {
+	/* The wrong call for the channel, both ways (a node of copy channels only has one). */
+	if (d.h2c >= 0 && vi_copy(&d, d.h2c, &ok, 1) != -EOPNOTSUPP) {
 		vt_fail(T, "FDMA_IOC_COPY on memory-mapped channel %d: %s, expected EOPNOTSUPP",
 			d.h2c, strerror(errno));
 		fails++;
@@ -347,12 +347,24 @@ static void copy_busy(void)
 	rs = vi_free_raw(&d, src.handle);
 	if (collect(T, 8, e))
 		return;
-	if (rd != -EBUSY || rs != -EBUSY)
+	/*
+	 * A provider that copies at once (QEMU's ZDMA behind fdma_dmac) may
+	 * have had them all reaped before the free: then a free may succeed,
+	 * and only an answer other than 0 or EBUSY is wrong.
+	 */
+	if ((rd != -EBUSY || rs != -EBUSY) && (!getenv("FDMA_VM_FAST") || (rd && rd != -EBUSY) ||
+					      (rs && rs != -EBUSY))) {
 		vt_fail(T, "freeing the buffers of a copy in flight: destination %s, source %s, expected EBUSY",
 			strerror(-rd), strerror(-rs));
-	else if (vt_check(dst.p, len, 900) >= 0)
+		return;
+	}
+	if (rd != -EBUSY || rs != -EBUSY)
+		vt_info("the copies were reaped before the free (destination %s, source %s)",
+			strerror(-rd), strerror(-rs));
+	if (vt_check(dst.p, len, 900) >= 0)
 		vt_fail(T, "the 4 MiB copy is wrong at byte %ld", vt_check(dst.p, len, 900));
-	else if (vi_free(&d, &src) || vi_free(&d, &dst))
+	else if ((!rs && munmap(src.p, len)) || (!rd && munmap(dst.p, len)) ||
+		 (rs && vi_free(&d, &src)) || (rd && vi_free(&d, &dst)))
 		vt_fail(T, "free after the copy: %s", strerror(errno));
 	else
 		vt_pass(T);

@@ -55,6 +55,20 @@ unload() {
 }
 
 [ -e $KO ] || { fail fdma_ko "$KO is missing"; exit 0; }
+
+# fdmavm_only=dmac (on the kernel command line, for a developer's quick
+# run): only fdma_dmac.ko's tests, over fdma.ko's provider.
+if [ "${fdmavm_only:-}" = dmac ]; then
+	load dmaengine ivshmem=1 dmaengine=1 && sh $T/dmac.sh
+	unload dmaengine
+	exit 0
+fi
+# fdmavm_only=dmac_study: the runs of docs/studies/dmaengine.md.
+if [ "${fdmavm_only:-}" = dmac_study ]; then
+	load dmaengine ivshmem=1 dmaengine=1 && sh $T/dmac-study.sh
+	unload dmaengine
+	exit 0
+fi
 # QEMU's edu device: its DMA mask is a QEMU property the driver cannot see.
 EDU="edu=1 edu_dma_bits=${fdmavm_edu_dma_bits:-28}"
 rmmod fdma 2>/dev/null
@@ -193,6 +207,8 @@ elif load dmaengine ivshmem=1 dmaengine=1; then
 	else
 		fail dmae_rebound "copies after the unbind and bind: $(tail -1 /tmp/dt.out)"
 	fi
+	# fdma_dmac.ko: user-space DMA over those dmaengine channels.
+	sh $T/dmac.sh
 	unload dmaengine
 fi
 

@@ -48,11 +48,16 @@ static inline size_t vi_cq_bytes(const struct vi_dev *d)
 	return (size_t)FDMA_CQ_MMAP_BYTES(d->info.cq_entries);
 }
 
-/* Open /dev/<name> (the first fdma device if name is NULL) and read INFO. */
+/*
+ * Open /dev/<name> (if name is NULL: $FDMA_VM_DEV, which dmac.sh sets to
+ * the dmaengine client's node, else the first fdma device) and read INFO.
+ */
 static inline int vi_open(struct vi_dev *d, const char *name)
 {
 	memset(d, 0, sizeof(*d));
 	d->fd = -1;
+	if (!name)
+		name = getenv("FDMA_VM_DEV");
 	if (name)
 		snprintf(d->name, sizeof(d->name), "%s", name);
 	else if (vt_find_dev("fdma", d->name, sizeof(d->name)))

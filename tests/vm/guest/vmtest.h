@@ -32,9 +32,21 @@
 
 static int vt_failed __attribute__((unused));
 
+/*
+ * $FDMA_VM_TAG, if set, is added to every result's name: the same program
+ * run against another node (dmac.sh: the dmaengine client's) reports
+ * results of its own.
+ */
+static inline const char *vt_tag(void)
+{
+	const char *t = getenv("FDMA_VM_TAG");
+
+	return t ? t : "";
+}
+
 static inline void vt_pass(const char *name)
 {
-	printf("VMTEST PASS %s\n", name);
+	printf("VMTEST PASS %s%s\n", name, vt_tag());
 	fflush(stdout);
 }
 
@@ -43,7 +55,7 @@ vt_fail(const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("VMTEST FAIL %s: ", name);
+	printf("VMTEST FAIL %s%s: ", name, vt_tag());
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The dt_binding and dt_memcpy_batch checks of tests/vm/versal/run.sh (docs/dmaengine.md 1.3; not
- * part of fdma.ko): bound to the "fdma,dmaengine" node whose dmas/dma-names name two ZDMA channels,
+ * part of fdma.ko): bound to the "fdma,dtprobe" node whose dmas/dma-names name two ZDMA channels,
  * it requests them by name, runs a batch of memcpys with one issue_pending and prints what it saw
  * (tests/vm/versal/guest/20-dt-binding.sh judges the lines). */
 #include <linux/module.h>
@@ -76,7 +76,7 @@ static int p_probe(struct platform_device *pdev)
 	for (i = 0; i < 3; i++) if (ch[i]) dma_release_channel(ch[i]);
 	return 0;
 }
-static const struct of_device_id ids[] = { { .compatible = "fdma,dmaengine" }, {} };
+static const struct of_device_id ids[] = { { .compatible = "fdma,dtprobe" }, {} };
 MODULE_DEVICE_TABLE(of, ids);
 static struct platform_driver drv = { .probe = p_probe, .driver = { .name = "dtprobe", .of_match_table = ids } };
 module_platform_driver(drv);

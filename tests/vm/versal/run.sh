@@ -209,14 +209,50 @@ build_modules() { # VERSION SRCDIR: 0 when every module was built
 			{ echo "$b/${f%.o}.ko is not for $v" >>"$TMP/kbuild-$v.log"; return 1; }
 		MODS+=("$b/${f%.o}.ko")
 	done
+	build_fdma "$v"
+}
+
+# fdma.ko and fdma_dmac.ko for this kernel, from a copy of the sources in
+# the DKMS layout (kernel/, engine/, include/, model/) in
+# build/versal/VERSION/fdma: tests/vm/run.sh builds kernel/ in place for
+# its own kernels.
+build_fdma() { # VERSION: 0 when both modules were built
+	local v=$1 b="build/versal/$1/fdma" f m
+	for f in kernel/Kbuild kernel/Makefile kernel/*.c kernel/*.h engine/*.c engine/*.h \
+		include/fdma_ioctl.h model/fdma_mdbg.h; do
+		[ -L "$f" ] && continue
+		case $f in *.mod.c) continue ;; esac
+		put "$f" "$b/$f" || return 1
+	done
+	make -C "$b/kernel" KDIR="$SYSROOT/usr/src/linux-headers-$v" ARCH=arm64 \
+		CROSS_COMPILE=aarch64-linux-gnu- >>"$TMP/kbuild-$v.log" 2>&1 || return 1
+	for m in fdma fdma_dmac; do
+		[ "$(modinfo -F vermagic "$b/kernel/$m.ko" 2>/dev/null | cut -d' ' -f1)" = "$v" ] ||
+			{ echo "no $b/kernel/$m.ko for $v" >>"$TMP/kbuild-$v.log"; return 1; }
+		MODS+=("$b/kernel/$m.ko")
+	done
+}
+
+# The guest programs the client's step runs (tests/vm/guest/, static).
+GUEST_PROGS=(fdma_ioc_copy fdma_dmac)
+build_progs() {
+	local p
+	mkdir -p "$TMP/bin"
+	for p in "${GUEST_PROGS[@]}"; do
+		aarch64-linux-gnu-gcc -static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel \
+			"tests/vm/guest/$p.c" -o "$TMP/bin/$p" >>"$TMP/progs.log" 2>&1 || return 1
+	done
 }
 
 # ---- the device tree (the same for every kernel) -------------------------------------------
 # QEMU's own tree for the machine, dumped, then: phandles and #dma-cells on
-# the first two ZDMA controllers (QEMU gives them neither, so nothing could
-# name them) and a client node `compatible = "fdma,dmaengine"` whose
-# dmas/dma-names name them "tx" and "rx" (the binding the dt_* checks and
-# fdma's dmaengine client use).
+# the first four ZDMA controllers (QEMU gives them neither, so nothing could
+# name them); a node `compatible = "fdma,dtprobe"` whose dmas/dma-names name
+# the first two "tx" and "rx" (for dtprobe.ko, the dt_* checks of the
+# binding); and two nodes `compatible = "fdma,dmaengine"`, fdma_dmac.ko's
+# binding (docs/dmaengine.md 2.2), each naming one more controller "mem0"
+# (a group maps buffers for one device, and every ZDMA controller is a
+# device of its own).
 MACHINE=xlnx-versal-virt
 MEM=1G
 DTB=$TMP/versal.dtb
@@ -229,26 +265,47 @@ if ! qemu-system-aarch64 -M "$MACHINE,dumpdtb=$TMP/qemu.dtb" -m "$MEM" -nographi
 	exit 1
 fi
 why=""
-for n in /dma@ffa80000 /dma@ffa90000; do
+for n in /dma@ffa80000 /dma@ffa90000 /dma@ffaa0000 /dma@ffab0000; do
 	grep -q "^	${n#/} {" "$TMP/qemu.dts" || why="$why; no $n node"
 done
-grep -qiE 'phandle = <0xfd0[01]>' "$TMP/qemu.dts" && why="$why; QEMU's tree already uses phandle 0xfd00 or 0xfd01"
+grep -qiE 'phandle = <0xfd0[0-3]>' "$TMP/qemu.dts" && why="$why; QEMU's tree already uses a phandle 0xfd00..0xfd03"
 cp "$TMP/qemu.dtb" "$DTB"
 if [ -z "$why" ] &&
    fdtput -t x "$DTB" /dma@ffa80000 phandle 0xfd00 &&
    fdtput -t x "$DTB" /dma@ffa80000 '#dma-cells' 1 &&
    fdtput -t x "$DTB" /dma@ffa90000 phandle 0xfd01 &&
    fdtput -t x "$DTB" /dma@ffa90000 '#dma-cells' 1 &&
-   fdtput -c "$DTB" /fdma-dmaengine &&
-   fdtput -t s "$DTB" /fdma-dmaengine compatible fdma,dmaengine &&
-   fdtput -t x "$DTB" /fdma-dmaengine dmas 0xfd00 0 0xfd01 0 &&
-   fdtput -t s "$DTB" /fdma-dmaengine dma-names tx rx 2>>"$TMP/dtb.log"; then
+   fdtput -t x "$DTB" /dma@ffaa0000 phandle 0xfd02 &&
+   fdtput -t x "$DTB" /dma@ffaa0000 '#dma-cells' 1 &&
+   fdtput -t x "$DTB" /dma@ffab0000 phandle 0xfd03 &&
+   fdtput -t x "$DTB" /dma@ffab0000 '#dma-cells' 1 &&
+   fdtput -c "$DTB" /fdma-dtprobe &&
+   fdtput -t s "$DTB" /fdma-dtprobe compatible fdma,dtprobe &&
+   fdtput -t x "$DTB" /fdma-dtprobe dmas 0xfd00 0 0xfd01 0 &&
+   fdtput -t s "$DTB" /fdma-dtprobe dma-names tx rx &&
+   fdtput -c "$DTB" /fdma-dmac0 &&
+   fdtput -t s "$DTB" /fdma-dmac0 compatible fdma,dmaengine &&
+   fdtput -t x "$DTB" /fdma-dmac0 dmas 0xfd02 0 &&
+   fdtput -t s "$DTB" /fdma-dmac0 dma-names mem0 &&
+   fdtput -t u "$DTB" /fdma-dmac0 fdma,ring-size 1024 &&
+   fdtput -c "$DTB" /fdma-dmac1 &&
+   fdtput -t s "$DTB" /fdma-dmac1 compatible fdma,dmaengine &&
+   fdtput -t x "$DTB" /fdma-dmac1 dmas 0xfd03 0 &&
+   fdtput -t s "$DTB" /fdma-dmac1 dma-names mem0 &&
+   fdtput -t u "$DTB" /fdma-dmac1 fdma,ring-size 128 2>>"$TMP/dtb.log"; then
 	pass "dtb (versal-virt)"
 else
-	fail "dtb (versal-virt)" "cannot add the fdma,dmaengine node to QEMU's tree${why:+: ${why#; }}"
+	fail "dtb (versal-virt)" "cannot add the fdma,dtprobe and fdma,dmaengine nodes to QEMU's tree${why:+: ${why#; }}"
 	show "$TMP/dtb.log"
 	echo "vm: $NPASS passed, $NFAIL failed"
 	exit 1
+fi
+
+if build_progs; then
+	pass "build_guest_programs (versal-virt)"
+else
+	fail "build_guest_programs (versal-virt)" "aarch64-linux-gnu-gcc failed (log below)"
+	show "$TMP/progs.log"
 fi
 
 # ---- one VM per kernel -----------------------------------------------------------------------
@@ -284,6 +341,7 @@ run_kernel() { # VERSION
 		[ -e "$f" ] && install -m 644 "$f" "$R/steps/"
 	done
 	cp "${MODS[@]}" "$R/modules/"
+	cp "$TMP"/bin/* "$R/bin/" 2>/dev/null
 	if ! (cd "$R" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$INITRD"; then
 		fail "initramfs $tag" "cpio/gzip failed"
 		return

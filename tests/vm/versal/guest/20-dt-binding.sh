@@ -2,12 +2,12 @@
 # shellcheck shell=sh
 # Step of tests/vm/versal/init.sh (sourced): the device-tree binding a
 # dmaengine client uses. run.sh gave the first two ZDMA nodes phandles and
-# #dma-cells and added a node `compatible = "fdma,dmaengine"` with dmas =
+# #dma-cells and added a node `compatible = "fdma,dtprobe"` with dmas =
 # <ZDMA0 0>, <ZDMA1 0> and dma-names = "tx", "rx"; dtprobe.ko
 # (tests/vm/versal/dtprobe.c) binds to it, requests the channels by name
 # and runs a batch of memcpys on "tx" with one issue_pending.
-if [ ! -e /proc/device-tree/fdma-dmaengine/compatible ]; then
-	fail dt_binding "no /fdma-dmaengine node in the device tree the guest booted"
+if [ ! -e /proc/device-tree/fdma-dtprobe/compatible ]; then
+	fail dt_binding "no /fdma-dtprobe node in the device tree the guest booted"
 	return 1
 fi
 kmark dt-binding
