@@ -9,8 +9,12 @@
 T=/tests
 KO=/fdma_dmac.ko
 secs=${study_secs:-3}
-for size in 4096 65536 1048576; do
-	for rate in 100 1000 4000; do
+# study_sizes, study_rates: ':'-separated lists (the kernel command line
+# has no spaces to give).
+sizes=$(echo "${study_sizes:-4096:65536:1048576}" | tr ':' ' ')
+rates=$(echo "${study_rates:-100:1000:4000}" | tr ':' ' ')
+for size in $sizes; do
+	for rate in $rates; do
 		# 1 MiB copies: the paced model moves ~1 GB/s both ways at most.
 		[ $size = 1048576 ] && [ $rate -gt 400 ] && continue
 		for m in sync async signal; do

@@ -10,23 +10,29 @@
 # a Markdown table, and writes them to build/study-dmaengine.jsonl.
 #
 # Usage: tests/vm/study/dmaengine.sh [--kernel VERSION] [--secs S]
+#                                    [--sizes A:B:..] [--rates A:B:..]
 set -eu
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$ROOT"
 KERNEL=6.12
 SECS=3
+SIZES=4096:65536:1048576
+RATES=100:1000:4000
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
 	--secs) SECS=$2; shift 2 ;;
-	-h|--help) sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--sizes) SIZES=$2; shift 2 ;;
+	--rates) RATES=$2; shift 2 ;;
+	-h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "dmaengine.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
 LOG=$(mktemp)
 trap 'rm -f "$LOG"' EXIT
 tests/vm/run.sh --arch x86_64 --kernel "$KERNEL" --no-asan --keep --timeout 900 \
-	--append "fdmavm_only=dmac_study study_secs=$SECS" >"$LOG" 2>&1 || true
+	--append "fdmavm_only=dmac_study study_secs=$SECS study_sizes=$SIZES study_rates=$RATES" \
+	>"$LOG" 2>&1 || true
 dir=$(sed -n 's/^kept: //p' "$LOG" | tail -1)
 if [ -z "$dir" ] || ! ls "$dir"/console-*.log.txt >/dev/null 2>&1; then
 	cat "$LOG"
@@ -37,8 +43,10 @@ grep -ah '^STUDY {' "$dir"/console-*.log.txt | sed 's/^STUDY //' >build/study-dm
 grep -ah 'STUDY-ERROR' "$dir"/console-*.log.txt >&2 || true
 rm -rf "$dir"
 [ -s build/study-dmaengine.jsonl ] || { echo "dmaengine.sh: no STUDY line" >&2; exit 1; }
-echo "| size | copies/s asked | mode | copies/s | guest CPU % | process CPU % | syscalls/copy | callbacks/copy | issue_pending/copy |"
-echo "|---|---|---|---|---|---|---|---|---|"
-# One JSON object per line, fields in a fixed order: sed picks them.
-sed -E 's/.*"mode":"([a-z]+)","size":([0-9]+),"rate":([0-9]+),"copies_per_s":([0-9.]+),"guest_cpu_pct":([0-9.]+),"process_cpu_pct":([0-9.]+),"cpus":[0-9]+,"syscalls_per_copy":([0-9.]+),"callbacks_per_copy":([0-9.]+),"issue_pending_per_copy":([0-9.]+).*/| \2 | \3 | \1 | \4 | \5 | \6 | \7 | \8 | \9 |/' \
-	build/study-dmaengine.jsonl
+echo "| size | copies/s asked | mode | copies/s | guest CPU % (schedstat) | guest CPU % (ticks) | process CPU % | syscalls/copy | callbacks/copy | issue_pending/copy |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+# One flat JSON object per line: awk picks the fields by name.
+awk 'function f(k,   r) { if (match($0, "\"" k "\":\"?[^,\"}]*")) { r = substr($0, RSTART, RLENGTH); sub(/^"[^"]*":"?/, "", r); return r } return "?" }
+     { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f("size"), f("rate"), f("mode"),
+       f("copies_per_s"), f("guest_cpu_pct"), f("guest_tick_cpu_pct"), f("process_cpu_pct"),
+       f("syscalls_per_copy"), f("callbacks_per_copy"), f("issue_pending_per_copy") }' build/study-dmaengine.jsonl
