@@ -5,7 +5,12 @@
  * mapped once, batched submission, completion queues in shared memory,
  * poll/epoll, eventfd, SIGIO), the same code as an FDMA function's: this
  * module is only another struct fdma_ring_ops under fdma.ko's channels
- * (docs/dmaengine.md, section 2). Memory-to-memory channels for now.
+ * (docs/dmaengine.md, section 2). Memory-to-memory channels (DMA_MEMCPY)
+ * take FDMA_IOC_COPY; slave channels (DMA_SLAVE, e.g. an AXI DMA's MM2S
+ * and S2MM) are H2C and C2H stream channels and take FDMA_IOC_SUBMIT: an
+ * H2C frame's pieces (SOF to EOF, across requests if need be) are one
+ * prep_slave_sg, a C2H buffer is one and receives one frame, its length
+ * the buffer's less the residue the callback reports.
  *
  * Groups come from the module parameter chans= (any platform: a group per
  * ';'-separated list) or from the device tree: a node with compatible
@@ -25,7 +30,12 @@
  * FDMA_IOC_COPY costs one issue_pending. A prep that returns NULL means
  * the provider's descriptor pool is empty (ZDMA has 32): the feeder stops
  * and resumes after the next reap, so the user still sees an
- * all-or-nothing submit, and providers with small pools work.
+ * all-or-nothing submit, and providers with small pools work. Where none
+ * of what is in flight will call back (the slot meant to was the one
+ * refused), a delayed work item reaps by tx_status a tick later; with
+ * nothing in flight at all the provider gets DMAC_RETRIES such looks
+ * (descriptors come back a moment after their completion) before the
+ * piece fails.
  *
  * Completion: only a slot that ends a pass of the feeder, or every
  * coal_count-th, asks for a callback (DMA_PREP_INTERRUPT with a callback
@@ -50,7 +60,11 @@
  * the watchdog when nothing moves for timeout_ms, which catches providers
  * that never call back on an error): dmaengine_terminate_sync(), after
  * which the provider runs no callback and touches none of the memory;
- * what completed before is delivered as such, the rest canceled.
+ * what completed before is delivered as such (noted before the terminate:
+ * afterwards providers differ on what tx_status says of a cookie they cut
+ * short), the rest canceled. A provider without device_terminate_all is
+ * refused; a terminate that fails leaves the channel broken, its buffers
+ * and slots kept for good.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -100,13 +114,25 @@ module_param_named(ring_size, dmac_param_ring_size, uint, 0444);
 MODULE_PARM_DESC(ring_size,
 		 "Request pieces in flight per channel, a power of two, 2..65536 (default 256; a device-tree group's fdma,ring-size overrides it)");
 
+/* Pieces of one H2C frame in one prep_slave_sg, at most. */
+#define DMAC_SLAVE_SEGS		16
+
+enum dmac_kind { DMAC_MEM, DMAC_H2C, DMAC_C2H };
+
 struct dmac_chan;
 
-/* One request piece on its way through the provider. */
+/*
+ * One descriptor on its way through the provider: a memcpy piece, or a
+ * slave transfer of n pieces (an H2C frame; a C2H buffer is one).
+ */
 struct dmac_slot {
 	struct dmac_chan *dc;
-	struct fdma_ereq q;
+	struct fdma_ereq q;		/* the (first) piece */
+	u32 n;				/* slave: pieces in its sg and pq */
+	bool closed;			/* slave: takes no more pieces */
 	dma_cookie_t cookie;		/* > 0 once submitted */
+	bool known;			/* complete before a reset: st */
+	u16 st;
 	bool cb;			/* asked for a callback */
 	bool refused;			/* the provider refused it: an error */
 	bool cb_done;			/* the callback ran: res is valid */
@@ -121,7 +147,18 @@ struct dmac_chan {
 	u32 pidx, sidx, cidx;		/* free-running, under c->lock */
 	u32 feeds;			/* slots fed since the last that calls back */
 	bool sync;			/* sync_wait: dma_sync_wait() per piece */
+	enum dmac_kind kind;
+	/* Slave: per slot max_segs scatterlist entries and pieces. */
+	u32 max_segs;
+	struct scatterlist *sg;
+	struct fdma_ereq *pq;
+	bool open;			/* slot pidx - 1 gathers an H2C frame */
+	u32 cb_out;			/* submitted slots that call back, not reaped */
+	u32 refusals;			/* NULL preps in a row, nothing of ours in flight */
 	struct work_struct work;	/* reaps after a callback */
+	struct delayed_work poll;	/* reaps by tx_status when no callback will come */
+	/* Names kept: a provider's unregistering frees its channels' devices. */
+	char name[32], dev[64], drv[32];
 };
 
 struct dmac_group {
@@ -145,6 +182,11 @@ static struct dmac_chan *to_dc(struct fdma_chan *c)
 	return c->priv;
 }
 
+static u32 slot_idx(struct dmac_chan *dc, struct dmac_slot *s)
+{
+	return s - dc->slot;
+}
+
 /* ---- completion --------------------------------------------------------- */
 
 static void dmac_callback(void *param, const struct dmaengine_result *r)
@@ -165,6 +207,22 @@ static void dmac_work(struct work_struct *work)
 
 	fdma_chan_irq(dc->c);
 }
+
+static void dmac_poll(struct work_struct *work)
+{
+	struct dmac_chan *dc = container_of(to_delayed_work(work),
+					    struct dmac_chan, poll);
+
+	fdma_chan_irq(dc->c);
+}
+
+/*
+ * A NULL prep with nothing of ours in flight: the provider may free its
+ * descriptors a moment after completing them (zynqmp_dma and fdma's free
+ * them after the callbacks), so look again this many ticks later before
+ * the piece fails.
+ */
+#define DMAC_RETRIES		20
 
 /*
  * A submitted slot's state: 1 complete (*status set), 0 still in
@@ -225,10 +283,16 @@ static u32 dmac_feed_sync(struct dmac_chan *dc)
 			tx->callback_param = NULL;
 		}
 		s->cookie = tx ? dmaengine_submit(tx) : -ENOMEM;
-		if (dma_submit_error(s->cookie))
+		if (dma_submit_error(s->cookie)) {
 			s->refused = true;
-		else if (dma_sync_wait(dc->chan, s->cookie) != DMA_COMPLETE)
-			s->refused = true;	/* an error, or 5 s without completion */
+		} else if (dma_sync_wait(dc->chan, s->cookie) != DMA_COMPLETE) {
+			/*
+			 * An error, or 5 s without completion: stopped before
+			 * the request (and its buffers) is handed back.
+			 */
+			dmaengine_terminate_sync(dc->chan);
+			s->refused = true;
+		}
 		dc->sidx++;
 		n++;
 	}
@@ -254,30 +318,54 @@ static u32 dmac_feed(struct dmac_chan *dc)
 		bool last = dc->sidx + 1 == dc->pidx;
 		struct dma_async_tx_descriptor *tx;
 		unsigned long flags = DMA_CTRL_ACK;
+		bool cb;
 
-		s->cb = last || ++dc->feeds >= coal;
-		if (s->cb) {
-			flags |= DMA_PREP_INTERRUPT;
-			dc->feeds = 0;
+		/* An H2C frame still gathering its pieces waits for its EOF. */
+		if (dc->kind != DMAC_MEM && !s->closed)
+			break;
+		if (s->refused) {
+			dc->sidx++;
+			queue_work(dmac_wq, &dc->work);
+			continue;
 		}
-		tx = dmaengine_prep_dma_memcpy(dc->chan, s->q.dst, s->q.host,
-					       s->q.len, flags);
+		/* A C2H buffer's length is known from its callback only. */
+		cb = dc->kind == DMAC_C2H || last || dc->feeds + 1 >= coal;
+		if (cb)
+			flags |= DMA_PREP_INTERRUPT;
+		if (dc->kind == DMAC_MEM)
+			tx = dmaengine_prep_dma_memcpy(dc->chan, s->q.dst,
+						       s->q.host, s->q.len,
+						       flags);
+		else
+			tx = dmaengine_prep_slave_sg(dc->chan,
+						     dc->sg + slot_idx(dc, s) * dc->max_segs,
+						     s->n, dc->kind == DMAC_C2H ?
+						     DMA_DEV_TO_MEM : DMA_MEM_TO_DEV,
+						     flags);
 		if (!tx) {
 			/*
 			 * The pool is empty: a completion of ours refills it.
-			 * With none of ours in flight, none will: the
-			 * provider refuses this piece, and it fails.
+			 * If none of ours will call back, reap by tx_status
+			 * shortly; if none is in flight at all, the provider
+			 * gets DMAC_RETRIES looks before the piece fails.
 			 */
-			if (dc->sidx != dc->cidx)
+			if (dc->sidx != dc->cidx || ++dc->refusals <= DMAC_RETRIES) {
+				if (!dc->cb_out)
+					mod_delayed_work(dmac_wq, &dc->poll, 1);
 				break;
-			dev_err_ratelimited(c->fdev->dma_dev, "%s: %s refused a copy of %u bytes\n",
-					    dev_name(&c->fdev->dev),
-					    dma_chan_name(dc->chan), s->q.len);
+			}
+			dc->refusals = 0;
+			dev_err_ratelimited(&c->fdev->dev, "channel %u: %s refused a transfer of %u bytes in %u pieces\n",
+					    c->idx, dc->name, s->q.len,
+					    max_t(u32, s->n, 1));
 			s->refused = true;
 			dc->sidx++;
 			queue_work(dmac_wq, &dc->work);
 			continue;
 		}
+		dc->refusals = 0;
+		s->cb = cb;
+		dc->feeds = cb ? 0 : dc->feeds + 1;
 		/*
 		 * Always set, also to NULL: providers reuse their descriptors
 		 * without clearing them (zynqmp_dma does), and a stale
@@ -289,6 +377,8 @@ static u32 dmac_feed(struct dmac_chan *dc)
 		s->cookie = dmaengine_submit(tx);
 		if (dma_submit_error(s->cookie))
 			s->refused = true;
+		else if (cb)
+			dc->cb_out++;
 		dc->sidx++;
 		n++;
 	}
@@ -303,11 +393,18 @@ static u32 dmac_feed(struct dmac_chan *dc)
 static int dmac_init(struct fdma_chan *c)
 {
 	struct dmac_chan *dc = to_dc(c);
+	u32 size = c->fdev->ring_size;
 
-	dc->slot = kcalloc(c->fdev->ring_size, sizeof(*dc->slot), GFP_KERNEL);
+	dc->slot = kcalloc(size, sizeof(*dc->slot), GFP_KERNEL);
 	if (!dc->slot)
 		return -ENOMEM;
-	dc->mask = c->fdev->ring_size - 1;
+	if (dc->kind != DMAC_MEM) {
+		dc->sg = kcalloc(size * dc->max_segs, sizeof(*dc->sg), GFP_KERNEL);
+		dc->pq = kcalloc(size * dc->max_segs, sizeof(*dc->pq), GFP_KERNEL);
+		if (!dc->sg || !dc->pq)
+			return -ENOMEM;	/* dmac_free() follows */
+	}
+	dc->mask = size - 1;
 	c->ereq_max = c->fdev->caps.max_desc_len;
 	return 0;
 }
@@ -316,18 +413,44 @@ static void dmac_free(struct fdma_chan *c)
 {
 	struct dmac_chan *dc = to_dc(c);
 
+	/* A terminate that failed: a late callback may still write a slot. */
+	if (c->broken && dc->slot) {
+		atomic64_add(c->fdev->ring_size * sizeof(*dc->slot),
+			     &c->fdev->leaked_bytes);
+		dev_crit(&c->fdev->dev, "channel %u: %s was never terminated: its slots are kept for good\n",
+			 c->idx, dc->name);
+		return;
+	}
 	kfree(dc->slot);
+	kfree(dc->sg);
+	kfree(dc->pq);
 	dc->slot = NULL;
+	dc->sg = NULL;
+	dc->pq = NULL;
 }
 
 static void dmac_start(struct fdma_chan *c)
 {
 }
 
-/* Nothing of ours runs on the provider after it, and no callback. */
+/*
+ * Nothing of ours runs on the provider after it, and no callback. What
+ * completed before is noted first: after a terminate, providers differ on
+ * what tx_status says of the cookies it cut short.
+ */
 static int dmac_reset(struct fdma_chan *c)
 {
-	return dmaengine_terminate_sync(to_dc(c)->chan);
+	struct dmac_chan *dc = to_dc(c);
+	u32 i;
+
+	for (i = dc->cidx; i != dc->sidx; i++) {
+		struct dmac_slot *s = &dc->slot[i & dc->mask];
+
+		s->known = slot_state(dc, s, &s->st);
+		if (!s->known)
+			break;	/* in order: none after it either */
+	}
+	return dmaengine_terminate_sync(dc->chan);
 }
 
 static void dmac_stop(struct fdma_chan *c)
@@ -344,6 +467,7 @@ static int dmac_check(struct fdma_chan *c, const struct fdma_ereq *q,
 			*why = "length 0 or above the longest piece";
 		return -EINVAL;
 	}
+	/* A stream's card side is 0 (the union's dst reads it). */
 	if ((q->host | q->dst | q->len) & (align - 1)) {
 		if (why)
 			*why = "address or length not aligned for the provider";
@@ -364,6 +488,53 @@ static u32 dmac_space(struct fdma_chan *c)
 	return c->fdev->ring_size - (dc->pidx - dc->cidx);
 }
 
+/*
+ * A slave piece joins the open slot (an H2C frame gathering its pieces)
+ * or starts one. A slot closes at the frame's EOF (a C2H buffer at once).
+ * A frame of more pieces than one prep takes, and the rest of it, fail
+ * (refused): dmaengine has no "frame continues" marker to carry it on.
+ */
+static int dmac_post_slave(struct dmac_chan *dc, const struct fdma_ereq *q)
+{
+	struct dmac_slot *s;
+	struct scatterlist *sg;
+	u32 k;
+
+	if (!dc->open) {
+		if (!dmac_space(dc->c))
+			return -EAGAIN;
+		s = &dc->slot[dc->pidx & dc->mask];
+		*s = (struct dmac_slot){ .dc = dc, .q = *q };
+		/* Not the start of a frame: the rest of a cut one. */
+		s->refused = dc->kind == DMAC_H2C && !(q->flags & FDMA_DESC_SOF);
+		sg_init_table(dc->sg + slot_idx(dc, s) * dc->max_segs,
+			      dc->max_segs);
+		dc->pidx++;
+		dc->open = true;
+	} else {
+		s = &dc->slot[(dc->pidx - 1) & dc->mask];
+	}
+	k = slot_idx(dc, s) * dc->max_segs + s->n;
+	sg = dc->sg + k;
+	sg_dma_address(sg) = q->host;
+	sg_dma_len(sg) = q->len;
+	dc->pq[k] = *q;
+	if (++s->n > 1)
+		s->q.len += q->len;
+	if (dc->kind == DMAC_C2H || (q->flags & FDMA_DESC_EOF) ||
+	    s->n == dc->max_segs) {
+		if (dc->kind == DMAC_H2C && !(q->flags & FDMA_DESC_EOF)) {
+			dev_err_ratelimited(&dc->c->fdev->dev, "channel %u: an H2C frame of more than %u pieces: %s takes %u in one transfer\n",
+					    dc->c->idx, dc->max_segs, dc->name,
+					    dc->max_segs);
+			s->refused = true;
+		}
+		s->closed = true;
+		dc->open = false;
+	}
+	return 0;
+}
+
 static int dmac_post(struct fdma_chan *c, const struct fdma_ereq *q)
 {
 	struct dmac_chan *dc = to_dc(c);
@@ -372,6 +543,8 @@ static int dmac_post(struct fdma_chan *c, const struct fdma_ereq *q)
 
 	if (ret)
 		return ret;
+	if (dc->kind != DMAC_MEM)
+		return dmac_post_slave(dc, q);
 	if (!dmac_space(c))
 		return -EAGAIN;
 	s = &dc->slot[dc->pidx & dc->mask];
@@ -385,26 +558,58 @@ static u32 dmac_doorbell(struct fdma_chan *c)
 	return dmac_feed(to_dc(c));
 }
 
+/*
+ * The completions of slot s, one per piece posted (fdma_chan.c folds the
+ * pieces of a request): into e[], which has room for them.
+ */
+static u32 slot_cpl(struct dmac_chan *dc, struct dmac_slot *s, u16 status,
+		    struct fdma_ecpl *e)
+{
+	struct fdma_ereq *pq;
+	u32 i;
+
+	if (dc->kind == DMAC_MEM) {
+		e[0] = (struct fdma_ecpl){
+			.cookie = s->q.cookie,
+			.len = status == FDMA_CPL_OK ? s->q.len : 0,
+			.status = status,
+		};
+		return 1;
+	}
+	pq = dc->pq + slot_idx(dc, s) * dc->max_segs;
+	for (i = 0; i < s->n; i++) {
+		e[i] = (struct fdma_ecpl){
+			.cookie = pq[i].cookie,
+			.len = status == FDMA_CPL_OK ? pq[i].len : 0,
+			.status = status,
+		};
+	}
+	/* A C2H buffer holds one frame: its length, less what it left. */
+	if (dc->kind == DMAC_C2H && status == FDMA_CPL_OK) {
+		e[0].len = s->res.residue < pq[0].len ?
+			   pq[0].len - s->res.residue : 0;
+		e[0].flags = FDMA_CPL_F_SOF | FDMA_CPL_F_EOF;
+	}
+	return s->n;
+}
+
 static u32 dmac_reap(struct fdma_chan *c, struct fdma_ecpl *e, u32 max)
 {
 	struct dmac_chan *dc = to_dc(c);
 	u32 n = 0;
 
-	while (n < max && dc->cidx != dc->sidx) {
+	while (dc->cidx != dc->sidx) {
 		struct dmac_slot *s = &dc->slot[dc->cidx & dc->mask];
 		u16 status;
 
-		if (!slot_state(dc, s, &status))
+		if (n + max_t(u32, s->n, 1) > max || !slot_state(dc, s, &status))
 			break;
-		e[n++] = (struct fdma_ecpl){
-			.cookie = s->q.cookie,
-			.len = status == FDMA_CPL_OK ? s->q.len : 0,
-			.status = status,
-		};
+		n += slot_cpl(dc, s, status, e + n);
+		dc->cb_out -= s->cb;
 		dc->cidx++;
 	}
-	/* Room in the provider's pool again: feed what waited. */
-	if (n && dc->sidx != dc->pidx)
+	/* Room in the provider's pool again, or a poll after a NULL prep. */
+	if (dc->sidx != dc->pidx)
 		dmac_feed(dc);
 	return n;
 }
@@ -415,23 +620,27 @@ static u32 dmac_cancel(struct fdma_chan *c, struct fdma_ecpl *e, u32 max)
 	struct dmac_chan *dc = to_dc(c);
 	u32 n = 0;
 
-	while (n < max && dc->cidx != dc->pidx) {
+	while (dc->cidx != dc->pidx) {
 		struct dmac_slot *s = &dc->slot[dc->cidx & dc->mask];
 		/* Before sidx: submitted, with its own result if it has one. */
 		bool sub = dc->cidx != dc->sidx;
 		u16 status = FDMA_CPL_CANCELED;
 
-		if (sub && !slot_state(dc, s, &status))
+		if (n + max_t(u32, s->n, 1) > max)
+			break;
+		/* Noted before the terminate, or told by its callback. */
+		if (sub && s->known)
+			status = s->st;
+		else if (sub && s->cb && !slot_state(dc, s, &status))
 			status = FDMA_CPL_CANCELED;
-		e[n++] = (struct fdma_ecpl){
-			.cookie = s->q.cookie,
-			.len = status == FDMA_CPL_OK ? s->q.len : 0,
-			.status = status,
-		};
+		n += slot_cpl(dc, s, status, e + n);
+		dc->cb_out -= s->cb;
 		dc->cidx++;
 		if (!sub)
 			dc->sidx = dc->cidx;
 	}
+	if (dc->cidx == dc->pidx)
+		dc->open = false;
 	return n;
 }
 
@@ -456,11 +665,9 @@ static void dmac_pos(struct fdma_chan *c, struct fdma_ring_pos *p)
 
 static int dmac_describe(struct fdma_chan *c, char *buf, size_t len)
 {
-	struct dma_chan *chan = to_dc(c)->chan;
+	struct dmac_chan *dc = to_dc(c);
 
-	return scnprintf(buf, len, "%s of %s (%s)", dma_chan_name(chan),
-			 dev_name(chan->device->dev),
-			 dev_driver_string(chan->device->dev));
+	return scnprintf(buf, len, "%s of %s (%s)", dc->name, dc->dev, dc->drv);
 }
 
 /* The count is c->coal_count, read by the feeder. */
@@ -490,66 +697,115 @@ static const struct fdma_ring_ops dmac_ops = {
 
 /* ---- groups ----------------------------------------------------------------- */
 
+/* What a channel spec asks for. */
+struct dmac_want {
+	const char *name;	/* a channel or provider device name; NULL: any */
+	struct device *same;	/* only channels mapping for it; NULL: any */
+};
+
 static bool dmac_filter(struct dma_chan *chan, void *param)
 {
-	const char *spec = param;
+	const struct dmac_want *w = param;
 
-	return !strcmp(dma_chan_name(chan), spec) ||
-	       !strcmp(dev_name(chan->device->dev), spec);
+	if (w->same && dmaengine_get_dma_device(chan) != w->same)
+		return false;
+	return !w->name || !strcmp(dma_chan_name(chan), w->name) ||
+	       !strcmp(dev_name(chan->device->dev), w->name);
 }
 
-/* The default group: channels that map memory for the first one's device. */
-static bool dmac_filter_same(struct dma_chan *chan, void *param)
+static const char *dmac_kind_name(enum dmac_kind kind)
 {
-	return dmaengine_get_dma_device(chan) == param;
+	return kind == DMAC_MEM ? "memcpy" : kind == DMAC_H2C ? "h2c" : "c2h";
 }
 
 /*
- * Request the channels of one spec into g (memcpy[*N], a channel name, a
- * provider device); exclusive until released.
+ * Does slave channel chan move data in kind's direction? The capabilities
+ * say where they can (fdma's provider names both directions for its
+ * device); device_config with the direction asks the channel itself (a
+ * provider without one is taken at its word: the name said h2c or c2h).
+ */
+static int dmac_slave_dir(struct dma_chan *chan, enum dmac_kind kind)
+{
+	enum dma_transfer_direction dir = kind == DMAC_C2H ? DMA_DEV_TO_MEM :
+							   DMA_MEM_TO_DEV;
+	struct dma_slave_config cfg = { .direction = dir };
+	struct dma_slave_caps caps;
+
+	if (!dma_get_slave_caps(chan, &caps) && !(caps.directions & BIT(dir)))
+		return -EINVAL;
+	if (!chan->device->device_config)
+		return 0;
+	return dmaengine_slave_config(chan, &cfg);
+}
+
+/*
+ * Request the channels of one spec into g, exclusive until released: an
+ * optional "h2c:" or "c2h:" (a slave channel of that direction; else a
+ * memcpy one), then memcpy[*N] (any free ones, mapping for the group's
+ * first one's device), a channel name or a provider device.
  */
 static int dmac_request(struct dmac_group *g, const char *spec, bool quiet)
 {
-	dma_filter_fn fn = dmac_filter;
-	void *arg = (void *)spec;
-	unsigned int want = 1, got = 0;
-	bool any = false;
+	struct dma_chan *tried[FDMA_MAX_CHANNELS];
+	enum dmac_kind kind = DMAC_MEM;
+	struct dmac_want w = { .name = spec };
+	unsigned int want = 1, got = 0, ntried = 0, i;
 	dma_cap_mask_t mask;
+	int ret = 0;
 
-	dma_cap_zero(mask);
-	dma_cap_set(DMA_MEMCPY, mask);
-	if (!strncmp(spec, "memcpy", 6) &&
-	    (!spec[6] || (spec[6] == '*' && !kstrtouint(spec + 7, 0, &want)))) {
-		any = true;
+	if (!strncmp(spec, "h2c:", 4) || !strncmp(spec, "c2h:", 4)) {
+		kind = spec[0] == 'h' ? DMAC_H2C : DMAC_C2H;
+		w.name = spec + 4;
+	} else if (!strncmp(spec, "memcpy", 6) &&
+		   (!spec[6] || (spec[6] == '*' && !kstrtouint(spec + 7, 0, &want)))) {
+		w.name = NULL;
 		if (!want) {
 			pr_err("%s: no channels asked for\n", spec);
 			return -EINVAL;
 		}
 	}
+	dma_cap_zero(mask);
+	dma_cap_set(kind == DMAC_MEM ? DMA_MEMCPY : DMA_SLAVE, mask);
 	while (got < want) {
 		struct dma_chan *chan;
 
 		if (g->n == FDMA_MAX_CHANNELS) {
 			pr_err("%s: more than %u channels in a group\n", spec,
 			       FDMA_MAX_CHANNELS);
-			return -E2BIG;
+			ret = -E2BIG;
+			break;
 		}
 		/* Any: but mapping for the same device as the group's first. */
-		if (any) {
-			fn = g->n ? dmac_filter_same : NULL;
-			arg = g->n ? dmaengine_get_dma_device(g->ch[0].chan) : NULL;
-		}
-		chan = dma_request_channel(mask, fn, arg);
+		if (!w.name && g->n)
+			w.same = dmaengine_get_dma_device(g->ch[0].chan);
+		chan = dma_request_channel(mask, dmac_filter, &w);
 		if (!chan) {
-			if (!quiet)
-				pr_err("%s: no free memcpy channel%s\n", spec,
+			if (!quiet && ntried)
+				pr_err("%s: %u free slave channel(s) found, none moving data %s\n",
+				       spec, ntried, kind == DMAC_H2C ?
+				       "to the device" : "from the device");
+			else if (!quiet)
+				pr_err("%s: no free %s channel%s\n", spec,
+				       kind == DMAC_MEM ? "memcpy" : "slave",
 				       got ? " more" : "");
-			return -ENODEV;
+			ret = -ENODEV;
+			break;
 		}
-		g->ch[g->n++].chan = chan;
+		/* Held while we look on, so that the next request finds another. */
+		if (kind != DMAC_MEM && dmac_slave_dir(chan, kind)) {
+			tried[ntried++] = chan;
+			if (ntried < ARRAY_SIZE(tried))
+				continue;
+			ret = -ENODEV;
+			break;
+		}
+		g->ch[g->n].chan = chan;
+		g->ch[g->n++].kind = kind;
 		got++;
 	}
-	return 0;
+	for (i = 0; i < ntried; i++)
+		dma_release_channel(tried[i]);
+	return ret;
 }
 
 static void dmac_group_free(struct dmac_group *g)
@@ -570,6 +826,7 @@ static int dmac_group_create(struct dmac_group *g, struct device *parent,
 {
 	struct device *dd = dmaengine_get_dma_device(g->ch[0].chan);
 	struct fdma_dev *fdev;
+	bool fdev_mem = false;
 	u32 align = 1, i;
 	int ret;
 
@@ -584,7 +841,20 @@ static int dmac_group_create(struct dmac_group *g, struct device *parent,
 			       dev_name(dmaengine_get_dma_device(chan)));
 			return -EINVAL;
 		}
+		/* A reset and a teardown need it: nothing else stops a transfer. */
+		if (!chan->device->device_terminate_all) {
+			pr_err("%s cannot be terminated (its provider has no device_terminate_all)\n",
+			       dma_chan_name(chan));
+			return -EINVAL;
+		}
 		align = max_t(u32, align, 1u << chan->device->copy_align);
+		if (g->ch[i].kind == DMAC_MEM)
+			fdev_mem = true;
+		strscpy(g->ch[i].name, dma_chan_name(chan), sizeof(g->ch[i].name));
+		strscpy(g->ch[i].dev, dev_name(chan->device->dev),
+			sizeof(g->ch[i].dev));
+		strscpy(g->ch[i].drv, dev_driver_string(chan->device->dev),
+			sizeof(g->ch[i].drv));
 	}
 	fdev = fdma_dev_alloc(parent, dd);
 	if (IS_ERR(fdev))
@@ -594,17 +864,28 @@ static int dmac_group_create(struct dmac_group *g, struct device *parent,
 	fdev->caps.max_desc_len = round_down(dmac_param_max_piece, align);
 	fdev->caps.ring_max = ring_size;
 	fdev->caps.coalesce = true;
-	fdev->caps.mem2mem = true;
+	fdev->caps.mem2mem = fdev_mem;
 	fdev->ring_size = ring_size;
 	fdev->dma_align = max_t(u32, align, dma_get_cache_alignment());
 	fdev->dma_bits = fls64(dma_get_mask(dd));
 	for (i = 0; i < g->n; i++) {
 		struct dmac_chan *dc = &g->ch[i];
 
+		struct dma_slave_caps sc;
+
 		dc->c = &fdev->chan[i];
-		dc->sync = sync;
+		/* The naive way is a memcpy one: slave channels never wait so. */
+		dc->sync = sync && dc->kind == DMAC_MEM;
 		INIT_WORK(&dc->work, dmac_work);
-		fdev->caps.chan_caps[i] = FDMA_CH_CAP_MEM2MEM;
+		INIT_DELAYED_WORK(&dc->poll, dmac_poll);
+		/* One piece per C2H buffer; an H2C frame in as many as one prep takes. */
+		dc->max_segs = dc->kind == DMAC_C2H ? 1 : DMAC_SLAVE_SEGS;
+		if (dc->kind == DMAC_H2C && !dma_get_slave_caps(dc->chan, &sc) &&
+		    sc.max_sg_burst)
+			dc->max_segs = min_t(u32, sc.max_sg_burst, DMAC_SLAVE_SEGS);
+		fdev->caps.chan_caps[i] = dc->kind == DMAC_MEM ? FDMA_CH_CAP_MEM2MEM :
+					  dc->kind == DMAC_H2C ? FDMA_CH_CAP_STREAM :
+					  FDMA_CH_CAP_STREAM | FDMA_CH_CAP_C2H;
 		fdev->chan[i].ops = &dmac_ops;
 		fdev->chan[i].priv = dc;
 		lockdep_set_class(&fdev->chan[i].lock, &dmac_lock_key);
@@ -617,15 +898,13 @@ static int dmac_group_create(struct dmac_group *g, struct device *parent,
 		goto err_chans;
 	g->fdev = fdev;
 	for (i = 0; i < g->n; i++)
-		dev_info(&fdev->dev, "channel %u: %s of %s (%s), memcpy%s\n", i,
-			 dma_chan_name(g->ch[i].chan),
-			 dev_name(g->ch[i].chan->device->dev),
-			 dev_driver_string(g->ch[i].chan->device->dev),
-			 sync ? ", waited for with dma_sync_wait()" : "");
+		dev_info(&fdev->dev, "channel %u: %s of %s (%s), %s%s\n", i,
+			 g->ch[i].name, g->ch[i].dev, g->ch[i].drv,
+			 dmac_kind_name(g->ch[i].kind),
+			 g->ch[i].sync ? ", waited for with dma_sync_wait()" : "");
 	return 0;
 
 err_chans:
-	fdma_dev_unpublish(fdev);
 	fdma_dev_chans_stop(fdev);
 	fdev->quiesced = true;
 	fdma_dev_chans_free(fdev, true);
@@ -643,14 +922,20 @@ err_put:
 static void dmac_group_destroy(struct dmac_group *g)
 {
 	struct fdma_dev *fdev = g->fdev;
+	bool broken = false;
 	u32 i;
 
 	fdma_dev_unpublish(fdev);
 	fdma_dev_chans_stop(fdev);
-	fdev->quiesced = true;
-	fdma_dev_chans_free(fdev, false);
+	/* A channel whose terminate failed may still write: keep its buffers. */
 	for (i = 0; i < g->n; i++)
+		broken |= fdev->chan[i].broken;
+	fdev->quiesced = !broken;
+	fdma_dev_chans_free(fdev, false);
+	for (i = 0; i < g->n; i++) {
 		cancel_work_sync(&g->ch[i].work);
+		cancel_delayed_work_sync(&g->ch[i].poll);
+	}
 	dev_info(&fdev->dev, "removed\n");
 	fdma_dev_put(fdev);
 	dmac_group_free(g);
@@ -732,6 +1017,7 @@ static int dmac_probe(struct platform_device *pdev)
 	if (!g)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
+		enum dmac_kind kind;
 		struct dma_chan *chan;
 		const char *name;
 
@@ -739,10 +1025,15 @@ static int dmac_probe(struct platform_device *pdev)
 						    i, &name);
 		if (ret)
 			goto err;
-		/* Slave channels (h2c*, c2h*) are the next step: said, not guessed. */
-		if (strncmp(name, "mem", 3)) {
+		if (!strncmp(name, "mem", 3)) {
+			kind = DMAC_MEM;
+		} else if (!strncmp(name, "h2c", 3) || !strncmp(name, "tx", 2)) {
+			kind = DMAC_H2C;
+		} else if (!strncmp(name, "c2h", 3) || !strncmp(name, "rx", 2)) {
+			kind = DMAC_C2H;
+		} else {
 			ret = dev_err_probe(dev, -EINVAL,
-					    "dma-names \"%s\": only mem* (memory-to-memory) channels are supported\n",
+					    "dma-names \"%s\": expected mem*, h2c*/tx* or c2h*/rx*\n",
 					    name);
 			goto err;
 		}
@@ -752,11 +1043,17 @@ static int dmac_probe(struct platform_device *pdev)
 					    "channel \"%s\"\n", name);
 			goto err;
 		}
-		g->ch[g->n++].chan = chan;
-		if (!dma_has_cap(DMA_MEMCPY, chan->device->cap_mask)) {
+		g->ch[g->n].chan = chan;
+		g->ch[g->n++].kind = kind;
+		if (kind == DMAC_MEM ?
+		    !dma_has_cap(DMA_MEMCPY, chan->device->cap_mask) :
+		    dmac_slave_dir(chan, kind)) {
 			ret = dev_err_probe(dev, -EINVAL,
-					    "channel \"%s\" (%s) cannot copy memory\n",
-					    name, dma_chan_name(chan));
+					    "channel \"%s\" (%s) cannot %s\n",
+					    name, dma_chan_name(chan),
+					    kind == DMAC_MEM ? "copy memory" :
+					    kind == DMAC_H2C ? "move data to the device" :
+					    "move data from the device");
 			goto err;
 		}
 	}

@@ -91,9 +91,6 @@ struct fdma_dmae_desc {
 	bool quiet;		/* terminated: no callback */
 };
 
-/* Failed cookies remembered for tx_status (DMA_ERROR): the last few. */
-#define FDMA_DMAE_ERRS	16
-
 struct fdma_dmae_chan {
 	struct dma_chan chan;
 	struct fdma_chan *c;
@@ -103,8 +100,15 @@ struct fdma_dmae_chan {
 	struct list_head free, pending, issued, active, done;
 	struct fdma_dmae_desc *descs;
 	u32 ndesc;
-	dma_cookie_t err[FDMA_DMAE_ERRS];
-	u32 nerr;
+	/*
+	 * Failed cookies remembered for tx_status (DMA_ERROR): as many as the
+	 * pool holds descriptors, so that every cookie a client can still
+	 * have in flight is told right (a client that reaps by tx_status,
+	 * fdma_dmac.ko, asks about every one). Under lock; NULL while no
+	 * client holds the channel.
+	 */
+	dma_cookie_t *err;
+	u32 nerr, nerr_max;
 	struct work_struct post_work, done_work, term_work;
 };
 
@@ -309,8 +313,8 @@ static void dchan_complete(struct fdma_dmae_chan *dc, struct fdma_dmae_desc *d)
 	lockdep_assert_held(&dc->lock);
 	/* Ring order is submission order: the completed cookie only moves on. */
 	dc->chan.completed_cookie = d->tx.cookie;
-	if (d->status != FDMA_CPL_OK)
-		dc->err[dc->nerr++ % FDMA_DMAE_ERRS] = d->tx.cookie;
+	if (d->status != FDMA_CPL_OK && dc->nerr_max)
+		dc->err[dc->nerr++ % dc->nerr_max] = d->tx.cookie;
 	list_move_tail(&d->node, &dc->done);
 }
 
@@ -538,7 +542,7 @@ static enum dma_status fdma_dmae_tx_status(struct dma_chan *chan,
 		used = chan->cookie;
 		ret = dma_async_is_complete(cookie, last, used);
 		if (ret == DMA_COMPLETE) {
-			for (i = 0; i < min_t(u32, dc->nerr, FDMA_DMAE_ERRS); i++)
+			for (i = 0; i < min_t(u32, dc->nerr, dc->nerr_max); i++)
 				if (dc->err[i] == cookie)
 					ret = DMA_ERROR;
 		} else if (st) {
@@ -630,22 +634,30 @@ static int fdma_dmae_alloc_chan(struct dma_chan *chan)
 	struct fdma_chan *c = dc->c;
 	u32 n = c->ring.size, i;
 	struct fdma_dmae_desc *descs;
+	dma_cookie_t *errs;
 	unsigned long flags;
 	int ret;
 
 	descs = kcalloc(n, sizeof(*descs), GFP_KERNEL);
-	if (!descs)
+	errs = kcalloc(n, sizeof(*errs), GFP_KERNEL);
+	if (!descs || !errs) {
+		kfree(descs);
+		kfree(errs);
 		return -ENOMEM;
+	}
 	mutex_lock(&c->lock);
 	ret = fdma_chan_claim(c, true);
 	mutex_unlock(&c->lock);
 	if (ret) {
 		kfree(descs);
+		kfree(errs);
 		return ret;
 	}
 	spin_lock_irqsave(&dc->lock, flags);
 	dc->descs = descs;
 	dc->ndesc = n;
+	dc->err = errs;
+	dc->nerr_max = n;
 	dc->nerr = 0;
 	for (i = 0; i < n; i++) {
 		INIT_LIST_HEAD(&descs[i].node);
@@ -660,6 +672,7 @@ static void fdma_dmae_free_chan(struct dma_chan *chan)
 	struct fdma_dmae_chan *dc = to_dchan(chan);
 	struct fdma_chan *c = dc->c;
 	struct fdma_dmae_desc *descs;
+	dma_cookie_t *errs;
 	unsigned long flags;
 
 	fdma_dmae_terminate_all(chan);
@@ -677,9 +690,13 @@ static void fdma_dmae_free_chan(struct dma_chan *chan)
 		dc->descs = NULL;
 		dc->ndesc = 0;
 	}
+	errs = dc->err;
+	dc->err = NULL;
+	dc->nerr_max = 0;
 	spin_unlock_irqrestore(&dc->lock, flags);
 	mutex_unlock(&c->lock);
 	kfree(descs);
+	kfree(errs);
 }
 
 /* ---- registration ------------------------------------------------------------ */
@@ -710,8 +727,10 @@ void fdma_dmae_exit(void)
 	mutex_lock(&fdma_dmae_parked_lock);
 	list_for_each_entry_safe(p, tmp, &fdma_dmae_parked, parked) {
 		list_del(&p->parked);
-		for (i = 0; i < p->nchan; i++)
+		for (i = 0; i < p->nchan; i++) {
 			kfree(p->ch[i].descs);
+			kfree(p->ch[i].err);
+		}
 		kfree(p);
 	}
 	mutex_unlock(&fdma_dmae_parked_lock);

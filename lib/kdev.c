@@ -545,8 +545,11 @@ static int kdev_set_drop(struct fdma_dev *dev, int ch, int drop)
 	struct fdma_ioc_drop d = { .chan = (u32)ch, .drop = drop ? 1 : 0 };
 
 	if (ioctl(dev->kdev->fd, FDMA_IOC_DROP, &d)) {
+		/* A dmaengine channel (fdma_dmac.ko): its source decides. */
 		if (errno == EOPNOTSUPP)
-			return fdma_err(dev, -EINVAL, "channel %d is not a C2H stream channel", ch);
+			return fdma_err(dev, -EOPNOTSUPP,
+					"channel %d cannot choose between dropping and holding frames: its source decides (a dmaengine channel)",
+					ch);
 		return kerr(dev, "fdma_chan_set_drop: FDMA_IOC_DROP");
 	}
 	return 0;

@@ -27,7 +27,8 @@ struct stream_opts {
 	int chan;		/* -1: the first C2H stream channel */
 	uint64_t frame, nbufs, max_frames;
 	double fps, seconds, timeout, require_fps;
-	int testgen, drop;	/* drop: -1 = by the source (see usage) */
+	int testgen, drop;	/* drop: -1 = by the source (see usage); -2 = the channel's own */
+	int drop_given;		/* --drop or --hold */
 	int json, progress;
 	enum fdma_wait_mode wait;
 };
@@ -138,7 +139,7 @@ static void print_report(FILE *out, const struct stream_opts *o, int ch, int pac
 	double fps = rate_fps(r), mbps = rate_mbps(r);
 	int lat_known = o->testgen && r->have_model && lat->n;
 	double p50 = tool_lat_pct(lat, 50), p99 = tool_lat_pct(lat, 99), max = tool_lat_pct(lat, 100);
-	const char *mode = o->drop ? "drop" : "hold";
+	const char *mode = o->drop == -2 ? "source" : o->drop ? "drop" : "hold";
 
 	if (o->json) {
 		fprintf(out, "{\"uri\":");
@@ -296,9 +297,11 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 			break;
 		case 'D':
 			o->drop = 1;
+			o->drop_given = 1;
 			break;
 		case 'L':
 			o->drop = 0;
+			o->drop_given = 1;
 			break;
 		case 'R':
 			errno = 0;
@@ -453,8 +456,16 @@ int fdma_cmd_stream(int argc, char **argv)
 		if (fd < 0)
 			goto fail_close;
 	}
-	if (fdma_chan_set_wait(dev, ch, o.wait, 0) || fdma_chan_set_drop(dev, ch, o.drop) ||
-	    fdma_stream_open(dev, ch, (unsigned int)o.nbufs, o.frame, &s)) {
+	/* A channel that cannot choose (dmaengine) keeps its source's way, unless asked. */
+	ret = fdma_chan_set_wait(dev, ch, o.wait, 0);
+	if (!ret) {
+		ret = fdma_chan_set_drop(dev, ch, o.drop);
+		if (ret == -EOPNOTSUPP && !o.drop_given) {
+			o.drop = -2;
+			ret = 0;
+		}
+	}
+	if (ret || fdma_stream_open(dev, ch, (unsigned int)o.nbufs, o.frame, &s)) {
 		fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
 		goto fail_close;
 	}
@@ -580,7 +591,8 @@ int fdma_cmd_stream(int argc, char **argv)
 	if (target_met == 0)
 		fprintf(stderr, "fdma stream: missed target: %.2f fps of %g, %" PRIu64
 			" frames dropped by the device (%s)\n", rate_fps(&r), o.fps, r.drops,
-			o.drop ? "the source cannot be held: frames it could not send are lost"
+			o.drop == -2 ? "the channel's source decides whether it waits"
+			: o.drop ? "the source cannot be held: frames it could not send are lost"
 			       : "the source was held back and fell behind");
 	if (o.require_fps > 0 && rate_fps(&r) < o.require_fps) {
 		fprintf(stderr, "fdma stream: %.2f fps is below --require-fps %g\n", rate_fps(&r),

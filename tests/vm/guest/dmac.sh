@@ -74,10 +74,12 @@ else
 fi
 dmesg | grep "$dev" | sed 's/^/    /'
 
-export FDMA_VM_DEV=$dev FDMA_VM_TAG=_dmac
+# A copy may be reaped before the free that ioc_copy_busy tries
+# (FDMA_VM_FAST): the client reaps by tx_status as soon as it looks.
+export FDMA_VM_DEV=$dev FDMA_VM_TAG=_dmac FDMA_VM_FAST=1
 t ioc_copy_dmac $T/fdma_ioc_copy
 t dmac $T/fdma_dmac
-unset FDMA_VM_DEV FDMA_VM_TAG
+unset FDMA_VM_DEV FDMA_VM_TAG FDMA_VM_FAST
 
 # libfdma's kdev: backend on the node: the copy tests of tests/sim/ and the
 # fdma command (info, bench --dir copy, every byte checked).
@@ -133,6 +135,45 @@ if rmmod fdma_dmac 2>/tmp/dm.err; then
 else
 	fail dmac_rmmod "$(cat /tmp/dm.err)"
 fi
+
+# Slave channels: fdma.ko's stream channels through its DMA_SLAVE provider
+# (named by the provider's device: the client tries its free slave channels
+# for the direction), the engine's test generator feeding the C2H one and
+# its checker draining the H2C one: every frame checked on both sides.
+eng=""
+for d in /sys/class/fdma/fdma*; do
+	[ "$(cat "$d/backend" 2>/dev/null)" = engine ] && { eng=${d##*/}; break; }
+done
+bdf=$(basename "$(readlink /sys/class/fdma/$eng/device)")
+tg() { FDMA_VM_DEV=$eng $T/fdma_tg "$@"; }
+if ! tg c2h on 4096 >/tmp/dm.tg 2>&1 || ! tg h2c reset >>/tmp/dm.tg 2>&1 ||
+	! tg h2c on 4096 >>/tmp/dm.tg 2>&1; then
+	fail dmac_slave "the test generator and checker of $eng: $(tail -1 /tmp/dm.tg)"
+elif ! insmod $KO "chans=c2h:$bdf,h2c:$bdf" 2>/tmp/dm.err; then
+	fail dmac_slave "insmod $KO chans=c2h:$bdf,h2c:$bdf: $(cat /tmp/dm.err)"
+else
+	sdev=$(dmac_dev)
+	for c in 0 1; do
+		echo "    $sdev ch$c: $(cat /sys/class/fdma/$sdev/ch$c/dir) $(cat /sys/class/fdma/$sdev/ch$c/kind), $(cat /sys/class/fdma/$sdev/ch$c/source)"
+	done
+	if /e2e/fdma stream kdev:/dev/$sdev --frame-size 4096 --buffers 8 --seconds 1 --json \
+		>/tmp/dm.json 2>/tmp/dm.err && ! grep -q '"frames":0[,}]' /tmp/dm.json; then
+		sed 's/^/    /' /tmp/dm.json
+		pass fdma_stream_dmac
+	else
+		fail fdma_stream_dmac "$(tail -1 /tmp/dm.err) $(cat /tmp/dm.json)"
+	fi
+	FDMA_VM_DEV=$sdev FDMA_VM_TAG= $T/fdma_dmac_stream
+	rmmod fdma_dmac
+	got=$(tg h2c query)
+	if [ "$got" = "frames 40 errors 0" ]; then
+		pass dmac_h2c_checked
+	else
+		fail dmac_h2c_checked "the checker counted '$got' of 40 frames sent through the client"
+	fi
+fi
+tg c2h off >/dev/null 2>&1
+tg h2c off >/dev/null 2>&1
 
 # The comparison's program (docs/studies/dmaengine.md), briefly, in each
 # mode: it runs and every byte arrives; its figures are the study's, not a

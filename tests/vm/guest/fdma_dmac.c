@@ -225,6 +225,10 @@ static void t_sigio(struct vi_buf *src, struct vi_buf *dst)
 	vt_pass(T);
 out:
 	fcntl(d.fd, F_SETFL, fl);
+	/* More completions may have queued more signals: take them before unblocking. */
+	tmo = (struct timespec){ 0 };
+	while (sigtimedwait(&set, &si, &tmo) == sig)
+		;
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
