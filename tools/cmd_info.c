@@ -102,8 +102,8 @@ int fdma_cmd_info(int argc, char **argv)
 	} else {
 		printf("device     %s (%s backend)\n", in.name, in.backend);
 		if (dmae)
-			printf("engine     none: Linux dmaengine channels, %u channels, %u-byte alignment, pieces up to %u bytes\n",
-			       in.nchan, in.align, in.max_desc_len);
+			printf("engine     none: Linux dmaengine, %u channel%s, %u-byte alignment, pieces up to %u bytes\n",
+			       in.nchan, in.nchan == 1 ? "" : "s", in.align, in.max_desc_len);
 		else
 			printf("engine     FDMA %u.%u, %u channels, %u-byte alignment, descriptors up to %u bytes\n",
 			       in.version >> 16, in.version & 0xffff, in.nchan, in.align,

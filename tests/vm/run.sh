@@ -351,38 +351,10 @@ E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
      build/tests/sim/test_coalesce build/tests/sim/test_stream build/tests/sim/test_errors
      build/tests/sim/test_errmsg build/tests/sim/test_copy)
 
-# find_lib NAME: the arm64 library NAME, from the sysroot or the cross
-# toolchain's folder (the first that has it).
-find_lib() {
-	local d
-	for d in "${LIBDIRS[@]}"; do
-		[ -e "$d/$1" ] && { echo "$d/$1"; return 0; }
-	done
-	return 1
-}
-# copy_libs_arm64 ELF: its interpreter and every library it needs, to the
-# guest's /lib/ld-linux-aarch64.so.1 and /lib/aarch64-linux-gnu/ (where
-# Debian's arm64 ld.so looks), found through readelf, recursively.
-copy_libs_arm64() {
-	local interp need f todo=("$1") elf
-	interp=$(aarch64-linux-gnu-readelf -l "$1" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
-	if [ -n "$interp" ] && [ ! -e "$GBIN/libs$interp" ]; then
-		f=$(find_lib "${interp##*/}") || { echo "no ${interp##*/} in ${LIBDIRS[*]}"; return 1; }
-		mkdir -p "$GBIN/libs$(dirname "$interp")"
-		cp -L "$f" "$GBIN/libs$interp"
-	fi
-	mkdir -p "$GBIN/libs/lib/aarch64-linux-gnu"
-	while [ ${#todo[@]} -gt 0 ]; do
-		elf=${todo[0]}
-		todo=("${todo[@]:1}")
-		for need in $(aarch64-linux-gnu-readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-			[ -e "$GBIN/libs/lib/aarch64-linux-gnu/$need" ] && continue
-			f=$(find_lib "$need") || { echo "no $need (needed by ${elf##*/}) in ${LIBDIRS[*]}"; return 1; }
-			cp -L "$f" "$GBIN/libs/lib/aarch64-linux-gnu/$need"
-			todo+=("$GBIN/libs/lib/aarch64-linux-gnu/$need")
-		done
-	done
-}
+# find_lib, copy_libs_arm64 ELF DEST: tests/vm/arm64-libs.sh (LIBDIRS).
+# shellcheck source=tests/vm/arm64-libs.sh
+. tests/vm/arm64-libs.sh
+
 # copy_libs_host ELF: every shared library ldd names, at the host's path.
 copy_libs_host() {
 	local l
@@ -407,7 +379,7 @@ e2e_copy() {
 	for b in "${targets[@]}"; do
 		cp "$b" "$GBIN/$dest/"
 		if [ "$ARCH" = arm64 ]; then
-			copy_libs_arm64 "$b" >"$TMP/libs.log" 2>&1 ||
+			copy_libs_arm64 "$b" "$GBIN/libs" >"$TMP/libs.log" 2>&1 ||
 				{ fail "build-e2e-$bdir" "$(cat "$TMP/libs.log")"; rm -rf "${GBIN:?}/$dest"; return; }
 		else
 			copy_libs_host "$b"

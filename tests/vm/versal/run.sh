@@ -308,6 +308,33 @@ else
 	show "$TMP/progs.log"
 fi
 
+# libfdma's copy tests and the fdma command for arm64, dynamically linked
+# (cmocka has no static library), in build-a64/ as the arm64 rows of
+# tests/vm/run.sh build them, with the libraries they load from the
+# sysroot: the kdev: end-to-end checks on the ZDMA node (guest/40-dmac.sh).
+LIBDIRS=("$SYSROOT/lib/aarch64-linux-gnu" "$SYSROOT/usr/lib/aarch64-linux-gnu" /usr/aarch64-linux-gnu/lib)
+# shellcheck source=tests/vm/arm64-libs.sh
+. tests/vm/arm64-libs.sh
+E2E=(build-a64/fdma build-a64/tests/sim/test_copy)
+build_e2e() {
+	local b
+	make -s BUILD=build-a64 CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
+		"CPPFLAGS=-I$SYSROOT/usr/include" \
+		"LDFLAGS=-L$SYSROOT/usr/lib/aarch64-linux-gnu -L$SYSROOT/lib/aarch64-linux-gnu" \
+		"${E2E[@]}" >"$TMP/e2e.log" 2>&1 || return 1
+	mkdir -p "$TMP/e2e/e2e"
+	for b in "${E2E[@]}"; do
+		cp "$b" "$TMP/e2e/e2e/" && copy_libs_arm64 "$b" "$TMP/e2e" >>"$TMP/e2e.log" 2>&1 || return 1
+	done
+}
+if build_e2e; then
+	pass "build_e2e (versal-virt)"
+else
+	fail "build_e2e (versal-virt)" "the arm64 e2e build or its libraries (log below)"
+	show "$TMP/e2e.log"
+	rm -rf "$TMP/e2e"
+fi
+
 # ---- one VM per kernel -----------------------------------------------------------------------
 run_kernel() { # VERSION
 	local v=$1 s tag="($1 versal)" R="$TMP/root-$1" INITRD="$TMP/initrd-$1.gz" LOG="$TMP/console-$1.log"
@@ -342,6 +369,7 @@ run_kernel() { # VERSION
 	done
 	cp "${MODS[@]}" "$R/modules/"
 	cp "$TMP"/bin/* "$R/bin/" 2>/dev/null
+	[ -d "$TMP/e2e" ] && cp -a "$TMP/e2e/." "$R/"
 	if ! (cd "$R" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$INITRD"; then
 		fail "initramfs $tag" "cpio/gzip failed"
 		return

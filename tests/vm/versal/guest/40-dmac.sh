@@ -11,8 +11,10 @@
 # bad inputs, buffers busy in flight, no leaks) and the client's own checks
 # (fdma_dmac: one issue_pending per batch, coalesced callbacks, eventfd
 # with epoll, SIGIO with F_SETSIG, more pieces than ZDMA's 32 descriptors,
-# reset, close and kill in flight); every byte checked. Then rmmod while
-# open (refused), rmmod, and the ZDMA channels free again.
+# reset, close and kill in flight); libfdma's test_copy through kdev: and
+# fdma info/bench --dir copy (arm64 builds with their libraries, /e2e);
+# every byte checked. Then rmmod while open (refused), rmmod, and the ZDMA
+# channel free again.
 B=/modules
 for m in fdma fdma_dmac; do
 	[ -e $B/$m.ko ] || { fail dmac_zdma "no $B/$m.ko"; return 1; }
@@ -57,6 +59,37 @@ i0=$(zdma_irqs)
 # QEMU's ZDMA copies at once: a copy may be reaped before a free (FDMA_VM_FAST).
 FDMA_VM_DEV=$dev FDMA_VM_TAG=_zdma FDMA_VM_FAST=1 /bin/fdma_ioc_copy
 FDMA_VM_DEV=$dev FDMA_VM_TAG=_zdma /bin/fdma_dmac
+
+# libfdma's kdev: backend on the node: the copy tests of tests/sim/
+# (every size class, batches, every wait mode, bad inputs, busy buffers)
+# and the fdma command (info, bench --dir copy with every byte checked).
+URI=kdev:/dev/$dev
+if [ -x /e2e/test_copy ]; then
+	FDMA_TEST_DEVICE=$URI /e2e/test_copy >/tmp/e2e.out 2>&1
+	rc=$?
+	ok=$(grep -c '^\[       OK \]' /tmp/e2e.out)
+	if [ $rc = 0 ] && [ "$ok" != 0 ]; then
+		pass "e2e_copy_zdma ($ok passed)"
+	else
+		say </tmp/e2e.out
+		fail e2e_copy_zdma "exit status $rc, $ok passed: $(grep '^\[  FAILED  \] test' /tmp/e2e.out | sed 's/.*\] //' | tr '\n' ' ')"
+	fi
+	if /e2e/fdma info $URI >/tmp/info.out 2>&1 && grep -q 'xilinx-zynqmp-dma' /tmp/info.out; then
+		say </tmp/info.out
+		pass fdma_info_zdma
+	else
+		fail fdma_info_zdma "$(tail -1 /tmp/info.out)"
+	fi
+	if /e2e/fdma bench $URI --dir copy --sizes 4K,64K --batch 16 --seconds 1 --json >/tmp/bench.json 2>/tmp/bench.err &&
+		[ -s /tmp/bench.json ] && ! grep -v '"errors":0[,}]' /tmp/bench.json | grep -q .; then
+		say </tmp/bench.json
+		pass fdma_bench_copy_zdma
+	else
+		fail fdma_bench_copy_zdma "$(tail -1 /tmp/bench.err) $(head -c 300 /tmp/bench.json)"
+	fi
+else
+	fail e2e_copy_zdma "no /e2e/test_copy (run.sh could not build the arm64 e2e programs)"
+fi
 say "ZDMA interrupts during the copies: $(($(zdma_irqs) - i0))"
 say "$dev/ch0: $(cat /sys/class/fdma/$dev/ch0/transfers) transfers, $(cat /sys/class/fdma/$dev/ch0/descriptors) pieces, $(cat /sys/class/fdma/$dev/ch0/doorbells) issue_pending, $(cat /sys/class/fdma/$dev/ch0/interrupts) callbacks"
 
