@@ -32,10 +32,10 @@
  * and resumes after the next reap, so the user still sees an
  * all-or-nothing submit, and providers with small pools work. Where none
  * of what is in flight will call back (the slot meant to was the one
- * refused), a delayed work item reaps by tx_status a tick later; with
- * nothing in flight at all the provider gets DMAC_RETRIES such looks
- * (descriptors come back a moment after their completion) before the
- * piece fails.
+ * refused, or the pass stopped at an open H2C frame), a delayed work
+ * item reaps by tx_status a tick later; with nothing in flight at all the
+ * provider gets DMAC_RETRIES ticks (descriptors come back a moment after
+ * their completion) before the piece fails.
  *
  * Completion: only a slot that ends a pass of the feeder, or every
  * coal_count-th, asks for a callback (DMA_PREP_INTERRUPT with a callback
@@ -154,7 +154,8 @@ struct dmac_chan {
 	struct fdma_ereq *pq;
 	bool open;			/* slot pidx - 1 gathers an H2C frame */
 	u32 cb_out;			/* submitted slots that call back, not reaped */
-	u32 refusals;			/* NULL preps in a row, nothing of ours in flight */
+	bool refusing;			/* NULL preps, nothing of ours in flight, */
+	unsigned long refused_at;	/* since this time (jiffies) */
 	struct work_struct work;	/* reaps after a callback */
 	struct delayed_work poll;	/* reaps by tx_status when no callback will come */
 	/* Names kept: a provider's unregistering frees its channels' devices. */
@@ -219,8 +220,8 @@ static void dmac_poll(struct work_struct *work)
 /*
  * A NULL prep with nothing of ours in flight: the provider may free its
  * descriptors a moment after completing them (zynqmp_dma and fdma's free
- * them after the callbacks), so look again this many ticks later before
- * the piece fails.
+ * them after the callbacks), so it is looked at again every tick for this
+ * many ticks (time, not looks: every reap feeds) before the piece fails.
  */
 #define DMAC_RETRIES		20
 
@@ -349,12 +350,17 @@ static u32 dmac_feed(struct dmac_chan *dc)
 			 * shortly; if none is in flight at all, the provider
 			 * gets DMAC_RETRIES looks before the piece fails.
 			 */
-			if (dc->sidx != dc->cidx || ++dc->refusals <= DMAC_RETRIES) {
+			if (dc->sidx == dc->cidx && !dc->refusing) {
+				dc->refusing = true;
+				dc->refused_at = jiffies;
+			}
+			if (dc->sidx != dc->cidx ||
+			    time_before(jiffies, dc->refused_at + DMAC_RETRIES)) {
 				if (!dc->cb_out)
 					mod_delayed_work(dmac_wq, &dc->poll, 1);
 				break;
 			}
-			dc->refusals = 0;
+			dc->refusing = false;
 			dev_err_ratelimited(&c->fdev->dev, "channel %u: %s refused a transfer of %u bytes in %u pieces\n",
 					    c->idx, dc->name, s->q.len,
 					    max_t(u32, s->n, 1));
@@ -363,8 +369,7 @@ static u32 dmac_feed(struct dmac_chan *dc)
 			queue_work(dmac_wq, &dc->work);
 			continue;
 		}
-		dc->refusals = 0;
-		s->cb = cb;
+		dc->refusing = false;
 		dc->feeds = cb ? 0 : dc->feeds + 1;
 		/*
 		 * Always set, also to NULL: providers reuse their descriptors
@@ -372,19 +377,27 @@ static u32 dmac_feed(struct dmac_chan *dc)
 		 * callback would write into a slot that never asked.
 		 */
 		tx->callback = NULL;
-		tx->callback_result = s->cb ? dmac_callback : NULL;
-		tx->callback_param = s->cb ? s : NULL;
+		tx->callback_result = cb ? dmac_callback : NULL;
+		tx->callback_param = cb ? s : NULL;
 		s->cookie = dmaengine_submit(tx);
-		if (dma_submit_error(s->cookie))
+		if (dma_submit_error(s->cookie)) {
 			s->refused = true;
-		else if (cb)
+		} else if (cb) {
+			s->cb = true;
 			dc->cb_out++;
+		}
 		dc->sidx++;
 		n++;
 	}
 	if (!n)
 		return 0;
 	dma_async_issue_pending(dc->chan);
+	/*
+	 * The pass stopped before the end (an open H2C frame, a refused
+	 * slot) with nothing in flight that calls back: reap by tx_status.
+	 */
+	if (!dc->cb_out)
+		mod_delayed_work(dmac_wq, &dc->poll, 1);
 	return 1;
 }
 
@@ -500,6 +513,18 @@ static int dmac_post_slave(struct dmac_chan *dc, const struct fdma_ereq *q)
 	struct scatterlist *sg;
 	u32 k;
 
+	/*
+	 * A frame's start while another is open (another file's, or one that
+	 * lost its EOF): the open one is cut, it fails, and this one starts.
+	 */
+	if (dc->open && (q->flags & FDMA_DESC_SOF)) {
+		if (!dmac_space(dc->c))
+			return -EAGAIN;
+		s = &dc->slot[(dc->pidx - 1) & dc->mask];
+		s->refused = true;
+		s->closed = true;
+		dc->open = false;
+	}
 	if (!dc->open) {
 		if (!dmac_space(dc->c))
 			return -EAGAIN;
@@ -818,17 +843,14 @@ static void dmac_group_free(struct dmac_group *g)
 }
 
 /*
- * The group's channels become /dev/fdmaN (a child of parent, if given),
- * with ring slots per channel: checks, then fdma.ko's device.
+ * What a group must be, checked as soon as its channels are requested
+ * (before any node exists): its channels map memory for one device, and
+ * each can be terminated.
  */
-static int dmac_group_create(struct dmac_group *g, struct device *parent,
-			     u32 ring_size, bool sync)
+static int dmac_group_check(struct dmac_group *g)
 {
 	struct device *dd = dmaengine_get_dma_device(g->ch[0].chan);
-	struct fdma_dev *fdev;
-	bool fdev_mem = false;
-	u32 align = 1, i;
-	int ret;
+	u32 i;
 
 	for (i = 0; i < g->n; i++) {
 		struct dma_chan *chan = g->ch[i].chan;
@@ -847,6 +869,26 @@ static int dmac_group_create(struct dmac_group *g, struct device *parent,
 			       dma_chan_name(chan));
 			return -EINVAL;
 		}
+	}
+	return 0;
+}
+
+/*
+ * The group's channels (checked) become /dev/fdmaN (a child of parent, if
+ * given), with ring slots per channel.
+ */
+static int dmac_group_create(struct dmac_group *g, struct device *parent,
+			     u32 ring_size, bool sync)
+{
+	struct device *dd = dmaengine_get_dma_device(g->ch[0].chan);
+	struct fdma_dev *fdev;
+	bool fdev_mem = false;
+	u32 align = 1, i;
+	int ret;
+
+	for (i = 0; i < g->n; i++) {
+		struct dma_chan *chan = g->ch[i].chan;
+
 		align = max_t(u32, align, 1u << chan->device->copy_align);
 		if (g->ch[i].kind == DMAC_MEM)
 			fdev_mem = true;
@@ -936,12 +978,25 @@ static void dmac_group_destroy(struct dmac_group *g)
 		cancel_work_sync(&g->ch[i].work);
 		cancel_delayed_work_sync(&g->ch[i].poll);
 	}
+	if (broken) {
+		/*
+		 * A late callback may still come: what it touches (the group,
+		 * the channels, this module's code) is kept for good.
+		 */
+		__module_get(THIS_MODULE);
+		dev_crit(&fdev->dev, "removed; a channel was never terminated: its group, channels and fdma_dmac are kept\n");
+		fdma_dev_put(fdev);
+		return;
+	}
 	dev_info(&fdev->dev, "removed\n");
 	fdma_dev_put(fdev);
 	dmac_group_free(g);
 }
 
-/* One group from "spec,spec,...", or every free memcpy channel. */
+/*
+ * One group from "spec,spec,...", or every free memcpy channel: its
+ * channels requested, on the list; made a node later (dmac_init_module()).
+ */
 static int dmac_group_add(char *specs)
 {
 	struct dmac_group *g = kzalloc(sizeof(*g), GFP_KERNEL);
@@ -970,8 +1025,7 @@ static int dmac_group_add(char *specs)
 		}
 	}
 	if (!ret)
-		ret = dmac_group_create(g, NULL, dmac_param_ring_size,
-					dmac_param_sync_wait);
+		ret = dmac_group_check(g);
 	if (ret) {
 		dmac_group_free(g);
 		return ret;
@@ -986,7 +1040,10 @@ static void dmac_groups_destroy(void)
 
 	list_for_each_entry_safe_reverse(g, tmp, &dmac_groups, node) {
 		list_del(&g->node);
-		dmac_group_destroy(g);
+		if (g->fdev)
+			dmac_group_destroy(g);
+		else
+			dmac_group_free(g);
 	}
 }
 
@@ -1057,8 +1114,10 @@ static int dmac_probe(struct platform_device *pdev)
 			goto err;
 		}
 	}
-	ret = dmac_group_create(g, dev, ring,
-				of_property_read_bool(dev->of_node, "fdma,sync-wait"));
+	ret = dmac_group_check(g);
+	if (!ret)
+		ret = dmac_group_create(g, dev, ring,
+					of_property_read_bool(dev->of_node, "fdma,sync-wait"));
 	if (ret)
 		goto err;
 	platform_set_drvdata(pdev, g);
@@ -1130,6 +1189,22 @@ static int __init dmac_init_module(void)
 		while (!ret && p && (grp = strsep(&p, ";")))
 			ret = dmac_group_add(grp);
 		kfree(copy);
+	}
+	/*
+	 * Every group's channels found and checked first, then the nodes:
+	 * what fails for a user's reason fails before a node exists that a
+	 * file could open while the load still fails (what is left is
+	 * running out of memory). The device tree's groups come last.
+	 */
+	if (!ret) {
+		struct dmac_group *g;
+
+		list_for_each_entry(g, &dmac_groups, node) {
+			ret = dmac_group_create(g, NULL, dmac_param_ring_size,
+						dmac_param_sync_wait);
+			if (ret)
+				break;
+		}
 	}
 	if (!ret)
 		ret = platform_driver_register(&dmac_platform_driver);
