@@ -264,6 +264,21 @@ static int slot_state(struct dmac_chan *dc, struct dmac_slot *s, u16 *status)
 /* ---- the feeder ----------------------------------------------------------- */
 
 /*
+ * Submit tx for slot s, calling back into s or not at all. The callback
+ * fields are always written, also to NULL: providers reuse their
+ * descriptors without clearing them (zynqmp_dma does), and a stale
+ * callback would write into a slot that never asked.
+ */
+static void slot_submit(struct dmac_slot *s, struct dma_async_tx_descriptor *tx,
+			bool cb)
+{
+	tx->callback = NULL;
+	tx->callback_result = cb ? dmac_callback : NULL;
+	tx->callback_param = cb ? s : NULL;
+	s->cookie = dmaengine_submit(tx);
+}
+
+/*
  * sync_wait: one piece at a time, spun for (the provider's tx_status
  * moves it on: dma_sync_wait() has no other way to make progress). The
  * reaper finds it complete; the work item announces it.
@@ -278,12 +293,10 @@ static u32 dmac_feed_sync(struct dmac_chan *dc)
 
 		tx = dmaengine_prep_dma_memcpy(dc->chan, s->q.dst, s->q.host,
 					       s->q.len, DMA_CTRL_ACK);
-		if (tx) {
-			tx->callback = NULL;	/* see dmac_feed() */
-			tx->callback_result = NULL;
-			tx->callback_param = NULL;
-		}
-		s->cookie = tx ? dmaengine_submit(tx) : -ENOMEM;
+		if (tx)
+			slot_submit(s, tx, false);
+		else
+			s->cookie = -ENOMEM;
 		if (dma_submit_error(s->cookie)) {
 			s->refused = true;
 		} else if (dma_sync_wait(dc->chan, s->cookie) != DMA_COMPLETE) {
@@ -371,15 +384,7 @@ static u32 dmac_feed(struct dmac_chan *dc)
 		}
 		dc->refusing = false;
 		dc->feeds = cb ? 0 : dc->feeds + 1;
-		/*
-		 * Always set, also to NULL: providers reuse their descriptors
-		 * without clearing them (zynqmp_dma does), and a stale
-		 * callback would write into a slot that never asked.
-		 */
-		tx->callback = NULL;
-		tx->callback_result = cb ? dmac_callback : NULL;
-		tx->callback_param = cb ? s : NULL;
-		s->cookie = dmaengine_submit(tx);
+		slot_submit(s, tx, cb);
 		if (dma_submit_error(s->cookie)) {
 			s->refused = true;
 		} else if (cb) {

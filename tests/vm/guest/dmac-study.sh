@@ -8,6 +8,8 @@
 # fdma_dmac_study run for $study_secs seconds, its STUDY line printed.
 T=/tests
 KO=/fdma_dmac.ko
+# fdma_node BACKEND: vmlib.sh.
+. "$T/vmlib.sh"
 secs=${study_secs:-3}
 # study_sizes, study_rates: ':'-separated lists (the kernel command line
 # has no spaces to give).
@@ -21,7 +23,7 @@ for size in $sizes; do
 			p=""
 			[ $m = sync ] && p=sync_wait=1
 			insmod $KO $p || { echo "VMTEST FAIL study_$m: insmod"; continue; }
-			dev=$(for d in /sys/class/fdma/fdma*; do [ "$(cat $d/backend)" = dmaengine ] && echo ${d##*/}; done | head -1)
+			dev=$(fdma_node dmaengine)
 			FDMA_VM_DEV=$dev $T/fdma_dmac_study $m $size $rate $secs
 			rmmod fdma_dmac
 		done

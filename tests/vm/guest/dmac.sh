@@ -14,30 +14,8 @@
 T=/tests
 KO=/fdma_dmac.ko
 
-pass() { echo "VMTEST PASS $1"; }
-fail() { echo "VMTEST FAIL $1: $2"; }
-
-# t NAME CMD...: as in run-guest.sh.
-t() {
-	name=$1
-	shift
-	rm -f /tmp/dm.rc /tmp/dm.out
-	{ "$@"; echo $? > /tmp/dm.rc; } 2>&1 | tee /tmp/dm.out
-	rc=$(cat /tmp/dm.rc 2>/dev/null || echo 255)
-	if ! grep -q 'VMTEST \(PASS\|FAIL\) ' /tmp/dm.out; then
-		fail "$name" "exited with status $rc and reported no result"
-	elif [ "$rc" != 0 ] && ! grep -q 'VMTEST FAIL ' /tmp/dm.out; then
-		fail "$name" "exited with status $rc"
-	fi
-}
-
-# The class device whose rings are dmaengine channels.
-dmac_dev() {
-	for d in /sys/class/fdma/fdma*; do
-		[ "$(cat "$d/backend" 2>/dev/null)" = dmaengine ] && { echo "${d##*/}"; return 0; }
-	done
-	return 1
-}
+# pass, fail, t NAME CMD..., fdma_node BACKEND: vmlib.sh.
+. "$T/vmlib.sh"
 
 [ -e $KO ] || { fail dmac_ko "$KO is missing"; exit 0; }
 
@@ -61,7 +39,7 @@ if ! insmod $KO 2>/tmp/dm.err; then
 	fail dmac_load "insmod $KO: $(cat /tmp/dm.err)"
 	exit 0
 fi
-dev=$(dmac_dev) || { fail dmac_load "no fdma node with backend dmaengine"; rmmod fdma_dmac; exit 0; }
+dev=$(fdma_node dmaengine) || { fail dmac_load "no fdma node with backend dmaengine"; rmmod fdma_dmac; exit 0; }
 S=/sys/class/fdma/$dev
 # Its channels' dmaengine names, from its log lines.
 c0=$(dmesg | sed -n "s/.*$dev: channel 0: \([^ ]*\) of .*/\1/p" | tail -1)
@@ -140,10 +118,7 @@ fi
 # (named by the provider's device: the client tries its free slave channels
 # for the direction), the engine's test generator feeding the C2H one and
 # its checker draining the H2C one: every frame checked on both sides.
-eng=""
-for d in /sys/class/fdma/fdma*; do
-	[ "$(cat "$d/backend" 2>/dev/null)" = engine ] && { eng=${d##*/}; break; }
-done
+eng=$(fdma_node engine)
 bdf=$(basename "$(readlink /sys/class/fdma/$eng/device)")
 tg() { FDMA_VM_DEV=$eng $T/fdma_tg "$@"; }
 if ! tg c2h on 4096 >/tmp/dm.tg 2>&1 || ! tg h2c reset >>/tmp/dm.tg 2>&1 ||
@@ -152,7 +127,7 @@ if ! tg c2h on 4096 >/tmp/dm.tg 2>&1 || ! tg h2c reset >>/tmp/dm.tg 2>&1 ||
 elif ! insmod $KO "chans=c2h:$bdf,h2c:$bdf" 2>/tmp/dm.err; then
 	fail dmac_slave "insmod $KO chans=c2h:$bdf,h2c:$bdf: $(cat /tmp/dm.err)"
 else
-	sdev=$(dmac_dev)
+	sdev=$(fdma_node dmaengine)
 	for c in 0 1; do
 		echo "    $sdev ch$c: $(cat /sys/class/fdma/$sdev/ch$c/dir) $(cat /sys/class/fdma/$sdev/ch$c/kind), $(cat /sys/class/fdma/$sdev/ch$c/source)"
 	done
@@ -185,7 +160,7 @@ for m in sync async signal; do
 		fail dmac_study_$m "insmod $KO $p: $(cat /tmp/dm.err)"
 		continue
 	fi
-	if FDMA_VM_DEV=$(dmac_dev) $T/fdma_dmac_study $m 65536 500 1 >/tmp/dm.st 2>&1 &&
+	if FDMA_VM_DEV=$(fdma_node dmaengine) $T/fdma_dmac_study $m 65536 500 1 >/tmp/dm.st 2>&1 &&
 		grep -q '^STUDY {' /tmp/dm.st; then
 		sed 's/^/    /' /tmp/dm.st
 		pass dmac_study_$m

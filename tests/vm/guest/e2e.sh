@@ -21,8 +21,8 @@ TAG=${2:+_$2}
 export ASAN_OPTIONS=abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=99
 
-pass() { echo "VMTEST PASS $1"; }
-fail() { echo "VMTEST FAIL $1: $2"; }
+# pass, fail: vmlib.sh, beside this script.
+. "${0%/*}/vmlib.sh"
 
 dev=$(ls /sys/class/fdma/ 2>/dev/null | grep '^fdma[0-9]' | head -1)
 if [ -z "$dev" ]; then

@@ -20,18 +20,11 @@
  */
 #include <zlib.h>
 
+#include "fdma.h"	/* the test generator's frame header */
 #include "vmioc.h"
 
 #define FRAME 4096u
 #define NBUF 8
-
-/* The test generator's frame header (docs/engine.md; engine/fdma_regs.h). */
-struct frame_hdr {
-	uint32_t magic, seq, len, crc;
-	uint64_t tstamp_ns, rsvd;
-};
-
-#define FRAME_MAGIC 0x304d5246u	/* "FRM0" */
 
 static struct vi_dev d;
 
@@ -66,7 +59,7 @@ static void t_c2h(void)
 		n = vi_cq_take(&d, d.c2h_stream, e, NBUF);
 		for (int i = 0; i < n; i++, got++) {
 			const uint8_t *p = b.p + e[i].user_data * FRAME;
-			const struct frame_hdr *h = (const void *)p;
+			const struct fdma_testgen_hdr *h = (const void *)p;
 			uint32_t crc;
 
 			if (e[i].res || e[i].len != FRAME ||
@@ -79,7 +72,7 @@ static void t_c2h(void)
 			crc = (uint32_t)crc32(0, p + sizeof(*h), FRAME - sizeof(*h));
 			if (!got)
 				seq = h->seq;
-			if (h->magic != FRAME_MAGIC || h->len != FRAME || h->seq != seq ||
+			if (h->magic != FDMA_TESTGEN_MAGIC || h->len != FRAME || h->seq != seq ||
 			    h->crc != crc) {
 				vt_fail(T, "frame %d: magic 0x%x len %u seq %u (expected %u), crc %s",
 					got, h->magic, h->len, h->seq, seq,
@@ -107,12 +100,12 @@ static void t_c2h(void)
 /* Frame k in the generator's format: header, words (seq << 32 | i), CRC. */
 static void make_frame(uint8_t *p, uint32_t seq)
 {
-	struct frame_hdr *h = (void *)p;
+	struct fdma_testgen_hdr *h = (void *)p;
 	uint64_t *w = (uint64_t *)(p + sizeof(*h));
 
 	for (uint32_t i = 0; i < (FRAME - sizeof(*h)) / 8; i++)
 		w[i] = (uint64_t)seq << 32 | i;
-	*h = (struct frame_hdr){ .magic = FRAME_MAGIC, .seq = seq, .len = FRAME };
+	*h = (struct fdma_testgen_hdr){ .magic = FDMA_TESTGEN_MAGIC, .seq = seq, .len = FRAME };
 	h->crc = (uint32_t)crc32(0, p + sizeof(*h), FRAME - sizeof(*h));
 }
 

@@ -17,23 +17,8 @@
 T=/tests
 KO=/fdma.ko
 
-pass() { echo "VMTEST PASS $1"; }
-fail() { echo "VMTEST FAIL $1: $2"; }
-
-# t NAME CMD...: run a test program; one that reports nothing, or exits
-# non-zero without reporting a failure, fails.
-t() {
-	name=$1
-	shift
-	rm -f /tmp/rg.rc /tmp/rg.out
-	{ "$@"; echo $? > /tmp/rg.rc; } 2>&1 | tee /tmp/rg.out
-	rc=$(cat /tmp/rg.rc 2>/dev/null || echo 255)
-	if ! grep -q 'VMTEST \(PASS\|FAIL\) ' /tmp/rg.out; then
-		fail "$name" "exited with status $rc and reported no result"
-	elif [ "$rc" != 0 ] && ! grep -q 'VMTEST FAIL ' /tmp/rg.out; then
-		fail "$name" "exited with status $rc"
-	fi
-}
+# pass, fail, t NAME CMD...: vmlib.sh.
+. "$T/vmlib.sh"
 
 # load NAME PARAMS...: insmod, failing NAME if it does not load.
 load() {

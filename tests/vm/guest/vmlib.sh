@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=sh
+#
+# tests/vm/guest/vmlib.sh: what the guest's test scripts share (sourced by
+# run-guest.sh, e2e.sh and dmac.sh from the folder they run in, /tests).
+# Every check prints "VMTEST PASS <name>" or "VMTEST FAIL <name>: <why>".
+
+pass() { echo "VMTEST PASS $1"; }
+fail() { echo "VMTEST FAIL $1: $2"; }
+
+# t NAME CMD...: run a test program; one that reports nothing, or exits
+# non-zero without reporting a failure, fails.
+t() {
+	name=$1
+	shift
+	rm -f /tmp/vt.rc /tmp/vt.out
+	{ "$@"; echo $? > /tmp/vt.rc; } 2>&1 | tee /tmp/vt.out
+	rc=$(cat /tmp/vt.rc 2>/dev/null || echo 255)
+	if ! grep -q 'VMTEST \(PASS\|FAIL\) ' /tmp/vt.out; then
+		fail "$name" "exited with status $rc and reported no result"
+	elif [ "$rc" != 0 ] && ! grep -q 'VMTEST FAIL ' /tmp/vt.out; then
+		fail "$name" "exited with status $rc"
+	fi
+}
+
+# fdma_node BACKEND: the first fdma class device whose rings are driven by
+# BACKEND ("engine": an FDMA function; "dmaengine": fdma_dmac.ko); status
+# 1 if there is none.
+fdma_node() {
+	for d in /sys/class/fdma/fdma*; do
+		[ "$(cat "$d/backend" 2>/dev/null)" = "$1" ] && { echo "${d##*/}"; return 0; }
+	done
+	return 1
+}
