@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * FDMA engine core: the one place that knows how the engine is programmed.
+ * Engine core: the one place that knows how each engine is programmed.
+ * The rest of the stack drives an engine through struct fdma_eng_ops and
+ * the fdma_eng_*() / fdma_ering_*() calls below; what differs between
+ * engines reaches it as capabilities (struct fdma_eng_caps), never as a
+ * test of which engine it is. Two engines: FDMA, fdma's own
+ * (docs/engine.md, fdma_eng_fdma.c), and Xilinx XDMA (PG195,
+ * fdma_eng_xdma.c, docs/xdma.md).
  *
  * Compiled unchanged into libfdma and into the kernel module. It uses no
  * libc and no kernel headers; each side supplies "fdma_plat.h", which must
@@ -20,6 +26,8 @@
  *        slow path only: wait, sleeping, until (register & mask) == want;
  *        0, -ETIMEDOUT once timeout_us of real time passed, or -ENODEV
  *        if the device is gone (a surprise removal reads all ones)
+ *        Offsets from FDMA_PLAT_BAR1 up reach the device's second BAR
+ *        (XDMA's user BAR), where it has one; elsewhere they read 0
  *   fdma_wmb() fdma_rmb() fdma_mb()        memory barriers against the device
  *   u32  fdma_load_acquire32(const u32 *p);   read of device-written memory
  *
@@ -36,23 +44,45 @@
 #include "fdma_plat.h"
 #include "fdma_regs.h"
 
-/* What fdma_eng_probe() read from the identification registers. */
+#define FDMA_PLAT_BAR1		0x10000u
+
+struct fdma_ering;
+struct fdma_eng_ops;
+
+/*
+ * What probe read from the engine, in terms every engine shares: the rest
+ * of the stack (libfdma, fdma.ko, the tools) decides by these, never by
+ * which engine it is.
+ */
+/*
+ * In: zero it, then set the host's limits where it has them (XDMA, which
+ * has no register for them, uses max_desc_len, card_size and poll_wb as
+ * given: 0 / false for its own defaults); probe fills in the rest.
+ */
 struct fdma_eng_caps {
-	u32 version;		/* major << 16 | minor */
+	const struct fdma_eng_ops *eng;	/* set by fdma_eng_probe() */
+	u32 version;		/* major << 16 | minor, as the engine numbers it */
 	u32 nchan;
 	u32 align;		/* data alignment, bytes */
 	u32 max_desc_len;	/* bytes, a multiple of align */
 	u32 ring_max;		/* entries */
 	u64 card_size;		/* bytes */
-	bool coalesce;
+	bool coalesce;		/* interrupts by count (and by time if coal_timer) */
+	bool coal_timer;	/* ... and by time: in hardware */
+	bool coal_emulated;	/* count coalescing done by descriptor flags, not by the engine */
 	bool testgen;
 	bool mem2mem;		/* 1.2: a MEM2MEM channel exists */
+	bool poll_wb;		/* XDMA: completions from the poll-mode write-back (else registers) */
+	u32 user_irqs;		/* the FPGA's own interrupt lines the engine forwards */
 	u32 chan_caps[FDMA_MAX_CHANNELS];	/* FDMA_CH_CAP_* */
+	u32 hw_chan[FDMA_MAX_CHANNELS];		/* the engine's own number for the channel */
 };
 
 /* Per-descriptor host-side bookkeeping, one per ring entry (caller-allocated). */
 struct fdma_eslot {
 	u32 last;		/* 1 if this descriptor ends a request */
+	u32 len;		/* XDMA: the piece's length */
+	u64 cookie;		/* XDMA: the request's cookie (FDMA keeps it in the descriptor) */
 };
 
 /*
@@ -78,72 +108,198 @@ struct fdma_ecpl {
 	u16 flags;		/* FDMA_CPL_F_*, OR of the pieces */
 };
 
-/* Host view of one channel's ring. Memory is caller-allocated. */
+/*
+ * Host view of one channel's ring. Memory is caller-allocated: descriptors,
+ * per-descriptor records (FDMA: completion records; XDMA: stream result
+ * records) and a 64-byte write-back block, sized by fdma_ering_bytes().
+ */
 struct fdma_ering {
+	const struct fdma_eng_ops *eng;
 	struct fdma_plat *plat;
 	u32 ch;
-	u32 reg;		/* FDMA_CH_BASE(ch) */
+	u32 reg;		/* the channel's register block */
 	u32 caps;		/* FDMA_CH_CAP_* */
 	u32 align;
 	u32 max_desc_len;
 	u64 card_size;
 
-	struct fdma_desc *desc;	/* size entries */
-	struct fdma_cpl_rec *cpl;	/* size entries */
-	struct fdma_wb *wb;
+	void *desc;		/* size entries */
+	void *rec;		/* size entries */
+	void *wbp;		/* the write-back block */
 	struct fdma_eslot *slot;	/* size entries */
-	u64 desc_bus, cpl_bus, wb_bus;
+	u64 desc_bus, rec_bus, wb_bus;
 	u32 size;		/* power of 2 */
 
 	u32 pidx;		/* descriptors written, free-running */
-	u32 pidx_pub;		/* last value written to the doorbell */
+	u32 pidx_pub;		/* descriptors handed to the device */
 	u32 cidx;		/* descriptors reaped, free-running */
-	u32 ctrl;		/* shadow of CH_CTRL (host-owned register) */
-	u32 reset_seq;		/* last CH_RESET_REQ value */
+	u32 ctrl;		/* shadow of the channel's control register */
 	u32 done_at_reset;	/* device's completion count when reset was asked */
-	u32 doorbells;		/* doorbell writes, for statistics */
+	u32 doorbells;		/* doorbell (or chain start) writes, for statistics */
+
+	/* FDMA engine */
+	struct fdma_desc *fd;	/* = desc */
+	struct fdma_cpl_rec *cpl;	/* = rec */
+	struct fdma_wb *wb;	/* = wbp */
+	u32 reset_seq;		/* last CH_RESET_REQ value */
+
+	/* XDMA engine (see fdma_eng_xdma.c) */
+	struct {
+		u32 sg;		/* SGDMA block */
+		u32 irq_bit;	/* the channel's bit in the IRQ block */
+		u32 run_start;	/* first descriptor of the chain the engine runs */
+		u32 run_end;	/* one past its last */
+		u32 coal;	/* COMPLETED on every coal-th descriptor (0: chain ends only) */
+		u32 since_irq;	/* descriptors posted since the last COMPLETED */
+		u32 err;	/* status at reset: the error of the descriptor at done_at_reset */
+		bool sof;	/* stream C2H: the next buffer starts a packet */
+		bool irq_on;
+	} x;
 };
 
-/* Identify the engine; -ENODEV if the magic is wrong, -EPROTO if the version is unknown. */
-int fdma_eng_probe(struct fdma_plat *p, struct fdma_eng_caps *caps);
-/* Reset the whole engine (all channels stopped); -ETIMEDOUT after timeout_us. */
-int fdma_eng_reset(struct fdma_plat *p, u32 timeout_us);
-/* Let the engine master the bus (CTRL.ENABLE). */
-void fdma_eng_enable(struct fdma_plat *p, bool on);
 /*
- * Stop the engine mastering the bus: clear CTRL.ENABLE and wait until it
- * has stopped (STATUS.BUSY = 0, engine 1.1) or, for a 1.0 engine, read a
- * register back so that the posted write has arrived. 0 once memory the
- * engine could reach may be freed; -ETIMEDOUT or -ENODEV if that is not
- * known (keep such memory).
+ * One engine, as the rest of the stack drives it. Everything between
+ * probe and the ring calls goes through these; fdma_eng_fdma
+ * (fdma_eng_fdma.c) and fdma_eng_xdma (fdma_eng_xdma.c) implement them.
+ * Callers use the fdma_eng_*() and fdma_ering_*() wrappers below.
  */
-int fdma_eng_quiesce(struct fdma_plat *p, const struct fdma_eng_caps *caps,
-		     u32 timeout_us);
+struct fdma_eng_ops {
+	const char *name;	/* "fdma", "xdma" */
+	u32 rec_bytes;		/* per-descriptor record bytes */
+	int (*probe)(struct fdma_plat *p, struct fdma_eng_caps *caps);
+	int (*reset)(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 timeout_us);
+	void (*enable)(struct fdma_plat *p, const struct fdma_eng_caps *caps, bool on);
+	int (*quiesce)(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 timeout_us);
+	int (*ring_init)(struct fdma_ering *r, const struct fdma_eng_caps *caps);
+	void (*start)(struct fdma_ering *r, u32 ctrl_flags, u32 irq_vec);
+	void (*stop)(struct fdma_ering *r);
+	void (*set_coalesce)(struct fdma_ering *r, u32 count, u32 usecs);
+	void (*set_ctrl)(struct fdma_ering *r, u32 mask, u32 val);
+	void (*set_irq)(struct fdma_ering *r, bool on);
+	u32 (*irq_ack)(struct fdma_ering *r);
+	void (*set_testgen)(struct fdma_ering *r, u32 frame_len, u32 period_ns, bool enable);
+	void (*testgen_counts)(const struct fdma_ering *r, u32 *frames, u32 *errors);
+	u32 (*overruns)(const struct fdma_ering *r);
+	int (*post)(struct fdma_ering *r, const struct fdma_ereq *q);
+	void (*doorbell)(struct fdma_ering *r);
+	u32 (*done)(const struct fdma_ering *r);
+	u32 (*reap)(struct fdma_ering *r, struct fdma_ecpl *out, u32 max);
+	u32 (*status)(const struct fdma_ering *r);
+	int (*ring_reset)(struct fdma_ering *r, u32 timeout_us);
+	u32 (*cancel)(struct fdma_ering *r, struct fdma_ecpl *out, u32 max);
+};
 
-/* Bytes of ring memory a channel needs, each area naturally aligned. */
-#define FDMA_RING_DESC_BYTES(n)	((u64)(n) * sizeof(struct fdma_desc))
-#define FDMA_RING_CPL_BYTES(n)	((u64)(n) * sizeof(struct fdma_cpl_rec))
-#define FDMA_RING_WB_BYTES	((u64)sizeof(struct fdma_wb))
+extern const struct fdma_eng_ops fdma_eng_fdma;
+extern const struct fdma_eng_ops fdma_eng_xdma;
+
+/* An engine by name ("fdma", "xdma"), or NULL. */
+const struct fdma_eng_ops *fdma_eng_by_name(const char *name);
+
+/*
+ * Identify the engine; -ENODEV if it is not there (wrong magic or
+ * identifiers), -EPROTO if it is of a version or shape not known here.
+ */
+static inline int fdma_eng_probe(const struct fdma_eng_ops *eng, struct fdma_plat *p,
+				 struct fdma_eng_caps *caps)
+{
+	caps->eng = eng;
+	return eng->probe(p, caps);
+}
+
+/* Reset the whole engine (all channels stopped); -ETIMEDOUT after timeout_us. */
+static inline int fdma_eng_reset(struct fdma_plat *p, const struct fdma_eng_caps *caps,
+				 u32 timeout_us)
+{
+	return caps->eng->reset(p, caps, timeout_us);
+}
+
+/* Let the engine master the bus. */
+static inline void fdma_eng_enable(struct fdma_plat *p, const struct fdma_eng_caps *caps, bool on)
+{
+	caps->eng->enable(p, caps, on);
+}
+
+/*
+ * Stop the engine mastering the bus and wait until it has. 0 once memory
+ * the engine could reach may be freed; -ETIMEDOUT or -ENODEV if that is
+ * not known (keep such memory).
+ */
+static inline int fdma_eng_quiesce(struct fdma_plat *p, const struct fdma_eng_caps *caps,
+				   u32 timeout_us)
+{
+	return caps->eng->quiesce(p, caps, timeout_us);
+}
+
+/*
+ * Bytes of ring memory a channel needs: descriptors (32-byte aligned),
+ * records (their own size aligned), and the write-back block (64 bytes,
+ * 64-byte aligned). FDMA_RING_REC_MAX bounds the record size of any engine.
+ */
+#define FDMA_RING_DESC_BYTES(n)	((u64)(n) * 32u)
+#define FDMA_RING_REC_BYTES(caps, n)	((u64)(n) * (caps)->eng->rec_bytes)
+#define FDMA_RING_WB_BYTES	64u
 
 /*
  * Set up ring r for channel ch (nothing is written to the device yet).
- * size: entries, a power of two within caps->ring_max. -EINVAL otherwise.
+ * size: entries, a power of two within caps->ring_max. -EINVAL otherwise,
+ * or if an area is not aligned.
  */
 int fdma_ering_init(struct fdma_ering *r, struct fdma_plat *p,
 		    const struct fdma_eng_caps *caps, u32 ch, u32 size,
-		    struct fdma_desc *desc, u64 desc_bus,
-		    struct fdma_cpl_rec *cpl, u64 cpl_bus,
-		    struct fdma_wb *wb, u64 wb_bus, struct fdma_eslot *slot);
+		    void *desc, u64 desc_bus, void *rec, u64 rec_bus,
+		    void *wb, u64 wb_bus, struct fdma_eslot *slot);
 
-/* Program the ring into the device and set RUN. ctrl_flags: FDMA_CH_CTRL_IRQ_EN | DROP. */
-void fdma_ering_start(struct fdma_ering *r, u32 ctrl_flags, u32 irq_vec);
-/* Clear RUN (the device finishes the descriptor in progress). */
-void fdma_ering_stop(struct fdma_ering *r);
+/*
+ * Program the ring into the device and let it run. ctrl_flags:
+ * FDMA_CH_CTRL_IRQ_EN | DROP (an engine without DROP ignores it). irq_vec:
+ * the channel's interrupt vector (XDMA: fixed by the engine reset, see
+ * fdma_eng_xdma.c).
+ */
+static inline void fdma_ering_start(struct fdma_ering *r, u32 ctrl_flags, u32 irq_vec)
+{
+	r->eng->start(r, ctrl_flags, irq_vec);
+}
 
-/* Interrupt after count completions or usecs after the oldest unsignalled one. */
-void fdma_ering_set_coalesce(struct fdma_ering *r, u32 count, u32 usecs);
-void fdma_ering_set_irq(struct fdma_ering *r, bool on);
-void fdma_ering_set_ctrl(struct fdma_ering *r, u32 mask, u32 val);
+/* Stop the channel (the device finishes the descriptor in progress). */
+static inline void fdma_ering_stop(struct fdma_ering *r)
+{
+	r->eng->stop(r);
+}
+
+/*
+ * Interrupt after count completions or usecs after the oldest unsignalled
+ * one. An engine without a timer (caps.coal_timer false) ignores usecs and
+ * signals what is left when a batch completes.
+ */
+static inline void fdma_ering_set_coalesce(struct fdma_ering *r, u32 count, u32 usecs)
+{
+	r->eng->set_coalesce(r, count, usecs);
+}
+
+/*
+ * Interrupts on or off. Turning them on also acknowledges what the device
+ * signalled before (XDMA: clears the channel's status), then a full
+ * barrier: check for work after this and no wake-up is lost.
+ */
+static inline void fdma_ering_set_irq(struct fdma_ering *r, bool on)
+{
+	r->eng->set_irq(r, on);
+}
+
+/*
+ * In the interrupt path: acknowledge the channel's interrupt so that the
+ * next one can come (XDMA: a read of the clear-on-read status; FDMA:
+ * nothing). Returns engine status bits, for tracing only.
+ */
+static inline u32 fdma_ering_irq_ack(struct fdma_ering *r)
+{
+	return r->eng->irq_ack(r);
+}
+
+static inline void fdma_ering_set_ctrl(struct fdma_ering *r, u32 mask, u32 val)
+{
+	r->eng->set_ctrl(r, mask, val);
+}
 
 /* Smallest test frame: the header and one payload word. */
 #define FDMA_TG_FRAME_MIN	((u32)sizeof(struct fdma_frame_hdr) + 8)
@@ -154,8 +310,22 @@ void fdma_ering_set_ctrl(struct fdma_ering *r, u32 mask, u32 val);
  * as possible). The counts are the device's: frames generated or checked,
  * and frames that failed the checker; a channel reset zeroes them.
  */
-void fdma_ering_set_testgen(struct fdma_ering *r, u32 frame_len, u32 period_ns, bool enable);
-void fdma_ering_testgen_counts(const struct fdma_ering *r, u32 *frames, u32 *errors);
+static inline void fdma_ering_set_testgen(struct fdma_ering *r, u32 frame_len, u32 period_ns,
+					  bool enable)
+{
+	r->eng->set_testgen(r, frame_len, period_ns, enable);
+}
+
+static inline void fdma_ering_testgen_counts(const struct fdma_ering *r, u32 *frames, u32 *errors)
+{
+	r->eng->testgen_counts(r, frames, errors);
+}
+
+/* Stream C2H frames the device dropped for want of a buffer (free-running). */
+static inline u32 fdma_ering_overruns(const struct fdma_ering *r)
+{
+	return r->eng->overruns(r);
+}
 
 /* Free descriptor entries, and entries still owned by the device. */
 static inline u32 fdma_ering_space(const struct fdma_ering *r)
@@ -177,8 +347,9 @@ static inline u32 fdma_ering_ndesc(const struct fdma_ering *r, u32 len)
 }
 
 /*
- * Check a request against the engine's rules. Returns 0 or a negative
- * errno; *why (if not NULL) names the rule that failed.
+ * Check a request against the engine's rules (from the ring's rule
+ * fields: caps, align, max_desc_len, card_size, size; r->eng is not
+ * used). Returns 0 or a negative errno; *why (if not NULL) names the rule.
  */
 int fdma_ering_check(const struct fdma_ering *r, const struct fdma_ereq *q,
 		     const char **why);
@@ -188,47 +359,84 @@ int fdma_ering_check(const struct fdma_ering *r, const struct fdma_ereq *q,
  * ring the doorbell. -EAGAIN if the ring lacks room for all pieces (nothing
  * is written), or fdma_ering_check()'s error.
  */
-int fdma_ering_post(struct fdma_ering *r, const struct fdma_ereq *q);
+static inline int fdma_ering_post(struct fdma_ering *r, const struct fdma_ereq *q)
+{
+	return r->eng->post(r, q);
+}
 
-/* Publish everything posted since the last doorbell: one register write. */
-void fdma_ering_doorbell(struct fdma_ering *r);
-
-/* Descriptors the device has completed and the host has not reaped. */
-u32 fdma_ering_ready(const struct fdma_ering *r);
+/*
+ * Hand everything posted since the last doorbell to the device: one
+ * register write (FDMA), or one chain start when the channel is idle
+ * (XDMA; else the chain starts when the running one ends, see reap).
+ */
+static inline void fdma_ering_doorbell(struct fdma_ering *r)
+{
+	r->eng->doorbell(r);
+}
 
 /*
  * The device's completion count (free-running, like pidx): descriptors it
- * has completed, reaped or not, clamped to what the doorbell published. It
+ * has completed, reaped or not, clamped to what was handed to it. It
  * equals pidx_pub when the device has nothing left to do.
  */
-u32 fdma_ering_done(const struct fdma_ering *r);
+static inline u32 fdma_ering_done(const struct fdma_ering *r)
+{
+	return r->eng->done(r);
+}
+
+/* Descriptors the device has completed and the host has not reaped. */
+static inline u32 fdma_ering_ready(const struct fdma_ering *r)
+{
+	return fdma_ering_done(r) - r->cidx;
+}
 
 /*
  * Reap up to max finished requests into out[]. A request is returned only
- * once all its pieces are complete. Returns the number written.
+ * once all its pieces are complete. Returns the number written. On XDMA
+ * this also starts the next chain once the running one has ended.
  */
-u32 fdma_ering_reap(struct fdma_ering *r, struct fdma_ecpl *out, u32 max);
+static inline u32 fdma_ering_reap(struct fdma_ering *r, struct fdma_ecpl *out, u32 max)
+{
+	return r->eng->reap(r, out, max);
+}
 
-/* Device-written channel status (from the write-back block, no register read). */
-u32 fdma_ering_status(const struct fdma_ering *r);
+/* Channel status as FDMA_CH_ST_* bits, whatever the engine (HALTED: reset to recover). */
+static inline u32 fdma_ering_status(const struct fdma_ering *r)
+{
+	return r->eng->status(r);
+}
 
 /*
- * Reset the channel: the device drops everything posted, clears its status
- * and indices. Waits for the device's acknowledgement up to timeout_us
- * (-ETIMEDOUT). Afterwards call fdma_ering_cancel() to hand back what was
- * posted and never completed, then fdma_ering_start() to run again.
+ * Reset the channel: the device drops everything posted and clears its
+ * status. Waits for the device up to timeout_us (-ETIMEDOUT). Afterwards
+ * call fdma_ering_cancel() to hand back what was posted and never
+ * completed, then fdma_ering_start() to run again.
  */
-int fdma_ering_reset(struct fdma_ering *r, u32 timeout_us);
+static inline int fdma_ering_reset(struct fdma_ering *r, u32 timeout_us)
+{
+	return r->eng->ring_reset(r, timeout_us);
+}
 
 /*
- * After a reset: return up to max unfinished requests with status
- * FDMA_CPL_CANCELED (one per request); once none remain, zero the indices.
+ * After a reset: return up to max unfinished requests (one per request)
+ * with the status of their first piece that did not complete: the error
+ * that halted the channel, or FDMA_CPL_CANCELED; once none remain, zero
+ * the indices.
  */
 #define FDMA_CPL_CANCELED	0xffff
-u32 fdma_ering_cancel(struct fdma_ering *r, struct fdma_ecpl *out, u32 max);
+static inline u32 fdma_ering_cancel(struct fdma_ering *r, struct fdma_ecpl *out, u32 max)
+{
+	return r->eng->cancel(r, out, max);
+}
 
 /* Map a completion status to a negative errno (0 for FDMA_CPL_OK). */
 int fdma_cpl_errno(u16 status);
 const char *fdma_cpl_str(u16 status);
+
+/* ---- for the engine implementations ------------------------------------ */
+
+/* Fold one piece (len, status, flags) into a request's completion. */
+void fdma_ecpl_fold(struct fdma_ecpl *acc, u64 cookie, u32 len, u16 status, u16 flags,
+		    bool first);
 
 #endif /* FDMA_ENGINE_H */

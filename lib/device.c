@@ -243,7 +243,7 @@ int fdma_model_cpu(struct fdma_dev *dev, double *seconds)
 		return fdma_err(dev, -EINVAL, "fdma_model_cpu: seconds is NULL");
 	if (!dev->model)
 		return fdma_err(dev, -ENOTSUP, "no simulated device behind this handle");
-	*seconds = fdma_model_cpu_seconds(dev->model);
+	*seconds = dev->sm->cpu_seconds(dev);
 	return 0;
 }
 

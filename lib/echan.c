@@ -23,7 +23,7 @@ int fdma_echan_setup(struct fdma_dev *dev, int ch, u32 ring_size)
 {
 	struct fdma_chan *c = &dev->ch[ch];
 	size_t dbytes = FDMA_RING_DESC_BYTES(ring_size);
-	size_t cbytes = FDMA_RING_CPL_BYTES(ring_size);
+	size_t cbytes = FDMA_RING_REC_BYTES(&dev->caps, ring_size);
 	size_t total = dbytes + cbytes + FDMA_RING_WB_BYTES;
 	char *mem;
 	int ret;
@@ -44,10 +44,8 @@ int fdma_echan_setup(struct fdma_dev *dev, int ch, u32 ring_size)
 	if (ret)
 		return fdma_err(dev, ret, "cannot map channel %d's ring for the device", ch);
 	ret = fdma_ering_init(&c->ring, &dev->plat, &dev->caps, (u32)ch, ring_size,
-			      (struct fdma_desc *)mem, c->mem_bus,
-			      (struct fdma_cpl_rec *)(mem + dbytes), c->mem_bus + dbytes,
-			      (struct fdma_wb *)(mem + dbytes + cbytes), c->mem_bus + dbytes + cbytes,
-			      c->slot);
+			      mem, c->mem_bus, mem + dbytes, c->mem_bus + dbytes,
+			      mem + dbytes + cbytes, c->mem_bus + dbytes + cbytes, c->slot);
 	if (ret)
 		return fdma_err(dev, ret, "bad ring for channel %d", ch);
 	c->present = true;
@@ -280,10 +278,12 @@ static void set_irq(struct fdma_chan *c, bool on)
 	fdma_ering_set_irq(&c->ring, on);
 }
 
+/* An interrupt was taken: empty the eventfd, and let the device signal the next one. */
 static void drain_efd(struct fdma_chan *c)
 {
 	STAT_ADD(c, syscalls, 1);
 	fdma_efd_drain(c->efd);
+	fdma_ering_irq_ack(&c->ring);
 }
 
 /*
@@ -464,8 +464,8 @@ int fdma_echan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st)
 	st->resets = STAT_GET(c, resets);
 	st->irq_timeouts = STAT_GET(c, irq_timeouts);
 	st->syscalls = STAT_GET(c, syscalls);
-	/* Device-kept counts, from the write-back block. */
-	st->interrupts = fdma_load_acquire32(&c->ring.wb->irqs);
-	st->drops = fdma_load_acquire32(&c->ring.wb->overruns);
+	st->interrupts = atomic_load_explicit(&c->irqs, memory_order_relaxed);
+	/* The device's count of frames it dropped. */
+	st->drops = fdma_ering_overruns(&c->ring);
 	return 0;
 }

@@ -70,6 +70,7 @@ struct fdma_chan {
 	bool broken;		/* reset did not complete */
 	u32 ctrl_flags;		/* CH_CTRL bits besides RUN */
 	u32 coal_count, coal_usecs;
+	atomic_uint irqs;	/* interrupts delivered (counted where they arrive) */
 	struct fdma_chan_stats st;
 };
 
@@ -116,7 +117,8 @@ struct fdma_dev {
 	/* sim: the engine core drives the device model in-process */
 	struct fdma_eng_caps caps;
 	struct fdma_plat plat;
-	struct fdma_model *model;
+	const struct fdma_sim_model *sm;	/* the model's kind */
+	void *model;			/* the model itself */
 	struct fdma_addrmap map;
 	volatile u32 *regs;
 	struct fdma_chan ch[FDMA_MAX_CHAN];
@@ -126,6 +128,8 @@ struct fdma_dev {
 
 /* URI options of the simulated device. */
 struct fdma_sim_opts {
+	const struct fdma_eng_ops *eng;	/* engine=: the engine the model plays */
+	bool no_wb;		/* wb=0: XDMA completions from registers, not the write-back */
 	struct fdma_model_cfg model;
 	u32 ring;		/* descriptors per channel ring */
 	u32 coal_count, coal_usecs;
@@ -156,6 +160,20 @@ int fdma_req_check(struct fdma_dev *dev, const struct fdma_ering *rules, unsigne
 /* The same for copy i of a batch on a memory-to-memory channel. */
 int fdma_copy_check(struct fdma_dev *dev, const struct fdma_ering *rules, unsigned int i,
 		    const struct fdma_copy *cp, bool bus);
+
+/*
+ * A device model the sim: backend can run, one per engine: it creates the
+ * model and sets dev->plat (registers, kick), and answers fdma_reg().
+ */
+struct fdma_sim_model {
+	const struct fdma_eng_ops *eng;
+	const char *name;	/* for fdma_info: "simulated FDMA" */
+	int (*create)(struct fdma_dev *dev, const struct fdma_sim_opts *o);
+	void (*destroy)(struct fdma_dev *dev);
+	double (*cpu_seconds)(struct fdma_dev *dev);
+	int (*reg)(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
+		   unsigned int flags);
+};
 
 /* sim: backend (sim.c), its channels (echan.c) */
 int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o);

@@ -20,20 +20,32 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int32_t s32;
 
+/*
+ * Registers in memory (regs), or trapped: with rd/wr set, every access is
+ * a call (a device whose registers have side effects, like XDMA's model).
+ */
 struct fdma_plat {
 	volatile u32 *regs;
+	u32 (*rd)(void *ctx, u32 off);
+	void (*wr)(void *ctx, u32 off, u32 val);
+	void *trap_ctx;
 	void (*kick)(void *ctx, unsigned int ch);
 	void *kick_ctx;
 };
 
 static inline u32 fdma_plat_rd32(struct fdma_plat *p, u32 off)
 {
+	if (p->rd)
+		return p->rd(p->trap_ctx, off);
 	return __atomic_load_n(&p->regs[off / 4], __ATOMIC_ACQUIRE);
 }
 
 static inline void fdma_plat_wr32(struct fdma_plat *p, u32 off, u32 val)
 {
-	__atomic_store_n(&p->regs[off / 4], val, __ATOMIC_RELEASE);
+	if (p->wr)
+		p->wr(p->trap_ctx, off, val);
+	else
+		__atomic_store_n(&p->regs[off / 4], val, __ATOMIC_RELEASE);
 }
 
 static inline void fdma_plat_kick(struct fdma_plat *p, unsigned int ch)

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "fdma_internal.h"
+#include "xdma_model.h"
+#include "xdma_regs.h"
 
 static void *sim_dma(void *ctx, uint64_t bus, uint64_t len)
 {
@@ -26,8 +28,11 @@ static void sim_irq(void *ctx, unsigned int vector)
 	struct fdma_dev *dev = ctx;
 	uint64_t one = 1;
 
-	if (vector < FDMA_MAX_CHAN && dev->ch[vector].efd >= 0 &&
-	    write(dev->ch[vector].efd, &one, sizeof(one)) < 0) {
+	/* Channel i interrupts on vector i, on either engine. */
+	if (vector >= FDMA_MAX_CHAN || dev->ch[vector].efd < 0)
+		return;
+	atomic_fetch_add_explicit(&dev->ch[vector].irqs, 1, memory_order_relaxed);
+	if (write(dev->ch[vector].efd, &one, sizeof(one)) < 0) {
 		/* Only fails if the counter would overflow; the waiter is awake anyway. */
 	}
 }
@@ -96,7 +101,7 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	const struct fdma_link_cfg *l = &o->model.link;
 
 	snprintf(in->backend, sizeof(in->backend), "sim");
-	snprintf(in->name, sizeof(in->name), "simulated FDMA, gen%u x%u MPS %u%s",
+	snprintf(in->name, sizeof(in->name), "%s, gen%u x%u MPS %u%s", dev->sm->name,
 		 l->gen, l->lanes, l->mps, o->model.paced ? "" : ", unpaced");
 	in->version = dev->caps.version;
 	in->nchan = dev->caps.nchan;
@@ -114,38 +119,195 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 		fdma_chan_info_from_caps(&in->chan[i], dev->caps.chan_caps[i], o->ring);
 }
 
-static void sim_close(struct fdma_dev *dev);
+/* ---- the FDMA model: registers in shared memory, kicked ---------------- */
 
-int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o)
+static int fdma_m_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 {
 	struct fdma_model_host host = { .dma = sim_dma, .irq = sim_irq, .ctx = dev };
+	struct fdma_model *m;
 	int ret;
 
-	dev->ops = &fdma_sim_ops;
-	fdma_addrmap_init(&dev->map);
 	dev->regs = aligned_alloc(4096, FDMA_MODEL_REGS_BYTES);
 	if (!dev->regs)
 		return fdma_err(dev, -ENOMEM, "out of memory for the register file");
 	memset((void *)dev->regs, 0, FDMA_MODEL_REGS_BYTES);
+	ret = fdma_model_create(&o->model, dev->regs, &host, &m);
+	if (ret) {
+		free((void *)dev->regs);
+		dev->regs = NULL;
+		return fdma_err(dev, ret, "cannot start the device model: %s", strerror(-ret));
+	}
+	dev->model = m;
+	dev->plat.regs = dev->regs;
+	dev->plat.kick = sim_kick;
+	dev->plat.kick_ctx = m;
+	return 0;
+}
+
+static void fdma_m_destroy(struct fdma_dev *dev)
+{
+	fdma_model_destroy(dev->model);
+	free((void *)dev->regs);
+	dev->regs = NULL;
+}
+
+static double fdma_m_cpu(struct fdma_dev *dev)
+{
+	return fdma_model_cpu_seconds(dev->model);
+}
+
+/*
+ * The simulated device has one BAR: the engine's register file, all of it
+ * the engine's. Reads are free (the engine's registers have no read side
+ * effects); writes need FDMA_REG_FORCE, as on kdev:.
+ */
+static int fdma_m_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
+		      unsigned int flags)
+{
+	if (bar != 0)
+		return fdma_err(dev, -ENXIO, "the simulated device has BAR0 only, not BAR%u", bar);
+	if (off >= FDMA_MODEL_REGS_BYTES)
+		return fdma_err(dev, -ERANGE,
+				"offset 0x%llx is beyond BAR0's %u bytes (the engine's registers)",
+				(unsigned long long)off, FDMA_MODEL_REGS_BYTES);
+	if (!write) {
+		*val = __atomic_load_n(&dev->regs[off / 4], __ATOMIC_ACQUIRE);
+		return 0;
+	}
+	if (!(flags & FDMA_REG_FORCE))
+		return fdma_err(dev, -EPERM,
+				"BAR0 0x%llx is the engine's register: writing it under the library can break the device (FDMA_REG_FORCE to insist)",
+				(unsigned long long)off);
+	/* The model polls its registers: a store is a write on this bus. */
+	__atomic_store_n(&dev->regs[off / 4], *val, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static const struct fdma_sim_model sim_fdma = {
+	.eng = &fdma_eng_fdma,
+	.name = "simulated FDMA",
+	.create = fdma_m_create,
+	.destroy = fdma_m_destroy,
+	.cpu_seconds = fdma_m_cpu,
+	.reg = fdma_m_reg,
+};
+
+/* ---- the XDMA model: trapped registers, BAR0 (DMA) and BAR1 (user) ------ */
+
+static u32 xdma_m_rd(void *ctx, u32 off)
+{
+	return off >= FDMA_PLAT_BAR1 ? xdma_model_read(ctx, 1, off - FDMA_PLAT_BAR1)
+				     : xdma_model_read(ctx, 0, off);
+}
+
+static void xdma_m_wr(void *ctx, u32 off, u32 val)
+{
+	if (off >= FDMA_PLAT_BAR1)
+		xdma_model_write(ctx, 1, off - FDMA_PLAT_BAR1, val);
+	else
+		xdma_model_write(ctx, 0, off, val);
+}
+
+static int xdma_m_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
+{
+	struct fdma_model_host host = { .dma = sim_dma, .irq = sim_irq, .ctx = dev };
+	struct xdma_model *m;
+	int ret = xdma_model_create(&o->model, &host, &m);
+
+	if (ret)
+		return fdma_err(dev, ret, "cannot start the XDMA model: %s", strerror(-ret));
+	dev->model = m;
+	dev->plat.rd = xdma_m_rd;
+	dev->plat.wr = xdma_m_wr;
+	dev->plat.trap_ctx = m;
+	/* The host's limits, which XDMA has no registers for (struct fdma_eng_caps). */
+	dev->caps.max_desc_len = o->model.max_desc_len;
+	dev->caps.card_size = o->model.card_size;
+	dev->caps.poll_wb = !o->no_wb;
+	return 0;
+}
+
+static void xdma_m_destroy(struct fdma_dev *dev)
+{
+	xdma_model_destroy(dev->model);
+}
+
+static double xdma_m_cpu(struct fdma_dev *dev)
+{
+	return xdma_model_cpu_seconds(dev->model);
+}
+
+/* Offsets of a channel block whose reads have side effects (the clear-on-read status). */
+static bool xdma_read_clears(unsigned int bar, u64 off)
+{
+	return bar == 0 && (off & 0xe000) == 0 && (off & 0xff) == XDMA_CH_STATUS_RC;
+}
+
+static int xdma_m_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
+		      unsigned int flags)
+{
+	u32 size = bar == 0 ? XDMA_MODEL_BAR0_BYTES : XDMA_MODEL_BAR1_BYTES;
+
+	if (bar > 1)
+		return fdma_err(dev, -ENXIO,
+				"the simulated XDMA has BAR0 (DMA) and BAR1 (user), not BAR%u", bar);
+	if (off >= size)
+		return fdma_err(dev, -ERANGE, "offset 0x%llx is beyond BAR%u's %u bytes",
+				(unsigned long long)off, bar, size);
+	if (!(flags & FDMA_REG_FORCE) && (write ? bar == 0 : xdma_read_clears(bar, off)))
+		return fdma_err(dev, -EPERM,
+				write ? "BAR0 0x%llx is the engine's register: writing it under the library can break the device (FDMA_REG_FORCE to insist)"
+				      : "BAR0 0x%llx clears the channel's status when read, which the library needs (FDMA_REG_FORCE to insist)",
+				(unsigned long long)off);
+	if (write)
+		xdma_model_write(dev->model, bar, (u32)off, *val);
+	else
+		*val = xdma_model_read(dev->model, bar, (u32)off);
+	return 0;
+}
+
+static const struct fdma_sim_model sim_xdma = {
+	.eng = &fdma_eng_xdma,
+	.name = "simulated XDMA",
+	.create = xdma_m_create,
+	.destroy = xdma_m_destroy,
+	.cpu_seconds = xdma_m_cpu,
+	.reg = xdma_m_reg,
+};
+
+static const struct fdma_sim_model *const sim_models[] = { &sim_fdma, &sim_xdma };
+
+/* ---- open and close ------------------------------------------------------ */
+
+static void sim_close(struct fdma_dev *dev);
+
+int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o)
+{
+	int ret;
+
+	dev->ops = &fdma_sim_ops;
+	fdma_addrmap_init(&dev->map);
+	for (size_t i = 0; i < sizeof(sim_models) / sizeof(sim_models[0]); i++)
+		if (sim_models[i]->eng == o->eng)
+			dev->sm = sim_models[i];
+	if (!dev->sm)
+		return fdma_err(dev, -EINVAL, "no simulated device for engine %s", o->eng->name);
 	for (int i = 0; i < FDMA_MAX_CHAN; i++) {
 		dev->ch[i].efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (dev->ch[i].efd < 0)
 			return fdma_err(dev, -errno, "eventfd: %s", strerror(errno));
 	}
-	ret = fdma_model_create(&o->model, dev->regs, &host, &dev->model);
+	ret = dev->sm->create(dev, o);
 	if (ret)
-		return fdma_err(dev, ret, "cannot start the device model: %s", strerror(-ret));
-	dev->plat.regs = dev->regs;
-	dev->plat.kick = sim_kick;
-	dev->plat.kick_ctx = dev->model;
-
-	ret = fdma_eng_probe(&dev->plat, &dev->caps);
+		return ret;
+	ret = fdma_eng_probe(dev->sm->eng, &dev->plat, &dev->caps);
 	if (ret)
-		return fdma_err(dev, ret, "no FDMA engine found (probe: %s)", strerror(-ret));
-	ret = fdma_eng_reset(&dev->plat, FDMA_RESET_TIMEOUT_US);
+		return fdma_err(dev, ret, "no %s engine found (probe: %s)", dev->sm->eng->name,
+				strerror(-ret));
+	ret = fdma_eng_reset(&dev->plat, &dev->caps, FDMA_RESET_TIMEOUT_US);
 	if (ret)
 		return fdma_err(dev, ret, "engine reset timed out");
-	fdma_eng_enable(&dev->plat, true);
+	fdma_eng_enable(&dev->plat, &dev->caps, true);
 	fill_info(dev, o);
 	dev->link = o->model.link;
 	dev->link_known = true;
@@ -167,7 +329,7 @@ static void sim_close(struct fdma_dev *dev)
 	if (dev->model) {
 		/* Bus mastering off and drained (a NOACK channel may still be writing). */
 		fdma_eng_quiesce(&dev->plat, &dev->caps, FDMA_RESET_TIMEOUT_US);
-		fdma_model_destroy(dev->model);
+		dev->sm->destroy(dev);
 		dev->model = NULL;
 	}
 	/* The device is gone: nothing can write the memory we free now. */
@@ -184,35 +346,13 @@ static void sim_close(struct fdma_dev *dev)
 		if (dev->ch[i].efd >= 0)
 			close(dev->ch[i].efd);
 	}
-	free((void *)dev->regs);
 	fdma_addrmap_destroy(&dev->map);
 }
 
-/*
- * The simulated device has one BAR: the engine's register file, all of it
- * the engine's. Reads are free (the engine's registers have no read side
- * effects); writes need FDMA_REG_FORCE, as on kdev:.
- */
 static int sim_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
 		   unsigned int flags)
 {
-	if (bar != 0)
-		return fdma_err(dev, -ENXIO, "the simulated device has BAR0 only, not BAR%u", bar);
-	if (off >= FDMA_MODEL_REGS_BYTES)
-		return fdma_err(dev, -ERANGE,
-				"offset 0x%llx is beyond BAR0's %u bytes (the engine's registers)",
-				(unsigned long long)off, FDMA_MODEL_REGS_BYTES);
-	if (!write) {
-		*val = __atomic_load_n(&dev->regs[off / 4], __ATOMIC_ACQUIRE);
-		return 0;
-	}
-	if (!(flags & FDMA_REG_FORCE))
-		return fdma_err(dev, -EPERM,
-				"BAR0 0x%llx is the engine's register: writing it under the library can break the device (FDMA_REG_FORCE to insist)",
-				(unsigned long long)off);
-	/* The model polls its registers: a store is a write on this bus. */
-	__atomic_store_n(&dev->regs[off / 4], *val, __ATOMIC_RELEASE);
-	return 0;
+	return dev->sm->reg(dev, bar, off, val, write, flags);
 }
 
 const struct fdma_ops fdma_sim_ops = {

@@ -91,6 +91,7 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
 		{ "none", FDMA_FAULT_NONE }, { "desc", FDMA_FAULT_DESC },
 		{ "data", FDMA_FAULT_DATA }, { "stuck", FDMA_FAULT_STUCK },
 		{ "irq", FDMA_FAULT_IRQ }, { "noack", FDMA_FAULT_NOACK },
+		{ "magic", FDMA_FAULT_MAGIC },
 	};
 	const char *at = strchr(val, '@');
 	size_t klen = at ? (size_t)(at - val) : strlen(val);
@@ -111,13 +112,13 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
 		return 0;
 	}
 	snprintf(why, whylen,
-		 "bad value '%s' for option 'fault': expected desc, data, stuck, irq or noack, optionally @N (the Nth descriptor)",
+		 "bad value '%s' for option 'fault': expected desc, data, stuck, irq, noack or magic, optionally @N (the Nth descriptor)",
 		 val);
 	return -EINVAL;
 }
 
 #define KNOWN_OPTS \
-	"gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams memcpy mem ring maxdesc coal coal_us fault"
+	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams memcpy mem ring maxdesc coal coal_us fault wb"
 
 /* The option's bit in the "seen" mask (its place in KNOWN_OPTS), or -1. */
 static int opt_index(const char *key)
@@ -146,6 +147,7 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 	memset(o, 0, sizeof(*o));
 	fdma_model_cfg_defaults(&o->model);
 	o->ring = FDMA_DEFAULT_RING;
+	o->eng = &fdma_eng_fdma;
 	copy = strdup(opts);
 	if (!copy) {
 		snprintf(why, whylen, "out of memory");
@@ -190,7 +192,16 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		}
 		if (k >= 0)
 			seen |= 1u << k;
-		if (!strcmp(key, "gen")) {
+		if (!strcmp(key, "engine")) {
+			o->eng = fdma_eng_by_name(val);
+			if (!o->eng) {
+				snprintf(why, whylen, "bad value '%.40s' for option 'engine': expected fdma or xdma", val);
+				ret = -EINVAL;
+			}
+		} else if (!strcmp(key, "wb")) {
+			ret = get_num(key, val, 0, 1, &v, why, whylen);
+			o->no_wb = !v;
+		} else if (!strcmp(key, "gen")) {
 			ret = get_num(key, val, 1, 5, &v, why, whylen);
 			l->gen = (unsigned int)v;
 		} else if (!strcmp(key, "lanes")) {
@@ -270,6 +281,14 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		ret = fdma_link_validate(&o->model.link, lwhy, sizeof(lwhy));
 		if (ret)
 			snprintf(why, whylen, "%s", lwhy);
+	}
+	if (!ret && o->eng == &fdma_eng_xdma &&
+	    (o->model.mm_pairs + (o->model.streams ? 1 : 0) > 4 || o->model.memcpy_chans)) {
+		snprintf(why, whylen,
+			 "XDMA has at most 4 channels per direction and no memcpy channels: %u memory-mapped pairs%s%s",
+			 o->model.mm_pairs, o->model.streams ? " and a stream pair" : "",
+			 o->model.memcpy_chans ? " and memcpy channels" : "");
+		ret = -EINVAL;
 	}
 	if (!ret && o->model.mm_pairs * 2 + (o->model.streams ? 2 : 0) + o->model.memcpy_chans >
 		    FDMA_MAX_CHAN) {

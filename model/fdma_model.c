@@ -9,16 +9,16 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
-#include <zlib.h>
 
 #include "fdma_plat.h"
 #include "fdma_regs.h"
 #include "fdma_model.h"
+#include "fdma_mcommon.h"
 
 /* The test block names the fault kinds without the model's header. */
 _Static_assert(FDMA_MDBG_FAULT_DESC == FDMA_FAULT_DESC && FDMA_MDBG_FAULT_DATA == FDMA_FAULT_DATA &&
 	       FDMA_MDBG_FAULT_STUCK == FDMA_FAULT_STUCK && FDMA_MDBG_FAULT_IRQ == FDMA_FAULT_IRQ &&
-	       FDMA_MDBG_FAULT_NOACK == FDMA_FAULT_NOACK, "fault kinds of fdma_mdbg.h");
+	       FDMA_MDBG_FAULT_NOACK == FDMA_FAULT_NOACK && FDMA_MDBG_FAULT_MAGIC == FDMA_FAULT_MAGIC, "fault kinds of fdma_mdbg.h");
 
 /* A channel with nothing to do polls its doorbell this long before sleeping. */
 #define IDLE_SPIN_NS	20000ull
@@ -74,25 +74,14 @@ struct mchan {
 	bool was_empty;
 
 	/* C2H stream generator */
-	u8 *frame;
-	size_t frame_cap;
-	u32 frame_len, frame_off;
-	bool in_frame, pending_overrun;
-	u32 seq;
+	struct fdma_tgen gen;
+	bool pending_overrun;
 	u64 next_frame_ns;
 
 	/* H2C stream checker */
-	struct fdma_frame_hdr ck_hdr;
-	uLong ck_crc;
-	u32 ck_len, ck_seq;
-	bool ck_in_frame;
+	struct fdma_tchk chk;
 
 	u32 tg_frames, tg_errors, overruns, irqs;
-};
-
-struct link_clock {
-	pthread_mutex_t lock;
-	u64 free_ns;			/* when the link is next free in this direction */
 };
 
 struct fdma_model {
@@ -107,17 +96,12 @@ struct fdma_model {
 	/* the test block: the last request taken */
 	pthread_mutex_t mdbg_lock;
 	atomic_uint mdbg_seen;
-	struct link_clock clk[2];	/* [0] H2C (downstream), [1] C2H (upstream) */
+	struct fdma_link_clock clk[2];	/* [0] H2C (downstream), [1] C2H (upstream) */
 	struct mchan chan[FDMA_MAX_CHANNELS];
 };
 
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
-}
+#define now_ns fdma_mnow_ns
+#define sleep_until fdma_msleep_until
 
 static u32 grd(struct fdma_model *m, u32 off)
 {
@@ -335,22 +319,6 @@ static void halt(struct mchan *c, const struct fdma_desc *d, u16 status)
 
 /* ---- pacing ------------------------------------------------------------ */
 
-static void sleep_until(u64 t)
-{
-	u64 now = now_ns();
-
-	/* Sleep most of a long wait, spin the rest: wake-up jitter would cost link time. */
-	if (t > now + 100000) {
-		u64 s = t - 50000;
-		struct timespec ts = { .tv_sec = (time_t)(s / 1000000000ull),
-				       .tv_nsec = (long)(s % 1000000000ull) };
-
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-	}
-	while (now_ns() < t)
-		fdma_cpu_relax();
-}
-
 static bool paced(struct fdma_model *m)
 {
 	switch (grd(m, FDMA_MDBG_PACE)) {
@@ -361,22 +329,6 @@ static bool paced(struct fdma_model *m)
 	default:
 		return m->cfg.paced;
 	}
-}
-
-/*
- * Reserve cost ns of one direction's link time, starting no earlier than
- * not_before; returns when it ends.
- */
-static u64 reserve(struct link_clock *lc, u64 not_before, u64 cost)
-{
-	u64 start, done;
-
-	pthread_mutex_lock(&lc->lock);
-	start = lc->free_ns > not_before ? lc->free_ns : not_before;
-	done = start + cost;
-	lc->free_ns = done;
-	pthread_mutex_unlock(&lc->lock);
-	return done;
 }
 
 /*
@@ -400,14 +352,14 @@ static void pace(struct mchan *c, u32 len)
 	if (is_m2m(c)) {
 		u64 cost_r = fdma_link_xfer_ns(&m->cfg.link, FDMA_LINK_H2C, len, c->was_empty);
 		u64 cost_w = fdma_link_xfer_ns(&m->cfg.link, FDMA_LINK_C2H, len, false);
-		u64 done_r = reserve(&m->clk[0], c->avail_ns, cost_r);
-		u64 done_w = reserve(&m->clk[1], done_r - cost_r, cost_w);
+		u64 done_r = fdma_link_clock_reserve(&m->clk[0], c->avail_ns, cost_r);
+		u64 done_w = fdma_link_clock_reserve(&m->clk[1], done_r - cost_r, cost_w);
 
 		done = done_r > done_w ? done_r : done_w;
 	} else {
 		int dir = is_c2h(c) ? FDMA_LINK_C2H : FDMA_LINK_H2C;
 
-		done = reserve(&m->clk[dir], c->avail_ns,
+		done = fdma_link_clock_reserve(&m->clk[dir], c->avail_ns,
 			       fdma_link_xfer_ns(&m->cfg.link, dir, len, c->was_empty));
 	}
 	sleep_until(done);
@@ -427,11 +379,13 @@ static void chan_reset(struct mchan *c)
 	c->cidx = 0;
 	c->last_pidx = 0;
 	c->unsig = 0;
-	c->in_frame = false;
+	c->gen.in_frame = false;
 	c->pending_overrun = false;
-	c->ck_in_frame = false;
-	c->seq = 0;
-	c->ck_seq = 0;
+	c->chk.in_frame = false;
+	c->gen.seq = 0;
+	c->chk.seq = 0;
+	c->chk.frames = 0;
+	c->chk.errors = 0;
 	c->next_frame_ns = 0;
 	c->tg_frames = 0;
 	c->tg_errors = 0;
@@ -662,37 +616,9 @@ static void checker_feed(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
 {
 	if (!(rd(c, FDMA_CH_TG_CTRL) & 1))
 		return;
-	if (ctrl & FDMA_DESC_SOF) {
-		if (c->ck_in_frame)
-			c->tg_errors++;		/* previous frame never ended */
-		c->ck_in_frame = len >= sizeof(c->ck_hdr);
-		if (!c->ck_in_frame) {
-			c->tg_errors++;
-			goto out;
-		}
-		memcpy(&c->ck_hdr, data, sizeof(c->ck_hdr));
-		c->ck_crc = crc32(0, data + sizeof(c->ck_hdr), len - sizeof(c->ck_hdr));
-		c->ck_len = len;
-	} else if (c->ck_in_frame) {
-		c->ck_crc = crc32(c->ck_crc, data, len);
-		c->ck_len += len;
-	} else {
-		c->tg_errors++;			/* data outside a frame */
-		goto out;
-	}
-	if (ctrl & FDMA_DESC_EOF) {
-		bool ok = c->ck_hdr.magic == FDMA_FRAME_MAGIC &&
-			  c->ck_hdr.len == c->ck_len && c->ck_hdr.crc == c->ck_crc &&
-			  c->ck_hdr.seq == c->ck_seq;
-
-		c->ck_seq = c->ck_hdr.seq + 1;
-		if (ok)
-			c->tg_frames++;
-		else
-			c->tg_errors++;
-		c->ck_in_frame = false;
-	}
-out:
+	fdma_tchk_feed(&c->chk, data, len, ctrl & FDMA_DESC_SOF, ctrl & FDMA_DESC_EOF);
+	c->tg_frames = c->chk.frames;
+	c->tg_errors = c->chk.errors;
 	wr(c, FDMA_CH_TG_FRAMES, c->tg_frames);
 	wr(c, FDMA_CH_TG_ERRORS, c->tg_errors);
 }
@@ -714,7 +640,7 @@ static bool fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, void *
 	if (c->stuck)
 		return false;
 	/* A host that does not say it knows the kind gets nothing written (CH_CTRL.M2M). */
-	if (!c->ring || *f == FDMA_FAULT_DESC ||
+	if (!c->ring || *f == FDMA_FAULT_DESC || *f == FDMA_FAULT_MAGIC ||
 	    (is_m2m(c) && !(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_M2M))) {
 		halt(c, NULL, FDMA_CPL_DESC_ERR);
 		return false;
@@ -771,41 +697,14 @@ static bool run_desc(struct mchan *c)
 /* Build the next test frame in the generator's own memory (the card side). */
 static int build_frame(struct mchan *c, u32 len, u64 t_ready)
 {
-	struct fdma_frame_hdr *h;
-	u64 *w;
-	size_t nwords, i;
-
-	if (len > c->frame_cap) {
-		u8 *p = realloc(c->frame, len);
-
-		if (!p)
-			return -ENOMEM;
-		c->frame = p;
-		c->frame_cap = len;
-	}
-	h = (struct fdma_frame_hdr *)c->frame;
-	w = (u64 *)(c->frame + sizeof(*h));
-	nwords = (len - sizeof(*h)) / 8;
-	for (i = 0; i < nwords; i++)
-		w[i] = (u64)c->seq << 32 | i;
-	memset(c->frame + sizeof(*h) + nwords * 8, 0, len - sizeof(*h) - nwords * 8);
-	h->magic = FDMA_FRAME_MAGIC;
-	h->seq = c->seq;
-	h->len = len;
-	h->crc = crc32(0, c->frame + sizeof(*h), len - sizeof(*h));
-	h->tstamp_ns = t_ready;
-	h->rsvd = 0;
-	c->frame_len = len;
-	c->frame_off = 0;
-	c->in_frame = true;
-	return 0;
+	return fdma_tgen_build(&c->gen, len, t_ready);
 }
 
 /* Lose n frames of a paced source (DROP): counted, and their seq numbers used up. */
 static void drop_frames(struct mchan *c, u64 n, u32 period)
 {
 	c->overruns += (u32)n;
-	c->seq += (u32)n;
+	c->gen.seq += (u32)n;
 	c->pending_overrun = true;
 	c->next_frame_ns += n * period;
 	c->status |= FDMA_CH_ST_OVERRUN;
@@ -824,7 +723,7 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 
 	if (!(rd(c, FDMA_CH_TG_CTRL) & 1) || len < sizeof(struct fdma_frame_hdr))
 		return 0;
-	if (!c->in_frame) {
+	if (!c->gen.in_frame) {
 		now = now_ns();
 		if (!c->next_frame_ns)
 			c->next_frame_ns = now;
@@ -869,7 +768,7 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 		if (c->avail_ns < now)
 			c->avail_ns = now;
 	}
-	while (c->in_frame && c->cidx != pidx && n < BUDGET && engine_enabled(c->m)) {
+	while (c->gen.in_frame && c->cidx != pidx && n < BUDGET && engine_enabled(c->m)) {
 		enum fdma_fault f;
 		struct fdma_desc d;
 		void *host = NULL, *unused;
@@ -878,26 +777,26 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 
 		if (!fetch_desc(c, &d, &host, &unused, &f))
 			return n;
-		piece = c->frame_len - c->frame_off;
+		piece = c->gen.len - c->gen.off;
 		if (piece > d.len)
 			piece = d.len;
-		memcpy(host, c->frame + c->frame_off, piece);
+		memcpy(host, c->gen.frame + c->gen.off, piece);
 		pace(c, piece);
 		if (f == FDMA_FAULT_DATA) {
 			halt(c, &d, FDMA_CPL_DATA_ERR);
 			return n;
 		}
-		if (c->frame_off == 0) {
+		if (c->gen.off == 0) {
 			flags |= FDMA_CPL_F_SOF;
 			if (c->pending_overrun)
 				flags |= FDMA_CPL_F_OVERRUN;
 			c->pending_overrun = false;
 		}
-		c->frame_off += piece;
-		if (c->frame_off == c->frame_len) {
+		c->gen.off += piece;
+		if (c->gen.off == c->gen.len) {
 			flags |= FDMA_CPL_F_EOF;
-			c->in_frame = false;
-			c->seq++;
+			c->gen.in_frame = false;
+			c->gen.seq++;
 			c->tg_frames++;
 			wr(c, FDMA_CH_TG_FRAMES, c->tg_frames);
 			c->next_frame_ns = period ? c->next_frame_ns + period : now_ns();
@@ -1172,7 +1071,7 @@ void fdma_model_destroy(struct fdma_model *m)
 	for (i = 0; i < m->nchan; i++) {
 		pthread_mutex_destroy(&m->chan[i].lock);
 		pthread_cond_destroy(&m->chan[i].cond);
-		free(m->chan[i].frame);
+		fdma_tgen_free(&m->chan[i].gen);
 	}
 	for (i = 0; i < 2; i++)
 		pthread_mutex_destroy(&m->clk[i].lock);

@@ -33,6 +33,9 @@ enum fdma_fault {
 				 * completion ring and write-back block until the
 				 * engine is disabled (CTRL.ENABLE = 0); an engine
 				 * reset clears it */
+	FDMA_FAULT_MAGIC,	/* a descriptor reads back without its magic
+				 * (XDMA: the channel stops, MAGIC_STOPPED; the
+				 * FDMA engine has no magic: as DESC) */
 	FDMA_FAULT_KINDS
 };
 

@@ -2,6 +2,7 @@
 /* Helpers shared by the simulated-device tests; see sim_util.h. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,15 +151,35 @@ const char *sim_target(void)
 	return t && *t ? t : NULL;
 }
 
+const char *sim_extra(void)
+{
+	const char *t = getenv("FDMA_TEST_SIM");
+
+	return t && *t ? t : NULL;
+}
+
 struct fdma_dev *sim_open_at(const char *uri, const char *file, int line)
 {
 	struct fdma_dev *dev = NULL;
-	char err[256] = "";
+	bool is_sim = !strncmp(uri, "sim", 3) && (!uri[3] || uri[3] == ':');
+	char err[256] = "", buf[512];
 	int ret;
 
-	if (sim_target() && !strncmp(uri, "sim", 3) && (!uri[3] || uri[3] == ':'))
+	if (sim_target() && is_sim)
 		return open_other(sim_target(), uri, file, line);
-	ret = fdma_open(&dev, uri, err, sizeof(err));
+	if (sim_extra() && is_sim) {
+		/* The extra options first: a test's own options must not be given twice. */
+		snprintf(buf, sizeof(buf), "sim:%s%s%s", sim_extra(), uri[3] ? "," : "",
+			 uri[3] ? uri + 4 : "");
+		ret = fdma_open(&dev, buf, err, sizeof(err));
+		if (ret == -EINVAL) {
+			print_message("%s: %s: skipped\n", buf, err);
+			skip();
+		}
+		uri = buf;
+	} else {
+		ret = fdma_open(&dev, uri, err, sizeof(err));
+	}
 	if (ret < 0 || !dev) {
 		print_error("fdma_open(\"%s\") = %d (%s): %s\n", uri, ret, strerror(-ret), err);
 		_fail(file, line);

@@ -31,6 +31,12 @@
  */
 #define sim_open(uri) sim_open_at((uri), __FILE__, __LINE__)
 struct fdma_dev *sim_open_at(const char *uri, const char *file, int line);
+/*
+ * FDMA_TEST_SIM: options put before every "sim" URI's own (e.g.
+ * engine=xdma: the whole suite on the XDMA model); a URI the extra
+ * options make invalid (memcpy channels on XDMA) skips its test.
+ */
+const char *sim_extra(void);
 /* FDMA_TEST_DEVICE, or NULL when the tests run on the simulated device. */
 const char *sim_target(void);
 /*

@@ -152,6 +152,8 @@ static int dev_setup(void **state)
 	d->plat.regs = d->regs;
 	d->plat.kick = fake_kick;
 	d->plat.kick_ctx = d;
+	/* Engine-wide calls made before a probe still need to know the engine. */
+	d->caps.eng = &fdma_eng_fdma;
 	*state = d;
 	return 0;
 }
@@ -165,7 +167,7 @@ static int dev_teardown(void **state)
 /* Probe and set up ring r on channel ch with size entries. */
 static void ring_on(struct dev *d, u32 ch, u32 size)
 {
-	assert_int_equal(fdma_eng_probe(&d->plat, &d->caps), 0);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &d->caps), 0);
 	assert_int_equal(fdma_ering_init(&d->r, &d->plat, &d->caps, ch, size,
 					 d->desc, DESC_BUS, d->cpl, CPL_BUS,
 					 &d->wb, WB_BUS, d->slot), 0);
@@ -271,7 +273,7 @@ static void test_probe_ok(void **state)
 
 	*reg(d, FDMA_REG_CARD_SIZE_HI) = 2;	/* 8 GiB + 1 MiB: both halves read */
 	memset(&caps, 0xa5, sizeof(caps));
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), 0);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), 0);
 	assert_int_equal(caps.version, FDMA_VERSION_MAJOR << 16 | FDMA_VERSION_MINOR);
 	assert_int_equal(caps.nchan, NCHAN);
 	assert_int_equal(caps.align, 64);
@@ -292,7 +294,7 @@ static void test_probe_ok(void **state)
 	/* Without the optional features the flags read false; a newer minor is fine. */
 	*reg(d, FDMA_REG_CAPS) = FDMA_CAPS_MAKE(1, 12);
 	*reg(d, FDMA_REG_VERSION) = 1u << 16 | 7;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), 0);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), 0);
 	assert_false(caps.coalesce);
 	assert_false(caps.testgen);
 	assert_int_equal(caps.nchan, 1);
@@ -307,11 +309,11 @@ static void test_probe_bad_magic(void **state)
 	struct fdma_eng_caps caps;
 
 	*reg(d, FDMA_REG_ID) = 0x414d4446;	/* byte-swapped magic */
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -ENODEV);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -ENODEV);
 	*reg(d, FDMA_REG_ID) = 0xffffffff;	/* a surprise-removed device */
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -ENODEV);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -ENODEV);
 	*reg(d, FDMA_REG_ID) = 0;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -ENODEV);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -ENODEV);
 }
 
 static void test_probe_bad_version(void **state)
@@ -320,13 +322,13 @@ static void test_probe_bad_version(void **state)
 	struct fdma_eng_caps caps;
 
 	*reg(d, FDMA_REG_VERSION) = 2u << 16;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -EPROTO);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -EPROTO);
 	*reg(d, FDMA_REG_VERSION) = 0u << 16 | 9;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -EPROTO);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -EPROTO);
 	*reg(d, FDMA_REG_VERSION) = 0xffffffff;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -EPROTO);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -EPROTO);
 	*reg(d, FDMA_REG_VERSION) = 1u << 16;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), 0);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), 0);
 }
 
 static void test_probe_bad_caps(void **state)
@@ -335,28 +337,28 @@ static void test_probe_bad_caps(void **state)
 	struct fdma_eng_caps caps;
 
 	*reg(d, FDMA_REG_CAPS) = FDMA_CAPS_MAKE(FDMA_MAX_CHANNELS + 1, 6);
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -EPROTO);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -EPROTO);
 	*reg(d, FDMA_REG_CAPS) = FDMA_CAPS_MAKE(FDMA_MAX_CHANNELS, 6);
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), 0);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), 0);
 	*reg(d, FDMA_REG_CAPS) = FDMA_CAPS_MAKE(NCHAN, 13);
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -EPROTO);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -EPROTO);
 	*reg(d, FDMA_REG_CAPS) = FDMA_CAPS_MAKE(NCHAN, 6);
 
 	/* MAX_DESC_LEN smaller than the alignment rounds down to nothing. */
 	*reg(d, FDMA_REG_MAX_DESC_LEN) = ALIGN - 1;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -EPROTO);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -EPROTO);
 	*reg(d, FDMA_REG_MAX_DESC_LEN) = 0;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -EPROTO);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -EPROTO);
 	*reg(d, FDMA_REG_MAX_DESC_LEN) = MAXD;
 
 	*reg(d, FDMA_REG_RING_MAX) = 96;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -EPROTO);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -EPROTO);
 	*reg(d, FDMA_REG_RING_MAX) = 1;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -EPROTO);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -EPROTO);
 	*reg(d, FDMA_REG_RING_MAX) = 0;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), -EPROTO);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), -EPROTO);
 	*reg(d, FDMA_REG_RING_MAX) = 2;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), 0);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), 0);
 }
 
 static void test_probe_rounds_max_desc_len(void **state)
@@ -365,10 +367,10 @@ static void test_probe_rounds_max_desc_len(void **state)
 	struct fdma_eng_caps caps;
 
 	*reg(d, FDMA_REG_MAX_DESC_LEN) = MAXD + ALIGN - 1;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), 0);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), 0);
 	assert_int_equal(caps.max_desc_len, MAXD);
 	*reg(d, FDMA_REG_MAX_DESC_LEN) = 0xffffffff;
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), 0);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), 0);
 	assert_int_equal(caps.max_desc_len, 0xffffffc0);
 }
 
@@ -388,7 +390,7 @@ static void test_ring_init_sizes(void **state)
 	static const u32 good[] = { 2, 4, 16, 128, RING_MAX };
 	size_t i;
 
-	assert_int_equal(fdma_eng_probe(&d->plat, &d->caps), 0);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &d->caps), 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(init_size(d, CH_H2C_MM, bad[i]), -EINVAL);
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
@@ -411,7 +413,7 @@ static void test_ring_init_alignment(void **state)
 	struct fdma_ering *r = &d->r;
 	struct fdma_eng_caps *c = &d->caps;
 
-	assert_int_equal(fdma_eng_probe(&d->plat, c), 0);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, c), 0);
 	/* Descriptors need 32 B, completion records 16 B, the write-back block 64 B. */
 	assert_int_equal(fdma_ering_init(r, &d->plat, c, 0, 16, d->desc, DESC_BUS + 16,
 					 d->cpl, CPL_BUS, &d->wb, WB_BUS, d->slot), -EINVAL);
@@ -427,7 +429,7 @@ static void test_ring_init_alignment(void **state)
 	assert_int_equal(fdma_ering_init(r, &d->plat, c, 0, 16, d->desc, DESC_BUS + 32,
 					 d->cpl, CPL_BUS + 16, &d->wb, WB_BUS + 64, d->slot), 0);
 	assert_int_equal(r->desc_bus, DESC_BUS + 32);
-	assert_int_equal(r->cpl_bus, CPL_BUS + 16);
+	assert_int_equal(r->rec_bus, CPL_BUS + 16);
 	assert_int_equal(r->wb_bus, WB_BUS + 64);
 }
 
@@ -1133,20 +1135,20 @@ static void test_eng_reset_enable(void **state)
 	*reg(d, FDMA_REG_RESET_REQ) = 5;
 	*reg(d, FDMA_REG_RESET_ACK) = 5;
 	d->ack_resets = true;
-	assert_int_equal(fdma_eng_reset(&d->plat, 1000), 0);
+	assert_int_equal(fdma_eng_reset(&d->plat, &d->caps, 1000), 0);
 	assert_int_equal(*reg(d, FDMA_REG_RESET_REQ), 6);
 	assert_int_equal(*reg(d, FDMA_REG_RESET_ACK), 6);
 	assert_int_equal(d->eng_resets, 1);
 	assert_int_equal(d->kicks, 1);
 
 	d->ack_resets = false;
-	assert_int_equal(fdma_eng_reset(&d->plat, 30), -ETIMEDOUT);
+	assert_int_equal(fdma_eng_reset(&d->plat, &d->caps, 30), -ETIMEDOUT);
 	assert_int_equal(*reg(d, FDMA_REG_RESET_REQ), 7);
 	assert_int_equal(d->eng_resets, 1);
 
-	fdma_eng_enable(&d->plat, true);
+	fdma_eng_enable(&d->plat, &d->caps, true);
 	assert_int_equal(*reg(d, FDMA_REG_CTRL), FDMA_CTRL_ENABLE);
-	fdma_eng_enable(&d->plat, false);
+	fdma_eng_enable(&d->plat, &d->caps, false);
 	assert_int_equal(*reg(d, FDMA_REG_CTRL), 0);
 	assert_int_equal(d->kicks, 4);
 }
@@ -1159,7 +1161,7 @@ static void test_eng_reset_real_time(void **state)
 
 	d->ack_resets = false;
 	t0 = now_us();
-	assert_int_equal(fdma_eng_reset(&d->plat, 50000), -ETIMEDOUT);
+	assert_int_equal(fdma_eng_reset(&d->plat, &d->caps, 50000), -ETIMEDOUT);
 	t1 = now_us();
 	assert_true(t1 - t0 >= 50000);
 	/* Counting 10 us per sleep that lasts 50-60 us would take 250+ ms. */
@@ -1172,8 +1174,8 @@ static void test_quiesce(void **state)
 	struct fdma_eng_caps caps;
 	u64 t0, t1;
 
-	assert_int_equal(fdma_eng_probe(&d->plat, &caps), 0);
-	fdma_eng_enable(&d->plat, true);
+	assert_int_equal(fdma_eng_probe(&fdma_eng_fdma, &d->plat, &caps), 0);
+	fdma_eng_enable(&d->plat, &caps, true);
 	*reg(d, FDMA_REG_STATUS) = FDMA_STATUS_READY | FDMA_STATUS_BUSY;
 
 	/* 1.1: ENABLE cleared, then BUSY waited for. */
@@ -1183,7 +1185,7 @@ static void test_quiesce(void **state)
 	assert_int_equal(*reg(d, FDMA_REG_STATUS), FDMA_STATUS_READY);
 
 	/* An engine that never stops: -ETIMEDOUT after the bound, ENABLE still cleared. */
-	fdma_eng_enable(&d->plat, true);
+	fdma_eng_enable(&d->plat, &caps, true);
 	*reg(d, FDMA_REG_STATUS) = FDMA_STATUS_READY | FDMA_STATUS_BUSY;
 	d->drop_busy = false;
 	t0 = now_us();
@@ -1194,7 +1196,7 @@ static void test_quiesce(void **state)
 
 	/* A 1.0 engine has no BUSY: the read-back is all there is. */
 	caps.version = FDMA_VERSION_MAJOR << 16;
-	fdma_eng_enable(&d->plat, true);
+	fdma_eng_enable(&d->plat, &caps, true);
 	assert_int_equal(fdma_eng_quiesce(&d->plat, &caps, 1000), 0);
 	assert_int_equal(*reg(d, FDMA_REG_CTRL), 0);
 }

@@ -1,0 +1,1032 @@
+// SPDX-License-Identifier: MIT
+/*
+ * XDMA model: one thread per channel follows descriptor chains the way
+ * PG195 describes the engine; the register file is trapped (every access
+ * is a call under the model's lock), so reads and writes have the side
+ * effects the real registers have. See xdma_model.h.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "fdma_plat.h"
+#include "fdma_mcommon.h"
+#include "fdma_mdbg.h"
+#include "xdma_regs.h"
+#include "xdma_model.h"
+
+#define NCH		(2 * XDMA_MAX_CHAN)
+#define VERSION		0x06u	/* the identifier's version field (XDMA v4.1 reports 6) */
+
+struct xch {
+	_Alignas(64) struct xdma_model *m;
+	bool present, c2h, stream;
+	u32 n;			/* channel number within its direction */
+	u32 bit;		/* engine order: the IRQ block's bit */
+	pthread_t thread;
+	bool started;
+	pthread_cond_t cond;
+	clockid_t cpuclock;
+
+	/* registers (under m->lock) */
+	u32 ctrl, status, completed, ie, wb_lo, wb_hi;
+	u32 sg_lo, sg_hi, sg_adj, credits;
+
+	/* the chain (under m->lock) */
+	bool busy;
+	u32 gen;		/* bumped at every RUN rising edge */
+	u64 cur;		/* next descriptor's address */
+	u32 blk_left;		/* descriptors left in the declared adjacent block */
+	bool line;		/* interrupt level */
+	bool stuck, rogue, lose_irq, eop_prev;
+
+	/* faults armed through the test block */
+	enum fdma_fault arm_kind;
+	u64 arm_left;
+
+	/* pacing (channel thread only) */
+	u64 avail_ns;
+	bool was_empty;
+
+	/* stream test block (under m->lock; data by the thread) */
+	u32 tg_len, tg_period, tg_ctrl, tg_frames, tg_errors, tg_overruns;
+	struct fdma_tgen gen_st;
+	struct fdma_tchk chk;
+	u64 next_frame_ns;
+	bool pending_overrun;
+};
+
+struct xdma_model {
+	struct fdma_model_cfg cfg;
+	struct fdma_model_host host;
+	pthread_mutex_t lock;
+	u8 *card;
+	atomic_bool quit;
+	u32 chan_en, user_en, user_req;
+	u32 chan_vec[2], user_vec[4];
+	u32 mdbg[64];		/* the test block, 0xf00.. of BAR 1 */
+	u64 desc_count, faults;
+	struct fdma_link_clock clk[2];
+	struct xch ch[NCH];	/* [0..3] H2C, [4..7] C2H */
+};
+
+static struct xch *chan_at(struct xdma_model *m, bool c2h, u32 n)
+{
+	struct xch *c = &m->ch[(c2h ? XDMA_MAX_CHAN : 0) + n];
+
+	return n < XDMA_MAX_CHAN && c->present ? c : NULL;
+}
+
+/* ---- interrupts --------------------------------------------------------- */
+
+static u32 vec_of(const u32 *regs, u32 i)
+{
+	return (regs[i / 4] >> XDMA_IRQ_VEC_SHIFT(i)) & 0x1f;
+}
+
+/* The level is the status bits the IE mask lets through; a message goes on its rising edge. */
+static void irq_eval(struct xch *c)
+{
+	struct xdma_model *m = c->m;
+	bool line = (c->status & c->ie & ~XDMA_ST_BUSY) != 0;
+
+	if (line && !c->line && (m->chan_en & c->bit)) {
+		if (c->lose_irq)
+			c->lose_irq = false;
+		else
+			m->host.irq(m->host.ctx, vec_of(m->chan_vec, (u32)__builtin_ctz(c->bit)));
+	}
+	c->line = line;
+}
+
+/* Channels whose line is high when their enable bit turns on: their message goes now. */
+static void irq_enable(struct xdma_model *m, u32 was)
+{
+	for (u32 i = 0; i < NCH; i++) {
+		struct xch *c = &m->ch[i];
+
+		if (c->present && c->line && (m->chan_en & c->bit) && !(was & c->bit))
+			m->host.irq(m->host.ctx, vec_of(m->chan_vec, (u32)__builtin_ctz(c->bit)));
+	}
+}
+
+static void user_irq(struct xdma_model *m, u32 bits)
+{
+	for (u32 k = 0; k < XDMA_USER_IRQS; k++)
+		if ((bits & (1u << k)) && (m->user_en & (1u << k)))
+			m->host.irq(m->host.ctx, vec_of(m->user_vec, k));
+}
+
+/* An event: logged in status only if its IE bit is set in control (PG195). */
+static void event(struct xch *c, u32 st_bit)
+{
+	u32 gate = st_bit & (XDMA_ST_ERRORS | XDMA_ST_STOPPED | XDMA_ST_COMPLETED | XDMA_ST_IDLE);
+
+	if (c->ctrl & gate)
+		c->status |= st_bit;
+	irq_eval(c);
+}
+
+/* ---- the chain ----------------------------------------------------------- */
+
+static void write_wb(struct xch *c, bool err)
+{
+	struct xdma_model *m = c->m;
+	u32 *wb;
+
+	if (!(c->ctrl & XDMA_CTRL_POLL_WB))
+		return;
+	wb = m->host.dma(m->host.ctx, (u64)c->wb_hi << 32 | c->wb_lo, 4);
+	if (wb)
+		__atomic_store_n(wb, XDMA_WB_COUNT(c->completed) | (err ? XDMA_WB_ERR : 0),
+				 __ATOMIC_RELEASE);
+}
+
+/* Stop the chain on an error: status bits, write-back with the error flag, interrupt. */
+static void stop_err(struct xch *c, u32 st_bit)
+{
+	c->busy = false;
+	c->status &= ~XDMA_ST_BUSY;
+	c->status |= st_bit;
+	write_wb(c, true);
+	event(c, XDMA_ST_STOPPED);
+	irq_eval(c);
+}
+
+static void run_edge(struct xch *c)
+{
+	c->status = XDMA_ST_BUSY;
+	c->completed = 0;
+	c->busy = true;
+	c->gen++;
+	c->cur = (u64)c->sg_hi << 32 | c->sg_lo;
+	c->blk_left = c->sg_adj + 1;
+	c->was_empty = true;
+	c->line = false;
+	pthread_cond_signal(&c->cond);
+}
+
+static void ctrl_write(struct xch *c, u32 val)
+{
+	u32 was = c->ctrl;
+
+	c->ctrl = val;
+	if ((val & XDMA_CTRL_RUN) && !(was & XDMA_CTRL_RUN)) {
+		run_edge(c);
+	} else if (!(val & XDMA_CTRL_RUN) && (was & XDMA_CTRL_RUN)) {
+		/* The descriptor in progress finishes; a stuck channel just stops. */
+		if (c->rogue)
+			return;
+		if (c->stuck || !c->busy) {
+			c->stuck = false;
+			if (c->busy) {
+				c->busy = false;
+				c->status &= ~XDMA_ST_BUSY;
+			}
+			event(c, XDMA_ST_IDLE);
+		}
+		pthread_cond_signal(&c->cond);
+	}
+}
+
+/* ---- faults -------------------------------------------------------------- */
+
+static enum fdma_fault fault_due(struct xch *c)
+{
+	struct xdma_model *m = c->m;
+	enum fdma_fault f = FDMA_FAULT_NONE;
+
+	m->desc_count++;
+	if (c->arm_kind != FDMA_FAULT_NONE && --c->arm_left == 0) {
+		f = c->arm_kind;
+		c->arm_kind = FDMA_FAULT_NONE;
+	} else if (m->cfg.fault != FDMA_FAULT_NONE && m->desc_count == m->cfg.fault_at) {
+		f = m->cfg.fault;
+	}
+	if (f != FDMA_FAULT_NONE) {
+		m->faults++;
+		m->mdbg[(FDMA_MDBG_FAULTS - 0xf00) / 4] = (u32)m->faults;
+	}
+	return f;
+}
+
+/* ---- data movement --------------------------------------------------------- */
+
+static bool paced(struct xdma_model *m)
+{
+	switch (m->mdbg[(FDMA_MDBG_PACE - 0xf00) / 4]) {
+	case FDMA_MDBG_PACE_ON:
+		return true;
+	case FDMA_MDBG_PACE_OFF:
+		return false;
+	default:
+		return m->cfg.paced;
+	}
+}
+
+static void pace(struct xch *c, u32 len, bool paced_now)
+{
+	struct xdma_model *m = c->m;
+	int dir = c->c2h ? FDMA_LINK_C2H : FDMA_LINK_H2C;
+	u64 done;
+
+	if (!paced_now)
+		return;
+	done = fdma_link_clock_reserve(&m->clk[dir], c->avail_ns,
+				       fdma_link_xfer_ns(&m->cfg.link, dir, len, c->was_empty));
+	fdma_msleep_until(done);
+	c->avail_ns = done;
+	c->was_empty = false;
+}
+
+static u64 addr64(u32 lo, u32 hi)
+{
+	return (u64)hi << 32 | lo;
+}
+
+/*
+ * Check the host kept its adjacency promise: a block it declared adjacent
+ * must not cross 4 KiB and must be linked in memory order, or the engine
+ * would have fetched the wrong descriptors.
+ */
+static bool adj_ok(struct xch *c, u64 at, const struct xdma_desc *d, bool stop)
+{
+	u64 next = addr64(d->next_lo, d->next_hi);
+
+	if (c->blk_left > 1) {
+		if (stop || next != at + 32 || ((at + 32) & 4095) == 0)
+			return false;
+		c->blk_left--;
+		return true;
+	}
+	if (!stop) {
+		u32 adj = XDMA_DESC_ADJ_OF(d->ctrl);
+
+		if ((next & 4095) + (u64)(adj + 1) * 32 > 4096)
+			return false;
+		c->blk_left = adj + 1;
+	}
+	return true;
+}
+
+/* The C2H stream source: a frame ready for this buffer? (lock held; may drop frames) */
+static bool frame_ready(struct xch *c, u64 now, u64 *deadline)
+{
+	u32 period = c->tg_period;
+
+	if (!(c->tg_ctrl & XDMA_TG_CTRL_EN) || c->tg_len < sizeof(struct fdma_frame_hdr) + 8)
+		return false;
+	if (c->gen_st.in_frame)
+		return true;
+	if (!c->next_frame_ns)
+		c->next_frame_ns = now;
+	if (now < c->next_frame_ns) {
+		*deadline = c->next_frame_ns;
+		return false;
+	}
+	if (period && now - c->next_frame_ns >= period) {
+		u64 late = (now - c->next_frame_ns) / period;
+
+		if ((c->tg_ctrl & XDMA_TG_CTRL_DROP) && c->m->cfg.paced) {
+			c->tg_overruns += (u32)late;
+			c->gen_st.seq += (u32)late;
+			c->pending_overrun = true;
+			c->next_frame_ns += late * period;
+		} else {
+			c->next_frame_ns = now;
+		}
+	}
+	if (fdma_tgen_build(&c->gen_st, c->tg_len, period ? c->next_frame_ns : now))
+		return false;
+	if (c->avail_ns < now)
+		c->avail_ns = now;
+	return true;
+}
+
+/* A C2H stream source with no buffer at a frame's time: a camera drops it. */
+static void idle_source(struct xch *c, u64 now, u64 *deadline)
+{
+	u32 period = c->tg_period;
+
+	if (!c->stream || !c->c2h || !(c->tg_ctrl & XDMA_TG_CTRL_EN) || c->gen_st.in_frame ||
+	    !(c->tg_ctrl & XDMA_TG_CTRL_DROP) || !period)
+		return;
+	if (!c->next_frame_ns)
+		c->next_frame_ns = now;
+	while (c->next_frame_ns <= now) {
+		c->tg_overruns++;
+		c->gen_st.seq++;
+		c->pending_overrun = true;
+		c->next_frame_ns += period;
+	}
+	*deadline = c->next_frame_ns;
+}
+
+/*
+ * Run one descriptor of the chain (lock held on entry and exit, dropped
+ * while data moves). Returns false when the chain stopped.
+ */
+static bool run_one(struct xch *c)
+{
+	struct xdma_model *m = c->m;
+	u64 at = c->cur, src, dst;
+	u32 gen = c->gen, len, piece = 0, rflags = 0;
+	struct xdma_desc d, *dp;
+	enum fdma_fault f = fault_due(c);
+	bool stop, eop = false, pn = paced(m);
+	void *host = NULL;
+
+	if (f == FDMA_FAULT_STUCK || f == FDMA_FAULT_NOACK) {
+		c->stuck = true;
+		c->rogue = f == FDMA_FAULT_NOACK;
+		return false;
+	}
+	if (f == FDMA_FAULT_IRQ)
+		c->lose_irq = true;
+	dp = (at & 31) ? NULL : m->host.dma(m->host.ctx, at, sizeof(d));
+	if (!dp || f == FDMA_FAULT_DESC) {
+		stop_err(c, XDMA_ST_DESC_UR);
+		return false;
+	}
+	d = *dp;
+	if (XDMA_DESC_MAGIC_OF(d.ctrl) != XDMA_DESC_MAGIC || f == FDMA_FAULT_MAGIC) {
+		stop_err(c, XDMA_ST_MAGIC);
+		return false;
+	}
+	stop = d.ctrl & XDMA_DESC_STOP;
+	if (!adj_ok(c, at, &d, stop)) {
+		stop_err(c, XDMA_ST_DESC_UR);
+		return false;
+	}
+	len = d.len & XDMA_DESC_LEN_MAX;
+	src = addr64(d.src_lo, d.src_hi);
+	dst = addr64(d.dst_lo, d.dst_hi);
+	if (!len || (len & ((1u << m->cfg.align_log2) - 1)) ||
+	    ((c->c2h ? dst : src) & ((1u << m->cfg.align_log2) - 1))) {
+		stop_err(c, c->stream ? XDMA_ST_LEN : XDMA_ST_ALIGN);
+		return false;
+	}
+	if (c->stream && c->c2h) {
+		u64 deadline = 0;
+
+		/* Wait for the source; RUN falling or a new chain ends the wait. */
+		while (!frame_ready(c, fdma_mnow_ns(), &deadline)) {
+			struct timespec ts;
+			u64 t = deadline ? deadline : fdma_mnow_ns() + 1000000;
+
+			if (atomic_load(&m->quit) || !(c->ctrl & XDMA_CTRL_RUN) || c->gen != gen)
+				goto out_stopped;
+			ts.tv_sec = (time_t)(t / 1000000000ull);
+			ts.tv_nsec = (long)(t % 1000000000ull);
+			pthread_cond_timedwait(&c->cond, &m->lock, &ts);
+			deadline = 0;
+		}
+		piece = c->gen_st.len - c->gen_st.off;
+		if (piece > len)
+			piece = len;
+		if (c->gen_st.off == 0 && c->pending_overrun)
+			c->pending_overrun = false;
+	}
+	pthread_mutex_unlock(&m->lock);
+
+	/* Data: no lock held, as an engine moves data while its registers are read. */
+	if (!c->stream) {
+		u64 card = c->c2h ? src : dst;
+
+		if (card > m->cfg.card_size || len > m->cfg.card_size - card)
+			host = NULL;
+		else
+			host = m->host.dma(m->host.ctx, c->c2h ? dst : src, len);
+		if (host && f != FDMA_FAULT_DATA) {
+			if (c->c2h)
+				memcpy(host, m->card + card, len);
+			else
+				memcpy(m->card + card, host, len);
+		}
+		pace(c, len, pn);
+	} else if (c->c2h) {
+		host = m->host.dma(m->host.ctx, dst, piece);
+		if (host && f != FDMA_FAULT_DATA)
+			memcpy(host, c->gen_st.frame + c->gen_st.off, piece);
+		pace(c, piece, pn);
+	} else {
+		host = m->host.dma(m->host.ctx, src, len);
+		if (host && f != FDMA_FAULT_DATA && (c->tg_ctrl & XDMA_TG_CTRL_EN))
+			fdma_tchk_feed(&c->chk, host, len, c->eop_prev, d.ctrl & XDMA_DESC_EOP);
+		pace(c, len, pn);
+	}
+
+	pthread_mutex_lock(&m->lock);
+	if (c->gen != gen)
+		return false;		/* RUN fell and rose meanwhile: this chain is gone */
+	if (!host || f == FDMA_FAULT_DATA) {
+		stop_err(c, c->c2h && !c->stream ? XDMA_ST_WRITE_DEC : XDMA_ST_READ_UR);
+		return false;
+	}
+	if (c->stream && c->c2h) {
+		struct xdma_result *res = m->host.dma(m->host.ctx, src, sizeof(*res));
+
+		c->gen_st.off += piece;
+		if (c->gen_st.off == c->gen_st.len) {
+			eop = true;
+			c->gen_st.in_frame = false;
+			c->gen_st.seq++;
+			c->tg_frames++;
+			c->next_frame_ns = c->tg_period ? c->next_frame_ns + c->tg_period : fdma_mnow_ns();
+		}
+		if (!res) {
+			stop_err(c, XDMA_ST_WRITE_DEC);
+			return false;
+		}
+		res->len = piece;
+		rflags = eop ? XDMA_RES_EOP : 0;
+		__atomic_store_n(&res->status, XDMA_RES_MAGIC << 16 | rflags, __ATOMIC_RELEASE);
+	} else if (c->stream) {
+		c->eop_prev = d.ctrl & XDMA_DESC_EOP;
+		c->tg_frames = c->chk.frames;
+		c->tg_errors = c->chk.errors;
+	}
+	c->completed++;
+	write_wb(c, false);
+	if (d.ctrl & XDMA_DESC_COMPLETED)
+		event(c, XDMA_ST_COMPLETED);
+	if (stop) {
+		c->busy = false;
+		c->status &= ~XDMA_ST_BUSY;
+		event(c, XDMA_ST_STOPPED);
+		return false;
+	}
+	if (!(c->ctrl & XDMA_CTRL_RUN)) {
+		c->busy = false;
+		c->status &= ~XDMA_ST_BUSY;
+		event(c, XDMA_ST_IDLE);
+		return false;
+	}
+	c->cur = addr64(d.next_lo, d.next_hi);
+	return true;
+out_stopped:
+	if (c->gen == gen && !(c->ctrl & XDMA_CTRL_RUN)) {
+		c->busy = false;
+		c->status &= ~XDMA_ST_BUSY;
+		event(c, XDMA_ST_IDLE);
+	}
+	return false;
+}
+
+static void *chan_main(void *arg)
+{
+	struct xch *c = arg;
+	struct xdma_model *m = c->m;
+
+	pthread_mutex_lock(&m->lock);
+	while (!atomic_load(&m->quit)) {
+		u64 deadline = 0;
+
+		if (c->busy && !c->stuck) {
+			if (c->was_empty)
+				c->avail_ns = fdma_mnow_ns();
+			while (!atomic_load(&m->quit) && c->busy && !c->stuck && run_one(c))
+				;
+			continue;
+		}
+		idle_source(c, fdma_mnow_ns(), &deadline);
+		if (deadline) {
+			struct timespec ts = { .tv_sec = (time_t)(deadline / 1000000000ull),
+					       .tv_nsec = (long)(deadline % 1000000000ull) };
+
+			pthread_cond_timedwait(&c->cond, &m->lock, &ts);
+		} else {
+			pthread_cond_wait(&c->cond, &m->lock);
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	return NULL;
+}
+
+/* ---- registers ------------------------------------------------------------ */
+
+static u32 chan_read(struct xch *c, u32 reg)
+{
+	u32 v;
+
+	switch (reg) {
+	case XDMA_ID:
+		return XDMA_ID_MAKE(c->c2h ? XDMA_TARGET_C2H : XDMA_TARGET_H2C, c->stream, c->n, VERSION);
+	case XDMA_CH_CTRL:
+	case XDMA_CH_CTRL_W1S:
+	case XDMA_CH_CTRL_W1C:
+		return c->ctrl;
+	case XDMA_CH_STATUS:
+		return c->status;
+	case XDMA_CH_STATUS_RC:
+		v = c->status;
+		c->status &= XDMA_ST_BUSY;
+		irq_eval(c);
+		return v;
+	case XDMA_CH_COMPLETED:
+		return c->completed;
+	case XDMA_CH_ALIGN: {
+		u32 a = 1u << c->m->cfg.align_log2;
+
+		return a << 16 | a << 8 | 64;
+	}
+	case XDMA_CH_WB_LO:
+		return c->wb_lo;
+	case XDMA_CH_WB_HI:
+		return c->wb_hi;
+	case XDMA_CH_IE:
+	case XDMA_CH_IE_W1S:
+	case XDMA_CH_IE_W1C:
+		return c->ie;
+	default:
+		return 0;
+	}
+}
+
+static void chan_write(struct xch *c, u32 reg, u32 val)
+{
+	switch (reg) {
+	case XDMA_CH_CTRL:
+		ctrl_write(c, val);
+		break;
+	case XDMA_CH_CTRL_W1S:
+		ctrl_write(c, c->ctrl | val);
+		break;
+	case XDMA_CH_CTRL_W1C:
+		ctrl_write(c, c->ctrl & ~val);
+		break;
+	case XDMA_CH_STATUS:
+		c->status &= ~(val & ~XDMA_ST_BUSY);
+		irq_eval(c);
+		break;
+	case XDMA_CH_WB_LO:
+		c->wb_lo = val;
+		break;
+	case XDMA_CH_WB_HI:
+		c->wb_hi = val;
+		break;
+	case XDMA_CH_IE:
+		c->ie = val;
+		irq_eval(c);
+		break;
+	case XDMA_CH_IE_W1S:
+		c->ie |= val;
+		irq_eval(c);
+		break;
+	case XDMA_CH_IE_W1C:
+		c->ie &= ~val;
+		irq_eval(c);
+		break;
+	default:
+		break;
+	}
+}
+
+static u32 sg_read(struct xch *c, u32 reg)
+{
+	switch (reg) {
+	case XDMA_ID:
+		return XDMA_ID_MAKE(c->c2h ? 5 : 4, c->stream, c->n, VERSION);
+	case XDMA_SG_DESC_LO:
+		return c->sg_lo;
+	case XDMA_SG_DESC_HI:
+		return c->sg_hi;
+	case XDMA_SG_DESC_ADJ:
+		return c->sg_adj;
+	case XDMA_SG_CREDITS:
+		return c->credits;
+	default:
+		return 0;
+	}
+}
+
+static void sg_write(struct xch *c, u32 reg, u32 val)
+{
+	switch (reg) {
+	case XDMA_SG_DESC_LO:
+		c->sg_lo = val;
+		break;
+	case XDMA_SG_DESC_HI:
+		c->sg_hi = val;
+		break;
+	case XDMA_SG_DESC_ADJ:
+		c->sg_adj = val & XDMA_DESC_ADJ_MAX;
+		break;
+	case XDMA_SG_CREDITS:
+		c->credits = val;
+		break;
+	default:
+		break;
+	}
+}
+
+static u32 req_bits(struct xdma_model *m)
+{
+	u32 v = 0;
+
+	for (u32 i = 0; i < NCH; i++)
+		if (m->ch[i].present && m->ch[i].line)
+			v |= m->ch[i].bit;
+	return v;
+}
+
+static u32 irq_read(struct xdma_model *m, u32 reg)
+{
+	switch (reg) {
+	case XDMA_ID:
+		return XDMA_ID_MAKE(XDMA_TARGET_IRQ, 0, 0, VERSION);
+	case XDMA_IRQ_USER_EN:
+	case XDMA_IRQ_USER_EN_W1S:
+	case XDMA_IRQ_USER_EN_W1C:
+		return m->user_en;
+	case XDMA_IRQ_CHAN_EN:
+	case XDMA_IRQ_CHAN_EN_W1S:
+	case XDMA_IRQ_CHAN_EN_W1C:
+		return m->chan_en;
+	case XDMA_IRQ_USER_REQ:
+		return m->user_req;
+	case XDMA_IRQ_CHAN_REQ:
+		return req_bits(m);
+	case XDMA_IRQ_USER_PEND:
+		return m->user_req & m->user_en;
+	case XDMA_IRQ_CHAN_PEND:
+		return req_bits(m) & m->chan_en;
+	default:
+		if (reg >= 0x80 && reg < 0x90)
+			return m->user_vec[(reg - 0x80) / 4];
+		if (reg >= 0xa0 && reg < 0xa8)
+			return m->chan_vec[(reg - 0xa0) / 4];
+		return 0;
+	}
+}
+
+static void irq_write(struct xdma_model *m, u32 reg, u32 val)
+{
+	u32 was = m->chan_en;
+
+	switch (reg) {
+	case XDMA_IRQ_USER_EN:
+		m->user_en = val;
+		break;
+	case XDMA_IRQ_USER_EN_W1S:
+		m->user_en |= val;
+		break;
+	case XDMA_IRQ_USER_EN_W1C:
+		m->user_en &= ~val;
+		break;
+	case XDMA_IRQ_CHAN_EN:
+		m->chan_en = val;
+		break;
+	case XDMA_IRQ_CHAN_EN_W1S:
+		m->chan_en |= val;
+		break;
+	case XDMA_IRQ_CHAN_EN_W1C:
+		m->chan_en &= ~val;
+		break;
+	default:
+		if (reg >= 0x80 && reg < 0x90)
+			m->user_vec[(reg - 0x80) / 4] = val & 0x1f1f1f1f;
+		if (reg >= 0xa0 && reg < 0xa8)
+			m->chan_vec[(reg - 0xa0) / 4] = val & 0x1f1f1f1f;
+		break;
+	}
+	irq_enable(m, was);
+}
+
+static u32 log2u(u32 v)
+{
+	u32 l = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		l++;
+	}
+	return l;
+}
+
+static u32 bar0_read(struct xdma_model *m, u32 off)
+{
+	u32 blk = off & 0xf000, n = (off >> 8) & 0xf, reg = off & 0xff;
+	struct xch *c;
+
+	switch (blk) {
+	case XDMA_BLK_H2C:
+	case XDMA_BLK_C2H:
+		c = chan_at(m, blk == XDMA_BLK_C2H, n);
+		return c ? chan_read(c, reg) : 0;
+	case XDMA_BLK_H2C_SGDMA:
+	case XDMA_BLK_C2H_SGDMA:
+		c = chan_at(m, blk == XDMA_BLK_C2H_SGDMA, n);
+		return c ? sg_read(c, reg) : 0;
+	case XDMA_BLK_IRQ:
+		return n ? 0 : irq_read(m, reg);
+	case XDMA_BLK_CFG:
+		if (n)
+			return 0;
+		switch (reg) {
+		case XDMA_ID:
+			return XDMA_ID_MAKE(XDMA_TARGET_CFG, 0, 0, VERSION);
+		case XDMA_CFG_MPS:
+			return log2u(m->cfg.link.mps) - 7;
+		case XDMA_CFG_MRRS:
+			return log2u(m->cfg.link.mrrs) - 7;
+		default:
+			return 0;	/* DATA_WIDTH 0: 64 bits */
+		}
+	default:
+		return 0;
+	}
+}
+
+static void bar0_write(struct xdma_model *m, u32 off, u32 val)
+{
+	u32 blk = off & 0xf000, n = (off >> 8) & 0xf, reg = off & 0xff;
+	struct xch *c;
+
+	switch (blk) {
+	case XDMA_BLK_H2C:
+	case XDMA_BLK_C2H:
+		c = chan_at(m, blk == XDMA_BLK_C2H, n);
+		if (c)
+			chan_write(c, reg, val);
+		break;
+	case XDMA_BLK_H2C_SGDMA:
+	case XDMA_BLK_C2H_SGDMA:
+		c = chan_at(m, blk == XDMA_BLK_C2H_SGDMA, n);
+		if (c)
+			sg_write(c, reg, val);
+		break;
+	case XDMA_BLK_IRQ:
+		if (!n)
+			irq_write(m, reg, val);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The stream channel a test-block offset names, and the register in it. */
+static struct xch *tg_chan(struct xdma_model *m, u32 off, u32 *reg)
+{
+	if (off < 0x100 || off >= 0x900)
+		return NULL;
+	*reg = off & 0xff;
+	{
+		bool c2h = off >= 0x500;
+		struct xch *c = chan_at(m, c2h, ((off - 0x100) >> 8) & 3);
+
+		return c && c->stream ? c : NULL;
+	}
+}
+
+static u32 bar1_read(struct xdma_model *m, u32 off)
+{
+	struct xch *c;
+	u32 reg;
+
+	if (off == XDMA_TG_MAGIC)
+		return XDMA_TG_MAGIC_VAL;
+	if (off >= 0xf00 && off < 0x1000) {
+		if (off == FDMA_MDBG_MAGIC)
+			return FDMA_MDBG_MAGIC_VAL;
+		return m->mdbg[(off - 0xf00) / 4];
+	}
+	c = tg_chan(m, off, &reg);
+	if (!c)
+		return 0;
+	switch (reg) {
+	case XDMA_TG_FRAME_LEN:
+		return c->tg_len;
+	case XDMA_TG_PERIOD_NS:
+		return c->tg_period;
+	case XDMA_TG_CTRL:
+		return c->tg_ctrl;
+	case XDMA_TG_FRAMES:
+		return c->tg_frames;
+	case XDMA_TG_ERRORS:
+		return c->tg_errors;
+	case XDMA_TG_OVERRUNS:
+		return c->tg_overruns;
+	default:
+		return 0;
+	}
+}
+
+static void mdbg_write(struct xdma_model *m, u32 off, u32 val)
+{
+	m->mdbg[(off - 0xf00) / 4] = val;
+	if (off == FDMA_MDBG_FAULT_REQ) {
+		u32 kind = m->mdbg[(FDMA_MDBG_FAULT_KIND - 0xf00) / 4];
+		u32 ch = m->mdbg[(FDMA_MDBG_FAULT_CHAN - 0xf00) / 4];
+		u32 at = m->mdbg[(FDMA_MDBG_FAULT_AT - 0xf00) / 4];
+		u32 k = 0;
+
+		/* The channel in fdma's numbering: pairs, H2C n then C2H n. */
+		for (u32 i = 0; i < NCH; i++) {
+			struct xch *c = &m->ch[(i & 1) * XDMA_MAX_CHAN + i / 2];
+
+			if (!c->present)
+				continue;
+			if (k++ == ch && kind < FDMA_FAULT_KINDS) {
+				c->arm_kind = kind;
+				c->arm_left = at ? at : 1;
+			}
+		}
+		m->mdbg[(FDMA_MDBG_FAULT_ACK - 0xf00) / 4] = val;
+	}
+}
+
+static void bar1_write(struct xdma_model *m, u32 off, u32 val)
+{
+	struct xch *c;
+	u32 reg;
+
+	if (off == XDMA_TG_USER_IRQ) {
+		m->user_req |= val & 0xffff;
+		user_irq(m, val & 0xffff);
+		m->user_req &= ~val;	/* a pulse: the design drops the request once sent */
+		return;
+	}
+	if (off >= 0xf00 && off < 0x1000) {
+		mdbg_write(m, off, val);
+		return;
+	}
+	c = tg_chan(m, off, &reg);
+	if (!c)
+		return;
+	switch (reg) {
+	case XDMA_TG_FRAME_LEN:
+		c->tg_len = val;
+		break;
+	case XDMA_TG_PERIOD_NS:
+		c->tg_period = val;
+		break;
+	case XDMA_TG_CTRL:
+		if ((val & XDMA_TG_CTRL_EN) && !(c->tg_ctrl & XDMA_TG_CTRL_EN)) {
+			/* Enabling starts a fresh schedule and count, as the FDMA engine's does. */
+			c->next_frame_ns = 0;
+			c->tg_frames = 0;
+			c->tg_errors = 0;
+			c->gen_st.in_frame = false;
+			c->gen_st.seq = 0;
+			memset(&c->chk, 0, sizeof(c->chk));
+			c->eop_prev = true;
+		}
+		c->tg_ctrl = val;
+		pthread_cond_signal(&c->cond);
+		break;
+	default:
+		break;
+	}
+}
+
+uint32_t xdma_model_read(struct xdma_model *m, unsigned int bar, uint32_t off)
+{
+	u32 v = 0;
+
+	if (off & 3)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	if (bar == 0 && off < XDMA_MODEL_BAR0_BYTES)
+		v = bar0_read(m, off);
+	else if (bar == 1 && off < XDMA_MODEL_BAR1_BYTES)
+		v = bar1_read(m, off);
+	pthread_mutex_unlock(&m->lock);
+	return v;
+}
+
+void xdma_model_write(struct xdma_model *m, unsigned int bar, uint32_t off, uint32_t val)
+{
+	if (off & 3)
+		return;
+	pthread_mutex_lock(&m->lock);
+	if (bar == 0 && off < XDMA_MODEL_BAR0_BYTES)
+		bar0_write(m, off, val);
+	else if (bar == 1 && off < XDMA_MODEL_BAR1_BYTES)
+		bar1_write(m, off, val);
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* ---- construction ------------------------------------------------------------ */
+
+int xdma_model_create(const struct fdma_model_cfg *cfg, const struct fdma_model_host *host,
+		      struct xdma_model **mp)
+{
+	unsigned int per_dir = cfg->mm_pairs + (cfg->streams ? 1 : 0), bit = 0;
+	struct xdma_model *m;
+	pthread_condattr_t ca;
+	int ret = 0;
+
+	*mp = NULL;
+	if (!per_dir || per_dir > XDMA_MAX_CHAN || cfg->memcpy_chans || cfg->align_log2 > 12)
+		return -EINVAL;
+	m = aligned_alloc(64, (sizeof(*m) + 63) & ~(size_t)63);
+	if (!m)
+		return -ENOMEM;
+	memset(m, 0, sizeof(*m));
+	m->cfg = *cfg;
+	m->host = *host;
+	if (cfg->card_size) {
+		m->card = mmap(NULL, cfg->card_size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m->card == MAP_FAILED) {
+			free(m);
+			return -ENOMEM;
+		}
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_mutex_init(&m->clk[i].lock, NULL);
+	/* Engine order: H2C channels first, then C2H. */
+	for (unsigned int dir = 0; dir < 2; dir++) {
+		for (unsigned int n = 0; n < per_dir; n++) {
+			struct xch *c = &m->ch[dir * XDMA_MAX_CHAN + n];
+
+			c->m = m;
+			c->present = true;
+			c->c2h = dir;
+			c->n = n;
+			c->stream = n == cfg->mm_pairs;
+			c->bit = 1u << bit++;
+			c->eop_prev = true;
+			pthread_condattr_init(&ca);
+			pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+			pthread_cond_init(&c->cond, &ca);
+			pthread_condattr_destroy(&ca);
+		}
+	}
+	m->mdbg[(FDMA_MDBG_MAGIC - 0xf00) / 4] = FDMA_MDBG_MAGIC_VAL;
+	for (unsigned int i = 0; i < NCH; i++) {
+		struct xch *c = &m->ch[i];
+
+		if (!c->present)
+			continue;
+		ret = -pthread_create(&c->thread, NULL, chan_main, c);
+		if (ret)
+			break;
+		c->started = true;
+		if (pthread_getcpuclockid(c->thread, &c->cpuclock))
+			c->cpuclock = (clockid_t)-1;
+	}
+	if (ret) {
+		xdma_model_destroy(m);
+		return ret;
+	}
+	*mp = m;
+	return 0;
+}
+
+void xdma_model_destroy(struct xdma_model *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	atomic_store(&m->quit, true);
+	for (unsigned int i = 0; i < NCH; i++)
+		if (m->ch[i].present)
+			pthread_cond_signal(&m->ch[i].cond);
+	pthread_mutex_unlock(&m->lock);
+	for (unsigned int i = 0; i < NCH; i++) {
+		struct xch *c = &m->ch[i];
+
+		if (c->started)
+			pthread_join(c->thread, NULL);
+		if (c->present) {
+			pthread_cond_destroy(&c->cond);
+			fdma_tgen_free(&c->gen_st);
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_mutex_destroy(&m->clk[i].lock);
+	pthread_mutex_destroy(&m->lock);
+	if (m->card)
+		munmap(m->card, m->cfg.card_size);
+	free(m);
+}
+
+void xdma_model_counts(struct xdma_model *m, struct fdma_model_counts *out)
+{
+	pthread_mutex_lock(&m->lock);
+	out->faults = m->faults;
+	out->refused = 0;
+	out->rogue_writes = 0;
+	pthread_mutex_unlock(&m->lock);
+}
+
+double xdma_model_cpu_seconds(struct xdma_model *m)
+{
+	double s = 0;
+
+	for (unsigned int i = 0; i < NCH; i++) {
+		struct timespec ts;
+
+		if (m->ch[i].started && m->ch[i].cpuclock != (clockid_t)-1 &&
+		    !clock_gettime(m->ch[i].cpuclock, &ts))
+			s += ts.tv_sec + ts.tv_nsec * 1e-9;
+	}
+	return s;
+}
