@@ -51,6 +51,7 @@ static int fd_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 	}
 	caps->coal_timer = caps->coalesce;
 	caps->coal_emulated = false;
+	caps->overrun_flag = true;
 	caps->poll_wb = false;
 	caps->user_irqs = 0;
 	return 0;

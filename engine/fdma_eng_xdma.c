@@ -104,7 +104,7 @@ static int x_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 	    !is_xdma_id(fdma_plat_rd32(p, XDMA_BLK_IRQ + XDMA_ID), XDMA_TARGET_IRQ))
 		return -ENODEV;
 	tg = fdma_plat_rd32(p, FDMA_PLAT_BAR1 + XDMA_TG_MAGIC) == XDMA_TG_MAGIC_VAL;
-	caps->version = XDMA_ID_VERSION(fdma_plat_rd32(p, XDMA_BLK_CFG + XDMA_ID));
+	caps->version = XDMA_ID_VERSION(fdma_plat_rd32(p, XDMA_BLK_CFG + XDMA_ID)) << 16;
 	caps->testgen = false;
 	/* The engine's order (IRQ bits): its H2C channels, then its C2H channels. */
 	for (n = 0; n < XDMA_MAX_CHAN; n++)
@@ -125,7 +125,9 @@ static int x_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 			caps->hw_chan[nchan++] = XDMA_HW(dir, n, dir ? nh2c + n : n);
 			/* One alignment for the device: the strictest channel's. */
 			a = fdma_plat_rd32(p, base + XDMA_CH_ALIGN);
-			al = XDMA_ALIGN_ADDR(a) > XDMA_ALIGN_LEN(a) ? XDMA_ALIGN_ADDR(a) : XDMA_ALIGN_LEN(a);
+			al = XDMA_ALIGN_ADDR(a);
+			if (XDMA_ALIGN_LEN(a) > al)
+				al = XDMA_ALIGN_LEN(a);
 			if (al & (al - 1))
 				return -EPROTO;
 			if (al > align)
@@ -153,6 +155,8 @@ static int x_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 	caps->coalesce = true;
 	caps->coal_timer = false;
 	caps->coal_emulated = true;
+	/* A result record has no such bit: drops are counted (the test block's OVERRUNS), not flagged. */
+	caps->overrun_flag = false;
 	caps->mem2mem = false;
 	caps->user_irqs = XDMA_USER_IRQS;
 	return 0;
@@ -184,7 +188,6 @@ static int stop_all(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 t
 	}
 	return ret;
 }
-
 
 static int x_reset(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 timeout_us)
 {
@@ -251,6 +254,7 @@ static int x_ring_init(struct fdma_ering *r, const struct fdma_eng_caps *caps)
 	r->x.coal = 0;
 	r->x.since_irq = 0;
 	r->x.err = 0;
+	r->x.err_st = 0;
 	r->x.sof = true;
 	r->x.irq_on = false;
 	r->fd = NULL;
@@ -276,11 +280,23 @@ static int x_ring_init(struct fdma_ering *r, const struct fdma_eng_caps *caps)
 	return 0;
 }
 
+/*
+ * Read the clear-on-read status: it ends the interrupt's level, so the next
+ * event is an edge. It also clears the error bits, which the channel's
+ * status must go on reporting until the reset: keep them.
+ */
+static u32 ack_status(struct fdma_ering *r)
+{
+	u32 st = rd(r, r->reg + XDMA_CH_STATUS_RC);
+
+	r->x.err_st |= st & XDMA_ST_ERRORS;
+	return st;
+}
+
 static void x_set_irq(struct fdma_ering *r, bool on)
 {
 	if (on) {
-		/* Clear what was signalled: the level drops, so the next event is an edge. */
-		(void)rd(r, r->reg + XDMA_CH_STATUS_RC);
+		ack_status(r);
 		wr(r, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_EN_W1S, r->x.irq_bit);
 	} else {
 		wr(r, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_EN_W1C, r->x.irq_bit);
@@ -296,7 +312,7 @@ static void x_set_irq(struct fdma_ering *r, bool on)
 
 static u32 x_irq_ack(struct fdma_ering *r)
 {
-	return rd(r, r->reg + XDMA_CH_STATUS_RC);
+	return ack_status(r);
 }
 
 static void x_start(struct fdma_ering *r, u32 ctrl_flags, u32 irq_vec)
@@ -564,7 +580,7 @@ static u16 err_status(u32 st)
 {
 	if (st & (XDMA_ST_DESC_ERR | XDMA_ST_MAGIC))
 		return FDMA_CPL_DESC_ERR;
-	if (st & XDMA_ST_READ_EP)
+	if (st & XDMA_ST_DATA_ERRS)
 		return FDMA_CPL_DATA_ERR;
 	if (st & (XDMA_ST_READ_ERR | XDMA_ST_WRITE_ERR))
 		return FDMA_CPL_ADDR_ERR;
@@ -607,9 +623,10 @@ static u32 map_status(const struct fdma_ering *r, u32 st)
 static u32 x_status(const struct fdma_ering *r)
 {
 	/* Poll mode: the write-back word says whether there is an error to read about. */
-	if ((r->ctrl & XDMA_CTRL_POLL_WB) && !(fdma_load_acquire32(xwb(r)) & XDMA_WB_ERR))
+	if ((r->ctrl & XDMA_CTRL_POLL_WB) && !(fdma_load_acquire32(xwb(r)) & XDMA_WB_ERR) &&
+	    !r->x.err_st)
 		return FDMA_CH_ST_RUNNING | (x_done(r) == r->pidx_pub ? FDMA_CH_ST_IDLE : 0);
-	return map_status(r, rd(r, r->reg + XDMA_CH_STATUS));
+	return map_status(r, rd(r, r->reg + XDMA_CH_STATUS) | r->x.err_st);
 }
 
 static int x_ring_reset(struct fdma_ering *r, u32 timeout_us)
@@ -623,10 +640,19 @@ static int x_ring_reset(struct fdma_ering *r, u32 timeout_us)
 		return ret;
 	/* Stopped: the count no longer moves and says where an error struck. */
 	r->done_at_reset = x_done(r);
-	st = rd(r, r->reg + XDMA_CH_STATUS);
+	st = rd(r, r->reg + XDMA_CH_STATUS) | r->x.err_st;
 	r->x.err = r->done_at_reset != r->x.run_end ? err_status(st) : FDMA_CPL_OK;
 	wr(r, r->reg + XDMA_CH_STATUS, ~0u);
 	(void)rd(r, r->reg + XDMA_CH_STATUS_RC);
+	r->x.err_st = 0;
+	/*
+	 * The test block is the stream's source or sink: restart it with the
+	 * channel, as the FDMA engine's channel reset does its generator (a
+	 * frame cut by the reset must not run on into the next buffer).
+	 */
+	if (r->caps & FDMA_CH_CAP_TESTGEN)
+		wr(r, tg_base(r) + XDMA_TG_CTRL,
+		   rd(r, tg_base(r) + XDMA_TG_CTRL) | XDMA_TG_CTRL_RESTART);
 	/* Nothing more runs: what was handed over and not run is canceled. */
 	r->x.run_end = r->done_at_reset;
 	r->pidx_pub = r->pidx;

@@ -17,10 +17,10 @@ static bool streq(const char *a, const char *b)
 
 const struct fdma_eng_ops *fdma_eng_by_name(const char *name)
 {
-	static const struct fdma_eng_ops *const all[] = { &fdma_eng_fdma, &fdma_eng_xdma };
+	static const struct fdma_eng_ops *const all[] = { &fdma_eng_fdma, &fdma_eng_xdma, NULL };
 	u32 i;
 
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+	for (i = 0; all[i]; i++)
 		if (streq(all[i]->name, name))
 			return all[i];
 	return NULL;

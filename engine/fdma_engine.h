@@ -72,7 +72,8 @@ struct fdma_eng_caps {
 	bool coal_emulated;	/* count coalescing done by descriptor flags, not by the engine */
 	bool testgen;
 	bool mem2mem;		/* 1.2: a MEM2MEM channel exists */
-	bool poll_wb;		/* XDMA: completions from the poll-mode write-back (else registers) */
+	bool poll_wb;		/* XDMA: completions from the poll-mode write-back */
+	bool overrun_flag;	/* stream C2H: the engine flags the first frame after drops */
 	u32 user_irqs;		/* the FPGA's own interrupt lines the engine forwards */
 	u32 chan_caps[FDMA_MAX_CHANNELS];	/* FDMA_CH_CAP_* */
 	u32 hw_chan[FDMA_MAX_CHANNELS];		/* the engine's own number for the channel */
@@ -152,6 +153,7 @@ struct fdma_ering {
 		u32 coal;	/* COMPLETED on every coal-th descriptor (0: chain ends only) */
 		u32 since_irq;	/* descriptors posted since the last COMPLETED */
 		u32 err;	/* status at reset: the error of the descriptor at done_at_reset */
+		u32 err_st;	/* error bits the host read away from the clear-on-read status */
 		bool sof;	/* stream C2H: the next buffer starts a packet */
 		bool irq_on;
 	} x;

@@ -28,9 +28,13 @@
 
 /* The channel block and the SGDMA block of channel n of a direction. */
 #define XDMA_CH(c2h, n)		(((c2h) ? XDMA_BLK_C2H : XDMA_BLK_H2C) + (u32)(n) * 0x100u)
-#define XDMA_SG(c2h, n)		(((c2h) ? XDMA_BLK_C2H_SGDMA : XDMA_BLK_H2C_SGDMA) + (u32)(n) * 0x100u)
+#define XDMA_SG(c2h, n) \
+	(((c2h) ? XDMA_BLK_C2H_SGDMA : XDMA_BLK_H2C_SGDMA) + (u32)(n) * 0x100u)
 
-/* Identifier, in every block: [31:20] subsystem 0x1fc, [19:16] target, [15] stream, [11:8] channel, [7:0] version. */
+/*
+ * Identifier, in every block: [31:20] subsystem 0x1fc, [19:16] target,
+ * [15] stream, [11:8] channel, [7:0] version.
+ */
 #define XDMA_ID			0x00u
 #define XDMA_ID_SUBSYS(v)	((v) >> 20)
 #define XDMA_ID_SUBSYS_VAL	0x1fcu
@@ -53,7 +57,8 @@
 #define XDMA_CH_STATUS		0x40u	/* write 1s to clear */
 #define XDMA_CH_STATUS_RC	0x44u	/* the same bits, cleared by the read */
 #define XDMA_CH_COMPLETED	0x48u	/* descriptors completed since RUN rose */
-#define XDMA_CH_ALIGN		0x4cu	/* [23:16] address alignment, [15:8] length granularity, [7:0] address bits */
+/* Alignments: [23:16] address alignment, [15:8] length granularity, [7:0] address bits. */
+#define XDMA_CH_ALIGN		0x4cu
 #define XDMA_CH_WB_LO		0x88u	/* poll-mode write-back address */
 #define XDMA_CH_WB_HI		0x8cu
 #define XDMA_CH_IE		0x90u	/* interrupt enable mask (status bits that interrupt) */
@@ -92,8 +97,12 @@
 #define XDMA_ST_LEN		(1u << 5)	/* stream length not a multiple of the data width */
 #define XDMA_ST_IDLE		(1u << 6)	/* idle after RUN fell */
 #define XDMA_ST_READ_ERR	(0x1fu << 9)	/* data read: [9] UR, [10] CA, [11] parity, [12] EP, [13] unexpected */
-#define XDMA_ST_READ_UR		(1u << 9)
+#define XDMA_ST_READ_UR		(1u << 9)	/* H2C: host address unreachable; C2H: AXI DECERR */
+#define XDMA_ST_READ_CA		(1u << 10)	/* H2C: completer abort; C2H: AXI SLVERR */
+#define XDMA_ST_READ_PARITY	(1u << 11)	/* H2C: poisoned data */
 #define XDMA_ST_READ_EP		(1u << 12)
+/* Read errors about the data, not where it was: a data error, not an address error. */
+#define XDMA_ST_DATA_ERRS	(XDMA_ST_READ_CA | XDMA_ST_READ_PARITY | XDMA_ST_READ_EP)
 #define XDMA_ST_WRITE_ERR	(0x1fu << 14)	/* C2H data write: [14] DECERR, [15] SLVERR ... */
 #define XDMA_ST_WRITE_DEC	(1u << 14)
 #define XDMA_ST_DESC_ERR	(0x1fu << 19)	/* descriptor fetch: [19] UR, [20] CA, [21] parity, [22] EP, [23] unexpected */
@@ -193,5 +202,6 @@ struct xdma_result {
 #define XDMA_TG_OVERRUNS	0x14u	/* frames dropped, free-running */
 #define XDMA_TG_CTRL_EN		(1u << 0)
 #define XDMA_TG_CTRL_DROP	(1u << 1)
+#define XDMA_TG_CTRL_RESTART	(1u << 2)	/* strobe: frame numbers, schedule and counts from 0 */
 
 #endif /* XDMA_REGS_H */

@@ -58,7 +58,7 @@ struct fdma_chan_info {
 	uint8_t dir;		/* enum fdma_dir (FDMA_H2C on memory-to-memory channels) */
 	uint8_t kind;		/* enum fdma_kind */
 	uint8_t testgen;	/* stream test generator (C2H) or checker (H2C) present */
-	uint8_t rsvd;
+	uint8_t overrun_flag;	/* C2H stream: the first frame after drops has FDMA_CPL_OVERRUN */
 	uint32_t ring_size;	/* descriptors */
 };
 
@@ -79,7 +79,13 @@ struct fdma_info {
 	uint64_t card_size;	/* bytes of card memory */
 	struct fdma_link_info link;
 	struct fdma_chan_info chan[FDMA_MAX_CHAN];
+	char engine[16];	/* "fdma", "xdma"; "" when none (Linux dmaengine channels) */
+	uint32_t coal;		/* FDMA_COAL_*: how interrupts can be coalesced */
 };
+
+#define FDMA_COAL_COUNT		0x1	/* one interrupt per N completions */
+#define FDMA_COAL_TIMER		0x2	/* ... or N us after the first unsignalled one */
+#define FDMA_COAL_EMULATED	0x4	/* by flags on descriptors, not by the engine (XDMA) */
 
 /* ---- devices -------------------------------------------------------- */
 

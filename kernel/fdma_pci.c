@@ -99,7 +99,7 @@ static int fdma_identify(struct fdma_dev *fdev)
 	struct fdma_eng_caps *caps = &fdev->caps;
 	int ret;
 
-	ret = fdma_eng_probe(&fdev->plat, caps);
+	ret = fdma_eng_probe(&fdma_eng_fdma, &fdev->plat, caps);
 	if (ret == -ENODEV) {
 		dev_info(dev, "no FDMA engine here (ID register 0x%08x, expected 0x%08x)\n",
 			 fdma_plat_rd32(&fdev->plat, FDMA_REG_ID),
@@ -250,7 +250,7 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	 * Reset first, bus mastering after: an engine left running (by a
 	 * driver that died, or before a kexec) stops before it can write.
 	 */
-	ret = fdma_eng_reset(&fdev->plat, FDMA_RESET_TIMEOUT_US);
+	ret = fdma_eng_reset(&fdev->plat, &fdev->caps, FDMA_RESET_TIMEOUT_US);
 	if (ret) {
 		dev_err(&pdev->dev, "engine did not acknowledge its reset (%d)\n",
 			ret);
@@ -258,7 +258,7 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 	/* Without bus mastering the engine's DMA and MSI/MSI-X writes are refused. */
 	pci_set_master(pdev);
-	fdma_eng_enable(&fdev->plat, true);
+	fdma_eng_enable(&fdev->plat, &fdev->caps, true);
 
 	ret = fdma_irq_setup(fdev);
 	if (ret)

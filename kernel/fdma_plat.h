@@ -32,18 +32,29 @@
 
 struct fdma_plat {
 	struct pci_dev *pdev;		/* to tell a dead link from a busy engine */
-	void __iomem *regs;		/* the FDMA register file */
+	void __iomem *regs;		/* the engine's registers */
+	void __iomem *user;		/* the second (user) BAR, or NULL */
 	void __iomem *doorbell;		/* ivshmem Doorbell register, or NULL */
 	u32 peer;			/* ivshmem peer id of the device model */
 };
 
+/* Offsets from 0x10000 (FDMA_PLAT_BAR1) reach the user BAR, where there is one. */
+#define FDMA_PLAT_USER_OFF	0x10000u
+
 static inline u32 fdma_plat_rd32(struct fdma_plat *p, u32 off)
 {
+	if (unlikely(off >= FDMA_PLAT_USER_OFF))
+		return p->user ? readl(p->user + off - FDMA_PLAT_USER_OFF) : 0;
 	return readl(p->regs + off);
 }
 
 static inline void fdma_plat_wr32(struct fdma_plat *p, u32 off, u32 val)
 {
+	if (unlikely(off >= FDMA_PLAT_USER_OFF)) {
+		if (p->user)
+			writel(val, p->user + off - FDMA_PLAT_USER_OFF);
+		return;
+	}
 	writel(val, p->regs + off);
 }
 

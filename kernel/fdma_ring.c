@@ -16,14 +16,15 @@ static int ering_init(struct fdma_chan *c)
 	struct fdma_dev *fdev = c->fdev;
 	u32 size = fdev->ring_size;
 	size_t dbytes = FDMA_RING_DESC_BYTES(size);
-	size_t cbytes = FDMA_RING_CPL_BYTES(size);
+	size_t cbytes = FDMA_RING_REC_BYTES(&fdev->caps, size);
 	/*
-	 * The write-back block first (64-byte aligned), then the
-	 * descriptors (32-byte) and the completion records (16-byte): each
-	 * area aligned whatever the ring size, in one page-aligned
-	 * allocation.
+	 * The descriptors first (32-byte aligned, and page-aligned: XDMA's
+	 * adjacent blocks never cross 4 KiB, so more of them are long), then
+	 * the records (16 or 32 bytes each), then the write-back block
+	 * (64-byte aligned): each area aligned whatever the ring size, in one
+	 * page-aligned allocation.
 	 */
-	size_t doff = round_up(FDMA_RING_WB_BYTES, 64), coff = doff + dbytes;
+	size_t doff = 0, coff = dbytes, woff = round_up(coff + cbytes, 64);
 	int ret;
 
 	c->slot = kcalloc(size, sizeof(*c->slot), GFP_KERNEL);
@@ -33,7 +34,7 @@ static int ering_init(struct fdma_chan *c)
 	c->ereq_max = round_down(min_t(u64, U32_MAX,
 				       (u64)size * fdev->caps.max_desc_len),
 				 fdev->caps.align);
-	c->ring_bytes = coff + cbytes;
+	c->ring_bytes = woff + FDMA_RING_WB_BYTES;
 	c->ring_mem = dma_alloc_coherent(fdev->dma_dev, c->ring_bytes,
 					 &c->ring_bus, GFP_KERNEL);
 	if (!c->ring_mem)
@@ -41,7 +42,7 @@ static int ering_init(struct fdma_chan *c)
 	ret = fdma_ering_init(&c->ring, &fdev->plat, &fdev->caps, c->idx, size,
 			      c->ring_mem + doff, c->ring_bus + doff,
 			      c->ring_mem + coff, c->ring_bus + coff,
-			      c->ring_mem, c->ring_bus, c->slot);
+			      c->ring_mem + woff, c->ring_bus + woff, c->slot);
 	if (ret) {
 		dev_err(fdev->dma_dev, "channel %u: ring of %u entries refused (%d)\n",
 			c->idx, size, ret);
@@ -162,7 +163,7 @@ static int ering_describe(struct fdma_chan *c, char *buf, size_t len)
 
 static u32 ering_overruns(struct fdma_chan *c)
 {
-	return fdma_load_acquire32(&c->ring.wb->overruns);
+	return fdma_ering_overruns(&c->ring);
 }
 
 const struct fdma_ring_ops fdma_ring_engine_ops = {

@@ -34,6 +34,8 @@ void fdma_chan_info_from_caps(struct fdma_chan_info *ci, u32 caps, u32 ring_size
 	ci->kind = (caps & FDMA_CH_CAP_MEM2MEM) ? FDMA_KIND_MEM :
 		   (caps & FDMA_CH_CAP_STREAM) ? FDMA_KIND_STREAM : FDMA_KIND_MM;
 	ci->testgen = !!(caps & FDMA_CH_CAP_TESTGEN);
+	/* Where an engine cannot flag frames after drops, the caller clears this. */
+	ci->overrun_flag = (caps & FDMA_CH_CAP_STREAM) && (caps & FDMA_CH_CAP_C2H);
 	ci->ring_size = ring_size;
 }
 
@@ -197,6 +199,10 @@ int fdma_chan_set_coalesce(struct fdma_dev *dev, int ch, unsigned int count, uns
 		return fdma_err(dev, -EINVAL,
 				"coalescing %u completions / %u us is out of range (65536 / 1000000)",
 				count, usecs);
+	if (usecs && !(dev->info.coal & FDMA_COAL_TIMER))
+		return fdma_err(dev, -EOPNOTSUPP,
+				"%s has no interrupt timer: coalescing by count only (usecs must be 0)",
+				dev->info.engine[0] ? dev->info.engine : "this device");
 	return dev->ops->set_coalesce(dev, ch, count, usecs);
 }
 

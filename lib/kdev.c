@@ -667,12 +667,18 @@ static void fill_info(struct fdma_dev *dev, const char *path)
 
 	snprintf(fi->backend, sizeof(fi->backend), "kdev");
 	fi->version = in->engine_version;
+	/* fdma.ko drives the FDMA engine; fdma_dmac.ko has none (engine_version 0). */
+	snprintf(fi->engine, sizeof(fi->engine), "%s", in->engine_version ? "fdma" : "");
+	fi->coal = in->engine_version ? FDMA_COAL_COUNT | FDMA_COAL_TIMER : FDMA_COAL_COUNT;
 	fi->nchan = in->nchan;
 	fi->align = dev->kdev->align;
 	fi->max_desc_len = in->max_desc_len;
 	fi->card_size = in->card_size;
-	for (u32 i = 0; i < in->nchan; i++)
+	for (u32 i = 0; i < in->nchan; i++) {
 		fdma_chan_info_from_caps(&fi->chan[i], in->chan_caps[i], in->ring_size);
+		/* Linux dmaengine channels drop nothing, so flag nothing. */
+		fi->chan[i].overrun_flag &= !!in->engine_version;
+	}
 	/* A real device runs at its link's speed; its ceiling follows from the link. */
 	fi->link.paced = 1;
 	fi->link.gen = in->link_gen;

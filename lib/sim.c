@@ -104,6 +104,10 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	snprintf(in->name, sizeof(in->name), "%s, gen%u x%u MPS %u%s", dev->sm->name,
 		 l->gen, l->lanes, l->mps, o->model.paced ? "" : ", unpaced");
 	in->version = dev->caps.version;
+	snprintf(in->engine, sizeof(in->engine), "%s", dev->caps.eng->name);
+	in->coal = (dev->caps.coalesce ? FDMA_COAL_COUNT : 0) |
+		   (dev->caps.coal_timer ? FDMA_COAL_TIMER : 0) |
+		   (dev->caps.coal_emulated ? FDMA_COAL_EMULATED : 0);
 	in->nchan = dev->caps.nchan;
 	in->align = dev->caps.align;
 	in->max_desc_len = dev->caps.max_desc_len;
@@ -115,8 +119,10 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	in->link.paced = o->model.paced;
 	in->link.write_mbps = fdma_link_write_Bps(l) / 1e6;
 	in->link.read_mbps = fdma_link_read_Bps(l) / 1e6;
-	for (u32 i = 0; i < in->nchan; i++)
+	for (u32 i = 0; i < in->nchan; i++) {
 		fdma_chan_info_from_caps(&in->chan[i], dev->caps.chan_caps[i], o->ring);
+		in->chan[i].overrun_flag &= dev->caps.overrun_flag;
+	}
 }
 
 /* ---- the FDMA model: registers in shared memory, kicked ---------------- */

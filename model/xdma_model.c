@@ -423,8 +423,13 @@ static bool run_one(struct xch *c)
 	pthread_mutex_lock(&m->lock);
 	if (c->gen != gen)
 		return false;		/* RUN fell and rose meanwhile: this chain is gone */
-	if (!host || f == FDMA_FAULT_DATA) {
-		stop_err(c, c->c2h && !c->stream ? XDMA_ST_WRITE_DEC : XDMA_ST_READ_UR);
+	/* A data fault: poisoned data read from the host (H2C), a slave error reading the card (C2H). */
+	if (f == FDMA_FAULT_DATA) {
+		stop_err(c, c->c2h ? XDMA_ST_READ_CA : XDMA_ST_READ_PARITY);
+		return false;
+	}
+	if (!host) {
+		stop_err(c, c->c2h ? XDMA_ST_WRITE_DEC : XDMA_ST_READ_UR);
 		return false;
 	}
 	if (c->stream && c->c2h) {
@@ -866,7 +871,8 @@ static void bar1_write(struct xdma_model *m, u32 off, u32 val)
 		c->tg_period = val;
 		break;
 	case XDMA_TG_CTRL:
-		if ((val & XDMA_TG_CTRL_EN) && !(c->tg_ctrl & XDMA_TG_CTRL_EN)) {
+		if (((val & XDMA_TG_CTRL_EN) && !(c->tg_ctrl & XDMA_TG_CTRL_EN)) ||
+		    (val & XDMA_TG_CTRL_RESTART)) {
 			/* Enabling starts a fresh schedule and count, as the FDMA engine's does. */
 			c->next_frame_ns = 0;
 			c->tg_frames = 0;
@@ -876,7 +882,7 @@ static void bar1_write(struct xdma_model *m, u32 off, u32 val)
 			memset(&c->chk, 0, sizeof(c->chk));
 			c->eop_prev = true;
 		}
-		c->tg_ctrl = val;
+		c->tg_ctrl = val & ~XDMA_TG_CTRL_RESTART;
 		pthread_cond_signal(&c->cond);
 		break;
 	default:

@@ -10,6 +10,27 @@
 #include "util.h"
 
 /* A channel kind as JSON (short) or text names it. */
+static const char *engine_name(const char *e)
+{
+	if (!strcmp(e, "fdma"))
+		return "FDMA";
+	if (!strcmp(e, "xdma"))
+		return "Xilinx XDMA";
+	return e;
+}
+
+/* How the device coalesces interrupts, in words (FDMA_COAL_*). */
+static const char *coal_desc(uint32_t coal)
+{
+	if ((coal & FDMA_COAL_TIMER) && (coal & FDMA_COAL_COUNT))
+		return "coalesced by count and timer in the engine";
+	if (coal & FDMA_COAL_EMULATED)
+		return "coalesced by count, emulated with descriptor flags (no timer in the engine)";
+	if (coal & FDMA_COAL_COUNT)
+		return "coalesced by count";
+	return "one per completion";
+}
+
 static const char *kind_name(uint8_t kind, bool json)
 {
 	switch (kind) {
@@ -77,6 +98,9 @@ int fdma_cmd_info(int argc, char **argv)
 		tool_json_str(stdout, in.name);
 		printf(",\"carrier\":");
 		tool_json_str(stdout, carrier[0] ? carrier : in.backend);
+		printf(",\"engine\":");
+		tool_json_str(stdout, in.engine);
+		printf(",\"coalescing\":\"%s\"", coal_desc(in.coal));
 		printf(",\"version\":\"%u.%u\",\"channels\":%u,"
 		       "\"align\":%u,\"max_desc_len\":%u,\"card_size\":%" PRIu64 ",\"gen\":%u,"
 		       "\"lanes\":%u,\"mps\":%u,\"mrrs\":%u,\"paced\":%d,",
@@ -105,9 +129,10 @@ int fdma_cmd_info(int argc, char **argv)
 			printf("engine     none: Linux dmaengine, %u channel%s, %u-byte alignment, pieces up to %u bytes\n",
 			       in.nchan, in.nchan == 1 ? "" : "s", in.align, in.max_desc_len);
 		else
-			printf("engine     FDMA %u.%u, %u channels, %u-byte alignment, descriptors up to %u bytes\n",
-			       in.version >> 16, in.version & 0xffff, in.nchan, in.align,
-			       in.max_desc_len);
+			printf("engine     %s %u.%u, %u channels, %u-byte alignment, descriptors up to %u bytes\n",
+			       engine_name(in.engine), in.version >> 16, in.version & 0xffff, in.nchan,
+			       in.align, in.max_desc_len);
+		printf("interrupts %s\n", coal_desc(in.coal));
 		printf("card mem   %" PRIu64 " MiB\n", in.card_size >> 20);
 		if (in.link.gen)
 			printf("link       gen%u x%u, MPS %u, MRRS %u%s\n", in.link.gen, in.link.lanes,

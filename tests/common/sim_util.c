@@ -133,6 +133,11 @@ void sim_require_model(const char *why)
 			      sim_target());
 		skip();
 	}
+	if (sim_extra()) {
+		print_message("checks %s, a property of the default simulated FDMA: skipped with %s\n",
+			      why, sim_extra());
+		skip();
+	}
 }
 
 uint64_t sim_card_size(struct fdma_dev *dev)

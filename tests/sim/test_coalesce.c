@@ -52,6 +52,14 @@ static void batch(struct fdma_dev *dev, int n, uint64_t sz, const uint32_t *flag
 static struct fdma_dev *open_sleep(const char *uri, unsigned int count, unsigned int usecs)
 {
 	struct fdma_dev *dev = sim_open(uri);
+	struct fdma_info in;
+
+	assert_fdma_ok(dev, fdma_get_info(dev, &in));
+	if (usecs && !(in.coal & FDMA_COAL_TIMER)) {
+		fdma_close(dev);
+		print_message("needs an interrupt timer, which %s has not: skipped\n", in.engine);
+		skip();
+	}
 
 	assert_fdma_ok(dev, fdma_chan_set_wait(dev, 0, FDMA_WAIT_SLEEP, 0));
 	assert_fdma_ok(dev, fdma_chan_set_wait(dev, 1, FDMA_WAIT_SPIN, 0));

@@ -363,6 +363,7 @@ static void test_bad_channels(void **state)
 {
 	int bad[] = { -1, 4, 15, 16, 1000, INT_MIN, INT_MAX };
 	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int c2h_st;
 	int buf = sim_buf(dev, 4096, 0);
 	struct fdma_req r = { .buf = buf, .len = 4096 };
 	struct fdma_cpl c;
@@ -372,6 +373,8 @@ static void test_bad_channels(void **state)
 	uint64_t fr, er;
 
 	(void)state;
+	c2h_st = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+	assert_fdma_ok(dev, c2h_st);
 	/* The first channel past the device's (4 on sim:, more on other devices). */
 	assert_fdma_ok(dev, fdma_get_info(dev, &in));
 	bad[1] = (int)in.nchan;
@@ -398,17 +401,18 @@ static void test_bad_channels(void **state)
 	assert_fdma_err(dev, fdma_chan_set_testgen(dev, 1, 4096, 0, 1), -ENOTSUP, "no test generator");
 	assert_fdma_err(dev, fdma_chan_testgen_counts(dev, 0, &fr, &er), -ENOTSUP, "no test generator");
 	assert_fdma_err(dev, fdma_stream_open(dev, 1, 4, 4096, &s), -EINVAL, "not a C2H stream");
-	assert_fdma_err(dev, fdma_stream_open(dev, 3, 4, 4096, &s), -EINVAL, "not a C2H stream");
+	assert_fdma_err(dev, fdma_stream_open(dev, fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_STREAM),
+					      4, 4096, &s), -EINVAL, "not a C2H stream");
 	/* Bad settings on good channels. */
 	assert_fdma_err(dev, fdma_chan_set_wait(dev, 0, (enum fdma_wait_mode)7, 0), -EINVAL, "wait mode");
 	assert_fdma_err(dev, fdma_chan_set_wait(dev, 0, FDMA_WAIT_ADAPTIVE, 2000000), -EINVAL, "spin_us");
 	assert_fdma_err(dev, fdma_chan_set_coalesce(dev, 0, 70000, 0), -EINVAL, "out of range");
 	assert_fdma_err(dev, fdma_chan_set_coalesce(dev, 0, 0, 2000000), -EINVAL, "out of range");
-	assert_fdma_err(dev, fdma_chan_set_testgen(dev, 2, 16, 0, 1), -EINVAL, "minimum");
-	assert_fdma_err(dev, fdma_stream_open(dev, 2, 1, 4096, &s), -EINVAL, "buffers");
-	assert_fdma_err(dev, fdma_stream_open(dev, 2, 4, 0, &s), -EINVAL, "buffer size");
-	assert_fdma_err(dev, fdma_stream_open(dev, 2, 4, (32u << 20), &s), -EINVAL, "buffer size");
-	assert_fdma_err(dev, fdma_stream_open(dev, 2, 100000, 4096, &s), -EINVAL, "buffers");
+	assert_fdma_err(dev, fdma_chan_set_testgen(dev, c2h_st, 16, 0, 1), -EINVAL, "minimum");
+	assert_fdma_err(dev, fdma_stream_open(dev, c2h_st, 1, 4096, &s), -EINVAL, "buffers");
+	assert_fdma_err(dev, fdma_stream_open(dev, c2h_st, 4, 0, &s), -EINVAL, "buffer size");
+	assert_fdma_err(dev, fdma_stream_open(dev, c2h_st, 4, (32u << 20), &s), -EINVAL, "buffer size");
+	assert_fdma_err(dev, fdma_stream_open(dev, c2h_st, 100000, 4096, &s), -EINVAL, "buffers");
 	fdma_close(dev);
 	/* No stream channels at all. */
 	dev = sim_open("sim:paced=0,streams=0");
@@ -501,6 +505,7 @@ static void test_ring_full(void **state)
 static void test_use_after_close(void **state)
 {
 	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int c2h_st;
 	struct fdma_dev *stale;
 	int buf = sim_buf(dev, 4096, 0);
 	struct fdma_req r = { .buf = buf, .len = 4096 };
@@ -512,7 +517,9 @@ static void test_use_after_close(void **state)
 	double mbps;
 
 	(void)state;
-	assert_fdma_ok(dev, fdma_stream_open(dev, 2, 4, 4096, &s));
+	c2h_st = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+	assert_fdma_ok(dev, c2h_st);
+	assert_fdma_ok(dev, fdma_stream_open(dev, c2h_st, 4, 4096, &s));
 	fdma_close(dev);
 	stale = dev;
 	assert_non_null(strstr(fdma_errmsg(stale), "invalid or closed"));
@@ -531,7 +538,7 @@ static void test_use_after_close(void **state)
 	assert_int_equal(fdma_write_card(stale, buf, 0, 0, 4096), -EBADF);
 	assert_int_equal(fdma_read_card(stale, buf, 0, 0, 4096), -EBADF);
 	assert_int_equal(fdma_ceiling(stale, FDMA_C2H, 4096, &mbps), -EBADF);
-	assert_int_equal(fdma_stream_open(stale, 2, 4, 4096, &s2), -EBADF);
+	assert_int_equal(fdma_stream_open(stale, c2h_st, 4, 4096, &s2), -EBADF);
 	/* A stream outliving its device fails cleanly and can still be closed. */
 	assert_int_equal(fdma_stream_get(s, &f, 1000), -EBADF);
 	assert_int_equal(fdma_stream_drops(s), 0);
@@ -548,12 +555,15 @@ static void test_use_after_close(void **state)
 static void test_null_args(void **state)
 {
 	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int c2h_st;
 	struct fdma_info info;
 	struct fdma_frame f = { 0 };
 	double mbps;
 	uint64_t fr = 1, er = 1;
 
 	(void)state;
+	c2h_st = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+	assert_fdma_ok(dev, c2h_st);
 	assert_non_null(strstr(fdma_errmsg(NULL), "invalid or closed"));
 	assert_int_equal(fdma_get_info(NULL, &info), -EBADF);
 	assert_int_equal(fdma_submit(NULL, 0, NULL, 0), -EBADF);
@@ -564,12 +574,12 @@ static void test_null_args(void **state)
 	assert_fdma_err(dev, fdma_submit(dev, 0, NULL, 1), -EINVAL, "NULL");
 	assert_fdma_err(dev, fdma_reap(dev, 0, NULL, 1, 0, 0), -EINVAL, "NULL");
 	assert_fdma_err(dev, fdma_chan_stats(dev, 0, NULL), -EINVAL, "NULL");
-	assert_fdma_err(dev, fdma_stream_open(dev, 2, 4, 4096, NULL), -EINVAL, "NULL");
+	assert_fdma_err(dev, fdma_stream_open(dev, c2h_st, 4, 4096, NULL), -EINVAL, "NULL");
 	assert_fdma_err(dev, fdma_ceiling(dev, FDMA_C2H, 4096, NULL), -EINVAL, "NULL");
 	assert_fdma_err(dev, fdma_ceiling(dev, FDMA_C2H, 0, &mbps), -EINVAL, "zero");
 	/* Counters are optional outputs. */
-	assert_fdma_ok(dev, fdma_chan_testgen_counts(dev, 2, NULL, NULL));
-	assert_fdma_ok(dev, fdma_chan_testgen_counts(dev, 2, &fr, &er));
+	assert_fdma_ok(dev, fdma_chan_testgen_counts(dev, c2h_st, NULL, NULL));
+	assert_fdma_ok(dev, fdma_chan_testgen_counts(dev, c2h_st, &fr, &er));
 	assert_int_equal(fr, 0);
 	assert_int_equal(er, 0);
 	/* Streams: NULL handles. */
@@ -588,12 +598,15 @@ static void test_null_args(void **state)
 static void test_null_frame_message(void **state)
 {
 	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int c2h_st;
 	struct fdma_stream *s = NULL;
 	char get_msg[256], rel_msg[256];
 	int get_ret, rel_ret;
 
 	(void)state;
-	assert_fdma_ok(dev, fdma_stream_open(dev, 2, 4, 4096, &s));
+	c2h_st = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+	assert_fdma_ok(dev, c2h_st);
+	assert_fdma_ok(dev, fdma_stream_open(dev, c2h_st, 4, 4096, &s));
 	/* Leave a different message behind first. */
 	assert_fdma_err(dev, fdma_buf_free(dev, 3000), -EBADF, "unknown buffer handle");
 	get_ret = fdma_stream_get(s, NULL, 0);

@@ -67,6 +67,15 @@ static void get_frame_at(struct fdma_dev *dev, struct fdma_stream *s, struct fdm
 	sim_assert_err(dev, ret, 0, NULL, "fdma_stream_get()", file, line);
 }
 
+/* Does the channel flag the first frame after drops (struct fdma_chan_info)? */
+static bool flags_overruns(struct fdma_dev *dev, int ch)
+{
+	struct fdma_info info;
+
+	assert_fdma_ok(dev, fdma_get_info(dev, &info));
+	return info.chan[ch].overrun_flag;
+}
+
 static int c2h_stream(struct fdma_dev *dev)
 {
 	struct fdma_info info;
@@ -89,7 +98,9 @@ static void test_frames(void **state)
 	uint64_t frames = 0, errors = 1;
 
 	(void)state;
-	assert_int_equal(ch, 2);
+	/* The default FDMA model's layout (another engine numbers its own way). */
+	if (!sim_extra())
+		assert_int_equal(ch, 2);
 	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 8, len, &s));
 	assert_non_null(s);
 	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 1000000, 1));
@@ -262,7 +273,9 @@ static void test_drop_mode(void **state)
 	}
 	get_frame(dev, s, &f);
 	last = check_frame(&f, len);
-	assert_true(f.flags & FDMA_CPL_OVERRUN);
+	/* An engine that cannot flag frames after drops (XDMA) shows them by the gaps alone. */
+	if (flags_overruns(dev, ch))
+		assert_true(f.flags & FDMA_CPL_OVERRUN);
 	assert_true(last > 4);
 	gaps = last - 4;
 	overruns++;
@@ -274,7 +287,8 @@ static void test_drop_mode(void **state)
 		seq = check_frame(&f, len);
 		assert_true(seq > last);
 		if (seq != last + 1) {
-			assert_true(f.flags & FDMA_CPL_OVERRUN);
+			if (flags_overruns(dev, ch))
+				assert_true(f.flags & FDMA_CPL_OVERRUN);
 			overruns++;
 		} else {
 			assert_false(f.flags & FDMA_CPL_OVERRUN);
@@ -415,7 +429,8 @@ static void test_camera_cannot_keep_up(void **state)
 			t0 = frame_tstamp(&f) - (uint64_t)seq * period;
 		} else {
 			assert_true(seq >= last + 4);
-			assert_true(f.flags & FDMA_CPL_OVERRUN);
+			if (flags_overruns(dev, ch))
+				assert_true(f.flags & FDMA_CPL_OVERRUN);
 			gaps += seq - last - 1;
 		}
 		assert_int_equal(frame_tstamp(&f), t0 + (uint64_t)seq * period);
@@ -493,7 +508,8 @@ static void test_h2c_checker(void **state)
 	struct fdma_info info;
 
 	(void)state;
-	assert_int_equal(ch, 3);
+	if (!sim_extra())
+		assert_int_equal(ch, 3);
 	assert_fdma_ok(dev, fdma_get_info(dev, &info));
 	assert_int_equal(info.chan[ch].testgen, 1);
 	assert_int_equal(info.chan[ch].dir, FDMA_H2C);
@@ -557,7 +573,7 @@ static void test_h2c_checker(void **state)
 		expect_counts(dev, ch, 21, 2);
 	}
 	/* The checker's counts are its own: the C2H generator counted nothing. */
-	expect_counts(dev, 2, 0, 0);
+	expect_counts(dev, fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM), 0, 0);
 	assert_fdma_ok(dev, fdma_buf_free(dev, buf));
 	sim_roundtrip(dev, 0, 65536, 3);
 	fdma_close(dev);

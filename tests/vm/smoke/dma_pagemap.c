@@ -134,7 +134,7 @@ static int find_mm(const struct fdma_eng_caps *caps, bool c2h)
 int main(void)
 {
 	struct fdma_plat plat = { .kick = kick };
-	struct fdma_eng_caps caps;
+	struct fdma_eng_caps caps = { 0 };
 	static struct chan h2c, c2h;
 	struct page src, dst;
 	struct fdma_ecpl cpl;
@@ -155,15 +155,15 @@ int main(void)
 		goto setup_fail;
 	g_dev = &d;
 	plat.regs = d.bar2;
-	if ((ret = fdma_eng_probe(&plat, &caps))) {
+	if ((ret = fdma_eng_probe(&fdma_eng_fdma, &plat, &caps))) {
 		snprintf(why, sizeof(why), "fdma_eng_probe: %d", ret);
 		goto setup_fail;
 	}
-	if ((ret = fdma_eng_reset(&plat, TIMEOUT_US))) {
+	if ((ret = fdma_eng_reset(&plat, &caps, TIMEOUT_US))) {
 		snprintf(why, sizeof(why), "fdma_eng_reset: %d", ret);
 		goto setup_fail;
 	}
-	fdma_eng_enable(&plat, true);
+	fdma_eng_enable(&plat, &caps, true);
 	ich = find_mm(&caps, false);
 	och = find_mm(&caps, true);
 	if (ich < 0 || och < 0) {
@@ -224,7 +224,7 @@ int main(void)
 	}
 
 	/* Leave the engine as a driver expects to find it: reset, disabled. */
-	if ((ret = fdma_eng_reset(&plat, TIMEOUT_US))) {
+	if ((ret = fdma_eng_reset(&plat, &caps, TIMEOUT_US))) {
 		printf("VMTEST FAIL dma_pagemap: final engine reset: %d\n", ret);
 		fails++;
 	}
