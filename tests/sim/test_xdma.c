@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What only the XDMA engine and its model do (the rest of the sim suite
+ * runs on the XDMA model too: make check-tests, FDMA_TEST_SIM=engine=xdma):
+ * the identity registers and their side effects as fdma_reg sees them,
+ * descriptor chains across 4 KiB pages and the ring's wrap (the model
+ * stops a channel whose adjacency promise is broken), completions from
+ * registers instead of the write-back, emulated coalescing, the
+ * magic-stopped fault, and stream packets spread over several buffers.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "sim_util.h"
+#include "fdma_plat.h"
+#include "fdma_regs.h"
+#include "xdma_regs.h"
+
+#define TIMEOUT_US (5 * 1000 * 1000)
+
+static struct fdma_dev *open_xdma(const char *opts)
+{
+	char uri[256];
+
+	if (sim_target()) {
+		print_message("needs the simulated XDMA: skipped on %s\n", sim_target());
+		skip();
+	}
+	snprintf(uri, sizeof(uri), "sim:engine=xdma,paced=0%s%s", *opts ? "," : "", opts);
+	/* Not sim_open(): FDMA_TEST_SIM must not add its options to these. */
+	{
+		struct fdma_dev *dev = NULL;
+		char err[256] = "";
+
+		if (fdma_open(&dev, uri, err, sizeof(err)) < 0)
+			fail_msg("fdma_open(%s): %s", uri, err);
+		return dev;
+	}
+}
+
+static void test_identity(void **state)
+{
+	struct fdma_dev *dev = open_xdma("");
+	struct fdma_info in;
+	uint32_t v = 0;
+	int h2c_st, c2h_st;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_get_info(dev, &in));
+	assert_string_equal(in.engine, "xdma");
+	assert_int_equal(in.coal, FDMA_COAL_COUNT | FDMA_COAL_EMULATED);
+	assert_int_equal(in.nchan, 4);
+	/* Pairs, as on FDMA: H2C 0, C2H 0 (memory-mapped), H2C 1, C2H 1 (streams). */
+	assert_int_equal(fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM), 0);
+	assert_int_equal(fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM), 1);
+	h2c_st = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_STREAM);
+	c2h_st = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+	assert_int_equal(h2c_st, 2);
+	assert_int_equal(c2h_st, 3);
+	assert_false(in.chan[c2h_st].overrun_flag);
+	assert_true(in.chan[c2h_st].testgen);
+
+	/* The identifiers PG195 gives each block. */
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_BLK_CFG, &v));
+	assert_int_equal(XDMA_ID_SUBSYS(v), XDMA_ID_SUBSYS_VAL);
+	assert_int_equal(XDMA_ID_TARGET(v), XDMA_TARGET_CFG);
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_CH(1, 0), &v));
+	assert_int_equal(v >> 16, 0x1fc1);
+	assert_false(v & XDMA_ID_STREAM);
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_CH(1, 1), &v));
+	assert_true(v & XDMA_ID_STREAM);
+	assert_int_equal(XDMA_ID_CHAN(v), 1);
+	/* No third channel: reads as nothing. */
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_CH(0, 2), &v));
+	assert_int_equal(v, 0);
+	/* The library's settings, as the engine holds them: poll-mode write-back on. */
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_CH(0, 0) + XDMA_CH_CTRL, &v));
+	assert_true(v & XDMA_CTRL_POLL_WB);
+	assert_true(v & XDMA_CTRL_IE_STOPPED);
+	/* MPS and MRRS of the link the model paces: 256 and 512. */
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_BLK_CFG + XDMA_CFG_MPS, &v));
+	assert_int_equal(v, 1);
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_BLK_CFG + XDMA_CFG_MRRS, &v));
+	assert_int_equal(v, 2);
+	/* The user BAR: fdma's test block. */
+	assert_fdma_ok(dev, fdma_reg_read(dev, 1, XDMA_TG_MAGIC, &v));
+	assert_int_equal(v, XDMA_TG_MAGIC_VAL);
+
+	/* A read that clears the status is a write in disguise: it needs FORCE. */
+	assert_fdma_err(dev, fdma_reg_read(dev, 0, XDMA_CH(1, 0) + XDMA_CH_STATUS_RC, &v), -EPERM,
+			"clears");
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_CH(1, 0) + XDMA_CH_STATUS, &v));
+	assert_fdma_err(dev, fdma_reg_write(dev, 0, XDMA_CH(0, 0) + XDMA_CH_IE, 0, 0), -EPERM,
+			"FDMA_REG_FORCE");
+	assert_fdma_err(dev, fdma_reg_read(dev, 2, 0, &v), -ENXIO, "BAR1");
+	assert_fdma_err(dev, fdma_reg_read(dev, 0, 0x10000, &v), -ERANGE, "beyond");
+	sim_roundtrip(dev, 0, 65536, 9);
+	fdma_close(dev);
+}
+
+/*
+ * Batches of 1 to 100 requests on a 256-entry ring: chains start
+ * anywhere, wrap at the ring's end and cross 4 KiB pages of descriptors
+ * (128 per page). The model follows the adjacency counts the host wrote
+ * and stops the channel on a block that crosses a page or is not linked
+ * in memory order, so every transfer completing whole proves them right.
+ * wb selects the write-back or the completed-count register.
+ */
+static void chains(const char *opts, unsigned int maxn)
+{
+	struct fdma_dev *dev = open_xdma(opts);
+	const size_t sz = 4096;
+	int src = sim_buf(dev, 100 * sz, 0), dst = sim_buf(dev, 100 * sz, 0);
+	struct fdma_req r[100];
+	struct fdma_cpl c[100];
+	struct fdma_chan_stats a, b;
+	unsigned int batches = 0;
+	uint64_t seed = 1;
+
+	sim_stats(dev, 0, &a);
+	for (unsigned int n = 1; n <= maxn; n += 7, batches++, seed++) {
+		pattern_fill(fdma_buf_addr(dev, src), n * sz, seed);
+		for (unsigned int i = 0; i < n; i++)
+			r[i] = (struct fdma_req){ .buf = src, .offset = i * sz, .card_addr = i * sz,
+						  .len = sz, .user_data = i };
+		assert_fdma_err(dev, fdma_submit(dev, 0, r, n), n, NULL);
+		sim_reap_n(dev, 0, c, n);
+		for (unsigned int i = 0; i < n; i++) {
+			assert_int_equal(c[i].res, 0);
+			assert_int_equal(c[i].user_data, i);
+		}
+		memset(fdma_buf_addr(dev, dst), 0, n * sz);
+		for (unsigned int i = 0; i < n; i++)
+			r[i] = (struct fdma_req){ .buf = dst, .offset = i * sz, .card_addr = i * sz,
+						  .len = sz, .user_data = 1000 + i };
+		assert_fdma_err(dev, fdma_submit(dev, 1, r, n), n, NULL);
+		sim_reap_n(dev, 1, c, n);
+		for (unsigned int i = 0; i < n; i++)
+			assert_int_equal(c[i].res, 0);
+		assert_pattern(fdma_buf_addr(dev, dst), n * sz, seed);
+	}
+	sim_stats(dev, 0, &b);
+	/* One chain start per batch at most (batches that queue join one chain). */
+	assert_true(b.doorbells - a.doorbells <= batches);
+	assert_int_equal(b.errors, a.errors);
+	assert_fdma_ok(dev, fdma_buf_free(dev, src));
+	assert_fdma_ok(dev, fdma_buf_free(dev, dst));
+	fdma_close(dev);
+}
+
+static void test_chains_writeback(void **state)
+{
+	(void)state;
+	chains("ring=256", 100);
+}
+
+/* 64 entries: the ring ends inside a page, so only the wrap bounds a block there. */
+static void test_chains_small_ring(void **state)
+{
+	(void)state;
+	chains("ring=64", 60);
+}
+
+static void test_chains_registers(void **state)
+{
+	(void)state;
+	chains("ring=256,wb=0", 100);
+}
+
+/*
+ * A batch while a chain runs waits for it and starts as the next chain:
+ * submit batch after batch without reaping, then reap all, in order.
+ */
+static void test_queued_batches(void **state)
+{
+	struct fdma_dev *dev = open_xdma("ring=64");
+	int src = sim_buf(dev, 48 * 4096, 0);
+	struct fdma_req r[8];
+	struct fdma_cpl c[48];
+
+	(void)state;
+	pattern_fill(fdma_buf_addr(dev, src), 48 * 4096, 5);
+	for (unsigned int k = 0; k < 6; k++) {
+		for (unsigned int i = 0; i < 8; i++)
+			r[i] = (struct fdma_req){ .buf = src, .offset = (k * 8 + i) * 4096ull,
+						  .card_addr = (k * 8 + i) * 4096ull, .len = 4096,
+						  .user_data = k * 8 + i };
+		assert_fdma_err(dev, fdma_submit(dev, 0, r, 8), 8, NULL);
+	}
+	sim_reap_n(dev, 0, c, 48);
+	for (unsigned int i = 0; i < 48; i++) {
+		assert_int_equal(c[i].user_data, i);
+		assert_int_equal(c[i].res, 0);
+	}
+	assert_fdma_ok(dev, fdma_buf_free(dev, src));
+	{
+		int dst = sim_buf(dev, 48 * 4096, 0);
+
+		assert_fdma_ok(dev, fdma_read_card(dev, dst, 0, 0, 48 * 4096));
+		assert_pattern(fdma_buf_addr(dev, dst), 48 * 4096, 5);
+		assert_fdma_ok(dev, fdma_buf_free(dev, dst));
+	}
+	fdma_close(dev);
+}
+
+/*
+ * Coalescing by count, emulated: in sleep mode with coal=8, a batch of 64
+ * interrupts at most once per 8 descriptors plus once at the chain's end
+ * (fewer where the level is still high when the next one comes), and at
+ * least once.
+ */
+static void test_coalesce_emulated(void **state)
+{
+	struct fdma_dev *dev = open_xdma("coal=8");
+	int src = sim_buf(dev, 64 * 4096, 0);
+	struct fdma_req r[64];
+	struct fdma_cpl c[64];
+	struct fdma_chan_stats a, b;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_chan_set_wait(dev, 0, FDMA_WAIT_SLEEP, 0));
+	assert_fdma_err(dev, fdma_chan_set_coalesce(dev, 0, 8, 50), -EOPNOTSUPP, "no interrupt timer");
+	pattern_fill(fdma_buf_addr(dev, src), 64 * 4096, 6);
+	for (unsigned int i = 0; i < 64; i++)
+		r[i] = (struct fdma_req){ .buf = src, .offset = i * 4096ull, .card_addr = i * 4096ull,
+					  .len = 4096, .user_data = i };
+	for (int round = 0; round < 4; round++) {
+		sim_stats(dev, 0, &a);
+		assert_fdma_err(dev, fdma_submit(dev, 0, r, 64), 64, NULL);
+		sim_reap_n(dev, 0, c, 64);
+		sim_stats(dev, 0, &b);
+		assert_true(b.interrupts - a.interrupts >= 1);
+		assert_true(b.interrupts - a.interrupts <= 64 / 8 + 1);
+	}
+	assert_fdma_ok(dev, fdma_buf_free(dev, src));
+	fdma_close(dev);
+}
+
+/* A descriptor without its magic stops the channel; the request fails, the rest are canceled, and the channel works on. */
+static void test_magic_fault(void **state)
+{
+	struct fdma_dev *dev = open_xdma("fault=magic@3");
+	int src = sim_buf(dev, 5 * 4096, 0);
+	struct fdma_req r[5];
+	struct fdma_cpl c[5];
+	struct fdma_chan_stats st;
+
+	(void)state;
+	pattern_fill(fdma_buf_addr(dev, src), 5 * 4096, 7);
+	for (unsigned int i = 0; i < 5; i++)
+		r[i] = (struct fdma_req){ .buf = src, .offset = i * 4096ull, .card_addr = i * 4096ull,
+					  .len = 4096, .user_data = i };
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 5), 5, NULL);
+	sim_reap_n(dev, 0, c, 5);
+	assert_int_equal(c[0].res, 0);
+	assert_int_equal(c[1].res, 0);
+	assert_int_equal(c[2].status, FDMA_CPL_DESC_ERR);
+	assert_int_equal(c[2].res, -EIO);
+	assert_int_equal(c[3].res, -ECANCELED);
+	assert_int_equal(c[4].res, -ECANCELED);
+	sim_stats(dev, 0, &st);
+	assert_int_equal(st.resets, 1);
+	/* Recovered without reopening: the same requests go through now. */
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, 5), 5, NULL);
+	sim_reap_n(dev, 0, c, 5);
+	for (unsigned int i = 0; i < 5; i++)
+		assert_int_equal(c[i].res, 0);
+	assert_fdma_ok(dev, fdma_buf_free(dev, src));
+	sim_roundtrip(dev, 0, 5 * 4096, 7);
+	fdma_close(dev);
+}
+
+/*
+ * A stream packet longer than one buffer spreads over several, as XDMA's
+ * C2H streams do: the result records give each buffer's length and the
+ * last one EOP, which the library turns into SOF and EOF.
+ */
+static void test_packet_over_buffers(void **state)
+{
+	struct fdma_dev *dev = open_xdma("");
+	int ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+	const uint32_t flen = 65536, blen = 16384;
+	int buf = sim_buf(dev, 8 * blen, 0);
+	struct fdma_req r[8];
+	struct fdma_cpl c[8];
+	uint8_t *p = fdma_buf_addr(dev, buf);
+	const struct fdma_testgen_hdr *h;
+
+	(void)state;
+	memset(p, 0, 8 * blen);
+	for (unsigned int i = 0; i < 8; i++)
+		r[i] = (struct fdma_req){ .buf = buf, .offset = i * blen, .len = blen, .user_data = i };
+	assert_fdma_err(dev, fdma_submit(dev, ch, r, 8), 8, NULL);
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, flen, 0, 1));
+	sim_reap_n(dev, ch, c, 8);
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, flen, 0, 0));
+	for (unsigned int i = 0; i < 8; i++) {
+		assert_int_equal(c[i].res, 0);
+		assert_int_equal(c[i].len, blen);
+		assert_int_equal(!!(c[i].flags & FDMA_CPL_SOF), i % 4 == 0);
+		assert_int_equal(!!(c[i].flags & FDMA_CPL_EOF), i % 4 == 3);
+	}
+	/* The two frames, each whole across its four buffers. */
+	for (unsigned int k = 0; k < 2; k++) {
+		const uint8_t *f = p + (size_t)k * flen;
+
+		h = (const struct fdma_testgen_hdr *)f;
+		assert_int_equal(h->magic, FDMA_TESTGEN_MAGIC);
+		assert_int_equal(h->seq, k);
+		assert_int_equal(h->len, flen);
+		assert_int_equal(h->crc, (uint32_t)crc32(0, f + sizeof(*h), flen - sizeof(*h)));
+	}
+	assert_fdma_ok(dev, fdma_buf_free(dev, buf));
+	fdma_close(dev);
+}
+
+/* An XDMA has at most 4 channels a direction and no memcpy channels: said at open. */
+static void test_bad_config(void **state)
+{
+	struct fdma_dev *dev = NULL;
+	char err[256] = "";
+
+	(void)state;
+	if (sim_target())
+		skip();
+	assert_int_equal(fdma_open(&dev, "sim:engine=xdma,channels=4", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "at most 4 channels per direction"));
+	assert_int_equal(fdma_open(&dev, "sim:engine=xdma,memcpy=1", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no memcpy"));
+	assert_int_equal(fdma_open(&dev, "sim:engine=qdma", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "fdma or xdma"));
+	assert_null(dev);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_chains_writeback),
+		cmocka_unit_test(test_chains_small_ring),
+		cmocka_unit_test(test_chains_registers),
+		cmocka_unit_test(test_queued_batches),
+		cmocka_unit_test(test_coalesce_emulated),
+		cmocka_unit_test(test_magic_fault),
+		cmocka_unit_test(test_packet_over_buffers),
+		cmocka_unit_test(test_bad_config),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
