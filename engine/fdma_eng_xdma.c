@@ -694,6 +694,17 @@ static u32 x_cancel(struct fdma_ering *r, struct fdma_ecpl *out, u32 max)
 	return n;
 }
 
+/* The IRQ block's pending channels, in the engine's order, as fdma channel bits. */
+static u32 x_irq_pending(struct fdma_plat *p, const struct fdma_eng_caps *caps)
+{
+	u32 hw = fdma_plat_rd32(p, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_PEND), out = 0, i;
+
+	for (i = 0; i < caps->nchan; i++)
+		if (hw & (1u << XDMA_HW_ORDER(caps->hw_chan[i])))
+			out |= 1u << i;
+	return out;
+}
+
 const struct fdma_eng_ops fdma_eng_xdma = {
 	.name = "xdma",
 	.rec_bytes = sizeof(struct xdma_result),
@@ -718,4 +729,5 @@ const struct fdma_eng_ops fdma_eng_xdma = {
 	.status = x_status,
 	.ring_reset = x_ring_reset,
 	.cancel = x_cancel,
+	.irq_pending = x_irq_pending,
 };

@@ -189,6 +189,8 @@ struct fdma_eng_ops {
 	u32 (*status)(const struct fdma_ering *r);
 	int (*ring_reset)(struct fdma_ering *r, u32 timeout_us);
 	u32 (*cancel)(struct fdma_ering *r, struct fdma_ecpl *out, u32 max);
+	/* Channels (bit i: channel i) whose interrupt is asserted; NULL: cannot tell (no INTx). */
+	u32 (*irq_pending)(struct fdma_plat *p, const struct fdma_eng_caps *caps);
 };
 
 extern const struct fdma_eng_ops fdma_eng_fdma;
@@ -206,6 +208,15 @@ static inline int fdma_eng_probe(const struct fdma_eng_ops *eng, struct fdma_pla
 {
 	caps->eng = eng;
 	return eng->probe(p, caps);
+}
+
+/*
+ * For a shared INTx line: the channels whose interrupt is asserted, or
+ * ~0 when the engine cannot tell (it then never runs on INTx).
+ */
+static inline u32 fdma_eng_irq_pending(struct fdma_plat *p, const struct fdma_eng_caps *caps)
+{
+	return caps->eng->irq_pending ? caps->eng->irq_pending(p, caps) : ~0u;
 }
 
 /* Reset the whole engine (all channels stopped); -ETIMEDOUT after timeout_us. */

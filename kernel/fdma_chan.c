@@ -495,6 +495,15 @@ void fdma_chan_irq(struct fdma_chan *c)
 /* Also the dmaengine client's (fdma_dmac.c) completion work. */
 EXPORT_SYMBOL_NS_GPL(fdma_chan_irq, FDMA);
 
+void fdma_chan_intr(struct fdma_chan *c)
+{
+	mutex_lock(&c->lock);
+	if (c->ops->irq_ack && c->up)
+		c->ops->irq_ack(c);
+	fdma_chan_reap_locked(c);
+	mutex_unlock(&c->lock);
+}
+
 void fdma_chan_reap(struct fdma_chan *c)
 {
 	fdma_chan_irq(c);

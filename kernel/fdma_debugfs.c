@@ -72,7 +72,7 @@ static int pinned_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(pinned_fops, pinned_get, NULL, "%llu\n");
 
-/* ---- the device model's test block (ivshmem only) ------------------------ */
+/* ---- the device models' test block --------------------------------------- */
 
 static const char * const fdma_fault_names[] = {
 	[FDMA_MDBG_FAULT_DESC] = "desc",
@@ -80,6 +80,7 @@ static const char * const fdma_fault_names[] = {
 	[FDMA_MDBG_FAULT_STUCK] = "stuck",
 	[FDMA_MDBG_FAULT_IRQ] = "irq",
 	[FDMA_MDBG_FAULT_NOACK] = "noack",
+	[FDMA_MDBG_FAULT_MAGIC] = "magic",
 };
 
 static int model_show(struct seq_file *m, void *unused)
@@ -90,11 +91,11 @@ static int model_show(struct seq_file *m, void *unused)
 	if (READ_ONCE(fdev->dead))
 		return -ENODEV;
 	seq_printf(m, "faults %u\nrefused %u\nrogue_writes %u\nfault_ack %u\npace %u\n",
-		   fdma_plat_rd32(p, FDMA_MDBG_FAULTS),
-		   fdma_plat_rd32(p, FDMA_MDBG_REFUSED),
-		   fdma_plat_rd32(p, FDMA_MDBG_ROGUE_WRITES),
-		   fdma_plat_rd32(p, FDMA_MDBG_FAULT_ACK),
-		   fdma_plat_rd32(p, FDMA_MDBG_PACE));
+		   fdma_plat_rd32(p, fdev->mdbg + FDMA_MDBG_FAULTS),
+		   fdma_plat_rd32(p, fdev->mdbg + FDMA_MDBG_REFUSED),
+		   fdma_plat_rd32(p, fdev->mdbg + FDMA_MDBG_ROGUE_WRITES),
+		   fdma_plat_rd32(p, fdev->mdbg + FDMA_MDBG_FAULT_ACK),
+		   fdma_plat_rd32(p, fdev->mdbg + FDMA_MDBG_PACE));
 	return 0;
 }
 
@@ -125,13 +126,13 @@ static ssize_t model_write(struct file *file, const char __user *ubuf,
 		if (k == ARRAY_SIZE(fdma_fault_names) || ch >= fdev->caps.nchan ||
 		    !at)
 			return -EINVAL;
-		fdma_plat_wr32(p, FDMA_MDBG_FAULT_KIND, k);
-		fdma_plat_wr32(p, FDMA_MDBG_FAULT_CHAN, ch);
-		fdma_plat_wr32(p, FDMA_MDBG_FAULT_AT, at);
+		fdma_plat_wr32(p, fdev->mdbg + FDMA_MDBG_FAULT_KIND, k);
+		fdma_plat_wr32(p, fdev->mdbg + FDMA_MDBG_FAULT_CHAN, ch);
+		fdma_plat_wr32(p, fdev->mdbg + FDMA_MDBG_FAULT_AT, at);
 		/* The request last: the model reads it first. */
 		wmb();
-		fdma_plat_wr32(p, FDMA_MDBG_FAULT_REQ,
-			       fdma_plat_rd32(p, FDMA_MDBG_FAULT_REQ) + 1);
+		fdma_plat_wr32(p, fdev->mdbg + FDMA_MDBG_FAULT_REQ,
+			       fdma_plat_rd32(p, fdev->mdbg + FDMA_MDBG_FAULT_REQ) + 1);
 		fdma_plat_kick(p, ch);
 	} else if (sscanf(buf, "pace %15s", kind) == 1) {
 		if (!strcmp(kind, "on"))
@@ -142,7 +143,7 @@ static ssize_t model_write(struct file *file, const char __user *ubuf,
 			k = FDMA_MDBG_PACE_CFG;
 		else
 			return -EINVAL;
-		fdma_plat_wr32(p, FDMA_MDBG_PACE, k);
+		fdma_plat_wr32(p, fdev->mdbg + FDMA_MDBG_PACE, k);
 	} else {
 		return -EINVAL;
 	}
@@ -168,9 +169,13 @@ void fdma_debugfs_add(struct fdma_dev *fdev)
 	fdev->debugfs = d;
 	debugfs_create_file("chans", 0444, d, fdev, &chans_fops);
 	debugfs_create_file_unsafe("leaked_bytes", 0444, d, fdev, &leaked_fops);
-	/* Only the model has the test block, and only behind ivshmem is it the model. */
-	if (fdev->ivshmem &&
-	    fdma_plat_rd32(&fdev->plat, FDMA_MDBG_MAGIC) == FDMA_MDBG_MAGIC_VAL)
+	/*
+	 * Only the model has the test block: behind ivshmem (the FDMA model),
+	 * or in the user BAR of the XDMA model. A real card's user BAR is
+	 * the design's, and is never written here: its magic must match.
+	 */
+	if ((fdev->ivshmem || fdev->plat.user) &&
+	    fdma_plat_rd32(&fdev->plat, fdev->mdbg + FDMA_MDBG_MAGIC) == FDMA_MDBG_MAGIC_VAL)
 		debugfs_create_file("model", 0600, d, fdev, &model_fops);
 }
 

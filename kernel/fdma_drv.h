@@ -94,6 +94,7 @@
 #define FDMA_IVSHMEM_VENDOR	0x1af4
 #define FDMA_IVSHMEM_DEVICE	0x1110
 #define FDMA_ID_IVSHMEM		1	/* pci_device_id.driver_data */
+#define FDMA_ID_XDMA		2	/* a Xilinx XDMA function (fdma_xdma.c) */
 
 /* ivshmem-doorbell BAR0 registers (QEMU docs/specs/ivshmem-spec.rst) */
 #define IVSHMEM_INTR_MASK	0x00
@@ -111,6 +112,7 @@ enum fdma_irq_mode {
 	FDMA_IRQ_MSIX,
 	FDMA_IRQ_MSI,
 	FDMA_IRQ_INTX,
+	FDMA_IRQ_POLL,		/* none: a thread reaps every poll_us (XDMA poll mode) */
 };
 
 /* Module parameters (fdma_main.c); timeout_ms and watchdog_ms are writable. */
@@ -317,6 +319,8 @@ struct fdma_ring_ops {
 	void (*set_coalesce)(struct fdma_chan *c, u32 count, u32 usecs);
 	void (*set_ctrl)(struct fdma_chan *c, u32 mask, u32 val);	/* optional */
 	u32 (*overruns)(struct fdma_chan *c);	/* optional: stream frames dropped */
+	/* optional: the engine's interrupt acknowledge (XDMA's clear-on-read status); under lock */
+	void (*irq_ack)(struct fdma_chan *c);
 	/* What carries the channel: "<channel> of <device> (<driver>)". */
 	int (*describe)(struct fdma_chan *c, char *buf, size_t len);
 };
@@ -428,6 +432,7 @@ struct fdma_dev {
 	struct device *dma_dev;
 	int minor;
 	bool ivshmem;		/* the VM harness's shim: ivshmem-doorbell */
+	bool xdma;		/* a Xilinx XDMA function */
 	bool dead;		/* removed: every operation fails with -ENODEV */
 	/*
 	 * The engine stopped mastering the bus (STATUS.BUSY seen 0, bus
@@ -444,6 +449,11 @@ struct fdma_dev {
 
 	void __iomem *ivs_regs;	/* ivshmem BAR0 (ivshmem only) */
 	void __iomem *regs;	/* the register file */
+	void __iomem *user;	/* XDMA: the user BAR, or NULL */
+	u32 mdbg;		/* plat offset of a device model's test block */
+	/* Whose interrupts these are: pdev, or (XDMA, VM harness) an ivshmem carrier. */
+	struct pci_dev *irq_pdev;
+	struct task_struct *poll_task;	/* FDMA_IRQ_POLL */
 	struct fdma_plat plat;
 	struct fdma_eng_caps caps;
 	u64 card_size;		/* usable card memory: caps.card_size aligned */
@@ -500,6 +510,22 @@ extern const struct fdma_ring_ops fdma_ring_engine_ops;
 
 /* fdma_irq.c */
 int fdma_irq_setup(struct fdma_dev *fdev);
+/* An interrupt (or a poll) for channel c: acknowledge it, then reap. */
+void fdma_chan_intr(struct fdma_chan *c);
+
+/* XDMA functions (fdma_xdma.c), bound by their own pci_driver */
+extern struct pci_driver fdma_xdma_driver;
+int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id);
+void fdma_pci_remove(struct pci_dev *pdev);
+void fdma_pci_shutdown(struct pci_dev *pdev);
+extern bool fdma_param_xdma_irq_carrier;
+extern unsigned int fdma_param_poll_us;
+int fdma_xdma_map(struct fdma_dev *fdev);
+void fdma_xdma_limits(struct fdma_dev *fdev);
+int fdma_xdma_carrier_probe(struct pci_dev *pdev);
+void fdma_xdma_carrier_remove(struct pci_dev *pdev);
+struct pci_dev *fdma_xdma_carrier_get(void);
+void fdma_xdma_carrier_put(struct pci_dev *carrier);
 void fdma_irq_teardown(struct fdma_dev *fdev);
 
 /*

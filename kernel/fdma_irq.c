@@ -16,9 +16,23 @@
  * ivshmem the interrupt status is ivshmem's own IntrStatus register (read
  * to clear), so INTx is possible there, if that ivshmem has an INTx pin.
  * QEMU's ivshmem-doorbell (QEMU >= 2.6) has none: it interrupts by MSI-X
- * only, and irq_mode=msi or intx fails the probe.
+ * only, and irq_mode=msi or intx fails the probe. An XDMA function can run
+ * on INTx: its IRQ block says which channels are asserted, and their
+ * clear-on-read status (read in the thread) lowers the line, which stays
+ * masked until then (IRQF_ONESHOT).
+ *
+ * Every interrupt, and every poll, acknowledges the channel's interrupt
+ * before it reaps (fdma_chan_intr(): XDMA sends the next one only then).
+ *
+ * irq_mode=poll: no interrupts; a thread reaps the channels every poll_us
+ * while requests are in flight, every ms otherwise (XDMA's poll mode).
+ *
+ * Vectors belong to fdev->irq_pdev: the function itself, or, for an XDMA
+ * function in the VM harness, the ivshmem carrier of fdma_xdma.c.
  */
+#include <linux/delay.h>
 #include <linux/interrupt.h>
+#include <linux/kthread.h>
 #include <linux/pci.h>
 
 #include "fdma_drv.h"
@@ -45,17 +59,88 @@ static irqreturn_t fdma_irq_msi(int irq, void *data)
 	return IRQ_WAKE_THREAD;
 }
 
-/* The thread: reap every channel of the vector. */
+/* The thread: acknowledge and reap every channel of the vector. */
 static irqreturn_t fdma_irq_thread(int irq, void *data)
 {
 	struct fdma_vec *v = data;
 	u32 mask = v->chan_mask;
 
 	while (mask) {
-		fdma_chan_irq(&v->fdev->chan[__ffs(mask)]);
+		fdma_chan_intr(&v->fdev->chan[__ffs(mask)]);
 		mask &= mask - 1;
 	}
 	return IRQ_HANDLED;
+}
+
+/* INTx of an engine that says which channels interrupt (XDMA), maybe shared. */
+static irqreturn_t fdma_irq_engine_intx(int irq, void *data)
+{
+	struct fdma_vec *v = data;
+	struct fdma_dev *fdev = v->fdev;
+	u32 mask = fdma_eng_irq_pending(&fdev->plat, &fdev->caps) & v->chan_mask;
+
+	if (!mask)
+		return IRQ_NONE;
+	fdma_irq_count(fdev, mask);
+	return IRQ_WAKE_THREAD;
+}
+
+/* ---- poll mode ------------------------------------------------------------ */
+
+static bool chan_busy(struct fdma_chan *c)
+{
+	struct fdma_ring_pos p;
+	bool busy = false;
+
+	mutex_lock(&c->lock);
+	if (c->up) {
+		c->ops->pos(c, &p);
+		busy = p.posted != p.reaped;
+	}
+	mutex_unlock(&c->lock);
+	return busy;
+}
+
+static int fdma_poll_thread(void *data)
+{
+	struct fdma_dev *fdev = data;
+
+	while (!kthread_should_stop()) {
+		bool busy = false;
+		u32 i;
+
+		for (i = 0; i < fdev->caps.nchan; i++) {
+			struct fdma_chan *c = &fdev->chan[i];
+
+			if (chan_busy(c)) {
+				busy = true;
+				fdma_chan_intr(c);
+			}
+		}
+		if (busy) {
+			unsigned int us = READ_ONCE(fdma_param_poll_us);
+
+			usleep_range(us, us + us / 2);
+		} else {
+			schedule_timeout_interruptible(msecs_to_jiffies(1));
+		}
+	}
+	return 0;
+}
+
+static int fdma_poll_start(struct fdma_dev *fdev)
+{
+	struct task_struct *t;
+
+	t = kthread_run(fdma_poll_thread, fdev, "fdma%d-poll", fdev->minor);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	fdev->poll_task = t;
+	fdev->irq_mode = FDMA_IRQ_POLL;
+	fdev->irq_forced = true;
+	dev_info(&fdev->pdev->dev, "interrupts: none, polled every %u us (irq_mode=poll)\n",
+		 fdma_param_poll_us);
+	return 0;
 }
 
 /* INTx behind ivshmem, possibly shared with other devices. */
@@ -72,7 +157,7 @@ static irqreturn_t fdma_irq_ivshmem_intx(int irq, void *data)
 
 static int fdma_irq_alloc(struct fdma_dev *fdev, enum fdma_irq_mode mode)
 {
-	struct pci_dev *pdev = fdev->pdev;
+	struct pci_dev *pdev = fdev->irq_pdev;
 	u32 want = fdev->caps.nchan;
 	int n;
 
@@ -86,6 +171,11 @@ static int fdma_irq_alloc(struct fdma_dev *fdev, enum fdma_irq_mode mode)
 			return -ENODEV;
 		return pci_alloc_irq_vectors(pdev, 1, want, PCI_IRQ_MSI);
 	case FDMA_IRQ_INTX:
+		if (fdev->caps.eng->irq_pending) {
+			if (!pdev->pin || !pdev->irq)
+				return -ENODEV;
+			return pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_INTX);
+		}
 		if (!fdev->ivshmem) {
 			dev_info(&pdev->dev,
 				 "INTx not usable: FDMA 1.x has no interrupt acknowledge register\n");
@@ -114,8 +204,11 @@ static void fdma_irq_free_vectors(struct fdma_dev *fdev)
 	if (fdev->irq_mode == FDMA_IRQ_INTX && fdev->ivs_regs)
 		writel(0, fdev->ivs_regs + IVSHMEM_INTR_MASK);
 	if (fdev->nvec)
-		pci_free_irq_vectors(fdev->pdev);
+		pci_free_irq_vectors(fdev->irq_pdev);
 	fdev->nvec = 0;
+	if (fdev->irq_pdev && fdev->irq_pdev != fdev->pdev)
+		fdma_xdma_carrier_put(fdev->irq_pdev);
+	fdev->irq_pdev = NULL;
 }
 
 int fdma_irq_setup(struct fdma_dev *fdev)
@@ -130,6 +223,17 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 	int n = -ENODEV, ret;
 	u32 i;
 
+	if (fdma_param_irq_mode == FDMA_IRQ_POLL)
+		return fdma_poll_start(fdev);
+	fdev->irq_pdev = pdev;
+	if (fdev->xdma && fdma_param_xdma_irq_carrier) {
+		/* Test only (fdma_xdma.c): the model's ivshmem function carries the vectors. */
+		fdev->irq_pdev = fdma_xdma_carrier_get();
+		if (!fdev->irq_pdev) {
+			dev_info(&pdev->dev, "xdma_irq_carrier=1: waiting for the ivshmem carrier\n");
+			return -EPROBE_DEFER;
+		}
+	}
 	fdev->irq_forced = fdma_param_irq_mode != FDMA_IRQ_AUTO;
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		if (fdev->irq_forced && order[i] != fdma_param_irq_mode)
@@ -147,6 +251,7 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 				fdma_irq_mode_name(fdma_param_irq_mode));
 		else
 			dev_err(&pdev->dev, "no usable interrupt (MSI-X, MSI or INTx)\n");
+		fdma_irq_free_vectors(fdev);
 		return n ? n : -ENODEV;
 	}
 	fdev->irq_mode = mode;
@@ -159,12 +264,13 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 	handler = fdma_irq_msi;
 	flags = 0;
 	if (mode == FDMA_IRQ_INTX) {
-		handler = fdma_irq_ivshmem_intx;
-		flags = IRQF_SHARED;
+		handler = fdev->ivshmem ? fdma_irq_ivshmem_intx : fdma_irq_engine_intx;
+		/* XDMA's line stays high until the thread reads the status: masked till then. */
+		flags = IRQF_SHARED | (fdev->ivshmem ? 0 : IRQF_ONESHOT);
 	}
 	for (i = 0; i < fdev->nvec; i++) {
 		struct fdma_vec *v = &fdev->vec[i];
-		int irq = pci_irq_vector(pdev, i);
+		int irq = pci_irq_vector(fdev->irq_pdev, i);
 
 		v->fdev = fdev;
 		v->idx = i;
@@ -189,5 +295,9 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 
 void fdma_irq_teardown(struct fdma_dev *fdev)
 {
+	if (fdev->poll_task) {
+		kthread_stop(fdev->poll_task);
+		fdev->poll_task = NULL;
+	}
 	fdma_irq_free_vectors(fdev);
 }

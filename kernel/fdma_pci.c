@@ -85,6 +85,9 @@ static int fdma_map(struct fdma_dev *fdev)
 
 static void fdma_unmap(struct fdma_dev *fdev)
 {
+	if (fdev->user)
+		pci_iounmap(fdev->pdev, fdev->user);
+	fdev->user = NULL;
 	if (fdev->ivs_regs)
 		pci_iounmap(fdev->pdev, fdev->ivs_regs);
 	if (fdev->regs)
@@ -99,20 +102,30 @@ static int fdma_identify(struct fdma_dev *fdev)
 	struct fdma_eng_caps *caps = &fdev->caps;
 	int ret;
 
-	ret = fdma_eng_probe(&fdma_eng_fdma, &fdev->plat, caps);
-	if (ret == -ENODEV) {
-		dev_info(dev, "no FDMA engine here (ID register 0x%08x, expected 0x%08x)\n",
-			 fdma_plat_rd32(&fdev->plat, FDMA_REG_ID),
-			 FDMA_ID_MAGIC);
-		return ret;
-	}
-	if (ret) {
-		dev_err(dev, "FDMA engine version 0x%08x or capabilities not supported (%d)\n",
-			fdma_plat_rd32(&fdev->plat, FDMA_REG_VERSION), ret);
-		return ret;
+	if (fdev->xdma) {
+		fdma_xdma_limits(fdev);
+		ret = fdma_eng_probe(&fdma_eng_xdma, &fdev->plat, caps);
+		if (ret) {
+			dev_err(dev, "XDMA engine not recognised (%d): no channels, or an alignment over 4 KiB\n",
+				ret);
+			return ret;
+		}
+	} else {
+		ret = fdma_eng_probe(&fdma_eng_fdma, &fdev->plat, caps);
+		if (ret == -ENODEV) {
+			dev_info(dev, "no FDMA engine here (ID register 0x%08x, expected 0x%08x)\n",
+				 fdma_plat_rd32(&fdev->plat, FDMA_REG_ID),
+				 FDMA_ID_MAGIC);
+			return ret;
+		}
+		if (ret) {
+			dev_err(dev, "FDMA engine version 0x%08x or capabilities not supported (%d)\n",
+				fdma_plat_rd32(&fdev->plat, FDMA_REG_VERSION), ret);
+			return ret;
+		}
 	}
 	if (!caps->nchan) {
-		dev_err(dev, "FDMA engine without channels\n");
+		dev_err(dev, "engine without channels\n");
 		return -EPROTO;
 	}
 	/* Keep every split piece of a card range aligned and in range. */
@@ -212,12 +225,14 @@ static void fdma_chans_teardown(struct fdma_dev *fdev, bool free_bounce)
 	fdma_dev_chans_free(fdev, free_bounce);
 }
 
-static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct fdma_dev *fdev;
 	u32 i;
 	int ret;
 
+	if ((id->driver_data & FDMA_ID_IVSHMEM) && fdma_param_xdma_irq_carrier)
+		return fdma_xdma_carrier_probe(pdev);
 	if ((id->driver_data & FDMA_ID_IVSHMEM) && !fdma_param_ivshmem)
 		return -ENODEV;
 
@@ -227,6 +242,7 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	/* Kept for the log and the class device until the last close. */
 	fdev->pdev = pci_dev_get(pdev);
 	fdev->ivshmem = id->driver_data & FDMA_ID_IVSHMEM;
+	fdev->xdma = id->driver_data & FDMA_ID_XDMA;
 	for (i = 0; i < FDMA_MAX_CHANNELS; i++)
 		fdev->chan[i].ops = &fdma_ring_engine_ops;
 
@@ -236,7 +252,7 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = pci_request_regions(pdev, FDMA_DRV_NAME);
 	if (ret)
 		goto err_disable;
-	ret = fdma_map(fdev);
+	ret = fdev->xdma ? fdma_xdma_map(fdev) : fdma_map(fdev);
 	if (ret)
 		goto err_unmap;
 	ret = fdma_identify(fdev);
@@ -285,8 +301,8 @@ static int fdma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 
 	dev_info(&pdev->dev,
-		 "%s: FDMA %u.%u%s, %u channels, card memory %llu bytes, align %u (DMA %u), max descriptor %u, ring %u, %d-bit DMA\n",
-		 dev_name(&fdev->dev), fdev->caps.version >> 16,
+		 "%s: %s %u.%u%s, %u channels, card memory %llu bytes, align %u (DMA %u), max descriptor %u, ring %u, %d-bit DMA\n",
+		 dev_name(&fdev->dev), fdev->xdma ? "XDMA" : "FDMA", fdev->caps.version >> 16,
 		 fdev->caps.version & 0xffff,
 		 fdev->ivshmem ? " behind ivshmem" : "", fdev->caps.nchan,
 		 fdev->card_size, fdev->caps.align, fdev->dma_align,
@@ -311,9 +327,15 @@ err_put:
 	return ret;
 }
 
-static void fdma_remove(struct pci_dev *pdev)
+void fdma_pci_remove(struct pci_dev *pdev)
 {
 	struct fdma_dev *fdev = pci_get_drvdata(pdev);
+
+	/* Only an interrupt carrier is bound without a device of ours. */
+	if (!fdev) {
+		fdma_xdma_carrier_remove(pdev);
+		return;
+	}
 
 	/* Dead first: the provider's descriptors fail from here on. */
 	WRITE_ONCE(fdev->dead, true);
@@ -343,7 +365,7 @@ static void fdma_remove(struct pci_dev *pdev)
  * kernel owns. No lock is taken (a stuck holder must not stop a reboot):
  * the device is marked dead, the engine stopped and bus mastering cleared.
  */
-static void fdma_shutdown(struct pci_dev *pdev)
+void fdma_pci_shutdown(struct pci_dev *pdev)
 {
 	struct fdma_dev *fdev = pci_get_drvdata(pdev);
 
@@ -356,7 +378,7 @@ static void fdma_shutdown(struct pci_dev *pdev)
 struct pci_driver fdma_pci_driver = {
 	.name = FDMA_DRV_NAME,
 	.id_table = fdma_pci_ids,
-	.probe = fdma_probe,
-	.remove = fdma_remove,
-	.shutdown = fdma_shutdown,
+	.probe = fdma_pci_probe,
+	.remove = fdma_pci_remove,
+	.shutdown = fdma_pci_shutdown,
 };

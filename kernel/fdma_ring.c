@@ -80,8 +80,16 @@ static void ering_free(struct fdma_chan *c)
  */
 static void ering_start(struct fdma_chan *c)
 {
+	/* Polled: the engine need not interrupt at all. */
+	u32 irq = c->fdev->irq_mode == FDMA_IRQ_POLL ? 0 : FDMA_CH_CTRL_IRQ_EN;
+
 	fdma_ering_set_coalesce(&c->ring, c->coal_count, c->coal_usecs);
-	fdma_ering_start(&c->ring, FDMA_CH_CTRL_IRQ_EN | c->ctrl_flags, c->vec);
+	fdma_ering_start(&c->ring, irq | c->ctrl_flags, c->vec);
+}
+
+static void ering_irq_ack(struct fdma_chan *c)
+{
+	fdma_ering_irq_ack(&c->ring);
 }
 
 static int ering_reset(struct fdma_chan *c)
@@ -186,5 +194,6 @@ const struct fdma_ring_ops fdma_ring_engine_ops = {
 	.set_coalesce = ering_set_coalesce,
 	.set_ctrl = ering_set_ctrl,
 	.overruns = ering_overruns,
+	.irq_ack = ering_irq_ack,
 	.describe = ering_describe,
 };

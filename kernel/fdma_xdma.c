@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fdma.ko on Xilinx XDMA functions (PG195): what differs from an FDMA
+ * function at the PCI level. The engine itself is programmed by the engine
+ * core (engine/fdma_eng_xdma.c) behind the same interface as FDMA, and
+ * everything above it (rings, files, buffers, interrupts) is shared.
+ *
+ * - IDs: the XDMA IP's default device IDs (FDMA_XDMA_PCI_IDS, 10ee:7011
+ *   .. 10ee:9038); others through new_id or driver_override.
+ * - BARs: the DMA BAR is the one whose config block (0x3000) identifies
+ *   itself as XDMA's; the BAR before it, if any, is the user BAR (the
+ *   design's AXI-Lite registers), reached at FDMA_PLAT_BAR1.
+ * - What XDMA has no register for comes from parameters: card memory
+ *   size (xdma_card_size), the longest descriptor (xdma_max_desc), and
+ *   whether completions come from the poll-mode write-back (xdma_poll_wb).
+ *
+ * The VM harness's interrupt carrier (test only, xdma_irq_carrier=1):
+ * QEMU's x-pci-proxy-dev, which makes the XDMA model a PCI function with
+ * trapped registers, cannot deliver interrupts to a TCG guest. The model's
+ * process also serves an ivshmem-doorbell function, whose MSI-X vectors it
+ * raises for the XDMA channels. With xdma_irq_carrier=1 fdma.ko binds that
+ * ivshmem function as a carrier and allocates the XDMA function's vectors
+ * on it; nothing else changes (the handlers and the hot path are the same).
+ * docs/xdma.md says more.
+ */
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+
+#include "fdma_drv.h"
+#include "xdma_regs.h"
+
+static unsigned long long fdma_param_xdma_card_size;
+module_param_named(xdma_card_size, fdma_param_xdma_card_size, ullong, 0444);
+MODULE_PARM_DESC(xdma_card_size,
+		 "XDMA: bytes of card (AXI) memory the memory-mapped channels may address, from 0 (default: 4 GiB)");
+
+static unsigned int fdma_param_xdma_max_desc;
+module_param_named(xdma_max_desc, fdma_param_xdma_max_desc, uint, 0444);
+MODULE_PARM_DESC(xdma_max_desc,
+		 "XDMA: longest descriptor in bytes (default and maximum: the engine's 268435455, rounded to the alignment)");
+
+static bool fdma_param_xdma_poll_wb = true;
+module_param_named(xdma_poll_wb, fdma_param_xdma_poll_wb, bool, 0444);
+MODULE_PARM_DESC(xdma_poll_wb,
+		 "XDMA: read completions from the poll-mode write-back in host memory, not from a register (default 1)");
+
+bool fdma_param_xdma_irq_carrier;
+module_param_named(xdma_irq_carrier, fdma_param_xdma_irq_carrier, bool, 0444);
+MODULE_PARM_DESC(xdma_irq_carrier,
+		 "VM harness only: take XDMA functions' interrupts from an ivshmem-doorbell function served by the XDMA model (default 0)");
+
+/*
+ * The XDMA IP's default IDs, 10ee:FGL: F the family (7: 7-series, 8:
+ * UltraScale, 9: UltraScale+), G the PCIe generation, L the lanes.
+ */
+#define XDMA(d)	{ PCI_DEVICE(0x10ee, (d)), .driver_data = FDMA_ID_XDMA }
+static const struct pci_device_id fdma_xdma_ids[] = {
+	XDMA(0x7011), XDMA(0x7012), XDMA(0x7014), XDMA(0x7018),
+	XDMA(0x7021), XDMA(0x7022), XDMA(0x7024), XDMA(0x7028),
+	XDMA(0x7031), XDMA(0x7032), XDMA(0x7034), XDMA(0x7038),
+	XDMA(0x8011), XDMA(0x8012), XDMA(0x8014), XDMA(0x8018),
+	XDMA(0x8021), XDMA(0x8022), XDMA(0x8024), XDMA(0x8028),
+	XDMA(0x8031), XDMA(0x8032), XDMA(0x8034), XDMA(0x8038),
+	XDMA(0x9011), XDMA(0x9012), XDMA(0x9014), XDMA(0x9018),
+	XDMA(0x9021), XDMA(0x9022), XDMA(0x9024), XDMA(0x9028),
+	XDMA(0x9031), XDMA(0x9032), XDMA(0x9034), XDMA(0x9038),
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, fdma_xdma_ids);
+
+/*
+ * Its own driver, "fdma_xdma", so that a system can prefer Xilinx's xdma
+ * driver for these IDs (unbind, driver_override) without losing fdma.ko's
+ * FDMA functions; the probe and remove are fdma.ko's one pair.
+ */
+struct pci_driver fdma_xdma_driver = {
+	.name = "fdma_xdma",
+	.id_table = fdma_xdma_ids,
+	.probe = fdma_pci_probe,
+	.remove = fdma_pci_remove,
+	.shutdown = fdma_pci_shutdown,
+};
+
+/* Is bar a memory BAR holding XDMA's config block? */
+static bool is_dma_bar(struct pci_dev *pdev, int bar)
+{
+	void __iomem *p;
+	u32 id;
+
+	if (!(pci_resource_flags(pdev, bar) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, bar) < XDMA_BAR_BYTES)
+		return false;
+	p = pci_iomap(pdev, bar, XDMA_BAR_BYTES);
+	if (!p)
+		return false;
+	id = readl(p + XDMA_BLK_CFG + XDMA_ID);
+	pci_iounmap(pdev, p);
+	return XDMA_ID_SUBSYS(id) == XDMA_ID_SUBSYS_VAL && XDMA_ID_TARGET(id) == XDMA_TARGET_CFG;
+}
+
+int fdma_xdma_map(struct fdma_dev *fdev)
+{
+	struct pci_dev *pdev = fdev->pdev;
+	int bar, dbar = -1, ubar = -1;
+
+	for (bar = 0; bar < PCI_STD_NUM_BARS && dbar < 0; bar++)
+		if (is_dma_bar(pdev, bar))
+			dbar = bar;
+	if (dbar < 0) {
+		dev_err(&pdev->dev, "no BAR with an XDMA config block (ID 0x1fc3xxxx at 0x3000)\n");
+		return -ENODEV;
+	}
+	/* The user BAR comes before the DMA BAR (PG195's BAR layout), if there is one. */
+	for (bar = dbar - 1; bar >= 0 && ubar < 0; bar--)
+		if ((pci_resource_flags(pdev, bar) & IORESOURCE_MEM) && pci_resource_len(pdev, bar))
+			ubar = bar;
+	fdev->regs = pci_iomap(pdev, dbar, XDMA_BAR_BYTES);
+	if (!fdev->regs)
+		return -ENOMEM;
+	if (ubar >= 0) {
+		fdev->user = pci_iomap(pdev, ubar, 0);
+		if (!fdev->user)
+			return -ENOMEM;
+	}
+	fdev->plat.regs = fdev->regs;
+	fdev->plat.user = fdev->user;
+	fdev->plat.pdev = pdev;
+	fdev->mdbg = FDMA_PLAT_BAR1;
+	dev_info(&pdev->dev, "XDMA: DMA BAR%d, %s\n", dbar,
+		 ubar >= 0 ? "user BAR before it" : "no user BAR");
+	if (ubar >= 0)
+		dev_info(&pdev->dev, "XDMA: user BAR%d, %llu bytes\n", ubar,
+			 (unsigned long long)pci_resource_len(pdev, ubar));
+	return 0;
+}
+
+/* The host's limits, which XDMA has no register for (struct fdma_eng_caps). */
+void fdma_xdma_limits(struct fdma_dev *fdev)
+{
+	fdev->caps.card_size = fdma_param_xdma_card_size;
+	fdev->caps.max_desc_len = fdma_param_xdma_max_desc;
+	fdev->caps.poll_wb = fdma_param_xdma_poll_wb;
+}
+
+/* ---- the VM harness's interrupt carrier ---------------------------------- */
+
+static DEFINE_MUTEX(carrier_lock);
+static struct pci_dev *carrier;		/* bound, not yet taken */
+static bool carrier_taken;
+
+int fdma_xdma_carrier_probe(struct pci_dev *pdev)
+{
+	int ret;
+
+	mutex_lock(&carrier_lock);
+	if (carrier) {
+		mutex_unlock(&carrier_lock);
+		return -EBUSY;
+	}
+	ret = pci_enable_device(pdev);
+	if (!ret) {
+		/* QEMU drops MSI-X messages of a device that is not a bus master. */
+		pci_set_master(pdev);
+		carrier = pci_dev_get(pdev);
+		carrier_taken = false;
+		dev_info(&pdev->dev, "XDMA interrupt carrier (VM harness, xdma_irq_carrier=1)\n");
+	}
+	mutex_unlock(&carrier_lock);
+	return ret;
+}
+
+void fdma_xdma_carrier_remove(struct pci_dev *pdev)
+{
+	mutex_lock(&carrier_lock);
+	if (carrier == pdev) {
+		if (carrier_taken)
+			dev_warn(&pdev->dev, "carrier removed while an XDMA function uses its vectors: unbind that first\n");
+		else
+			pci_disable_device(pdev);
+		pci_dev_put(carrier);
+		carrier = NULL;
+	}
+	mutex_unlock(&carrier_lock);
+}
+
+/* The carrier for one XDMA function, or NULL if none is bound (yet) or it is taken. */
+struct pci_dev *fdma_xdma_carrier_get(void)
+{
+	struct pci_dev *c = NULL;
+
+	mutex_lock(&carrier_lock);
+	if (carrier && !carrier_taken) {
+		carrier_taken = true;
+		c = pci_dev_get(carrier);
+	}
+	mutex_unlock(&carrier_lock);
+	return c;
+}
+
+void fdma_xdma_carrier_put(struct pci_dev *c)
+{
+	mutex_lock(&carrier_lock);
+	if (c == carrier)
+		carrier_taken = false;
+	mutex_unlock(&carrier_lock);
+	pci_dev_put(c);
+}
