@@ -694,6 +694,12 @@ static u32 x_cancel(struct fdma_ering *r, struct fdma_ecpl *out, u32 max)
 	return n;
 }
 
+/* The channels' clear-on-read status (H2C and C2H blocks). */
+static bool x_rd_clears(u32 off)
+{
+	return off < XDMA_BLK_IRQ && (off & 0xff) == XDMA_CH_STATUS_RC;
+}
+
 /* The IRQ block's pending channels, in the engine's order, as fdma channel bits. */
 static u32 x_irq_pending(struct fdma_plat *p, const struct fdma_eng_caps *caps)
 {
@@ -730,4 +736,5 @@ const struct fdma_eng_ops fdma_eng_xdma = {
 	.ring_reset = x_ring_reset,
 	.cancel = x_cancel,
 	.irq_pending = x_irq_pending,
+	.rd_clears = x_rd_clears,
 };

@@ -189,6 +189,8 @@ struct fdma_eng_ops {
 	u32 (*status)(const struct fdma_ering *r);
 	int (*ring_reset)(struct fdma_ering *r, u32 timeout_us);
 	u32 (*cancel)(struct fdma_ering *r, struct fdma_ecpl *out, u32 max);
+	/* Does reading this register change the engine (a clear-on-read status)? NULL: none does. */
+	bool (*rd_clears)(u32 off);
 	/* Channels (bit i: channel i) whose interrupt is asserted; NULL: cannot tell (no INTx). */
 	u32 (*irq_pending)(struct fdma_plat *p, const struct fdma_eng_caps *caps);
 };
@@ -217,6 +219,12 @@ static inline int fdma_eng_probe(const struct fdma_eng_ops *eng, struct fdma_pla
 static inline u32 fdma_eng_irq_pending(struct fdma_plat *p, const struct fdma_eng_caps *caps)
 {
 	return caps->eng->irq_pending ? caps->eng->irq_pending(p, caps) : ~0u;
+}
+
+/* For register tools: a read of the engine's register off that changes it. */
+static inline bool fdma_eng_rd_clears(const struct fdma_eng_ops *eng, u32 off)
+{
+	return eng->rd_clears && eng->rd_clears(off);
 }
 
 /* Reset the whole engine (all channels stopped); -ETIMEDOUT after timeout_us. */

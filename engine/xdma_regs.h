@@ -193,6 +193,7 @@ struct xdma_result {
 #define XDMA_TG_MAGIC		0x00u	/* XDMA_TG_MAGIC_VAL */
 #define XDMA_TG_MAGIC_VAL	0x47544446u	/* "FDTG" */
 #define XDMA_TG_USER_IRQ	0x04u	/* write bit k: the design raises user interrupt k (tests) */
+#define XDMA_TG_SCRATCH		0x08u	/* read/write, nothing else: for register tools */
 #define XDMA_TG_CH(c2h, n)	(0x100u + ((c2h) ? 0x400u : 0u) + (u32)(n) * 0x100u)
 #define XDMA_TG_FRAME_LEN	0x00u
 #define XDMA_TG_PERIOD_NS	0x04u

@@ -44,8 +44,10 @@
  * 4: FDMA_IOC_REG (feature FDMA_FEAT_REG).
  * 5: memory-to-memory channels (FDMA_IOC_CAP_MEM2MEM) and FDMA_IOC_COPY
  *    (feature FDMA_FEAT_MEMCPY).
+ * 6: INFO engine and coal (feature FDMA_FEAT_ENGINE): which engine, and
+ *    how it coalesces interrupts.
  */
-#define FDMA_UAPI_VERSION	5
+#define FDMA_UAPI_VERSION	6
 #define FDMA_IOC_MAGIC		'F'
 #define FDMA_IOC_MAX_CHAN	16
 #define FDMA_IOC_MAX_BATCH	1024	/* requests per FDMA_IOC_SUBMIT */
@@ -75,12 +77,23 @@ struct fdma_ioc_info {
 	 * align.
 	 */
 	__u32 dma_align;
-	__u32 rsvd[6];
+	__u32 engine;		/* FDMA_IOC_ENGINE_* (feature FDMA_FEAT_ENGINE) */
+	__u32 coal;		/* FDMA_IOC_COAL_* (feature FDMA_FEAT_ENGINE) */
+	__u32 rsvd[4];
 };
+
+#define FDMA_IOC_ENGINE_NONE	0	/* Linux dmaengine channels (fdma_dmac.ko) */
+#define FDMA_IOC_ENGINE_FDMA	1
+#define FDMA_IOC_ENGINE_XDMA	2	/* Xilinx XDMA (PG195) */
+
+#define FDMA_IOC_COAL_COUNT	0x1	/* one interrupt per N completions */
+#define FDMA_IOC_COAL_TIMER	0x2	/* ... or N us after the first */
+#define FDMA_IOC_COAL_EMULATED	0x4	/* by descriptor flags, not by the engine */
 
 #define FDMA_IRQ_MODE_MSIX	1
 #define FDMA_IRQ_MODE_MSI	2
 #define FDMA_IRQ_MODE_INTX	3
+#define FDMA_IRQ_MODE_POLL	4	/* no interrupts: the driver polls (irq_mode=poll) */
 
 /* chan_caps: the channel's direction and kind (engine CH_CAPS). */
 #define FDMA_IOC_CAP_C2H	0x1	/* card to host; else host to card */
@@ -114,6 +127,8 @@ struct fdma_ioc_info {
 #define FDMA_FEAT_REG		0x8
 /* FDMA_IOC_COPY on memory-to-memory channels (at least one exists). */
 #define FDMA_FEAT_MEMCPY	0x10
+/* INFO engine and coal are set. */
+#define FDMA_FEAT_ENGINE	0x20
 
 /*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)

@@ -450,6 +450,8 @@ struct fdma_dev {
 	void __iomem *ivs_regs;	/* ivshmem BAR0 (ivshmem only) */
 	void __iomem *regs;	/* the register file */
 	void __iomem *user;	/* XDMA: the user BAR, or NULL */
+	int regs_bar;		/* the BAR of the engine's registers ... */
+	u32 regs_len;		/* ... and their bytes: what FDMA_IOC_REG guards */
 	u32 mdbg;		/* plat offset of a device model's test block */
 	/* Whose interrupts these are: pdev, or (XDMA, VM harness) an ivshmem carrier. */
 	struct pci_dev *irq_pdev;

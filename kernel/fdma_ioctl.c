@@ -240,8 +240,15 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 		.cq_entries = fdma_param_cq_entries,
 		.card_size = fdev->card_size,
 		.features = FDMA_FEAT_DMA_ALIGN | FDMA_FEAT_WATCHDOG |
-			    FDMA_FEAT_REVOKE | (pdev ? FDMA_FEAT_REG : 0),
+			    FDMA_FEAT_REVOKE | (pdev ? FDMA_FEAT_REG : 0) |
+			    FDMA_FEAT_ENGINE,
 		.dma_align = fdev->dma_align,
+		.engine = !fdev->caps.eng ? FDMA_IOC_ENGINE_NONE :
+			  fdev->caps.eng == &fdma_eng_xdma ? FDMA_IOC_ENGINE_XDMA :
+			  FDMA_IOC_ENGINE_FDMA,
+		.coal = (fdev->caps.coalesce ? FDMA_IOC_COAL_COUNT : 0) |
+			(fdev->caps.coal_timer ? FDMA_IOC_COAL_TIMER : 0) |
+			(fdev->caps.coal_emulated ? FDMA_IOC_COAL_EMULATED : 0),
 	};
 	u32 ch;
 
@@ -254,6 +261,9 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 		break;
 	case FDMA_IRQ_INTX:
 		in.irq_mode = FDMA_IRQ_MODE_INTX;
+		break;
+	case FDMA_IRQ_POLL:
+		in.irq_mode = FDMA_IRQ_MODE_POLL;
 		break;
 	default:
 		break;
@@ -796,7 +806,7 @@ static bool ioc_reg_in_msix(struct pci_dev *pdev, int where, u64 len, u32 bar,
 }
 
 /*
- * The registers the driver drives: the engine's register file, the MSI-X
+ * The registers the driver drives: the engine's registers, the MSI-X
  * table and pending bits (an entry's address and data are a DMA write
  * anywhere in memory, so writing them is as strong as the engine's rings),
  * and in the VM harness the ivshmem registers too (the doorbell).
@@ -804,11 +814,10 @@ static bool ioc_reg_in_msix(struct pci_dev *pdev, int where, u64 len, u32 bar,
 static bool ioc_reg_owned(struct fdma_dev *fdev, u32 bar, u64 off)
 {
 	struct pci_dev *pdev = fdev->pdev;
-	u32 regs_bar = fdev->ivshmem ? IVSHMEM_SHM_BAR : 0;
 
 	if (fdev->ivshmem && bar == IVSHMEM_REGS_BAR)
 		return true;
-	if (bar == regs_bar && off < FDMA_REGS_BYTES)
+	if (bar == fdev->regs_bar && off < fdev->regs_len)
 		return true;
 	if (pdev->msix_cap) {
 		u16 flags;
@@ -858,6 +867,11 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 	    (unsigned long)r.offset != r.offset)
 		return ioc_out(argp, usize, &r, sizeof(r)) ?: -ERANGE;
 	if ((r.flags & FDMA_IOC_REG_WRITE) && ioc_reg_owned(fdev, r.bar, r.offset) &&
+	    (!(r.flags & FDMA_IOC_REG_FORCE) || !capable(CAP_SYS_RAWIO)))
+		return -EPERM;
+	/* A read that clears the engine's status takes what the driver needs: a write in disguise. */
+	if (!(r.flags & FDMA_IOC_REG_WRITE) && r.bar == fdev->regs_bar &&
+	    r.offset < fdev->regs_len && fdma_eng_rd_clears(fdev->caps.eng, r.offset) &&
 	    (!(r.flags & FDMA_IOC_REG_FORCE) || !capable(CAP_SYS_RAWIO)))
 		return -EPERM;
 

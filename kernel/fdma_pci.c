@@ -63,6 +63,8 @@ static int fdma_map(struct fdma_dev *fdev)
 	fdev->regs = pci_iomap(pdev, bar, FDMA_REGS_BYTES);
 	if (!fdev->regs)
 		return -ENOMEM;
+	fdev->regs_bar = bar;
+	fdev->regs_len = FDMA_REGS_BYTES;
 	fdev->plat.regs = fdev->regs;
 	fdev->plat.pdev = pdev;
 

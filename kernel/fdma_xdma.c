@@ -118,6 +118,8 @@ int fdma_xdma_map(struct fdma_dev *fdev)
 	fdev->regs = pci_iomap(pdev, dbar, XDMA_BAR_BYTES);
 	if (!fdev->regs)
 		return -ENOMEM;
+	fdev->regs_bar = dbar;
+	fdev->regs_len = XDMA_BAR_BYTES;
 	if (ubar >= 0) {
 		fdev->user = pci_iomap(pdev, ubar, 0);
 		if (!fdev->user)

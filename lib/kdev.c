@@ -645,6 +645,9 @@ static void kdev_close(struct fdma_dev *dev)
 	dev->kdev = NULL;
 }
 
+_Static_assert(FDMA_IOC_COAL_COUNT == FDMA_COAL_COUNT && FDMA_IOC_COAL_TIMER == FDMA_COAL_TIMER &&
+	       FDMA_IOC_COAL_EMULATED == FDMA_COAL_EMULATED, "FDMA_IOC_COAL_* differ from FDMA_COAL_*");
+
 static const char *irq_mode_name(u32 m)
 {
 	switch (m) {
@@ -654,6 +657,8 @@ static const char *irq_mode_name(u32 m)
 		return "MSI";
 	case FDMA_IRQ_MODE_INTX:
 		return "INTx";
+	case FDMA_IRQ_MODE_POLL:
+		return "polled";
 	default:
 		return "no interrupts";
 	}
@@ -667,17 +672,24 @@ static void fill_info(struct fdma_dev *dev, const char *path)
 
 	snprintf(fi->backend, sizeof(fi->backend), "kdev");
 	fi->version = in->engine_version;
-	/* fdma.ko drives the FDMA engine; fdma_dmac.ko has none (engine_version 0). */
-	snprintf(fi->engine, sizeof(fi->engine), "%s", in->engine_version ? "fdma" : "");
-	fi->coal = in->engine_version ? FDMA_COAL_COUNT | FDMA_COAL_TIMER : FDMA_COAL_COUNT;
+	if (in->features & FDMA_FEAT_ENGINE) {
+		snprintf(fi->engine, sizeof(fi->engine), "%s",
+			 in->engine == FDMA_IOC_ENGINE_XDMA ? "xdma" :
+			 in->engine == FDMA_IOC_ENGINE_FDMA ? "fdma" : "");
+		fi->coal = in->coal;	/* FDMA_IOC_COAL_* are FDMA_COAL_* */
+	} else {
+		/* Before uapi 6 fdma.ko drove only FDMA; fdma_dmac.ko has no engine version. */
+		snprintf(fi->engine, sizeof(fi->engine), "%s", in->engine_version ? "fdma" : "");
+		fi->coal = in->engine_version ? FDMA_COAL_COUNT | FDMA_COAL_TIMER : FDMA_COAL_COUNT;
+	}
 	fi->nchan = in->nchan;
 	fi->align = dev->kdev->align;
 	fi->max_desc_len = in->max_desc_len;
 	fi->card_size = in->card_size;
 	for (u32 i = 0; i < in->nchan; i++) {
 		fdma_chan_info_from_caps(&fi->chan[i], in->chan_caps[i], in->ring_size);
-		/* Linux dmaengine channels drop nothing, so flag nothing. */
-		fi->chan[i].overrun_flag &= !!in->engine_version;
+		/* Linux dmaengine channels drop nothing, and XDMA cannot flag drops. */
+		fi->chan[i].overrun_flag &= in->engine_version && strcmp(fi->engine, "xdma");
 	}
 	/* A real device runs at its link's speed; its ceiling follows from the link. */
 	fi->link.paced = 1;

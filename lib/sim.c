@@ -243,12 +243,6 @@ static double xdma_m_cpu(struct fdma_dev *dev)
 	return xdma_model_cpu_seconds(dev->model);
 }
 
-/* Offsets of a channel block whose reads have side effects (the clear-on-read status). */
-static bool xdma_read_clears(unsigned int bar, u64 off)
-{
-	return bar == 0 && (off & 0xe000) == 0 && (off & 0xff) == XDMA_CH_STATUS_RC;
-}
-
 static int xdma_m_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
 		      unsigned int flags)
 {
@@ -260,7 +254,8 @@ static int xdma_m_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val,
 	if (off >= size)
 		return fdma_err(dev, -ERANGE, "offset 0x%llx is beyond BAR%u's %u bytes",
 				(unsigned long long)off, bar, size);
-	if (!(flags & FDMA_REG_FORCE) && (write ? bar == 0 : xdma_read_clears(bar, off)))
+	if (!(flags & FDMA_REG_FORCE) &&
+	    (write ? bar == 0 : bar == 0 && fdma_eng_rd_clears(&fdma_eng_xdma, (u32)off)))
 		return fdma_err(dev, -EPERM,
 				write ? "BAR0 0x%llx is the engine's register: writing it under the library can break the device (FDMA_REG_FORCE to insist)"
 				      : "BAR0 0x%llx clears the channel's status when read, which the library needs (FDMA_REG_FORCE to insist)",

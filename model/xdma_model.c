@@ -69,6 +69,7 @@ struct xdma_model {
 	u32 chan_en, user_en, user_req;
 	u32 chan_vec[2], user_vec[4];
 	u32 mdbg[64];		/* the test block, 0xf00.. of BAR 1 */
+	u32 scratch;
 	u64 desc_count, faults;
 	struct fdma_link_clock clk[2];
 	struct xch ch[NCH];	/* [0..3] H2C, [4..7] C2H */
@@ -795,6 +796,8 @@ static u32 bar1_read(struct xdma_model *m, u32 off)
 
 	if (off == XDMA_TG_MAGIC)
 		return XDMA_TG_MAGIC_VAL;
+	if (off == XDMA_TG_SCRATCH)
+		return m->scratch;
 	if (off >= 0xf00 && off < 0x1000) {
 		if (off == FDMA_MDBG_MAGIC)
 			return FDMA_MDBG_MAGIC_VAL;
@@ -850,6 +853,10 @@ static void bar1_write(struct xdma_model *m, u32 off, u32 val)
 	struct xch *c;
 	u32 reg;
 
+	if (off == XDMA_TG_SCRATCH) {
+		m->scratch = val;
+		return;
+	}
 	if (off == XDMA_TG_USER_IRQ) {
 		m->user_req |= val & 0xffff;
 		user_irq(m, val & 0xffff);

@@ -105,7 +105,7 @@ static int bdf_cmp(const void *a, const void *b)
 }
 
 /* Every function bound to fdma (its class nodes), and every function with
- * the ID it claims whether bound or not. */
+ * an ID it claims (FDMA's, XDMA's defaults) whether bound or not. */
 static void scan(const struct doc_ctx *c, struct devlist *l)
 {
 	char path[PATH_MAX], bdf[64], canon[16];
@@ -131,7 +131,8 @@ static void scan(const struct doc_ctx *c, struct devlist *l)
 			if (doc_read_long(c, &ven, "/sys/bus/pci/devices/%s/vendor", e->d_name) ||
 			    doc_read_long(c, &dev, "/sys/bus/pci/devices/%s/device", e->d_name))
 				continue;
-			if (ven == FDMA_PCI_VENDOR && dev == FDMA_PCI_DEVICE)
+			if ((ven == FDMA_PCI_VENDOR && dev == FDMA_PCI_DEVICE) ||
+			    doc_xdma_id((unsigned long)ven, (unsigned long)dev))
 				dev_add(l, canon);
 		}
 		closedir(d);

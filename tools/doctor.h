@@ -93,6 +93,10 @@ const char *doc_gen_speed(unsigned gen);	/* 1 -> "2.5 GT/s" */
 
 /* Fills p for the function at bdf (p->present false if there is none). */
 void doc_pci_read(const struct doc_ctx *c, const char *bdf, struct doc_pci *p);
+/* One of the Xilinx XDMA IP's default IDs (10ee:7011 .. 9038), which fdma.ko binds as fdma_xdma. */
+bool doc_xdma_id(unsigned long vendor, unsigned long device);
+/* A driver of fdma.ko's: fdma (FDMA functions) or fdma_xdma (XDMA functions). */
+bool doc_our_driver(const char *driver);
 
 /* ---- cmd_doctor.c ---- */
 

@@ -78,11 +78,15 @@ static void check_id(struct doc_ctx *c, const struct doc_pci *p)
 		doc_add(c, p->bdf, "device", DOC_INFO, NOFIX, ex,
 			"%04x:%04x, an FDMA engine%s%s", p->vendor, p->device,
 			p->node[0] ? " as /dev/" : "", p->node);
+	else if (doc_xdma_id(p->vendor, p->device))
+		doc_add(c, p->bdf, "device", DOC_INFO, NOFIX, ex,
+			"%04x:%04x, a Xilinx XDMA function (fdma.ko drives it as fdma_xdma)%s%s",
+			p->vendor, p->device, p->node[0] ? " as /dev/" : "", p->node);
 	else if (p->vendor == 0x1af4 && p->device == 0x1110)
 		doc_add(c, p->bdf, "device", DOC_INFO, NOFIX, ex,
 			"%04x:%04x, QEMU ivshmem (the VM harness's FDMA stand-in)%s%s",
 			p->vendor, p->device, p->node[0] ? " as /dev/" : "", p->node);
-	else if (!strcmp(p->driver, "fdma"))
+	else if (doc_our_driver(p->driver))
 		doc_add(c, p->bdf, "device", DOC_INFO, NOFIX, ex,
 			"%04x:%04x, bound to fdma by new_id%s%s", p->vendor, p->device,
 			p->node[0] ? " as /dev/" : "", p->node);
@@ -101,24 +105,25 @@ static void check_id(struct doc_ctx *c, const struct doc_pci *p)
 static bool claimed(const struct doc_pci *p)
 {
 	return (p->vendor == FDMA_PCI_VENDOR && p->device == FDMA_PCI_DEVICE) ||
-	       (p->vendor == 0x1af4 && p->device == 0x1110);
+	       (p->vendor == 0x1af4 && p->device == 0x1110) || doc_xdma_id(p->vendor, p->device);
 }
 
 static void check_driver(struct doc_ctx *c, const struct doc_pci *p)
 {
 	bool ivshmem = p->vendor == 0x1af4 && p->device == 0x1110;
+	const char *ours = doc_xdma_id(p->vendor, p->device) ? "fdma_xdma" : "fdma";
 	char ex[256], fix[160], q1[96], q2[64];
 
 	snprintf(ex, sizeof(ex), ",\"driver\":%s,\"node\":%s",
 		 tool_json_quote(q1, sizeof(q1), p->driver), tool_json_quote(q2, sizeof(q2), p->node));
-	if (!strcmp(p->driver, "fdma")) {
+	if (doc_our_driver(p->driver)) {
 		if (p->node[0])
 			doc_add(c, p->bdf, "driver", DOC_OK, NOFIX, ex,
-				"bound to fdma: kdev:/dev/%s", p->node);
+				"bound to %s: kdev:/dev/%s", p->driver, p->node);
 		else
 			doc_add(c, p->bdf, "driver", DOC_WARN,
 				"look at the kernel log: dmesg | grep fdma", ex,
-				"bound to fdma, but no /sys/class/fdma node names it");
+				"bound to %s, but no /sys/class/fdma node names it", p->driver);
 	} else if (!p->driver[0] && !claimed(p)) {
 		snprintf(fix, sizeof(fix), "if it is an FDMA design: echo '%04x %04x' > "
 			 "/sys/bus/pci/drivers/fdma/new_id", p->vendor, p->device);
@@ -127,8 +132,8 @@ static void check_driver(struct doc_ctx *c, const struct doc_pci *p)
 	} else if (!p->driver[0]) {
 		if (doc_exists(c, "/sys/module/fdma")) {
 			snprintf(fix, sizeof(fix),
-				 "dmesg | grep fdma; echo %s > /sys/bus/pci/drivers/fdma/bind",
-				 p->bdf);
+				 "dmesg | grep fdma; echo %s > /sys/bus/pci/drivers/%s/bind",
+				 p->bdf, ours);
 			doc_add(c, p->bdf, "driver", DOC_FAIL, fix, ex,
 				"no driver bound: fdma is loaded but did not take it "
 				"(probe failed, or an ID it does not know)");
@@ -140,10 +145,10 @@ static void check_driver(struct doc_ctx *c, const struct doc_pci *p)
 		}
 	} else {
 		snprintf(fix, sizeof(fix),
-			 "echo %s > /sys/bus/pci/drivers/%s/unbind, then bind it to fdma",
-			 p->bdf, p->driver);
+			 "echo %s > /sys/bus/pci/drivers/%s/unbind, then bind it to %s",
+			 p->bdf, p->driver, ours);
 		doc_add(c, p->bdf, "driver", DOC_WARN, fix, ex,
-			"bound to %s, not fdma: kdev: cannot reach it", p->driver);
+			"bound to %s, not %s: kdev: cannot reach it", p->driver, ours);
 	}
 }
 

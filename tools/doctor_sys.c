@@ -228,6 +228,19 @@ static const char *const gen_speeds[] = {
 	"32.0 GT/s", "64.0 GT/s",
 };
 
+bool doc_xdma_id(unsigned long vendor, unsigned long device)
+{
+	unsigned long fam = device >> 12, gen = (device >> 4) & 0xf, lanes = device & 0xf;
+
+	return vendor == 0x10ee && (device & 0xf00) == 0 && fam >= 7 && fam <= 9 &&
+	       gen >= 1 && gen <= 3 && (lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8);
+}
+
+bool doc_our_driver(const char *driver)
+{
+	return !strcmp(driver, "fdma") || !strcmp(driver, "fdma_xdma");
+}
+
 unsigned doc_speed_gen(const char *s)
 {
 	char *end;

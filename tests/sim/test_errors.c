@@ -411,7 +411,10 @@ static void test_bad_channels(void **state)
 	assert_fdma_err(dev, fdma_chan_set_testgen(dev, c2h_st, 16, 0, 1), -EINVAL, "minimum");
 	assert_fdma_err(dev, fdma_stream_open(dev, c2h_st, 1, 4096, &s), -EINVAL, "buffers");
 	assert_fdma_err(dev, fdma_stream_open(dev, c2h_st, 4, 0, &s), -EINVAL, "buffer size");
-	assert_fdma_err(dev, fdma_stream_open(dev, c2h_st, 4, (32u << 20), &s), -EINVAL, "buffer size");
+	/* One alignment unit over the engine's longest descriptor. */
+	assert_fdma_ok(dev, fdma_get_info(dev, &in));
+	assert_fdma_err(dev, fdma_stream_open(dev, c2h_st, 4, (size_t)in.max_desc_len + in.align, &s),
+			-EINVAL, "buffer size");
 	assert_fdma_err(dev, fdma_stream_open(dev, c2h_st, 100000, 4096, &s), -EINVAL, "buffers");
 	fdma_close(dev);
 	/* No stream channels at all. */

@@ -99,7 +99,7 @@ static void test_frames(void **state)
 
 	(void)state;
 	/* The default FDMA model's layout (another engine numbers its own way). */
-	if (!sim_extra())
+	if (!sim_extra() && !sim_target())
 		assert_int_equal(ch, 2);
 	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 8, len, &s));
 	assert_non_null(s);
@@ -508,7 +508,7 @@ static void test_h2c_checker(void **state)
 	struct fdma_info info;
 
 	(void)state;
-	if (!sim_extra())
+	if (!sim_extra() && !sim_target())
 		assert_int_equal(ch, 3);
 	assert_fdma_ok(dev, fdma_get_info(dev, &info));
 	assert_int_equal(info.chan[ch].testgen, 1);

@@ -475,7 +475,7 @@ static void kill_inflight(void)
 static void unbind(void)
 {
 	const char *T = "ioc_unbind";
-	char bdf[64];
+	char bdf[64], drv[300];
 	ssize_t n;
 	struct vi_buf s, u;
 	struct fdma_cq_entry e[8];
@@ -483,7 +483,7 @@ static void unbind(void)
 	uint32_t ready = 0;
 	int ret, k;
 
-	if (vt_bdf(dev, bdf, sizeof(bdf))) {
+	if (vt_bdf(dev, bdf, sizeof(bdf)) || vt_drv_dir(bdf, drv, sizeof(drv))) {
 		vt_fail(T, "no PCI function behind " FDMA_CLASS "/%s: %s", dev, strerror(errno));
 		return;
 	}
@@ -493,7 +493,7 @@ static void unbind(void)
 		return;
 	}
 	k = load(&v, &s, &u, 8);
-	if (vt_write_str("/sys/bus/pci/drivers/fdma/unbind", bdf)) {
+	if (vt_write_path(drv, "unbind", bdf)) {
 		vt_fail(T, "unbind %s: %s", bdf, strerror(errno));
 		return;
 	}
@@ -510,7 +510,7 @@ static void unbind(void)
 	if (vi_free(&v, &s) || vi_free(&v, &u))
 		vt_fail(T, "FDMA_IOC_BUF_FREE after unbind: %s", strerror(errno));
 	vi_close(&v);
-	if (vt_write_str("/sys/bus/pci/drivers/fdma/bind", bdf)) {
+	if (vt_write_path(drv, "bind", bdf)) {
 		vt_fail(T, "bind %s again: %s", bdf, strerror(errno));
 		return;
 	}

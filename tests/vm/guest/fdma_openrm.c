@@ -96,11 +96,11 @@ static void rmmod_open(void)
 static void unbind_inflight(void)
 {
 	const char *T = "unbind_inflight";
-	char bdf[64], path[300], buf[64];
+	char bdf[64], drv[300], path[300], buf[64];
 	int fd, idle, status, bad = 0;
 	pid_t pid[2];
 
-	if (vt_bdf(dev, bdf, sizeof(bdf))) {
+	if (vt_bdf(dev, bdf, sizeof(bdf)) || vt_drv_dir(bdf, drv, sizeof(drv))) {
 		vt_fail(T, "no PCI function behind " FDMA_CLASS "/%s: %s", dev, strerror(errno));
 		return;
 	}
@@ -117,7 +117,7 @@ static void unbind_inflight(void)
 			mover(fd, i, (uint64_t)(16 + 8 * i) << 20);
 	}
 	usleep(300000);
-	if (vt_write_str("/sys/bus/pci/drivers/fdma/unbind", bdf)) {
+	if (vt_write_path(drv, "unbind", bdf)) {
 		vt_fail(T, "unbind %s: %s", bdf, strerror(errno));
 		bad = 1;
 	}
@@ -144,7 +144,7 @@ static void unbind_inflight(void)
 		vt_fail(T, "%s still exists after unbind", path);
 		bad = 1;
 	}
-	if (vt_write_str("/sys/bus/pci/drivers/fdma/bind", bdf)) {
+	if (vt_write_path(drv, "bind", bdf)) {
 		vt_fail(T, "bind %s again: %s", bdf, strerror(errno));
 		return;
 	}

@@ -38,7 +38,7 @@ struct job {
 };
 
 static struct job rd, wr, unb;
-static char bdf[64];
+static char bdf[64], drv[300];
 
 static void *do_read(void *arg)
 {
@@ -61,7 +61,7 @@ static void *do_write(void *arg)
 static void *do_unbind(void *arg)
 {
 	(void)arg;
-	unb.ret = vt_write_str("/sys/bus/pci/drivers/fdma/unbind", bdf);
+	unb.ret = vt_write_path(drv, "unbind", bdf);
 	__atomic_store_n(&unb.done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -127,7 +127,7 @@ int main(void)
 		vt_fail(T, "no fdma device in " FDMA_CLASS);
 		return 1;
 	}
-	if (vt_bdf(dev, bdf, sizeof(bdf))) {
+	if (vt_bdf(dev, bdf, sizeof(bdf)) || vt_drv_dir(bdf, drv, sizeof(drv))) {
 		vt_fail(T, "no PCI function behind " FDMA_CLASS "/%s: %s", dev, strerror(errno));
 		return 1;
 	}
@@ -254,7 +254,7 @@ int main(void)
 	close(uffd);
 	munmap(area, 2 * LEN);
 
-	if (vt_write_str("/sys/bus/pci/drivers/fdma/bind", bdf)) {
+	if (vt_write_path(drv, "bind", bdf)) {
 		vt_fail(T, "bind %s again: %s", bdf, strerror(errno));
 		return 1;
 	}

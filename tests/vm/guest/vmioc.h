@@ -393,15 +393,19 @@ static inline int vi_fault(const char *dev, const char *kind, int ch, unsigned i
 	return vi_model(dev, cmd);
 }
 
+static char vi_drv[300] __attribute__((unused)) = "/sys/bus/pci/drivers/fdma";
+
 static inline int vi_unbind(const char *bdf)
 {
-	return vt_write_str("/sys/bus/pci/drivers/fdma/unbind", bdf);
+	/* fdma or fdma_xdma: whichever has it, to bind it there again. */
+	vt_drv_dir(bdf, vi_drv, sizeof(vi_drv));
+	return vt_write_path(vi_drv, "unbind", bdf);
 }
 
-/* Bind bdf again and find its device name; 0 or -errno. */
+/* Bind bdf again (to the driver vi_unbind() took it from) and find its device name; 0 or -errno. */
 static inline int vi_rebind(const char *bdf, char *dev, size_t len)
 {
-	int ret = vt_write_str("/sys/bus/pci/drivers/fdma/bind", bdf);
+	int ret = vt_write_path(vi_drv, "bind", bdf);
 
 	if (ret)
 		return ret;

@@ -270,6 +270,34 @@ static inline int vt_bdf(const char *dev, char *bdf, size_t len)
 	return 0;
 }
 
+/*
+ * The sysfs directory of the driver bound to PCI function bdf
+ * (/sys/bus/pci/drivers/fdma, or fdma_xdma for an XDMA function), for
+ * unbind and bind; 0, or -1 if none is bound.
+ */
+static inline int vt_drv_dir(const char *bdf, char *dir, size_t len)
+{
+	char link[300], target[300];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s/driver", bdf);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return -1;
+	target[n] = 0;
+	snprintf(dir, len, "/sys/bus/pci/drivers/%s", strrchr(target, '/') + 1);
+	return 0;
+}
+
+/* Write val to the file name in directory dir (a driver's bind or unbind). */
+static inline int vt_write_path(const char *dir, const char *name, const char *val)
+{
+	char path[320];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return vt_write_str(path, val);
+}
+
 /* sysfs directory of the first PCI device vendor:device; 0 or -ENOENT. */
 static inline int vt_pci_find(unsigned int vendor, unsigned int device, char *path, size_t len)
 {

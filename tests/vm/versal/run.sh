@@ -9,7 +9,7 @@
 # that series' Debian linux-source (their files extracted once into
 # build/linux-src-SERIES/), with the test's own modules (tests/vm/versal/*.c),
 # in build/versal/VERSION/; a busybox initramfs whose /init
-# (tests/vm/versal/init.sh) runs the steps tests/vm/versal/guest/*.sh in
+# (tests/vm/steps-init.sh) runs the steps tests/vm/versal/guest/*.sh in
 # name order. Each step prints "VMTEST PASS <name>" or "VMTEST FAIL <name>:
 # <why>" on the console; this script reports them as tests/vm/run.sh does
 # ("PASS name (tag)", "FAIL name (tag): why"), with its own checks (kbuild,
@@ -363,7 +363,7 @@ run_kernel() { # VERSION
 	for a in $("$HOSTBB" --list-full); do
 		[ -e "$R/$a" ] || ln -s /bin/busybox "$R/$a"
 	done
-	install -m 755 "$HERE/init.sh" "$R/init"
+	install -m 755 tests/vm/steps-init.sh "$R/init"
 	for f in "$HERE"/guest/*.sh; do
 		[ -e "$f" ] && install -m 644 "$f" "$R/steps/"
 	done
@@ -380,7 +380,7 @@ run_kernel() { # VERSION
 	# console on the PL011 (ttyAMA0).
 	QCMD=(qemu-system-aarch64 -M "$MACHINE" -m "$MEM" -nographic -no-reboot -dtb "$DTB"
 	      -kernel "$SYSROOT/boot/vmlinuz-$v" -initrd "$INITRD"
-	      -append "console=ttyAMA0 panic=-1 quiet loglevel=4")
+	      -append "console=ttyAMA0 panic=-1 quiet loglevel=4 fdmavm_name=versal")
 	echo "${QCMD[*]}" >"$TMP/qemu-$v.cmd"
 	tq=$(date +%s)
 	timeout -k 5 "$TIMEOUT" "${QCMD[@]}" </dev/null >"$LOG" 2>&1 &

@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# /init of the versal-virt guest (tests/vm/versal/run.sh builds the
-# initramfs around it): /modules holds the modules built for this kernel,
-# /steps the steps (tests/vm/versal/guest/*.sh). Each step runs in name
+# /init of the guests whose checks are steps: versal-virt
+# (tests/vm/versal/run.sh) and XDMA (tests/vm/xdma/run.sh), which build the
+# initramfs around it and name the row on the kernel command line
+# (fdmavm_name=versal, xdma). /modules holds the modules built for this
+# kernel, /steps the steps (tests/vm/ROW/guest/*.sh). Each step runs in name
 # order, sourced in a subshell so it has the helpers below and cannot
 # change what the next one sees; it prints "VMTEST PASS <name>" or
 # "VMTEST FAIL <name>: <why>" per check. Then the kernel log between
@@ -15,16 +17,17 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 [ -e /dev/null ] || mknod -m 666 /dev/null c 1 3
-hostname fdma-versal
+NAME=${fdmavm_name:-vm}
+hostname "fdma-$NAME"
 
 pass() { echo "VMTEST PASS $1"; }
 fail() { echo "VMTEST FAIL $1: $2"; }
 # say [LINES...]: context for the host's log, indented (no arguments: stdin)
 say() { if [ $# -gt 0 ]; then printf '%s\n' "$@"; else cat; fi | sed 's/^/| /'; }
 # kmark TEXT: a marker line in the kernel log, to find what came after it
-kmark() { echo "versal: $*" >/dev/kmsg; }
+kmark() { echo "$NAME: $*" >/dev/kmsg; }
 # klog_since TEXT: the kernel log from the last marker TEXT on
-klog_since() { dmesg | awk -v m="versal: $1" 'index($0, m) { n = 0 } { buf[n++] = $0 } END { for (i = 1; i < n; i++) print buf[i] }'; }
+klog_since() { dmesg | awk -v m="$NAME: $1" 'index($0, m) { n = 0 } { buf[n++] = $0 } END { for (i = 1; i < n; i++) print buf[i] }'; }
 # zdma_irqs: the ZDMA interrupts so far, all channels
 zdma_irqs() { awk '/zynqmp-dma|zynqmp_dma|ffa[0-9a-f]0000\.dma/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts; }
 

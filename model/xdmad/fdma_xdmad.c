@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fdma-xdmad: the XDMA model as a real PCI function of a QEMU guest, with
+ * trapped registers.
+ *
+ *   fdma-xdmad [options] -- qemu-system-x86_64 ... -device x-pci-proxy-dev,fd=4 ...
+ *
+ * It starts QEMU itself, with its end of a socket pair as QEMU's fd 4, and
+ * serves QEMU 7.2's x-pci-proxy-dev protocol on it (proxy_srv.c): the
+ * function's config space (Xilinx IDs, two 32-bit BARs, a PCIe capability
+ * reporting the link the model paces), every access to its BARs (BAR0 the
+ * user BAR, BAR1 XDMA's DMA BAR: a call into the model, so clear-on-read
+ * and W1S/W1C registers behave as on a card), and guest RAM handed over as
+ * file descriptors, into which the model's channels DMA directly (only
+ * while the guest has bus mastering on).
+ *
+ * Interrupts: the proxy cannot deliver any to a TCG guest. With --ivshmem
+ * the same process serves an ivshmem-doorbell device's protocol, and the
+ * model's interrupt on vector v becomes that device's MSI-X vector v; the
+ * driver takes the XDMA function's vectors from it (fdma.ko
+ * xdma_irq_carrier=1, test only). Without it, the guest polls.
+ *
+ * Exit status: QEMU's (or 1 if this program fails, 2 on a usage error).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fdma_internal.h"
+#include "xdma_model.h"
+#include "xdma_regs.h"
+#include "../modeld/ivshmem_srv.h"
+#include "proxy_srv.h"
+
+#define PROG		"fdma-xdmad"
+#define QEMU_FD		4		/* x-pci-proxy-dev,fd=4 */
+#define MAX_VECTORS	32u
+#define IVS_SHM_BYTES	(1u << 16)
+#define LOG_MAX		8u
+#define USER_BAR_BYTES	0x10000u	/* BAR0; the model's user registers are its first 4 KiB */
+#define PCIE_CAP	0x40u
+#define MAX_MAPS	64u
+
+enum { TAG_PROXY = 1, TAG_IVS_LISTEN, TAG_IVS, TAG_SIGNAL };
+
+/* Guest RAM: regions the proxy handed over, and every mapping made of them. */
+struct gmap {
+	dev_t dev;
+	ino_t ino;
+	int64_t off;
+	uint64_t size;
+	uint8_t *p;
+};
+
+struct region {
+	uint64_t gpa, size;
+	uint8_t *p;
+};
+
+struct xdmad {
+	const char *ivs_path, *opts;
+	unsigned int nvec;
+	bool verbose;
+	struct fdma_sim_opts so;
+	struct xdma_model *model;
+
+	/* PCI function */
+	uint8_t cfg[256];
+	uint32_t bar_size[6];
+
+	/* guest RAM */
+	pthread_rwlock_t ram_lock;
+	struct region reg[MPQ_MAX_FDS];
+	unsigned int nreg;
+	struct gmap maps[MAX_MAPS];
+	unsigned int nmaps;
+
+	/* the interrupt carrier */
+	int ivs_listen, ivs_fd, shm_fd;
+	int model_efd[MAX_VECTORS], guest_efd[MAX_VECTORS];
+	atomic_bool ivs_up;
+
+	int proxy_fd, irqfd[2], sig_fd, ep;
+	pid_t qemu;
+
+	/* statistics */
+	uint64_t bar_reads, bar_writes, cfg_ops, syncs;
+	atomic_uint_fast64_t irqs, irq_dropped, dma_refused;
+};
+
+static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs(PROG ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [--ivshmem PATH] [--vectors N] [--opts OPTIONS] [--verbose]\n"
+		"                  -- QEMU-COMMAND...\n"
+		"\n"
+		"The XDMA model as a PCI function of a QEMU guest, through QEMU's\n"
+		"x-pci-proxy-dev: runs QEMU-COMMAND with its end of the proxy's socket as\n"
+		"fd %d (give QEMU -device x-pci-proxy-dev,fd=%d and guest RAM as\n"
+		"-object memory-backend-memfd,share=on). See docs/xdma.md.\n"
+		"\n"
+		"  --ivshmem PATH   also serve the ivshmem protocol on this UNIX socket: the\n"
+		"                   model's interrupts become that ivshmem-doorbell device's\n"
+		"                   MSI-X vectors (fdma.ko xdma_irq_carrier=1)\n"
+		"  --vectors N      its vectors, 1..%u (default 8)\n"
+		"  --opts OPTIONS   the model's options, as for sim:engine=xdma, e.g.\n"
+		"                   \"channels=2,fault=magic@5\" (default paced=0)\n"
+		"  --verbose        log every config access\n"
+		"  --help           this text\n"
+		"\n"
+		"Exit status: QEMU's; 1 if the model fails, 2 on a usage error.\n",
+		QEMU_FD, QEMU_FD, MAX_VECTORS);
+}
+
+/* ---- guest RAM ------------------------------------------------------------ */
+
+static bool bus_master(struct xdmad *d)
+{
+	return __atomic_load_n(&d->cfg[4], __ATOMIC_ACQUIRE) & 0x4;
+}
+
+static void *xd_dma(void *ctx, uint64_t bus, uint64_t len)
+{
+	struct xdmad *d = ctx;
+	void *p = NULL;
+
+	/* A function without bus mastering cannot reach memory (the proxy does not check). */
+	if (bus_master(d)) {
+		pthread_rwlock_rdlock(&d->ram_lock);
+		for (unsigned int i = 0; i < d->nreg; i++) {
+			const struct region *r = &d->reg[i];
+
+			if (bus >= r->gpa && len <= r->size && bus - r->gpa <= r->size - len) {
+				p = r->p + (bus - r->gpa);
+				break;
+			}
+		}
+		pthread_rwlock_unlock(&d->ram_lock);
+	}
+	if (!p && atomic_fetch_add(&d->dma_refused, 1) < LOG_MAX)
+		msg("DMA to 0x%llx..0x%llx refused: %s", (unsigned long long)bus,
+		    (unsigned long long)(bus + len),
+		    bus_master(d) ? "not guest RAM" : "bus mastering is off");
+	return p;
+}
+
+static void xd_irq(void *ctx, unsigned int vector)
+{
+	struct xdmad *d = ctx;
+	uint64_t one = 1;
+
+	if (!atomic_load(&d->ivs_up) || vector >= d->nvec) {
+		if (atomic_fetch_add(&d->irq_dropped, 1) < LOG_MAX)
+			msg("interrupt on vector %u dropped: %s", vector,
+			    atomic_load(&d->ivs_up) ? "beyond --vectors" : "no ivshmem carrier");
+		return;
+	}
+	atomic_fetch_add(&d->irqs, 1);
+	if (write(d->guest_efd[vector], &one, sizeof(one)) < 0) {
+		/* Only if the counter would overflow: the guest is interrupted anyway. */
+	}
+}
+
+/* A mapping of fd's [off, off + size), made once per file range and kept. */
+static uint8_t *map_range(struct xdmad *d, int fd, int64_t off, uint64_t size)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(fd, &st))
+		return NULL;
+	for (unsigned int i = 0; i < d->nmaps; i++) {
+		struct gmap *g = &d->maps[i];
+
+		if (g->dev == st.st_dev && g->ino == st.st_ino && g->off == off && g->size == size)
+			return g->p;
+	}
+	if (d->nmaps == MAX_MAPS)
+		return NULL;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+	if (p == MAP_FAILED)
+		return NULL;
+	d->maps[d->nmaps++] = (struct gmap){ st.st_dev, st.st_ino, off, size, p };
+	return p;
+}
+
+/*
+ * The proxy resends the memory layout at every change. The model's threads
+ * may hold pointers into a mapping: mappings are never unmapped while we
+ * run, only the table of regions changes (under the lock).
+ */
+static void sync_sysmem(struct xdmad *d, const struct mpq_msg *m)
+{
+	struct region reg[MPQ_MAX_FDS];
+	unsigned int n = 0;
+
+	for (int i = 0; i < m->nfds; i++) {
+		uint8_t *p = map_range(d, m->fds[i], m->d.sysmem.offset[i], m->d.sysmem.size[i]);
+
+		if (!p) {
+			msg("cannot map guest RAM 0x%llx (+%llu bytes): %s",
+			    (unsigned long long)m->d.sysmem.gpa[i],
+			    (unsigned long long)m->d.sysmem.size[i], strerror(errno));
+			continue;
+		}
+		reg[n++] = (struct region){ m->d.sysmem.gpa[i], m->d.sysmem.size[i], p };
+	}
+	pthread_rwlock_wrlock(&d->ram_lock);
+	memcpy(d->reg, reg, sizeof(reg[0]) * n);
+	d->nreg = n;
+	pthread_rwlock_unlock(&d->ram_lock);
+	d->syncs++;
+}
+
+/* ---- config space ------------------------------------------------------------ */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static unsigned int log2u(unsigned int v)
+{
+	unsigned int l = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		l++;
+	}
+	return l;
+}
+
+/*
+ * An UltraScale+ XDMA's config space: its default device ID for the link
+ * (9GL), class "memory controller, other", BAR0 the user BAR and BAR1 the
+ * DMA BAR (32-bit), and a PCIe capability with the link the model paces.
+ */
+static void cfg_init(struct xdmad *d)
+{
+	const struct fdma_link_cfg *l = &d->so.model.link;
+	uint8_t *c = d->cfg, *x = c + PCIE_CAP;
+	unsigned int gen = l->gen > 3 ? 3 : l->gen, lanes = l->lanes > 8 ? 8 : l->lanes;
+
+	memset(c, 0, sizeof(d->cfg));
+	put16(c + 0x00, 0x10ee);
+	put16(c + 0x02, (uint16_t)(0x9000 | gen << 4 | lanes));
+	put16(c + 0x06, 0x0010);		/* status: capabilities list */
+	c[0x0a] = 0x80;				/* class 0x058000 */
+	c[0x0b] = 0x05;
+	put16(c + 0x2c, 0x10ee);
+	put16(c + 0x2e, 0x0007);
+	c[0x34] = PCIE_CAP;
+	c[0x3d] = 1;				/* INTA (unusable under TCG: see above) */
+	d->bar_size[0] = USER_BAR_BYTES;
+	d->bar_size[1] = XDMA_BAR_BYTES;
+	x[0] = 0x10;				/* PCI Express */
+	put16(x + 0x02, 0x0002);		/* version 2, endpoint */
+	put32(x + 0x04, 2);			/* max payload supported: 512 */
+	put16(x + 0x08, (uint16_t)((log2u(l->mps) - 7) << 5 | (log2u(l->mrrs) - 7) << 12));
+	put32(x + 0x0c, gen | lanes << 4);	/* link capabilities */
+	put16(x + 0x12, (uint16_t)(gen | lanes << 4));	/* link status: as negotiated */
+	put32(x + 0x2c, ((1u << gen) - 1) << 1);	/* supported speeds vector */
+}
+
+/* Bytes a config write may change: command, BARs, interrupt line, device and link control. */
+static uint8_t cfg_wmask(const struct xdmad *d, unsigned int a)
+{
+	if (a == 0x04)
+		return 0x06;			/* memory space, bus master */
+	if (a == 0x05)
+		return 0x04;			/* INTx disable */
+	if (a >= 0x10 && a < 0x28) {
+		unsigned int bar = (a - 0x10) / 4, byte = a & 3;
+		uint32_t mask = d->bar_size[bar] ? ~(d->bar_size[bar] - 1) & ~0xfu : 0;
+
+		return (uint8_t)(mask >> (8 * byte));
+	}
+	if (a == 0x3c)
+		return 0xff;
+	if (a == PCIE_CAP + 0x08 || a == PCIE_CAP + 0x09 || a == PCIE_CAP + 0x10)
+		return 0xff;
+	return 0;
+}
+
+static void cfg_write(struct xdmad *d, uint32_t addr, uint32_t val, int len)
+{
+	for (int i = 0; i < len && addr + (uint32_t)i < sizeof(d->cfg); i++) {
+		unsigned int a = addr + (unsigned int)i;
+		uint8_t m = cfg_wmask(d, a), v = (uint8_t)(val >> (8 * i));
+
+		__atomic_store_n(&d->cfg[a], (uint8_t)((d->cfg[a] & ~m) | (v & m)), __ATOMIC_RELEASE);
+	}
+	if (d->verbose)
+		msg("config write 0x%02x = 0x%x (%d)", addr, val, len);
+}
+
+static uint32_t cfg_read(struct xdmad *d, uint32_t addr, int len)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < len && addr + (uint32_t)i < sizeof(d->cfg); i++)
+		v |= (uint32_t)d->cfg[addr + (unsigned int)i] << (8 * i);
+	if (d->verbose)
+		msg("config read 0x%02x = 0x%x (%d)", addr, v, len);
+	return v;
+}
+
+/* ---- BARs ------------------------------------------------------------------------ */
+
+/* The BAR holding bus address addr, and the offset in it; -1 if none. */
+static int bar_of(const struct xdmad *d, uint64_t addr, uint32_t *off)
+{
+	for (int i = 0; i < 6; i++) {
+		uint64_t base = get32(d->cfg + 0x10 + 4 * i) & ~0xfull;
+
+		if (d->bar_size[i] && addr >= base && addr - base < d->bar_size[i]) {
+			*off = (uint32_t)(addr - base);
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* BAR0 is the model's BAR 1 (user), BAR1 its BAR 0 (DMA). */
+static uint32_t bar_rd32(struct xdmad *d, int bar, uint32_t off)
+{
+	return xdma_model_read(d->model, bar == 0 ? 1 : 0, off);
+}
+
+static uint64_t bar_read(struct xdmad *d, const struct mpq_bar *b)
+{
+	uint32_t off, w;
+	int bar = bar_of(d, b->addr, &off);
+
+	d->bar_reads++;
+	if (bar < 0)
+		return ~0ull;
+	if (b->size == 8)
+		return bar_rd32(d, bar, off) | (uint64_t)bar_rd32(d, bar, off + 4) << 32;
+	w = bar_rd32(d, bar, off & ~3u);
+	w >>= 8 * (off & 3);
+	return b->size >= 4 ? w : w & ((1u << (8 * b->size)) - 1);
+}
+
+static void bar_write(struct xdmad *d, const struct mpq_bar *b)
+{
+	unsigned int mbar;
+	uint32_t off;
+	int bar = bar_of(d, b->addr, &off);
+
+	d->bar_writes++;
+	if (bar < 0)
+		return;
+	mbar = bar == 0 ? 1 : 0;
+	if (b->size == 8) {
+		xdma_model_write(d->model, mbar, off, (uint32_t)b->val);
+		xdma_model_write(d->model, mbar, off + 4, (uint32_t)(b->val >> 32));
+	} else if (b->size == 4 && !(off & 3)) {
+		xdma_model_write(d->model, mbar, off, (uint32_t)b->val);
+	} else if (d->bar_writes < LOG_MAX) {
+		/* XDMA's registers are 32-bit: a narrower write has no defined effect. */
+		msg("%u-byte write to BAR%d 0x%x ignored", b->size, bar, off);
+	}
+}
+
+/* ---- the proxy ------------------------------------------------------------------- */
+
+/* One message from the proxy; false when it is gone. */
+static bool proxy_serve(struct xdmad *d)
+{
+	struct mpq_msg m;
+	uint64_t ret = 0;
+	int r = mpq_recv(d->proxy_fd, &m);
+	bool reply = true;
+
+	if (r) {
+		if (r != -EPIPE)
+			msg("proxy: %s", strerror(-r));
+		return false;
+	}
+	switch (m.h.cmd) {
+	case MPQ_SYNC_SYSMEM:
+		sync_sysmem(d, &m);
+		reply = false;
+		break;
+	case MPQ_CFG_WRITE:
+		d->cfg_ops++;
+		cfg_write(d, m.d.cfg.addr, m.d.cfg.val, m.d.cfg.len);
+		break;
+	case MPQ_CFG_READ:
+		d->cfg_ops++;
+		ret = cfg_read(d, m.d.cfg.addr, m.d.cfg.len);
+		break;
+	case MPQ_BAR_WRITE:
+		bar_write(d, &m.d.bar);
+		break;
+	case MPQ_BAR_READ:
+		ret = bar_read(d, &m.d.bar);
+		break;
+	case MPQ_SET_IRQFD:
+		/* Kept, unused: INTx through the proxy reaches no TCG guest. */
+		for (int i = 0; i < m.nfds && i < 2; i++) {
+			if (d->irqfd[i] >= 0)
+				close(d->irqfd[i]);
+			d->irqfd[i] = m.fds[i];
+		}
+		m.nfds = 0;
+		reply = false;
+		break;
+	case MPQ_DEVICE_RESET:
+		break;
+	default:
+		msg("proxy: unknown command %d (%llu bytes)", m.h.cmd, (unsigned long long)m.h.size);
+		ret = ~0ull;
+		break;
+	}
+	for (int i = 0; i < m.nfds; i++)
+		close(m.fds[i]);
+	if (reply && (r = mpq_ret(d->proxy_fd, ret))) {
+		msg("proxy: reply: %s", strerror(-r));
+		return false;
+	}
+	return true;
+}
+
+/* ---- the interrupt carrier ---------------------------------------------------------- */
+
+static int ivs_setup(struct xdmad *d)
+{
+	char err[256];
+
+	d->shm_fd = memfd_create("fdma-xdmad-ivshmem", MFD_CLOEXEC);
+	if (d->shm_fd < 0 || ftruncate(d->shm_fd, IVS_SHM_BYTES)) {
+		msg("memfd: %s", strerror(errno));
+		return -1;
+	}
+	for (unsigned int v = 0; v < d->nvec; v++) {
+		d->model_efd[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		d->guest_efd[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (d->model_efd[v] < 0 || d->guest_efd[v] < 0) {
+			msg("eventfd: %s", strerror(errno));
+			return -1;
+		}
+	}
+	d->ivs_listen = ivs_listen(d->ivs_path, err, sizeof(err));
+	if (d->ivs_listen < 0) {
+		msg("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void ivs_accept(struct xdmad *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = TAG_IVS };
+	char err[256];
+	int fd = accept4(d->ivs_listen, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (d->ivs_fd >= 0) {
+		msg("a second ivshmem client: refused");
+		close(fd);
+		return;
+	}
+	if (ivs_handshake(fd, d->shm_fd, d->model_efd, d->guest_efd, d->nvec, err, sizeof(err))) {
+		msg("ivshmem handshake: %s", err);
+		close(fd);
+		return;
+	}
+	d->ivs_fd = fd;
+	epoll_ctl(d->ep, EPOLL_CTL_ADD, fd, &ev);
+	atomic_store(&d->ivs_up, true);
+}
+
+/* ---- QEMU ---------------------------------------------------------------------------- */
+
+static int spawn_qemu(struct xdmad *d, char **argv)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		msg("socketpair: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		msg("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		/* fd 4, without close-on-exec: QEMU's end of the proxy's socket. */
+		if (dup2(sv[1], QEMU_FD) < 0)
+			_exit(127);
+		if (sv[1] == QEMU_FD)
+			fcntl(QEMU_FD, F_SETFD, 0);
+		execvp(argv[0], argv);
+		fprintf(stderr, PROG ": cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(sv[1]);
+	d->proxy_fd = sv[0];
+	d->qemu = pid;
+	return 0;
+}
+
+static int parse_args(struct xdmad *d, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "ivshmem", required_argument, NULL, 'i' },
+		{ "vectors", required_argument, NULL, 'v' },
+		{ "opts", required_argument, NULL, 'o' },
+		{ "verbose", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char why[256], *opts;
+	u64 v;
+	int c;
+
+	d->nvec = 8;
+	d->opts = "";
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			d->ivs_path = optarg;
+			break;
+		case 'v':
+			if (fdma_parse_size(optarg, &v) || !v || v > MAX_VECTORS) {
+				msg("bad --vectors '%s': expected 1..%u", optarg, MAX_VECTORS);
+				return 2;
+			}
+			d->nvec = (unsigned int)v;
+			break;
+		case 'o':
+			d->opts = optarg;
+			break;
+		case 'V':
+			d->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			msg("%s needs a value", argv[optind - 1]);
+			return 2;
+		default:
+			msg("unknown option '%s' (--help lists them)", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		msg("no QEMU command after the options (fdma-xdmad [options] -- qemu-system-x86_64 ...)");
+		return 2;
+	}
+	/* The model's options: paced=0 by default (guest timings mean nothing under TCG). */
+	if (asprintf(&opts, "engine=xdma%s%s%s", strstr(d->opts, "paced=") ? "" : ",paced=0",
+		     d->opts[0] ? "," : "", d->opts) < 0)
+		return 1;
+	if (fdma_parse_sim_uri(opts, &d->so, why, sizeof(why))) {
+		msg("bad --opts: %s", why);
+		free(opts);
+		return 2;
+	}
+	free(opts);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct xdmad dd;
+	struct xdmad *d = &dd;
+	struct fdma_model_host host = { .dma = xd_dma, .irq = xd_irq, .ctx = d };
+	struct epoll_event ev;
+	sigset_t ss;
+	int ret, status = 0;
+
+	d->ivs_fd = d->ivs_listen = d->shm_fd = -1;
+	d->irqfd[0] = d->irqfd[1] = -1;
+	ret = parse_args(d, argc, argv);
+	if (ret)
+		return ret;
+	pthread_rwlock_init(&d->ram_lock, NULL);
+	cfg_init(d);
+	ret = xdma_model_create(&d->so.model, &host, &d->model);
+	if (ret) {
+		msg("cannot start the XDMA model: %s", strerror(-ret));
+		return 1;
+	}
+	if (d->ivs_path && ivs_setup(d))
+		return 1;
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGCHLD);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	d->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC);
+	d->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (d->sig_fd < 0 || d->ep < 0) {
+		msg("signalfd/epoll: %s", strerror(errno));
+		return 1;
+	}
+	if (spawn_qemu(d, argv + optind))
+		return 1;
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = TAG_PROXY };
+	epoll_ctl(d->ep, EPOLL_CTL_ADD, d->proxy_fd, &ev);
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = TAG_SIGNAL };
+	epoll_ctl(d->ep, EPOLL_CTL_ADD, d->sig_fd, &ev);
+	if (d->ivs_listen >= 0) {
+		ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = TAG_IVS_LISTEN };
+		epoll_ctl(d->ep, EPOLL_CTL_ADD, d->ivs_listen, &ev);
+	}
+	for (bool run = true; run;) {
+		struct epoll_event evs[4];
+		int n = epoll_wait(d->ep, evs, 4, -1);
+
+		for (int i = 0; i < n && run; i++) {
+			switch (evs[i].data.u32) {
+			case TAG_PROXY:
+				if (!proxy_serve(d)) {
+					epoll_ctl(d->ep, EPOLL_CTL_DEL, d->proxy_fd, NULL);
+					close(d->proxy_fd);
+					d->proxy_fd = -1;
+				}
+				break;
+			case TAG_IVS_LISTEN:
+				ivs_accept(d);
+				break;
+			case TAG_IVS: {
+				char buf[64];
+
+				/* The client says nothing after the setup; EOF when QEMU goes. */
+				if (read(d->ivs_fd, buf, sizeof(buf)) <= 0) {
+					atomic_store(&d->ivs_up, false);
+					epoll_ctl(d->ep, EPOLL_CTL_DEL, d->ivs_fd, NULL);
+					close(d->ivs_fd);
+					d->ivs_fd = -1;
+				}
+				break;
+			}
+			case TAG_SIGNAL: {
+				struct signalfd_siginfo si;
+
+				if (read(d->sig_fd, &si, sizeof(si)) != sizeof(si))
+					break;
+				if (si.ssi_signo == SIGCHLD) {
+					if (waitpid(d->qemu, &status, WNOHANG) == d->qemu)
+						run = false;
+				} else {
+					kill(d->qemu, SIGTERM);
+				}
+				break;
+			}
+			}
+		}
+	}
+	msg("config accesses %llu, BAR reads %llu, BAR writes %llu, memory syncs %llu, interrupts %llu (dropped %llu), DMA refused %llu",
+	    (unsigned long long)d->cfg_ops, (unsigned long long)d->bar_reads,
+	    (unsigned long long)d->bar_writes, (unsigned long long)d->syncs,
+	    (unsigned long long)atomic_load(&d->irqs),
+	    (unsigned long long)atomic_load(&d->irq_dropped),
+	    (unsigned long long)atomic_load(&d->dma_refused));
+	xdma_model_destroy(d->model);
+	if (d->ivs_path)
+		unlink(d->ivs_path);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=sh
+# The driver's own checks on the XDMA function: every size class both ways
+# through read()/write() and the ioctls, every byte checked; wait modes;
+# bad inputs; interrupts arriving (MSI-X through the carrier).
+. /tests/vmlib.sh
+T=/tests
+t irq_msix $T/fdma_irqmode msix auto
+t rw_patterns $T/fdma_rw
+t bad_inputs $T/fdma_badio
+t ioc_xfer $T/fdma_ioc_xfer
+t ioc_poll $T/fdma_ioc_poll
+t ioc_bad $T/fdma_ioc_bad
+t ioc_uapi $T/fdma_ioc_uapi

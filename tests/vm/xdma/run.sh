@@ -1,0 +1,287 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/vm/xdma/run.sh: fdma.ko on an XDMA function with trapped registers
+# (docs/xdma.md, "In a guest"). Per kernel (Debian's x86_64 6.1 and 6.12):
+# fdma.ko built for it in build/xdma/VERSION/ (a copy of the sources, as
+# the DKMS tree lays them out), the guest programs of tests/vm/guest/ and
+# libfdma's end-to-end tests, in a busybox initramfs whose /init
+# (tests/vm/steps-init.sh) runs the steps tests/vm/xdma/guest/*.sh in name
+# order; fdma-xdmad runs QEMU with the XDMA model as a PCI function behind
+# x-pci-proxy-dev (10ee:9021, BAR0 user, BAR1 DMA) and an ivshmem-doorbell
+# function that carries its interrupts. Each step prints "VMTEST PASS
+# <name>" or "VMTEST FAIL <name>: <why>"; this script reports them as
+# tests/vm/run.sh does, with its own checks (kbuild, the guest's end, a
+# clean kernel log, the model's own counts), then "vm: N passed, M failed"
+# for tests/vm/matrix.sh.
+#
+# Exit: 0 all passed, 1 a failure, 2 a usage error, 77 skipped (QEMU, a
+# static busybox or a kernel with headers missing).
+set -u
+
+usage() {
+	cat <<'EOF'
+usage: tests/vm/xdma/run.sh [--kernel 6.1|6.12|VERSION]... [--opts OPTIONS] [--keep]
+                            [--timeout S]
+
+  --kernel K     a series (6.1, 6.12) or one kernel (e.g. 6.1.0-57-amd64) with headers;
+                 repeatable (default: 6.1 and 6.12)
+  --opts OPTS    the XDMA model's options (fdma-xdmad --opts), e.g. "channels=2"
+  --keep         keep the temp dir (console logs, initramfs, the model's log) and say where
+  --timeout S    wall-clock limit per VM, seconds (default 400)
+EOF
+}
+
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd) || exit 1
+cd "$ROOT" || exit 1
+HERE=tests/vm/xdma
+
+usage_error() { echo "xdma/run.sh: $*" >&2; exit 2; }
+
+KERNELS_ARG=()
+OPTS=""
+KEEP=0
+TIMEOUT=400
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) [ $# -ge 2 ] || usage_error "--kernel needs 6.1, 6.12 or a VERSION"
+		KERNELS_ARG+=("$2"); shift 2 ;;
+	--kernel=*) KERNELS_ARG+=("${1#*=}"); shift ;;
+	--opts) [ $# -ge 2 ] || usage_error "--opts needs a value"
+		OPTS=$2; shift 2 ;;
+	--opts=*) OPTS=${1#*=}; shift ;;
+	--keep) KEEP=1; shift ;;
+	--timeout) [ $# -ge 2 ] || usage_error "--timeout needs seconds"
+		TIMEOUT=$2; shift 2 ;;
+	--timeout=*) TIMEOUT=${1#*=}; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "xdma/run.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+	esac
+done
+case $TIMEOUT in
+''|*[!0-9]*|0) usage_error "bad --timeout '$TIMEOUT': expected seconds > 0" ;;
+esac
+case $OPTS in
+*[[:space:]]*) usage_error "--opts must not contain spaces" ;;
+esac
+[ ${#KERNELS_ARG[@]} -gt 0 ] || KERNELS_ARG=(6.1 6.12)
+
+# ---- what it needs ----------------------------------------------------------------
+for t in cpio gzip timeout make modinfo cc ldd; do
+	command -v $t >/dev/null || { echo "SKIP: $t not found"; exit 77; }
+done
+QEMU=$(command -v qemu-system-x86_64) ||
+	{ echo "SKIP: qemu-system-x86_64 not found (apt-get install qemu-system-x86)"; exit 77; }
+"$QEMU" -device help 2>/dev/null | grep -q '"x-pci-proxy-dev"' ||
+	{ echo "SKIP: this QEMU has no x-pci-proxy-dev (Debian 12's 7.2 has)"; exit 77; }
+BUSYBOX=""
+for b in /bin/busybox /usr/bin/busybox $(command -v busybox 2>/dev/null); do
+	if [ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1; then BUSYBOX=$b; break; fi
+done
+[ -n "$BUSYBOX" ] || { echo "SKIP: no static busybox (apt-get install busybox-static)"; exit 77; }
+kernel_ok() { [ -r "/boot/vmlinuz-$1" ] && [ -d "/lib/modules/$1/build" ]; }
+KERNELS=()
+for k in "${KERNELS_ARG[@]}"; do
+	if [[ $k =~ ^[0-9]+\.[0-9]+$ ]]; then
+		found=0
+		for f in $(printf '%s\n' /boot/vmlinuz-"$k".* | sort -V); do
+			v=${f#/boot/vmlinuz-}
+			kernel_ok "$v" && KERNELS+=("$v") && found=1
+		done
+		[ $found = 1 ] || { echo "SKIP: no x86_64 $k kernel with headers (linux-image-amd64 linux-headers-amd64)"; exit 77; }
+	elif kernel_ok "$k"; then
+		KERNELS+=("$k")
+	else
+		echo "SKIP: kernel $k not installed (need /boot/vmlinuz-$k and /lib/modules/$k/build)"
+		exit 77
+	fi
+done
+
+TMP=$(mktemp -d /dev/shm/fdma-xdma.XXXXXX) || exit 1
+QPID=""
+cleanup() {
+	local rc=$?
+	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null && wait "$QPID" 2>/dev/null
+	if [ $KEEP = 1 ]; then
+		echo "kept: $TMP"
+	else
+		rm -rf "$TMP"
+	fi
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+T_START=$(date +%s)
+NPASS=0
+NFAIL=0
+pass() { NPASS=$((NPASS + 1)); echo "PASS $1"; }
+fail() { NFAIL=$((NFAIL + 1)); echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+show() { tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'; }
+
+echo "== xdma: kernels ${KERNELS[*]}${OPTS:+, model options $OPTS}"
+
+# ---- host side: the model, the guest programs, libfdma's e2e tests ----------------------
+XDMAD=build/fdma-xdmad
+if ! make -s build/libfdma-internal.a "$XDMAD" >"$TMP/make.log" 2>&1; then
+	fail build-xdmad "cannot build $XDMAD (log below)"
+	show "$TMP/make.log"
+	echo "vm: $NPASS passed, $NFAIL failed"
+	exit 1
+fi
+GBIN=$TMP/guest
+mkdir -p "$GBIN/tests" "$GBIN/e2e" "$GBIN/libs"
+# The kernel driver's test programs (static), and the guest scripts they share.
+GUEST_PROGS=(fdma_rw fdma_badio fdma_ioc_xfer fdma_ioc_poll fdma_ioc_bad fdma_ioc_uapi
+	     fdma_openrm fdma_unbind_fault fdma_revoke fdma_irqmode fdma_xfault)
+for p in "${GUEST_PROGS[@]}"; do
+	if ! cc -static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel \
+		"tests/vm/guest/$p.c" build/libfdma-internal.a -lz -lm -pthread \
+		-o "$GBIN/tests/$p" >"$TMP/cc-$p.log" 2>&1; then
+		fail "build-$p" "cc failed for tests/vm/guest/$p.c"
+		show "$TMP/cc-$p.log" 20
+	fi
+done
+install -m 755 tests/vm/guest/vmlib.sh tests/vm/guest/e2e.sh "$GBIN/tests/"
+# libfdma's end-to-end tests and the fdma command (dynamically linked:
+# cmocka has no static library), with every shared library they load.
+E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
+     build/tests/sim/test_coalesce build/tests/sim/test_stream build/tests/sim/test_errors
+     build/tests/sim/test_errmsg)
+if make -s "${E2E[@]}" >"$TMP/e2e.log" 2>&1; then
+	for b in "${E2E[@]}"; do
+		cp "$b" "$GBIN/e2e/"
+		for l in $(ldd "$b" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+			mkdir -p "$GBIN/libs$(dirname "$l")"
+			cp -L "$l" "$GBIN/libs$l"
+		done
+	done
+else
+	fail build-e2e "make ${E2E[*]} failed (log below)"
+	show "$TMP/e2e.log" 20
+fi
+
+# fdma.ko for one kernel, from a copy of the sources in the DKMS layout in
+# build/xdma/VERSION/ (tests/vm/run.sh builds kernel/ in place for its own
+# rows: the two never share a directory).
+put() { cmp -s "$1" "$2" || { mkdir -p "$(dirname "$2")" && cp "$1" "$2"; }; }
+build_fdma() { # VERSION
+	local v=$1 b="build/xdma/$1" f
+	for f in kernel/Kbuild kernel/Makefile kernel/*.c kernel/*.h engine/*.c engine/*.h \
+		include/fdma_ioctl.h model/fdma_mdbg.h; do
+		[ -L "$f" ] && continue
+		case $f in *.mod.c) continue ;; esac
+		put "$f" "$b/$f" || return 1
+	done
+	make -C "$b/kernel" KDIR="/lib/modules/$v/build" W=1 >"$TMP/kbuild-$v.log" 2>&1 || return 1
+	[ "$(modinfo -F vermagic "$b/kernel/fdma.ko" 2>/dev/null | cut -d' ' -f1)" = "$v" ]
+}
+
+# ---- one VM per kernel -----------------------------------------------------------------------
+run_kernel() { # VERSION
+	local v=$1 tag="($1 xdma${OPTS:+ $OPTS})" R="$TMP/root-$1" INITRD="$TMP/initrd-$1.gz"
+	local LOG="$TMP/console-$1.log" MLOG="$TMP/xdmad-$1.log" SOCK="$TMP/ivs-$1.sock"
+	local t0 tq t1 qrc a line name why ntests=0 ended=0
+	local bad='WARNING|BUG|Oops|scheduling while atomic|general protection|Kernel panic|memory corruption'
+	echo "== kernel $v (xdma): /boot/vmlinuz-$v"
+	t0=$(date +%s)
+	if ! build_fdma "$v"; then
+		fail "kbuild $tag" "the build in build/xdma/$v failed (log below)"
+		show "$TMP/kbuild-$v.log" 30
+		return
+	fi
+	pass "kbuild $tag"
+
+	rm -rf "$R"
+	mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,steps,modules}
+	cp "$BUSYBOX" "$R/bin/busybox"
+	for a in $("$BUSYBOX" --list-full); do
+		[ -e "$R/$a" ] || ln -s /bin/busybox "$R/$a"
+	done
+	install -m 755 tests/vm/steps-init.sh "$R/init"
+	install -m 644 "$HERE"/guest/*.sh "$R/steps/"
+	cp "build/xdma/$v/kernel/fdma.ko" "$R/fdma.ko"
+	cp -a "$GBIN/tests" "$GBIN/e2e" "$R/"
+	cp -a "$GBIN/libs/." "$R/"
+	if ! (cd "$R" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$INITRD"; then
+		fail "initramfs $tag" "cpio/gzip failed"
+		return
+	fi
+
+	# Guest RAM in a memfd the proxy hands to the model; the XDMA function
+	# behind the proxy; the ivshmem-doorbell function that carries its
+	# interrupts (8 vectors: 4 channels and room).
+	# shellcheck disable=SC2054  # commas inside QEMU option values
+	QCMD=("$QEMU" -accel tcg -machine q35,memory-backend=mem -m 256M
+	      -object memory-backend-memfd,id=mem,size=256M,share=on
+	      -device x-pci-proxy-dev,id=xdma0,fd=4
+	      -chardev "socket,path=$SOCK,id=ivs" -device ivshmem-doorbell,chardev=ivs,vectors=8
+	      -nographic -no-reboot -kernel "/boot/vmlinuz-$v" -initrd "$INITRD"
+	      -append "console=ttyS0 panic=-1 quiet loglevel=4 page_poison=1 fdmavm_name=xdma${OPTS:+ fdmavm_opts=$OPTS}")
+	echo "$XDMAD --ivshmem $SOCK ${OPTS:+--opts $OPTS} -- ${QCMD[*]}" >"$TMP/qemu-$v.cmd"
+	tq=$(date +%s)
+	timeout -k 5 "$TIMEOUT" "$XDMAD" --ivshmem "$SOCK" ${OPTS:+--opts "$OPTS"} -- "${QCMD[@]}" \
+		</dev/null >"$LOG" 2>"$MLOG" &
+	QPID=$!
+	wait "$QPID"
+	qrc=$?
+	QPID=""
+	t1=$(date +%s)
+
+	tr -d '\r' <"$LOG" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' >"$LOG.txt"
+	awk '/VMTEST DMESG BEGIN/ { d = 1; next } /VMTEST DMESG END/ { d = 0; next }
+	     !d && match($0, /VMTEST (PASS|FAIL|SKIP) .*/) { print substr($0, RSTART) }' "$LOG.txt" >"$TMP/results-$v"
+	while IFS= read -r line; do
+		case $line in
+		"VMTEST PASS "*) ntests=$((ntests + 1)); pass "${line#VMTEST PASS } $tag" ;;
+		"VMTEST FAIL "*|"VMTEST SKIP "*)
+			[[ $line == "VMTEST FAIL "* ]] && ntests=$((ntests + 1))
+			a=${line#VMTEST ????}; a=${a# }
+			name=${a%%:*}
+			why=${a#*: }
+			[ "$why" = "$a" ] && why="(no reason given)"
+			if [[ $line == "VMTEST SKIP "* ]]; then
+				skip "$name $tag" "$why"
+			else
+				fail "$name $tag" "$why"
+				awk -v want="$line" '/VMTEST (PASS|FAIL|SKIP|BEGIN)/ { if (index($0, want)) exit; n = 0; next }
+					{ buf[n++] = $0 } END { for (k = (n > 15 ? n - 15 : 0); k < n; k++) print "    | " buf[k] }' "$LOG.txt"
+			fi ;;
+		esac
+	done <"$TMP/results-$v"
+	[ $ntests -gt 0 ] || fail "guest $tag" "no test ran"
+	grep -q '^VMTEST END' "$LOG.txt" && ended=1
+	if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+		fail "guest $tag" "timed out after ${TIMEOUT}s$([ $ended = 0 ] && echo ", before the end marker (console tail below)")"
+	elif [ $ended = 0 ]; then
+		fail "guest $tag" "did not reach the end marker: hang, panic or crash (console and model log below)"
+		show "$MLOG" 10
+	elif [ $qrc -ne 0 ]; then
+		fail "guest $tag" "fdma-xdmad or qemu exited with status $qrc (model log below)"
+		show "$MLOG" 10
+	fi
+	[ $ended = 0 ] && show "$LOG.txt" 40
+	if [ $ended = 1 ]; then
+		sed -n '/^VMTEST DMESG BEGIN/,/^VMTEST DMESG END/p' "$LOG.txt" >"$TMP/dmesg-$v"
+	else
+		cp "$LOG.txt" "$TMP/dmesg-$v"
+	fi
+	if grep -E "$bad" "$TMP/dmesg-$v" >"$TMP/dmesg-bad-$v"; then
+		fail "dmesg $tag" "the guest kernel log has warnings or errors:"
+		sed 's/^/    | /' "$TMP/dmesg-bad-$v"
+	elif [ $ended = 1 ]; then
+		pass "dmesg $tag"
+	fi
+	# The model's own counts: what crossed the proxy and the carrier.
+	grep '^fdma-xdmad: config accesses' "$MLOG" | sed 's/^/    /'
+	echo "== kernel $v (xdma): $((t1 - t0)) s (QEMU $((t1 - tq)) s)"
+}
+
+for v in "${KERNELS[@]}"; do
+	run_kernel "$v"
+done
+echo "== xdma: $(($(date +%s) - T_START)) s in all"
+echo "vm: $NPASS passed, $NFAIL failed"
+[ $NFAIL -eq 0 ] && [ $NPASS -gt 0 ]
