@@ -114,14 +114,14 @@ EXPORTMAP := $(BUILD)/fdma.map
 FDMA      := $(BUILD)/fdma
 MODELD_SRC := $(wildcard model/modeld/*.c)
 MODELD    := $(if $(MODELD_SRC),$(BUILD)/fdma-modeld)
-# The XDMA model behind QEMU's x-pci-proxy-dev (it shares the ivshmem server).
-XDMAD_SRC := $(wildcard model/xdmad/*.c) model/modeld/ivshmem_srv.c
-XDMAD     := $(BUILD)/fdma-xdmad
+# The device models behind QEMU's x-pci-proxy-dev (it shares the ivshmem server).
+PROXYD_SRC := $(wildcard model/proxyd/*.c) model/modeld/ivshmem_srv.c
+PROXYD    := $(BUILD)/fdma-proxyd
 
 .PHONY: all lib tests test test-plain test-asan test-tsan test-vm test-install test-cross \
 	check-tests check-symbols demo bench install install-lib install-bin install-man \
 	install-udev install-dkms clean
-all: $(LIBA) $(LIBSO) $(LIBI) $(FDMA) $(MODELD) $(XDMAD)
+all: $(LIBA) $(LIBSO) $(LIBI) $(FDMA) $(MODELD) $(PROXYD)
 lib: $(LIBA) $(LIBSO)
 
 $(BUILD)/%.o: %.c
@@ -178,8 +178,8 @@ $(FDMA): $(TOOL_OBJ) $(LIBI)
 $(BUILD)/fdma-modeld: $(MODELD_SRC:%.c=$(BUILD)/%.o) $(LIBI)
 	$(CC) $(LDFLAGS) -o $@ $(MODELD_SRC:%.c=$(BUILD)/%.o) $(LIBI) $(LDLIBS)
 
-$(BUILD)/fdma-xdmad: $(XDMAD_SRC:%.c=$(BUILD)/%.o) $(LIBI)
-	$(CC) $(LDFLAGS) -o $@ $(XDMAD_SRC:%.c=$(BUILD)/%.o) $(LIBI) $(LDLIBS)
+$(BUILD)/fdma-proxyd: $(PROXYD_SRC:%.c=$(BUILD)/%.o) $(LIBI)
+	$(CC) $(LDFLAGS) -o $@ $(PROXYD_SRC:%.c=$(BUILD)/%.o) $(LIBI) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBI)
 	@mkdir -p $(dir $@)

@@ -170,11 +170,12 @@ void fdma_debugfs_add(struct fdma_dev *fdev)
 	debugfs_create_file("chans", 0444, d, fdev, &chans_fops);
 	debugfs_create_file_unsafe("leaked_bytes", 0444, d, fdev, &leaked_fops);
 	/*
-	 * Only the model has the test block: behind ivshmem (the FDMA model),
-	 * or in the user BAR of the XDMA model. A real card's user BAR is
-	 * the design's, and is never written here: its magic must match.
+	 * Only a device model has the test block: the FDMA model's at 0xf00
+	 * of its register file (behind ivshmem or QEMU's proxy), the XDMA
+	 * model's in its user BAR. A card's registers there are reserved (or
+	 * the design's), and are never written here: the magic must match.
 	 */
-	if ((fdev->ivshmem || fdev->plat.user) &&
+	if (fdev->pdev &&
 	    fdma_plat_rd32(&fdev->plat, fdev->mdbg + FDMA_MDBG_MAGIC) == FDMA_MDBG_MAGIC_VAL)
 		debugfs_create_file("model", 0600, d, fdev, &model_fops);
 }

@@ -453,7 +453,7 @@ struct fdma_dev {
 	int regs_bar;		/* the BAR of the engine's registers ... */
 	u32 regs_len;		/* ... and their bytes: what FDMA_IOC_REG guards */
 	u32 mdbg;		/* plat offset of a device model's test block */
-	/* Whose interrupts these are: pdev, or (XDMA, VM harness) an ivshmem carrier. */
+	/* Whose interrupts these are: pdev, or (VM harness) an ivshmem carrier. */
 	struct pci_dev *irq_pdev;
 	struct task_struct *poll_task;	/* FDMA_IRQ_POLL */
 	struct fdma_plat plat;
@@ -520,14 +520,16 @@ extern struct pci_driver fdma_xdma_driver;
 int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id);
 void fdma_pci_remove(struct pci_dev *pdev);
 void fdma_pci_shutdown(struct pci_dev *pdev);
-extern bool fdma_param_xdma_irq_carrier;
 extern unsigned int fdma_param_poll_us;
 int fdma_xdma_map(struct fdma_dev *fdev);
 void fdma_xdma_limits(struct fdma_dev *fdev);
-int fdma_xdma_carrier_probe(struct pci_dev *pdev);
-void fdma_xdma_carrier_remove(struct pci_dev *pdev);
-struct pci_dev *fdma_xdma_carrier_get(void);
-void fdma_xdma_carrier_put(struct pci_dev *carrier);
+
+/* The VM harness's interrupt carrier (fdma_carrier.c) */
+extern bool fdma_param_irq_carrier;
+int fdma_carrier_probe(struct pci_dev *pdev);
+void fdma_carrier_remove(struct pci_dev *pdev);
+struct pci_dev *fdma_carrier_get(void);
+void fdma_carrier_put(struct pci_dev *carrier);
 void fdma_irq_teardown(struct fdma_dev *fdev);
 
 /*

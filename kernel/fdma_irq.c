@@ -27,8 +27,9 @@
  * irq_mode=poll: no interrupts; a thread reaps the channels every poll_us
  * while requests are in flight, every ms otherwise (XDMA's poll mode).
  *
- * Vectors belong to fdev->irq_pdev: the function itself, or, for an XDMA
- * function in the VM harness, the ivshmem carrier of fdma_xdma.c.
+ * Vectors belong to fdev->irq_pdev: the function itself, or, for a
+ * function behind QEMU's proxy in the VM harness, the ivshmem carrier of
+ * fdma_carrier.c.
  */
 #include <linux/delay.h>
 #include <linux/interrupt.h>
@@ -207,7 +208,7 @@ static void fdma_irq_free_vectors(struct fdma_dev *fdev)
 		pci_free_irq_vectors(fdev->irq_pdev);
 	fdev->nvec = 0;
 	if (fdev->irq_pdev && fdev->irq_pdev != fdev->pdev)
-		fdma_xdma_carrier_put(fdev->irq_pdev);
+		fdma_carrier_put(fdev->irq_pdev);
 	fdev->irq_pdev = NULL;
 }
 
@@ -226,11 +227,11 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 	if (fdma_param_irq_mode == FDMA_IRQ_POLL)
 		return fdma_poll_start(fdev);
 	fdev->irq_pdev = pdev;
-	if (fdev->xdma && fdma_param_xdma_irq_carrier) {
-		/* Test only (fdma_xdma.c): the model's ivshmem function carries the vectors. */
-		fdev->irq_pdev = fdma_xdma_carrier_get();
+	if (!fdev->ivshmem && fdma_param_irq_carrier) {
+		/* Test only (fdma_carrier.c): the model's ivshmem function carries the vectors. */
+		fdev->irq_pdev = fdma_carrier_get();
 		if (!fdev->irq_pdev) {
-			dev_info(&pdev->dev, "xdma_irq_carrier=1: waiting for the ivshmem carrier\n");
+			dev_info(&pdev->dev, "irq_carrier=1: waiting for the ivshmem carrier\n");
 			return -EPROBE_DEFER;
 		}
 	}

@@ -233,8 +233,8 @@ int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	u32 i;
 	int ret;
 
-	if ((id->driver_data & FDMA_ID_IVSHMEM) && fdma_param_xdma_irq_carrier)
-		return fdma_xdma_carrier_probe(pdev);
+	if ((id->driver_data & FDMA_ID_IVSHMEM) && fdma_param_irq_carrier)
+		return fdma_carrier_probe(pdev);
 	if ((id->driver_data & FDMA_ID_IVSHMEM) && !fdma_param_ivshmem)
 		return -ENODEV;
 
@@ -335,7 +335,7 @@ void fdma_pci_remove(struct pci_dev *pdev)
 
 	/* Only an interrupt carrier is bound without a device of ours. */
 	if (!fdev) {
-		fdma_xdma_carrier_remove(pdev);
+		fdma_carrier_remove(pdev);
 		return;
 	}
 

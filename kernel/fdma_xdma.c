@@ -14,17 +14,10 @@
  *   size (xdma_card_size), the longest descriptor (xdma_max_desc), and
  *   whether completions come from the poll-mode write-back (xdma_poll_wb).
  *
- * The VM harness's interrupt carrier (test only, xdma_irq_carrier=1):
- * QEMU's x-pci-proxy-dev, which makes the XDMA model a PCI function with
- * trapped registers, cannot deliver interrupts to a TCG guest. The model's
- * process also serves an ivshmem-doorbell function, whose MSI-X vectors it
- * raises for the XDMA channels. With xdma_irq_carrier=1 fdma.ko binds that
- * ivshmem function as a carrier and allocates the XDMA function's vectors
- * on it; nothing else changes (the handlers and the hot path are the same).
- * docs/xdma.md says more.
+ * In the VM harness the XDMA model is a PCI function behind QEMU's
+ * x-pci-proxy-dev, whose interrupts come through fdma_carrier.c.
  */
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/pci.h>
 
 #include "fdma_drv.h"
@@ -44,11 +37,6 @@ static bool fdma_param_xdma_poll_wb = true;
 module_param_named(xdma_poll_wb, fdma_param_xdma_poll_wb, bool, 0444);
 MODULE_PARM_DESC(xdma_poll_wb,
 		 "XDMA: read completions from the poll-mode write-back in host memory, not from a register (default 1)");
-
-bool fdma_param_xdma_irq_carrier;
-module_param_named(xdma_irq_carrier, fdma_param_xdma_irq_carrier, bool, 0444);
-MODULE_PARM_DESC(xdma_irq_carrier,
-		 "VM harness only: take XDMA functions' interrupts from an ivshmem-doorbell function served by the XDMA model (default 0)");
 
 /*
  * The XDMA IP's default IDs, 10ee:FGL: F the family (7: 7-series, 8:
@@ -143,68 +131,4 @@ void fdma_xdma_limits(struct fdma_dev *fdev)
 	fdev->caps.card_size = fdma_param_xdma_card_size;
 	fdev->caps.max_desc_len = fdma_param_xdma_max_desc;
 	fdev->caps.poll_wb = fdma_param_xdma_poll_wb;
-}
-
-/* ---- the VM harness's interrupt carrier ---------------------------------- */
-
-static DEFINE_MUTEX(carrier_lock);
-static struct pci_dev *carrier;		/* bound, not yet taken */
-static bool carrier_taken;
-
-int fdma_xdma_carrier_probe(struct pci_dev *pdev)
-{
-	int ret;
-
-	mutex_lock(&carrier_lock);
-	if (carrier) {
-		mutex_unlock(&carrier_lock);
-		return -EBUSY;
-	}
-	ret = pci_enable_device(pdev);
-	if (!ret) {
-		/* QEMU drops MSI-X messages of a device that is not a bus master. */
-		pci_set_master(pdev);
-		carrier = pci_dev_get(pdev);
-		carrier_taken = false;
-		dev_info(&pdev->dev, "XDMA interrupt carrier (VM harness, xdma_irq_carrier=1)\n");
-	}
-	mutex_unlock(&carrier_lock);
-	return ret;
-}
-
-void fdma_xdma_carrier_remove(struct pci_dev *pdev)
-{
-	mutex_lock(&carrier_lock);
-	if (carrier == pdev) {
-		if (carrier_taken)
-			dev_warn(&pdev->dev, "carrier removed while an XDMA function uses its vectors: unbind that first\n");
-		else
-			pci_disable_device(pdev);
-		pci_dev_put(carrier);
-		carrier = NULL;
-	}
-	mutex_unlock(&carrier_lock);
-}
-
-/* The carrier for one XDMA function, or NULL if none is bound (yet) or it is taken. */
-struct pci_dev *fdma_xdma_carrier_get(void)
-{
-	struct pci_dev *c = NULL;
-
-	mutex_lock(&carrier_lock);
-	if (carrier && !carrier_taken) {
-		carrier_taken = true;
-		c = pci_dev_get(carrier);
-	}
-	mutex_unlock(&carrier_lock);
-	return c;
-}
-
-void fdma_xdma_carrier_put(struct pci_dev *c)
-{
-	mutex_lock(&carrier_lock);
-	if (c == carrier)
-		carrier_taken = false;
-	mutex_unlock(&carrier_lock);
-	pci_dev_put(c);
 }

@@ -31,6 +31,8 @@ MATRIX=(
 	"--arch arm64 --kernel 6.12 --no-asan"			# coherent
 	"--arch x86_64 --kernel 6.12 --opts fault=stuck@3 --no-asan"	# a stuck channel recovered
 	"tests/vm/versal/run.sh"	# xlnx-versal-virt, 6.1 and 6.12: zynqmp_dma, dmatest, the DT binding
+	"tests/vm/proxy/run.sh --engine xdma"	# fdma.ko on the XDMA model behind x-pci-proxy-dev, 6.1 and 6.12
+	"tests/vm/proxy/run.sh --engine fdma --kernel 6.12"	# the FDMA engine's own register path, no ivshmem doorbell
 )
 
 LOGS=build/vm-logs

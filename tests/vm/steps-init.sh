@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # /init of the guests whose checks are steps: versal-virt
-# (tests/vm/versal/run.sh) and XDMA (tests/vm/xdma/run.sh), which build the
+# (tests/vm/versal/run.sh) and the proxied models (tests/vm/proxy/run.sh), which build the
 # initramfs around it and name the row on the kernel command line
-# (fdmavm_name=versal, xdma). /modules holds the modules built for this
+# (fdmavm_name=versal, proxy). /modules holds the modules built for this
 # kernel, /steps the steps (tests/vm/ROW/guest/*.sh). Each step runs in name
 # order, sourced in a subshell so it has the helpers below and cannot
 # change what the next one sees; it prints "VMTEST PASS <name>" or

@@ -96,8 +96,11 @@ xdma)	# XDMA: the config block's ID in the DMA BAR (BAR1), the test block's
 	# scratch word in the user BAR (BAR0), H2C 0's control register.
 	REG_ID=1:0x3000 ID_VAL=532873222 REG_USER=0:0x8 REG_ENGINE=1:0x4
 	COAL=32 ;;
-*)	# FDMA behind ivshmem: the register file at the start of BAR2.
-	REG_ID=2:0 ID_VAL=1178881345 REG_USER=2:0x2000 REG_ENGINE=2:0x20
+*)	# FDMA: the register file at the start of BAR0 (a function of its
+	# own, as behind QEMU's proxy) or of BAR2 (behind ivshmem).
+	B=2
+	$E/fdma reg "$URI" 0:0 --json 2>/dev/null | grep -q '"value":1178881345' && B=0
+	REG_ID=$B:0 ID_VAL=1178881345 REG_USER=$B:0x2000 REG_ENGINE=$B:0x20
 	COAL=32,1000 ;;
 esac
 

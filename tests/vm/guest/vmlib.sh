@@ -32,3 +32,15 @@ fdma_node() {
 	done
 	return 1
 }
+
+# fdma_wait_node BACKEND [TENTHS]: fdma_node, waiting up to TENTHS tenths of
+# a second (default 50) for it: a probe deferred for a device it needs
+# (the interrupt carrier) runs again from a workqueue after the insmod.
+fdma_wait_node() {
+	n=0
+	while ! fdma_node "$1"; do
+		n=$((n + 1))
+		[ $n -ge "${2:-50}" ] && return 1
+		sleep 0.1
+	done
+}

@@ -158,7 +158,7 @@ out:
 static void session(const char *modeld, const char *sock, const char *ram, uint64_t ram_base)
 {
 	struct fdma_plat plat = { .kick = kick };
-	struct fdma_eng_caps caps;
+	struct fdma_eng_caps caps = { 0 };
 	struct fdma_ering h2c, c2h;
 	struct fdma_eslot slots[2][RING];
 	struct fdma_ecpl cpl;
@@ -217,10 +217,10 @@ static void session(const char *modeld, const char *sock, const char *ram, uint6
 	CHECK(gram != MAP_FAILED, "cannot map the guest RAM file: %s", strerror(errno));
 
 	plat.regs = bar2;
-	CHECK(!(rc = fdma_eng_probe(&plat, &caps)), "probe: %d", rc);
+	CHECK(!(rc = fdma_eng_probe(&fdma_eng_fdma, &plat, &caps)), "probe: %d", rc);
 	CHECK(caps.nchan == 2, "%u channels, expected 2 (channels=1,streams=0)", caps.nchan);
-	CHECK(!(rc = fdma_eng_reset(&plat, 2000000)), "engine reset (kick on vector 0): %d", rc);
-	fdma_eng_enable(&plat, true);
+	CHECK(!(rc = fdma_eng_reset(&plat, &caps, 2000000)), "engine reset (kick on vector 0): %d", rc);
+	fdma_eng_enable(&plat, &caps, true);
 
 	/* Guest "physical" layout: rings at 1M and 1M+64K, data at 2M and 3M. */
 	CHECK(!fdma_ering_init(&h2c, &plat, &caps, 0, RING,

@@ -228,7 +228,7 @@ int main(void)
 		printf("VMTEST FAIL dma_pagemap: final engine reset: %d\n", ret);
 		fails++;
 	}
-	fdma_eng_enable(&plat, false);
+	fdma_eng_enable(&plat, &caps, false);
 	return fails ? 1 : 0;
 
 setup_fail:

@@ -10,4 +10,5 @@ if ! insmod /fdma.ko $(cat /tmp/koargs) ring_size=2048 2>/tmp/ins.err; then
 	fail e2e "insmod: $(cat /tmp/ins.err)"
 	return 0
 fi
+fdma_wait_node engine >/dev/null
 sh /tests/e2e.sh /e2e

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# tests/vm/xdma/run.sh: fdma.ko on an XDMA function with trapped registers
-# (docs/xdma.md, "In a guest"). Per kernel (Debian's x86_64 6.1 and 6.12):
-# fdma.ko built for it in build/xdma/VERSION/ (a copy of the sources, as
-# the DKMS tree lays them out), the guest programs of tests/vm/guest/ and
-# libfdma's end-to-end tests, in a busybox initramfs whose /init
-# (tests/vm/steps-init.sh) runs the steps tests/vm/xdma/guest/*.sh in name
-# order; fdma-xdmad runs QEMU with the XDMA model as a PCI function behind
-# x-pci-proxy-dev (10ee:9021, BAR0 user, BAR1 DMA) and an ivshmem-doorbell
-# function that carries its interrupts. Each step prints "VMTEST PASS
+# tests/vm/proxy/run.sh: fdma.ko on a device model that is a real PCI
+# function with trapped registers, behind QEMU's x-pci-proxy-dev
+# (docs/xdma.md, "In a guest"): the XDMA model (--engine xdma, the
+# default: 10ee:9021, BAR0 user, BAR1 DMA), or the FDMA model (--engine
+# fdma: 10ee:fd3a, the production register path with no ivshmem doorbell).
+# Per kernel (Debian's x86_64 6.1 and 6.12): fdma.ko built for it in
+# build/proxy/VERSION/ (a copy of the sources, as the DKMS tree lays them
+# out), the guest programs of tests/vm/guest/ and libfdma's end-to-end
+# tests, in a busybox initramfs whose /init (tests/vm/steps-init.sh) runs
+# the steps tests/vm/proxy/guest/*.sh in name order; fdma-proxyd runs QEMU
+# with the model behind the proxy and an ivshmem-doorbell function that
+# carries its interrupts. Each step prints "VMTEST PASS
 # <name>" or "VMTEST FAIL <name>: <why>"; this script reports them as
 # tests/vm/run.sh does, with its own checks (kbuild, the guest's end, a
 # clean kernel log, the model's own counts), then "vm: N passed, M failed"
@@ -21,12 +24,13 @@ set -u
 
 usage() {
 	cat <<'EOF'
-usage: tests/vm/xdma/run.sh [--kernel 6.1|6.12|VERSION]... [--opts OPTIONS] [--keep]
-                            [--timeout S]
+usage: tests/vm/proxy/run.sh [--engine xdma|fdma] [--kernel 6.1|6.12|VERSION]...
+                             [--opts OPTIONS] [--keep] [--timeout S]
 
+  --engine E     the model behind the proxy: xdma (default) or fdma
   --kernel K     a series (6.1, 6.12) or one kernel (e.g. 6.1.0-57-amd64) with headers;
                  repeatable (default: 6.1 and 6.12)
-  --opts OPTS    the XDMA model's options (fdma-xdmad --opts), e.g. "channels=2"
+  --opts OPTS    more model options (fdma-proxyd --opts), e.g. "channels=2"
   --keep         keep the temp dir (console logs, initramfs, the model's log) and say where
   --timeout S    wall-clock limit per VM, seconds (default 400)
 EOF
@@ -34,11 +38,12 @@ EOF
 
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd) || exit 1
 cd "$ROOT" || exit 1
-HERE=tests/vm/xdma
+HERE=tests/vm/proxy
 
-usage_error() { echo "xdma/run.sh: $*" >&2; exit 2; }
+usage_error() { echo "proxy/run.sh: $*" >&2; exit 2; }
 
 KERNELS_ARG=()
+ENGINE=xdma
 OPTS=""
 KEEP=0
 TIMEOUT=400
@@ -47,6 +52,9 @@ while [ $# -gt 0 ]; do
 	--kernel) [ $# -ge 2 ] || usage_error "--kernel needs 6.1, 6.12 or a VERSION"
 		KERNELS_ARG+=("$2"); shift 2 ;;
 	--kernel=*) KERNELS_ARG+=("${1#*=}"); shift ;;
+	--engine) [ $# -ge 2 ] || usage_error "--engine needs xdma or fdma"
+		ENGINE=$2; shift 2 ;;
+	--engine=*) ENGINE=${1#*=}; shift ;;
 	--opts) [ $# -ge 2 ] || usage_error "--opts needs a value"
 		OPTS=$2; shift 2 ;;
 	--opts=*) OPTS=${1#*=}; shift ;;
@@ -55,7 +63,7 @@ while [ $# -gt 0 ]; do
 		TIMEOUT=$2; shift 2 ;;
 	--timeout=*) TIMEOUT=${1#*=}; shift ;;
 	-h|--help) usage; exit 0 ;;
-	*) echo "xdma/run.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+	*) echo "proxy/run.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
 	esac
 done
 case $TIMEOUT in
@@ -63,7 +71,13 @@ case $TIMEOUT in
 esac
 case $OPTS in
 *[[:space:]]*) usage_error "--opts must not contain spaces" ;;
+*engine=*) usage_error "--opts: the engine is --engine's" ;;
 esac
+case $ENGINE in
+xdma|fdma) ;;
+*) usage_error "bad --engine '$ENGINE': expected xdma or fdma" ;;
+esac
+MOPTS=engine=$ENGINE${OPTS:+,$OPTS}
 [ ${#KERNELS_ARG[@]} -gt 0 ] || KERNELS_ARG=(6.1 6.12)
 
 # ---- what it needs ----------------------------------------------------------------
@@ -97,7 +111,7 @@ for k in "${KERNELS_ARG[@]}"; do
 	fi
 done
 
-TMP=$(mktemp -d /dev/shm/fdma-xdma.XXXXXX) || exit 1
+TMP=$(mktemp -d /dev/shm/fdma-proxy.XXXXXX) || exit 1
 QPID=""
 cleanup() {
 	local rc=$?
@@ -121,12 +135,12 @@ fail() { NFAIL=$((NFAIL + 1)); echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }
 show() { tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'; }
 
-echo "== xdma: kernels ${KERNELS[*]}${OPTS:+, model options $OPTS}"
+echo "== proxy $ENGINE: kernels ${KERNELS[*]}${OPTS:+, model options $OPTS}"
 
 # ---- host side: the model, the guest programs, libfdma's e2e tests ----------------------
-XDMAD=build/fdma-xdmad
-if ! make -s build/libfdma-internal.a "$XDMAD" >"$TMP/make.log" 2>&1; then
-	fail build-xdmad "cannot build $XDMAD (log below)"
+PROXYD=build/fdma-proxyd
+if ! make -s build/libfdma-internal.a "$PROXYD" >"$TMP/make.log" 2>&1; then
+	fail build-proxyd "cannot build $PROXYD (log below)"
 	show "$TMP/make.log"
 	echo "vm: $NPASS passed, $NFAIL failed"
 	exit 1
@@ -164,11 +178,11 @@ else
 fi
 
 # fdma.ko for one kernel, from a copy of the sources in the DKMS layout in
-# build/xdma/VERSION/ (tests/vm/run.sh builds kernel/ in place for its own
+# build/proxy/VERSION/ (tests/vm/run.sh builds kernel/ in place for its own
 # rows: the two never share a directory).
 put() { cmp -s "$1" "$2" || { mkdir -p "$(dirname "$2")" && cp "$1" "$2"; }; }
 build_fdma() { # VERSION
-	local v=$1 b="build/xdma/$1" f
+	local v=$1 b="build/proxy/$1" f
 	for f in kernel/Kbuild kernel/Makefile kernel/*.c kernel/*.h engine/*.c engine/*.h \
 		include/fdma_ioctl.h model/fdma_mdbg.h; do
 		[ -L "$f" ] && continue
@@ -181,14 +195,14 @@ build_fdma() { # VERSION
 
 # ---- one VM per kernel -----------------------------------------------------------------------
 run_kernel() { # VERSION
-	local v=$1 tag="($1 xdma${OPTS:+ $OPTS})" R="$TMP/root-$1" INITRD="$TMP/initrd-$1.gz"
-	local LOG="$TMP/console-$1.log" MLOG="$TMP/xdmad-$1.log" SOCK="$TMP/ivs-$1.sock"
+	local v=$1 tag="($1 proxy $ENGINE${OPTS:+ $OPTS})" R="$TMP/root-$1" INITRD="$TMP/initrd-$1.gz"
+	local LOG="$TMP/console-$1.log" MLOG="$TMP/proxyd-$1.log" SOCK="$TMP/ivs-$1.sock"
 	local t0 tq t1 qrc a line name why ntests=0 ended=0
 	local bad='WARNING|BUG|Oops|scheduling while atomic|general protection|Kernel panic|memory corruption'
-	echo "== kernel $v (xdma): /boot/vmlinuz-$v"
+	echo "== kernel $v (proxy $ENGINE): /boot/vmlinuz-$v"
 	t0=$(date +%s)
 	if ! build_fdma "$v"; then
-		fail "kbuild $tag" "the build in build/xdma/$v failed (log below)"
+		fail "kbuild $tag" "the build in build/proxy/$v failed (log below)"
 		show "$TMP/kbuild-$v.log" 30
 		return
 	fi
@@ -202,7 +216,7 @@ run_kernel() { # VERSION
 	done
 	install -m 755 tests/vm/steps-init.sh "$R/init"
 	install -m 644 "$HERE"/guest/*.sh "$R/steps/"
-	cp "build/xdma/$v/kernel/fdma.ko" "$R/fdma.ko"
+	cp "build/proxy/$v/kernel/fdma.ko" "$R/fdma.ko"
 	cp -a "$GBIN/tests" "$GBIN/e2e" "$R/"
 	cp -a "$GBIN/libs/." "$R/"
 	if ! (cd "$R" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$INITRD"; then
@@ -210,19 +224,19 @@ run_kernel() { # VERSION
 		return
 	fi
 
-	# Guest RAM in a memfd the proxy hands to the model; the XDMA function
-	# behind the proxy; the ivshmem-doorbell function that carries its
-	# interrupts (8 vectors: 4 channels and room).
+	# Guest RAM in a memfd the proxy hands to the model; the model's
+	# function behind the proxy; the ivshmem-doorbell function that carries
+	# its interrupts (8 vectors: 4 channels and room).
 	# shellcheck disable=SC2054  # commas inside QEMU option values
 	QCMD=("$QEMU" -accel tcg -machine q35,memory-backend=mem -m 256M
 	      -object memory-backend-memfd,id=mem,size=256M,share=on
 	      -device x-pci-proxy-dev,id=xdma0,fd=4
 	      -chardev "socket,path=$SOCK,id=ivs" -device ivshmem-doorbell,chardev=ivs,vectors=8
 	      -nographic -no-reboot -kernel "/boot/vmlinuz-$v" -initrd "$INITRD"
-	      -append "console=ttyS0 panic=-1 quiet loglevel=4 page_poison=1 fdmavm_name=xdma${OPTS:+ fdmavm_opts=$OPTS}")
-	echo "$XDMAD --ivshmem $SOCK ${OPTS:+--opts $OPTS} -- ${QCMD[*]}" >"$TMP/qemu-$v.cmd"
+	      -append "console=ttyS0 panic=-1 quiet loglevel=4 page_poison=1 fdmavm_name=proxy fdmavm_engine=$ENGINE${OPTS:+ fdmavm_opts=$OPTS}")
+	echo "$PROXYD --ivshmem $SOCK --opts $MOPTS -- ${QCMD[*]}" >"$TMP/qemu-$v.cmd"
 	tq=$(date +%s)
-	timeout -k 5 "$TIMEOUT" "$XDMAD" --ivshmem "$SOCK" ${OPTS:+--opts "$OPTS"} -- "${QCMD[@]}" \
+	timeout -k 5 "$TIMEOUT" "$PROXYD" --ivshmem "$SOCK" --opts "$MOPTS" -- "${QCMD[@]}" \
 		</dev/null >"$LOG" 2>"$MLOG" &
 	QPID=$!
 	wait "$QPID"
@@ -259,7 +273,7 @@ run_kernel() { # VERSION
 		fail "guest $tag" "did not reach the end marker: hang, panic or crash (console and model log below)"
 		show "$MLOG" 10
 	elif [ $qrc -ne 0 ]; then
-		fail "guest $tag" "fdma-xdmad or qemu exited with status $qrc (model log below)"
+		fail "guest $tag" "fdma-proxyd or qemu exited with status $qrc (model log below)"
 		show "$MLOG" 10
 	fi
 	[ $ended = 0 ] && show "$LOG.txt" 40
@@ -275,13 +289,13 @@ run_kernel() { # VERSION
 		pass "dmesg $tag"
 	fi
 	# The model's own counts: what crossed the proxy and the carrier.
-	grep '^fdma-xdmad: config accesses' "$MLOG" | sed 's/^/    /'
-	echo "== kernel $v (xdma): $((t1 - t0)) s (QEMU $((t1 - tq)) s)"
+	grep '^fdma-proxyd: config accesses' "$MLOG" | sed 's/^/    /'
+	echo "== kernel $v (proxy $ENGINE): $((t1 - t0)) s (QEMU $((t1 - tq)) s)"
 }
 
 for v in "${KERNELS[@]}"; do
 	run_kernel "$v"
 done
-echo "== xdma: $(($(date +%s) - T_START)) s in all"
+echo "== proxy $ENGINE: $(($(date +%s) - T_START)) s in all"
 echo "vm: $NPASS passed, $NFAIL failed"
 [ $NFAIL -eq 0 ] && [ $NPASS -gt 0 ]

@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=sh
-# XDMA poll mode: no interrupts at all (irq_mode=poll, no carrier); the
-# driver's thread reaps. The same transfers pass, and no interrupt is taken.
+# Poll mode (XDMA's; any engine's here): no interrupts at all
+# (irq_mode=poll, no carrier); the driver's thread reaps. The same
+# transfers pass, and no interrupt is taken.
 . /tests/vmlib.sh
-if ! insmod /fdma.ko irq_mode=poll xdma_card_size=0x40000000 ring_size=2048 2>/tmp/ins.err; then
+args=$(sed 's/irq_carrier=1//' /tmp/koargs)
+if ! insmod /fdma.ko irq_mode=poll $args ring_size=256 2>/tmp/ins.err; then
 	fail poll "insmod irq_mode=poll: $(cat /tmp/ins.err)"
 	return 0
 fi
-dev=$(fdma_node engine)
+dev=$(fdma_wait_node engine)
 mode=$(cat /sys/class/fdma/$dev/irq_mode 2>/dev/null)
 [ "$mode" = poll ] && pass poll_mode || fail poll_mode "irq_mode is '$mode', not poll"
 T=/tests

@@ -1,24 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * fdma-xdmad: the XDMA model as a real PCI function of a QEMU guest, with
- * trapped registers.
+ * fdma-proxyd: a device model (the XDMA model, or the FDMA model) as a
+ * real PCI function of a QEMU guest, with trapped registers.
  *
- *   fdma-xdmad [options] -- qemu-system-x86_64 ... -device x-pci-proxy-dev,fd=4 ...
+ *   fdma-proxyd [options] -- qemu-system-x86_64 ... -device x-pci-proxy-dev,fd=4 ...
  *
  * It starts QEMU itself, with its end of a socket pair as QEMU's fd 4, and
  * serves QEMU 7.2's x-pci-proxy-dev protocol on it (proxy_srv.c): the
- * function's config space (Xilinx IDs, two 32-bit BARs, a PCIe capability
- * reporting the link the model paces), every access to its BARs (BAR0 the
- * user BAR, BAR1 XDMA's DMA BAR: a call into the model, so clear-on-read
- * and W1S/W1C registers behave as on a card), and guest RAM handed over as
+ * function's config space (the engine's IDs, 32-bit BARs, a PCIe
+ * capability reporting the link the model paces), every access to its
+ * BARs (a call into the model: XDMA's clear-on-read and W1S/W1C registers
+ * behave as on a card; an FDMA register write is seen by the engine as on
+ * an FPGA, with no doorbell kick beside it), and guest RAM handed over as
  * file descriptors, into which the model's channels DMA directly (only
  * while the guest has bus mastering on).
+ *
+ * XDMA (--opts engine=xdma): 10ee:90GL, BAR0 the user BAR (the model's
+ * test block), BAR1 XDMA's DMA BAR. FDMA (the default): 10ee:fd3a, BAR0
+ * the engine's register file.
  *
  * Interrupts: the proxy cannot deliver any to a TCG guest. With --ivshmem
  * the same process serves an ivshmem-doorbell device's protocol, and the
  * model's interrupt on vector v becomes that device's MSI-X vector v; the
- * driver takes the XDMA function's vectors from it (fdma.ko
- * xdma_irq_carrier=1, test only). Without it, the guest polls.
+ * driver takes the function's vectors from it (fdma.ko irq_carrier=1,
+ * test only). Without it, the guest polls.
  *
  * Exit status: QEMU's (or 1 if this program fails, 2 on a usage error).
  */
@@ -47,12 +52,13 @@
 #include "../modeld/ivshmem_srv.h"
 #include "proxy_srv.h"
 
-#define PROG		"fdma-xdmad"
+#define PROG		"fdma-proxyd"
 #define QEMU_FD		4		/* x-pci-proxy-dev,fd=4 */
 #define MAX_VECTORS	32u
 #define IVS_SHM_BYTES	(1u << 16)
 #define LOG_MAX		8u
-#define USER_BAR_BYTES	0x10000u	/* BAR0; the model's user registers are its first 4 KiB */
+#define USER_BAR_BYTES	0x10000u	/* XDMA's BAR0; the model's user registers are its first 4 KiB */
+#define FDMA_BAR0_BYTES	0x10000u	/* FDMA's BAR0: the register file, then the design's */
 #define PCIE_CAP	0x40u
 #define MAX_MAPS	64u
 
@@ -72,12 +78,28 @@ struct region {
 	uint8_t *p;
 };
 
-struct xdmad {
+struct proxyd;
+
+/* A model behind the proxy: its PCI identity and BARs, and how a BAR access reaches it. */
+struct pmodel {
+	const struct fdma_eng_ops *eng;
+	uint16_t device_id;		/* 0: XDMA's default for the link */
+	uint32_t bar_size[6];
+	int (*create)(struct proxyd *d, const struct fdma_model_host *host);
+	uint32_t (*rd)(struct proxyd *d, int bar, uint32_t off);
+	void (*wr)(struct proxyd *d, int bar, uint32_t off, uint32_t val);
+	void (*destroy)(struct proxyd *d);
+};
+
+struct proxyd {
 	const char *ivs_path, *opts;
 	unsigned int nvec;
 	bool verbose;
 	struct fdma_sim_opts so;
-	struct xdma_model *model;
+	const struct pmodel *pm;
+	void *model;
+	volatile uint32_t *regs;	/* FDMA: the register file the model polls */
+	uint32_t *user;			/* FDMA: the rest of BAR0, the design's (plain memory) */
 
 	/* PCI function */
 	uint8_t cfg[256];
@@ -119,19 +141,19 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " [--ivshmem PATH] [--vectors N] [--opts OPTIONS] [--verbose]\n"
-		"                  -- QEMU-COMMAND...\n"
+		"                   -- QEMU-COMMAND...\n"
 		"\n"
-		"The XDMA model as a PCI function of a QEMU guest, through QEMU's\n"
-		"x-pci-proxy-dev: runs QEMU-COMMAND with its end of the proxy's socket as\n"
-		"fd %d (give QEMU -device x-pci-proxy-dev,fd=%d and guest RAM as\n"
-		"-object memory-backend-memfd,share=on). See docs/xdma.md.\n"
+		"A device model (FDMA, or XDMA with engine=xdma) as a PCI function of a\n"
+		"QEMU guest, through QEMU's x-pci-proxy-dev: runs QEMU-COMMAND with its end\n"
+		"of the proxy's socket as fd %d (give QEMU -device x-pci-proxy-dev,fd=%d and\n"
+		"guest RAM as -object memory-backend-memfd,share=on). See docs/xdma.md.\n"
 		"\n"
 		"  --ivshmem PATH   also serve the ivshmem protocol on this UNIX socket: the\n"
 		"                   model's interrupts become that ivshmem-doorbell device's\n"
-		"                   MSI-X vectors (fdma.ko xdma_irq_carrier=1)\n"
+		"                   MSI-X vectors (fdma.ko irq_carrier=1)\n"
 		"  --vectors N      its vectors, 1..%u (default 8)\n"
-		"  --opts OPTIONS   the model's options, as for sim:engine=xdma, e.g.\n"
-		"                   \"channels=2,fault=magic@5\" (default paced=0)\n"
+		"  --opts OPTIONS   the model's options, as for the sim: URI, e.g.\n"
+		"                   \"engine=xdma,channels=2,fault=magic@5\" (default paced=0)\n"
 		"  --verbose        log every config access\n"
 		"  --help           this text\n"
 		"\n"
@@ -141,14 +163,14 @@ static void usage(FILE *f)
 
 /* ---- guest RAM ------------------------------------------------------------ */
 
-static bool bus_master(struct xdmad *d)
+static bool bus_master(struct proxyd *d)
 {
 	return __atomic_load_n(&d->cfg[4], __ATOMIC_ACQUIRE) & 0x4;
 }
 
 static void *xd_dma(void *ctx, uint64_t bus, uint64_t len)
 {
-	struct xdmad *d = ctx;
+	struct proxyd *d = ctx;
 	void *p = NULL;
 
 	/* A function without bus mastering cannot reach memory (the proxy does not check). */
@@ -173,7 +195,7 @@ static void *xd_dma(void *ctx, uint64_t bus, uint64_t len)
 
 static void xd_irq(void *ctx, unsigned int vector)
 {
-	struct xdmad *d = ctx;
+	struct proxyd *d = ctx;
 	uint64_t one = 1;
 
 	if (!atomic_load(&d->ivs_up) || vector >= d->nvec) {
@@ -189,7 +211,7 @@ static void xd_irq(void *ctx, unsigned int vector)
 }
 
 /* A mapping of fd's [off, off + size), made once per file range and kept. */
-static uint8_t *map_range(struct xdmad *d, int fd, int64_t off, uint64_t size)
+static uint8_t *map_range(struct proxyd *d, int fd, int64_t off, uint64_t size)
 {
 	struct stat st;
 	void *p;
@@ -216,7 +238,7 @@ static uint8_t *map_range(struct xdmad *d, int fd, int64_t off, uint64_t size)
  * may hold pointers into a mapping: mappings are never unmapped while we
  * run, only the table of regions changes (under the lock).
  */
-static void sync_sysmem(struct xdmad *d, const struct mpq_msg *m)
+static void sync_sysmem(struct proxyd *d, const struct mpq_msg *m)
 {
 	struct region reg[MPQ_MAX_FDS];
 	unsigned int n = 0;
@@ -270,11 +292,12 @@ static unsigned int log2u(unsigned int v)
 }
 
 /*
- * An UltraScale+ XDMA's config space: its default device ID for the link
- * (9GL), class "memory controller, other", BAR0 the user BAR and BAR1 the
- * DMA BAR (32-bit), and a PCIe capability with the link the model paces.
+ * The function's config space: the model's device ID (XDMA: an
+ * UltraScale+ XDMA's default for the link, 9GL), class "memory controller,
+ * other", the model's 32-bit BARs, and a PCIe capability with the link the
+ * model paces.
  */
-static void cfg_init(struct xdmad *d)
+static void cfg_init(struct proxyd *d)
 {
 	const struct fdma_link_cfg *l = &d->so.model.link;
 	uint8_t *c = d->cfg, *x = c + PCIE_CAP;
@@ -282,7 +305,7 @@ static void cfg_init(struct xdmad *d)
 
 	memset(c, 0, sizeof(d->cfg));
 	put16(c + 0x00, 0x10ee);
-	put16(c + 0x02, (uint16_t)(0x9000 | gen << 4 | lanes));
+	put16(c + 0x02, d->pm->device_id ? d->pm->device_id : (uint16_t)(0x9000 | gen << 4 | lanes));
 	put16(c + 0x06, 0x0010);		/* status: capabilities list */
 	c[0x0a] = 0x80;				/* class 0x058000 */
 	c[0x0b] = 0x05;
@@ -290,8 +313,7 @@ static void cfg_init(struct xdmad *d)
 	put16(c + 0x2e, 0x0007);
 	c[0x34] = PCIE_CAP;
 	c[0x3d] = 1;				/* INTA (unusable under TCG: see above) */
-	d->bar_size[0] = USER_BAR_BYTES;
-	d->bar_size[1] = XDMA_BAR_BYTES;
+	memcpy(d->bar_size, d->pm->bar_size, sizeof(d->bar_size));
 	x[0] = 0x10;				/* PCI Express */
 	put16(x + 0x02, 0x0002);		/* version 2, endpoint */
 	put32(x + 0x04, 2);			/* max payload supported: 512 */
@@ -302,7 +324,7 @@ static void cfg_init(struct xdmad *d)
 }
 
 /* Bytes a config write may change: command, BARs, interrupt line, device and link control. */
-static uint8_t cfg_wmask(const struct xdmad *d, unsigned int a)
+static uint8_t cfg_wmask(const struct proxyd *d, unsigned int a)
 {
 	if (a == 0x04)
 		return 0x06;			/* memory space, bus master */
@@ -321,7 +343,7 @@ static uint8_t cfg_wmask(const struct xdmad *d, unsigned int a)
 	return 0;
 }
 
-static void cfg_write(struct xdmad *d, uint32_t addr, uint32_t val, int len)
+static void cfg_write(struct proxyd *d, uint32_t addr, uint32_t val, int len)
 {
 	for (int i = 0; i < len && addr + (uint32_t)i < sizeof(d->cfg); i++) {
 		unsigned int a = addr + (unsigned int)i;
@@ -333,7 +355,7 @@ static void cfg_write(struct xdmad *d, uint32_t addr, uint32_t val, int len)
 		msg("config write 0x%02x = 0x%x (%d)", addr, val, len);
 }
 
-static uint32_t cfg_read(struct xdmad *d, uint32_t addr, int len)
+static uint32_t cfg_read(struct proxyd *d, uint32_t addr, int len)
 {
 	uint32_t v = 0;
 
@@ -347,7 +369,7 @@ static uint32_t cfg_read(struct xdmad *d, uint32_t addr, int len)
 /* ---- BARs ------------------------------------------------------------------------ */
 
 /* The BAR holding bus address addr, and the offset in it; -1 if none. */
-static int bar_of(const struct xdmad *d, uint64_t addr, uint32_t *off)
+static int bar_of(const struct proxyd *d, uint64_t addr, uint32_t *off)
 {
 	for (int i = 0; i < 6; i++) {
 		uint64_t base = get32(d->cfg + 0x10 + 4 * i) & ~0xfull;
@@ -360,13 +382,12 @@ static int bar_of(const struct xdmad *d, uint64_t addr, uint32_t *off)
 	return -1;
 }
 
-/* BAR0 is the model's BAR 1 (user), BAR1 its BAR 0 (DMA). */
-static uint32_t bar_rd32(struct xdmad *d, int bar, uint32_t off)
+static uint32_t bar_rd32(struct proxyd *d, int bar, uint32_t off)
 {
-	return xdma_model_read(d->model, bar == 0 ? 1 : 0, off);
+	return d->pm->rd(d, bar, off);
 }
 
-static uint64_t bar_read(struct xdmad *d, const struct mpq_bar *b)
+static uint64_t bar_read(struct proxyd *d, const struct mpq_bar *b)
 {
 	uint32_t off, w;
 	int bar = bar_of(d, b->addr, &off);
@@ -381,31 +402,115 @@ static uint64_t bar_read(struct xdmad *d, const struct mpq_bar *b)
 	return b->size >= 4 ? w : w & ((1u << (8 * b->size)) - 1);
 }
 
-static void bar_write(struct xdmad *d, const struct mpq_bar *b)
+static void bar_write(struct proxyd *d, const struct mpq_bar *b)
 {
-	unsigned int mbar;
 	uint32_t off;
 	int bar = bar_of(d, b->addr, &off);
 
 	d->bar_writes++;
 	if (bar < 0)
 		return;
-	mbar = bar == 0 ? 1 : 0;
 	if (b->size == 8) {
-		xdma_model_write(d->model, mbar, off, (uint32_t)b->val);
-		xdma_model_write(d->model, mbar, off + 4, (uint32_t)(b->val >> 32));
+		d->pm->wr(d, bar, off, (uint32_t)b->val);
+		d->pm->wr(d, bar, off + 4, (uint32_t)(b->val >> 32));
 	} else if (b->size == 4 && !(off & 3)) {
-		xdma_model_write(d->model, mbar, off, (uint32_t)b->val);
+		d->pm->wr(d, bar, off, (uint32_t)b->val);
 	} else if (d->bar_writes < LOG_MAX) {
-		/* XDMA's registers are 32-bit: a narrower write has no defined effect. */
+		/* The engines' registers are 32-bit: a narrower write has no defined effect. */
 		msg("%u-byte write to BAR%d 0x%x ignored", b->size, bar, off);
 	}
 }
 
+/* ---- the models -------------------------------------------------------------------- */
+
+static int xm_create(struct proxyd *d, const struct fdma_model_host *host)
+{
+	struct xdma_model *m;
+	int ret = xdma_model_create(&d->so.model, host, &m);
+
+	d->model = m;
+	return ret;
+}
+
+/* BAR0 is the model's BAR 1 (user), BAR1 its BAR 0 (DMA). */
+static uint32_t xm_rd(struct proxyd *d, int bar, uint32_t off)
+{
+	return xdma_model_read(d->model, bar == 0 ? 1 : 0, off);
+}
+
+static void xm_wr(struct proxyd *d, int bar, uint32_t off, uint32_t val)
+{
+	xdma_model_write(d->model, bar == 0 ? 1 : 0, off, val);
+}
+
+static void xm_destroy(struct proxyd *d)
+{
+	xdma_model_destroy(d->model);
+}
+
+static int fm_create(struct proxyd *d, const struct fdma_model_host *host)
+{
+	struct fdma_model *m;
+	int ret;
+
+	d->regs = aligned_alloc(4096, FDMA_MODEL_REGS_BYTES);
+	d->user = calloc(1, FDMA_BAR0_BYTES - FDMA_MODEL_REGS_BYTES);
+	if (!d->regs || !d->user)
+		return -ENOMEM;
+	memset((void *)d->regs, 0, FDMA_MODEL_REGS_BYTES);
+	ret = fdma_model_create(&d->so.model, d->regs, host, &m);
+	d->model = m;
+	return ret;
+}
+
+/* BAR0: the register file, then the design's own registers (plain memory here). */
+static uint32_t fm_rd(struct proxyd *d, int bar, uint32_t off)
+{
+	(void)bar;
+	if (off >= FDMA_MODEL_REGS_BYTES)
+		return d->user[(off - FDMA_MODEL_REGS_BYTES) / 4];
+	return __atomic_load_n(&d->regs[off / 4], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * On an FPGA the register write is the kick: the channel whose block was
+ * written looks at its registers, channel 0 at the engine's (it runs the
+ * engine reset and the bus-master switch); the test block is looked at
+ * on every descriptor fetch.
+ */
+static void fm_wr(struct proxyd *d, int bar, uint32_t off, uint32_t val)
+{
+	(void)bar;
+	if (off >= FDMA_MODEL_REGS_BYTES) {
+		d->user[(off - FDMA_MODEL_REGS_BYTES) / 4] = val;
+		return;
+	}
+	__atomic_store_n(&d->regs[off / 4], val, __ATOMIC_RELEASE);
+	if (off >= FDMA_CH_BASE(0) && off < FDMA_CH_BASE(FDMA_MAX_CHANNELS))
+		fdma_model_kick(d->model, (off - FDMA_CH_BASE(0)) / (FDMA_CH_BASE(1) - FDMA_CH_BASE(0)));
+	else
+		fdma_model_kick(d->model, 0);
+}
+
+static void fm_destroy(struct proxyd *d)
+{
+	fdma_model_destroy(d->model);
+	free((void *)d->regs);
+	free(d->user);
+}
+
+static const struct pmodel pmodels[] = {
+	{ .eng = &fdma_eng_fdma, .device_id = FDMA_PCI_DEVICE,
+	  .bar_size = { FDMA_BAR0_BYTES },
+	  .create = fm_create, .rd = fm_rd, .wr = fm_wr, .destroy = fm_destroy },
+	{ .eng = &fdma_eng_xdma, .bar_size = { USER_BAR_BYTES, XDMA_BAR_BYTES },
+	  .create = xm_create, .rd = xm_rd, .wr = xm_wr, .destroy = xm_destroy },
+};
+
 /* ---- the proxy ------------------------------------------------------------------- */
 
 /* One message from the proxy; false when it is gone. */
-static bool proxy_serve(struct xdmad *d)
+static bool proxy_serve(struct proxyd *d)
 {
 	struct mpq_msg m;
 	uint64_t ret = 0;
@@ -464,11 +569,11 @@ static bool proxy_serve(struct xdmad *d)
 
 /* ---- the interrupt carrier ---------------------------------------------------------- */
 
-static int ivs_setup(struct xdmad *d)
+static int ivs_setup(struct proxyd *d)
 {
 	char err[256];
 
-	d->shm_fd = memfd_create("fdma-xdmad-ivshmem", MFD_CLOEXEC);
+	d->shm_fd = memfd_create("fdma-proxyd-ivshmem", MFD_CLOEXEC);
 	if (d->shm_fd < 0 || ftruncate(d->shm_fd, IVS_SHM_BYTES)) {
 		msg("memfd: %s", strerror(errno));
 		return -1;
@@ -489,7 +594,7 @@ static int ivs_setup(struct xdmad *d)
 	return 0;
 }
 
-static void ivs_accept(struct xdmad *d)
+static void ivs_accept(struct proxyd *d)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = TAG_IVS };
 	char err[256];
@@ -514,7 +619,7 @@ static void ivs_accept(struct xdmad *d)
 
 /* ---- QEMU ---------------------------------------------------------------------------- */
 
-static int spawn_qemu(struct xdmad *d, char **argv)
+static int spawn_qemu(struct proxyd *d, char **argv)
 {
 	int sv[2];
 	pid_t pid;
@@ -529,6 +634,11 @@ static int spawn_qemu(struct xdmad *d, char **argv)
 		return -1;
 	}
 	if (pid == 0) {
+		sigset_t none;
+
+		/* QEMU gets the signals we take through the signalfd, and fd 4. */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* fd 4, without close-on-exec: QEMU's end of the proxy's socket. */
 		if (dup2(sv[1], QEMU_FD) < 0)
 			_exit(127);
@@ -544,7 +654,7 @@ static int spawn_qemu(struct xdmad *d, char **argv)
 	return 0;
 }
 
-static int parse_args(struct xdmad *d, int argc, char **argv)
+static int parse_args(struct proxyd *d, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "ivshmem", required_argument, NULL, 'i' },
@@ -591,12 +701,12 @@ static int parse_args(struct xdmad *d, int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		msg("no QEMU command after the options (fdma-xdmad [options] -- qemu-system-x86_64 ...)");
+		msg("no QEMU command after the options (fdma-proxyd [options] -- qemu-system-x86_64 ...)");
 		return 2;
 	}
 	/* The model's options: paced=0 by default (guest timings mean nothing under TCG). */
-	if (asprintf(&opts, "engine=xdma%s%s%s", strstr(d->opts, "paced=") ? "" : ",paced=0",
-		     d->opts[0] ? "," : "", d->opts) < 0)
+	if (asprintf(&opts, "%s%s%s", strstr(d->opts, "paced=") ? "" : "paced=0",
+		     d->opts[0] && !strstr(d->opts, "paced=") ? "," : "", d->opts) < 0)
 		return 1;
 	if (fdma_parse_sim_uri(opts, &d->so, why, sizeof(why))) {
 		msg("bad --opts: %s", why);
@@ -604,13 +714,16 @@ static int parse_args(struct xdmad *d, int argc, char **argv)
 		return 2;
 	}
 	free(opts);
-	return 0;
+	for (size_t i = 0; i < sizeof(pmodels) / sizeof(pmodels[0]); i++)
+		if (pmodels[i].eng == d->so.eng)
+			d->pm = &pmodels[i];
+	return d->pm ? 0 : 2;
 }
 
 int main(int argc, char **argv)
 {
-	static struct xdmad dd;
-	struct xdmad *d = &dd;
+	static struct proxyd dd;
+	struct proxyd *d = &dd;
 	struct fdma_model_host host = { .dma = xd_dma, .irq = xd_irq, .ctx = d };
 	struct epoll_event ev;
 	sigset_t ss;
@@ -621,20 +734,25 @@ int main(int argc, char **argv)
 	ret = parse_args(d, argc, argv);
 	if (ret)
 		return ret;
-	pthread_rwlock_init(&d->ram_lock, NULL);
-	cfg_init(d);
-	ret = xdma_model_create(&d->so.model, &host, &d->model);
-	if (ret) {
-		msg("cannot start the XDMA model: %s", strerror(-ret));
-		return 1;
-	}
-	if (d->ivs_path && ivs_setup(d))
-		return 1;
+	/*
+	 * Signals blocked before the model's threads exist (they inherit the
+	 * mask): QEMU's SIGCHLD must reach the signalfd, not a thread that
+	 * would let it be ignored.
+	 */
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGCHLD);
 	sigaddset(&ss, SIGTERM);
 	sigaddset(&ss, SIGINT);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
+	pthread_sigmask(SIG_BLOCK, &ss, NULL);
+	pthread_rwlock_init(&d->ram_lock, NULL);
+	cfg_init(d);
+	ret = d->pm->create(d, &host);
+	if (ret) {
+		msg("cannot start the %s model: %s", d->pm->eng->name, strerror(-ret));
+		return 1;
+	}
+	if (d->ivs_path && ivs_setup(d))
+		return 1;
 	d->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC);
 	d->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (d->sig_fd < 0 || d->ep < 0) {
@@ -701,7 +819,7 @@ int main(int argc, char **argv)
 	    (unsigned long long)atomic_load(&d->irqs),
 	    (unsigned long long)atomic_load(&d->irq_dropped),
 	    (unsigned long long)atomic_load(&d->dma_refused));
-	xdma_model_destroy(d->model);
+	d->pm->destroy(d);
 	if (d->ivs_path)
 		unlink(d->ivs_path);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
