@@ -17,6 +17,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ struct bench_opts {
 	double seconds;
 	int coal_count, coal_us;	/* -1: leave the device's setting */
 	int hugepages;
+	int per_call;		/* one transfer at a time, its buffer registered for it */
 	int json, wide, progress;
 };
 
@@ -47,6 +49,8 @@ struct bench_res {
 	double cpu_pct, verify_cpu_pct, model_cpu_pct, process_cpu_pct;
 	double wakeups_per_s, irqs_per_s, transfers_per_s, p50, p99;
 	double syscalls_per_xfer, irqs_per_cpl;
+	double pins_per_xfer;		/* pages pinned per transfer (per-call mode) */
+	double cpu_s_per_gb;		/* host CPU (cpu_pct's) per GB moved */
 	double idle_p50, idle_p99;	/* one transfer alone: no queueing */
 	uint64_t idle_n;
 	int huge_used;			/* the buffers really got huge pages */
@@ -71,6 +75,9 @@ static void usage(FILE *f)
 		"  --seconds S          time per size (default 2)\n"
 		"  --hugepages          back buffers with huge pages where available (JSON\n"
 		"                       hugepages says whether they were)\n"
+		"  --per-call           the way Xilinx's XDMA driver is used: one transfer at a\n"
+		"                       time from plain user memory, registered (pinned) for it\n"
+		"                       and unregistered after (--batch is ignored)\n"
 		"  --no-progress        no live progress line (shown only when stderr is a terminal)\n"
 		"  --wide               every column (default: the ones that fit 100 columns)\n"
 		"  --json               one JSON object per size per line, with its settings\n"
@@ -477,6 +484,8 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 				    (st1.completions - st0.completions);
 	res->transfers_per_s = res->transfers / res->secs;
 	res->mbps = res->bytes / res->secs / 1e6;
+	if (res->bytes)
+		res->cpu_s_per_gb = res->cpu_pct / 100 * res->secs / (res->bytes / 1e9);
 	res->p50 = tool_lat_pct(&lat, 50);
 	res->p99 = tool_lat_pct(&lat, 99);
 	tool_progress_end(prog);
@@ -505,6 +514,158 @@ out_free:
 	free(rb.req);
 	free(rb.cpl);
 	free(src.cps);
+	return ret;
+}
+
+/*
+ * --per-call: the usage of Xilinx's driver (a read() or write() per
+ * transfer, the user buffer pinned into a scatter list for that call and
+ * released after it): per transfer, register plain user memory (pinned),
+ * submit one request, wait for it, unregister (unpinned). Every byte is
+ * checked: C2H reads regions of known patterns; each H2C transfer is read
+ * back at once through the C2H channel into a buffer of the bench's own
+ * (its wall time is left out of the figures, its CPU is verify_cpu_pct). Syscalls
+ * per transfer are the channel's (submit, waits) plus the registration's
+ * two, one ioctl each on kdev (lib/kdev.c); none on sim, where
+ * registering is a table entry. Pins are the pages each registration
+ * pins, by construction.
+ */
+static int run_size_per_call(struct fdma_dev *dev, const struct bench_opts *o, int ch,
+			     uint64_t size, struct bench_res *res)
+{
+	struct fdma_info info;
+	struct fdma_chan_stats st0, st1;
+	struct tool_lat lat = { 0 };
+	unsigned int regions;
+	uint64_t t, page = 4096, calls = 0;
+	uint8_t *mem = NULL;
+	double t0, cpu0, pcpu0, verify = 0, vwall = 0;
+	int rb = -1, rbch = -1;
+	bool kdev;
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->size = size;
+	fdma_get_info(dev, &info);
+	kdev = !strcmp(info.backend, "kdev");
+	regions = (unsigned int)(info.card_size / size < 64 ? info.card_size / size : 64);
+	if (o->copy || regions < 2) {
+		fprintf(stderr, "fdma bench: --per-call needs a memory-mapped channel and card memory for 2 regions\n");
+		return -1;
+	}
+	mem = aligned_alloc(info.align > 4096 ? info.align : 4096, (size + 4095) & ~4095ull);
+	if (!mem) {
+		fprintf(stderr, "fdma bench: out of memory\n");
+		return -1;
+	}
+	/* C2H reads regions of known patterns. */
+	for (unsigned int r = 0; r < regions && o->dir == FDMA_C2H; r++) {
+		int b = fdma_buf_register(dev, mem, size);
+
+		tool_pat_fill(mem, size, r);
+		if (b < 0 || fdma_write_card(dev, b, 0, (uint64_t)r * size, size) ||
+		    fdma_buf_free(dev, b)) {
+			fprintf(stderr, "fdma bench: preparing card memory: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			goto out;
+		}
+	}
+	if (o->dir == FDMA_H2C) {
+		rbch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
+		rb = fdma_buf_alloc(dev, size, 0);
+		if (rbch < 0 || rb < 0) {
+			fprintf(stderr, "fdma bench: read-back set-up: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			goto out;
+		}
+	}
+	fdma_ceiling(dev, o->dir, size, &res->ceiling);
+	fdma_chan_stats(dev, ch, &st0);
+	t0 = tool_now();
+	cpu0 = tool_thread_cpu();
+	pcpu0 = proc_cpu();
+	for (t = 0; tool_now() - t0 - vwall < o->seconds && !tool_stop_requested(); t++) {
+		unsigned int region = (unsigned int)(t % regions);
+		struct fdma_req rq = { .card_addr = (uint64_t)region * size, .len = size, .user_data = t };
+		struct fdma_cpl c;
+		double ts, v0;
+		int b, n;
+
+		if (o->dir == FDMA_H2C)
+			tool_pat_fill(mem, size, 1000 + t);
+		ts = tool_now();
+		b = fdma_buf_register(dev, mem, size);
+		rq.buf = b;
+		if (b < 0 || fdma_submit(dev, ch, &rq, 1) != 1 ||
+		    (n = fdma_reap(dev, ch, &c, 1, 1, 5000000)) != 1) {
+			fprintf(stderr, "fdma bench: transfer %" PRIu64 ": %s\n", t, fdma_errmsg(dev));
+			if (b >= 0)
+				fdma_buf_free(dev, b);
+			ret = -1;
+			break;
+		}
+		calls += 2;
+		res->pins_per_xfer += (double)((size + page - 1) / page);
+		if (fdma_buf_free(dev, b)) {
+			fprintf(stderr, "fdma bench: unregister: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			break;
+		}
+		tool_lat_add(&lat, (tool_now() - ts) * 1e6);
+		res->transfers++;
+		if (c.res) {
+			res->errors++;
+			continue;
+		}
+		res->bytes += c.len;
+		v0 = tool_thread_cpu();
+		if (o->dir == FDMA_C2H) {
+			if (tool_pat_check(mem, size, region))
+				res->errors++;
+		} else {
+			double w0 = tool_now();
+			uint8_t *p = fdma_buf_addr(dev, rb);
+
+			memset(p, 0, size);
+			if (fdma_read_card(dev, rb, 0, rq.card_addr, size)) {
+				fprintf(stderr, "fdma bench: read-back: %s\n", fdma_errmsg(dev));
+				ret = -1;
+				break;
+			}
+			if (tool_pat_check(p, size, 1000 + t))
+				res->errors++;
+			vwall += tool_now() - w0;
+		}
+		res->bytes_checked += size;
+		verify += tool_thread_cpu() - v0;
+	}
+	res->secs = tool_now() - t0 - vwall;
+	res->cpu_pct = (tool_thread_cpu() - cpu0 - verify) / res->secs * 100;
+	res->verify_cpu_pct = verify / res->secs * 100;
+	res->process_cpu_pct = (proc_cpu() - pcpu0) / res->secs * 100;
+	fdma_chan_stats(dev, ch, &st1);
+	res->wakeups_per_s = (st1.wakeups - st0.wakeups) / res->secs;
+	res->irqs_per_s = (st1.interrupts - st0.interrupts) / res->secs;
+	if (res->transfers) {
+		res->syscalls_per_xfer = (double)(st1.syscalls - st0.syscalls + (kdev ? calls : 0)) /
+					 res->transfers;
+		res->pins_per_xfer /= res->transfers;
+	}
+	if (st1.completions > st0.completions)
+		res->irqs_per_cpl = (double)(st1.interrupts - st0.interrupts) /
+				    (st1.completions - st0.completions);
+	res->transfers_per_s = res->transfers / res->secs;
+	res->mbps = res->bytes / res->secs / 1e6;
+	if (res->bytes)
+		res->cpu_s_per_gb = res->cpu_pct / 100 * res->secs / (res->bytes / 1e9);
+	res->p50 = tool_lat_pct(&lat, 50);
+	res->p99 = tool_lat_pct(&lat, 99);
+	res->interrupted = tool_stop_requested();
+out:
+	if (rb >= 0)
+		fdma_buf_free(dev, rb);
+	tool_lat_free(&lat);
+	free(mem);
 	return ret;
 }
 
@@ -601,9 +762,11 @@ static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 		json_num("model_cpu_pct", r->model_cpu_pct, sim, "%.1f");
 		printf(",\"process_cpu_pct\":%.1f,\"wakeups_per_s\":%.1f,\"irqs_per_s\":%.1f,"
 		       "\"irqs_per_completion\":%.4f,\"syscalls_per_transfer\":%.4f,"
-		       "\"transfers_per_s\":%.0f,\"p50_us\":%.1f,\"p99_us\":%.1f",
+		       "\"transfers_per_s\":%.0f,\"p50_us\":%.1f,\"p99_us\":%.1f,"
+		       "\"mode\":\"%s\",\"pins_per_transfer\":%.2f,\"cpu_s_per_gb\":%.3f",
 		       r->process_cpu_pct, r->wakeups_per_s, r->irqs_per_s, r->irqs_per_cpl,
-		       r->syscalls_per_xfer, r->transfers_per_s, r->p50, r->p99);
+		       r->syscalls_per_xfer, r->transfers_per_s, r->p50, r->p99,
+		       o->per_call ? "per_call" : "batched", r->pins_per_xfer, r->cpu_s_per_gb);
 		json_num("idle_p50_us", r->idle_p50, r->idle_n > 0, "%.1f");
 		json_num("idle_p99_us", r->idle_p99, r->idle_n > 0, "%.1f");
 		printf(",\"bytes\":%" PRIu64 ",\"bytes_checked\":%" PRIu64 ",\"errors\":%" PRIu64,
@@ -662,6 +825,7 @@ int fdma_cmd_bench(int argc, char **argv)
 		{ "coalesce", required_argument, NULL, 'c' },
 		{ "seconds", required_argument, NULL, 't' },
 		{ "hugepages", no_argument, NULL, 'H' },
+		{ "per-call", no_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "wide", no_argument, NULL, 'W' },
 		{ "no-progress", no_argument, NULL, 'P' },
@@ -736,6 +900,9 @@ int fdma_cmd_bench(int argc, char **argv)
 		case 'H':
 			o.hugepages = 1;
 			break;
+		case 'p':
+			o.per_call = 1;
+			break;
 		case 'j':
 			o.json = 1;
 			break;
@@ -758,6 +925,8 @@ int fdma_cmd_bench(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.uri = argv[optind];
+	if (o.per_call)
+		o.batch = 1;	/* one transfer at a time: that is the mode */
 	/* Before anything slow: a Ctrl-C during the set-up still gets a row. */
 	tool_catch_stop();
 	if (tool_open(o.uri, &dev))
@@ -795,7 +964,8 @@ int fdma_cmd_bench(int argc, char **argv)
 		char sz[32];
 
 		tool_progress_init(&prog, o.progress && !o.json);
-		if (run_size(dev, &o, ch, o.sizes[i], &r, &prog)) {
+		if ((o.per_call ? run_size_per_call(dev, &o, ch, o.sizes[i], &r)
+				: run_size(dev, &o, ch, o.sizes[i], &r, &prog))) {
 			fails++;
 		} else {
 			print_row(&o, &info, &r, info.link.paced);

@@ -31,6 +31,8 @@ usage: tests/vm/proxy/run.sh [--engine xdma|fdma] [--kernel 6.1|6.12|VERSION]...
   --kernel K     a series (6.1, 6.12) or one kernel (e.g. 6.1.0-57-amd64) with headers;
                  repeatable (default: 6.1 and 6.12)
   --opts OPTS    more model options (fdma-proxyd --opts), e.g. "channels=2"
+  --study        also the runs of docs/studies/xdma.md (guest/70-study.sh); the
+                 figures are printed as "STUDY {json}" lines
   --keep         keep the temp dir (console logs, initramfs, the model's log) and say where
   --timeout S    wall-clock limit per VM, seconds (default 400)
 EOF
@@ -46,6 +48,7 @@ KERNELS_ARG=()
 ENGINE=xdma
 OPTS=""
 KEEP=0
+STUDY=0
 TIMEOUT=400
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -59,6 +62,7 @@ while [ $# -gt 0 ]; do
 		OPTS=$2; shift 2 ;;
 	--opts=*) OPTS=${1#*=}; shift ;;
 	--keep) KEEP=1; shift ;;
+	--study) STUDY=1; shift ;;
 	--timeout) [ $# -ge 2 ] || usage_error "--timeout needs seconds"
 		TIMEOUT=$2; shift 2 ;;
 	--timeout=*) TIMEOUT=${1#*=}; shift ;;
@@ -233,7 +237,7 @@ run_kernel() { # VERSION
 	      -device x-pci-proxy-dev,id=xdma0,fd=4
 	      -chardev "socket,path=$SOCK,id=ivs" -device ivshmem-doorbell,chardev=ivs,vectors=8
 	      -nographic -no-reboot -kernel "/boot/vmlinuz-$v" -initrd "$INITRD"
-	      -append "console=ttyS0 panic=-1 quiet loglevel=4 page_poison=1 fdmavm_name=proxy fdmavm_engine=$ENGINE${OPTS:+ fdmavm_opts=$OPTS}")
+	      -append "console=ttyS0 panic=-1 quiet loglevel=4 page_poison=1 fdmavm_name=proxy fdmavm_engine=$ENGINE fdmavm_study=$STUDY${OPTS:+ fdmavm_opts=$OPTS}")
 	echo "$PROXYD --ivshmem $SOCK --opts $MOPTS -- ${QCMD[*]}" >"$TMP/qemu-$v.cmd"
 	tq=$(date +%s)
 	timeout -k 5 "$TIMEOUT" "$PROXYD" --ivshmem "$SOCK" --opts "$MOPTS" -- "${QCMD[@]}" \
@@ -266,6 +270,7 @@ run_kernel() { # VERSION
 		esac
 	done <"$TMP/results-$v"
 	[ $ntests -gt 0 ] || fail "guest $tag" "no test ran"
+	grep '^STUDY ' "$LOG.txt"
 	grep -q '^VMTEST END' "$LOG.txt" && ended=1
 	if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 		fail "guest $tag" "timed out after ${TIMEOUT}s$([ $ended = 0 ] && echo ", before the end marker (console tail below)")"
