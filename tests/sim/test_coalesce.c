@@ -209,11 +209,14 @@ static void test_req_irq(void **state)
 /* A split request with FDMA_REQ_IRQ interrupts once, when its last piece completes. */
 static void test_req_irq_split(void **state)
 {
-	struct fdma_dev *dev = open_sleep("sim:paced=0,maxdesc=4096", 1000, 0);
+	struct fdma_dev *dev;
 	uint32_t fl[3] = { FDMA_REQ_IRQ, 0, 0 };
 	struct fdma_chan_stats st;
 
 	(void)state;
+	/* XDMA's interrupts are levels: two close together may be one. */
+	sim_require_model("which completions interrupt");
+	dev = open_sleep("sim:paced=0,maxdesc=4096", 1000, 0);
 	batch(dev, 3, 65536, fl, 9);
 	/* 48 descriptors: one forced interrupt after the first request's 16th, one drain. */
 	assert_int_equal(sim_wait_interrupts(dev, 0, 2, SIM_TIMEOUT_US), 2);
