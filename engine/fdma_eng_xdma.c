@@ -694,6 +694,13 @@ static u32 x_cancel(struct fdma_ering *r, struct fdma_ecpl *out, u32 max)
 	return n;
 }
 
+static void x_user_irq_enable(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 mask,
+			      bool on)
+{
+	(void)caps;
+	fdma_plat_wr32(p, XDMA_BLK_IRQ + (on ? XDMA_IRQ_USER_EN_W1S : XDMA_IRQ_USER_EN_W1C), mask);
+}
+
 /* The channels' clear-on-read status (H2C and C2H blocks). */
 static bool x_rd_clears(u32 off)
 {
@@ -737,4 +744,5 @@ const struct fdma_eng_ops fdma_eng_xdma = {
 	.cancel = x_cancel,
 	.irq_pending = x_irq_pending,
 	.rd_clears = x_rd_clears,
+	.user_irq_enable = x_user_irq_enable,
 };

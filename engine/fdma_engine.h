@@ -189,6 +189,9 @@ struct fdma_eng_ops {
 	u32 (*status)(const struct fdma_ering *r);
 	int (*ring_reset)(struct fdma_ering *r, u32 timeout_us);
 	u32 (*cancel)(struct fdma_ering *r, struct fdma_ecpl *out, u32 max);
+	/* Let user interrupts (bits of mask) through, or not; NULL: the engine has none. */
+	void (*user_irq_enable)(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 mask,
+				bool on);
 	/* Does reading this register change the engine (a clear-on-read status)? NULL: none does. */
 	bool (*rd_clears)(u32 off);
 	/* Channels (bit i: channel i) whose interrupt is asserted; NULL: cannot tell (no INTx). */
@@ -219,6 +222,17 @@ static inline int fdma_eng_probe(const struct fdma_eng_ops *eng, struct fdma_pla
 static inline u32 fdma_eng_irq_pending(struct fdma_plat *p, const struct fdma_eng_caps *caps)
 {
 	return caps->eng->irq_pending ? caps->eng->irq_pending(p, caps) : ~0u;
+}
+
+/*
+ * The FPGA's own interrupts the engine forwards (caps.user_irqs of them,
+ * user interrupt k on vector nchan + k): let those of mask through, or not.
+ */
+static inline void fdma_eng_user_irq_enable(struct fdma_plat *p, const struct fdma_eng_caps *caps,
+					    u32 mask, bool on)
+{
+	if (caps->eng->user_irq_enable)
+		caps->eng->user_irq_enable(p, caps, mask, on);
 }
 
 /* For register tools: a read of the engine's register off that changes it. */

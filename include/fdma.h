@@ -81,6 +81,7 @@ struct fdma_info {
 	struct fdma_chan_info chan[FDMA_MAX_CHAN];
 	char engine[16];	/* "fdma", "xdma"; "" when none (Linux dmaengine channels) */
 	uint32_t coal;		/* FDMA_COAL_*: how interrupts can be coalesced */
+	uint32_t user_irqs;	/* the FPGA's own interrupts: fdma_user_irq_fd() 0..user_irqs-1 */
 };
 
 #define FDMA_COAL_COUNT		0x1	/* one interrupt per N completions */
@@ -219,6 +220,14 @@ int fdma_inflight(struct fdma_dev *dev, int ch);
  * the wait mode to sleep semantics (interrupts on).
  */
 int fdma_chan_fd(struct fdma_dev *dev, int ch);
+/*
+ * A pollable fd (an eventfd) that becomes readable when the device raises
+ * the FPGA's own interrupt irq (XDMA: usr_irq_req[irq]); a read of 8 bytes
+ * gives how many since the last read. One per device and irq, closed by
+ * fdma_close(). -EINVAL for an irq beyond fdma_info's user_irqs,
+ * -EOPNOTSUPP where the device cannot deliver them.
+ */
+int fdma_user_irq_fd(struct fdma_dev *dev, unsigned int irq);
 
 int fdma_chan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us);
 /* Interrupt after count completions, or usecs after the oldest unsignalled one. 0,0 = every one. */

@@ -46,8 +46,10 @@
  *    (feature FDMA_FEAT_MEMCPY).
  * 6: INFO engine and coal (feature FDMA_FEAT_ENGINE): which engine, and
  *    how it coalesces interrupts.
+ * 7: INFO user_irqs and FDMA_IOC_USER_IRQ (feature FDMA_FEAT_USER_IRQ): the
+ *    FPGA's own interrupts as eventfds.
  */
-#define FDMA_UAPI_VERSION	6
+#define FDMA_UAPI_VERSION	7
 #define FDMA_IOC_MAGIC		'F'
 #define FDMA_IOC_MAX_CHAN	16
 #define FDMA_IOC_MAX_BATCH	1024	/* requests per FDMA_IOC_SUBMIT */
@@ -79,7 +81,8 @@ struct fdma_ioc_info {
 	__u32 dma_align;
 	__u32 engine;		/* FDMA_IOC_ENGINE_* (feature FDMA_FEAT_ENGINE) */
 	__u32 coal;		/* FDMA_IOC_COAL_* (feature FDMA_FEAT_ENGINE) */
-	__u32 rsvd[4];
+	__u32 user_irqs;	/* FDMA_IOC_USER_IRQ's irq is below (feature FDMA_FEAT_USER_IRQ) */
+	__u32 rsvd[3];
 };
 
 #define FDMA_IOC_ENGINE_NONE	0	/* Linux dmaengine channels (fdma_dmac.ko) */
@@ -129,6 +132,8 @@ struct fdma_ioc_info {
 #define FDMA_FEAT_MEMCPY	0x10
 /* INFO engine and coal are set. */
 #define FDMA_FEAT_ENGINE	0x20
+/* FDMA_IOC_USER_IRQ, and INFO user_irqs (0: the device forwards none). */
+#define FDMA_FEAT_USER_IRQ	0x40
 
 /*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)
@@ -367,6 +372,19 @@ struct fdma_ioc_reg {
 	__u64 bar_len;		/* out: the BAR's size in bytes */
 };
 
+/*
+ * FDMA_IOC_USER_IRQ: signal eventfd fd whenever the device raises the
+ * FPGA's own interrupt irq (below INFO user_irqs), or stop (fd -1). Per
+ * open file; several files may each listen. errno: EINVAL irq out of
+ * range or reserved bits; EOPNOTSUPP the driver got no interrupt vector
+ * for it (MSI-X with fewer vectors, MSI, INTx, irq_mode=poll).
+ */
+struct fdma_ioc_user_irq {
+	__u32 irq;
+	__s32 fd;
+	__u32 rsvd[2];
+};
+
 #define FDMA_IOC_REG_WRITE	0x1
 #define FDMA_IOC_REG_FORCE	0x2
 
@@ -384,5 +402,6 @@ struct fdma_ioc_reg {
 #define FDMA_IOC_CQ_EVENTFD	_IOW(FDMA_IOC_MAGIC, 0x0b, struct fdma_ioc_cq_eventfd)
 #define FDMA_IOC_REG		_IOWR(FDMA_IOC_MAGIC, 0x0c, struct fdma_ioc_reg)
 #define FDMA_IOC_COPY		_IOW(FDMA_IOC_MAGIC, 0x0d, struct fdma_ioc_copy_submit)
+#define FDMA_IOC_USER_IRQ	_IOW(FDMA_IOC_MAGIC, 0x0e, struct fdma_ioc_user_irq)
 
 #endif /* FDMA_IOCTL_H */

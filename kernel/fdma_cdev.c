@@ -108,6 +108,7 @@ static int fdma_cdev_open(struct inode *inode, struct file *file)
 	idr_init(&f->bufs);
 	mutex_init(&f->cq_lock);
 	init_waitqueue_head(&f->wq);
+	spin_lock_init(&f->uirq_lock);
 	mutex_lock(&fdev->files_lock);
 	list_add_tail(&f->node, &fdev->files);
 	mutex_unlock(&fdev->files_lock);
@@ -135,6 +136,10 @@ static int fdma_cdev_release(struct inode *inode, struct file *file)
 			fdma_chan_release_file(&fdev->chan[ch], f->cq[ch]);
 	fdma_buf_free_all(f);
 	fdma_file_free_cqs(f);
+	/* Off the list: no user interrupt looks at f any more. */
+	for (ch = 0; ch < FDMA_USER_IRQS_MAX; ch++)
+		if (f->uirq[ch])
+			eventfd_ctx_put(f->uirq[ch]);
 	kfree(f);
 	return 0;
 }

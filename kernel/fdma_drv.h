@@ -53,6 +53,9 @@
 #define FDMA_EDU_MINOR_BASE	FDMA_MAX_DEVS
 #define FDMA_MINORS		(2 * FDMA_MAX_DEVS)
 
+/* The FPGA's own interrupts (XDMA's user IRQs) the driver can forward. */
+#define FDMA_USER_IRQS_MAX	16
+
 /* Bound on every reset handshake with the engine (libfdma uses the same). */
 #define FDMA_RESET_TIMEOUT_US	200000
 
@@ -224,6 +227,8 @@ struct fdma_file {
 	struct fdma_cq *cq[FDMA_MAX_CHANNELS];
 	wait_queue_head_t wq;		/* poll and FDMA_IOC_WAIT */
 	struct fasync_struct *fasync;
+	spinlock_t uirq_lock;		/* uirq */
+	struct eventfd_ctx *uirq[FDMA_USER_IRQS_MAX];	/* FDMA_IOC_USER_IRQ */
 };
 
 /*
@@ -414,6 +419,7 @@ struct fdma_vec {
 	u32 idx;
 	int irq;		/* Linux irq number, 0 if not requested */
 	u32 chan_mask;		/* channels raising this vector */
+	int user;		/* or the user interrupt it carries, else -1 */
 	char name[32];
 };
 
@@ -466,7 +472,8 @@ struct fdma_dev {
 	enum fdma_irq_mode irq_mode;	/* granted */
 	bool irq_forced;
 	u32 nvec;
-	struct fdma_vec vec[FDMA_MAX_CHANNELS];
+	struct fdma_vec vec[FDMA_MAX_CHANNELS + FDMA_USER_IRQS_MAX];
+	u32 nuirq;		/* user interrupts with a vector of their own (vec[nchan + k]) */
 
 	struct fdma_chan chan[FDMA_MAX_CHANNELS];
 	int h2c;		/* first memory-mapped H2C channel, or -1 */
@@ -512,6 +519,8 @@ extern const struct fdma_ring_ops fdma_ring_engine_ops;
 
 /* fdma_irq.c */
 int fdma_irq_setup(struct fdma_dev *fdev);
+/* The FPGA's interrupt k: every file listening for it is told (process context). */
+void fdma_user_irq(struct fdma_dev *fdev, u32 k);
 /* An interrupt (or a poll) for channel c: acknowledge it, then reap. */
 void fdma_chan_intr(struct fdma_chan *c);
 

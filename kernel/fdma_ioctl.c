@@ -241,11 +241,12 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 		.card_size = fdev->card_size,
 		.features = FDMA_FEAT_DMA_ALIGN | FDMA_FEAT_WATCHDOG |
 			    FDMA_FEAT_REVOKE | (pdev ? FDMA_FEAT_REG : 0) |
-			    FDMA_FEAT_ENGINE,
+			    FDMA_FEAT_ENGINE | FDMA_FEAT_USER_IRQ,
 		.dma_align = fdev->dma_align,
 		.engine = !fdev->caps.eng ? FDMA_IOC_ENGINE_NONE :
 			  fdev->caps.eng == &fdma_eng_xdma ? FDMA_IOC_ENGINE_XDMA :
 			  FDMA_IOC_ENGINE_FDMA,
+		.user_irqs = fdev->nuirq,
 		.coal = (fdev->caps.coalesce ? FDMA_IOC_COAL_COUNT : 0) |
 			(fdev->caps.coal_timer ? FDMA_IOC_COAL_TIMER : 0) |
 			(fdev->caps.coal_emulated ? FDMA_IOC_COAL_EMULATED : 0),
@@ -723,6 +724,42 @@ static int ioc_stats(struct fdma_file *f, void __user *argp, size_t usize)
 }
 
 /*
+ * FDMA_IOC_USER_IRQ: the FPGA's interrupt irq signals this file's eventfd.
+ * The engine lets it through from the first listener on (an XDMA user
+ * interrupt is masked until then).
+ */
+static int ioc_user_irq(struct fdma_file *f, void __user *argp, size_t usize)
+{
+	struct fdma_dev *fdev = f->fdev;
+	struct fdma_ioc_user_irq u;
+	struct eventfd_ctx *ctx = NULL, *old;
+	int ret;
+
+	ret = ioc_in(&u, sizeof(u), argp, usize);
+	if (ret)
+		return ret;
+	if (u.irq >= FDMA_USER_IRQS_MAX || u.irq >= fdev->caps.user_irqs ||
+	    memchr_inv(u.rsvd, 0, sizeof(u.rsvd)) || u.fd < -1)
+		return -EINVAL;
+	if (u.irq >= fdev->nuirq)
+		return -EOPNOTSUPP;
+	if (u.fd >= 0) {
+		ctx = eventfd_ctx_fdget(u.fd);
+		if (IS_ERR(ctx))
+			return PTR_ERR(ctx);
+	}
+	spin_lock_irq(&f->uirq_lock);
+	old = f->uirq[u.irq];
+	f->uirq[u.irq] = ctx;
+	spin_unlock_irq(&f->uirq_lock);
+	if (old)
+		eventfd_ctx_put(old);
+	if (ctx)
+		fdma_eng_user_irq_enable(&fdev->plat, &fdev->caps, BIT(u.irq), true);
+	return 0;
+}
+
+/*
  * FDMA_IOC_CQ_EVENTFD: one readiness fd per channel. The file's own poll
  * covers all of its queues; a thread or an epoll set per channel wants to
  * hear of its channel only.
@@ -869,7 +906,7 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 	if ((r.flags & FDMA_IOC_REG_WRITE) && ioc_reg_owned(fdev, r.bar, r.offset) &&
 	    (!(r.flags & FDMA_IOC_REG_FORCE) || !capable(CAP_SYS_RAWIO)))
 		return -EPERM;
-	/* A read that clears the engine's status takes what the driver needs: a write in disguise. */
+	/* A read that clears the engine's status takes what the driver needs. */
 	if (!(r.flags & FDMA_IOC_REG_WRITE) && r.bar == fdev->regs_bar &&
 	    r.offset < fdev->regs_len && fdma_eng_rd_clears(fdev->caps.eng, r.offset) &&
 	    (!(r.flags & FDMA_IOC_REG_FORCE) || !capable(CAP_SYS_RAWIO)))
@@ -933,6 +970,7 @@ static const struct fdma_ioc_def fdma_iocs[] = {
 	{ FDMA_IOC_STATS, true, true, ioc_stats },
 	{ FDMA_IOC_DROP, false, false, ioc_drop },
 	{ FDMA_IOC_CQ_EVENTFD, false, false, ioc_cq_eventfd },
+	{ FDMA_IOC_USER_IRQ, true, false, ioc_user_irq },
 	{ FDMA_IOC_REG, false, false, ioc_reg },
 	{ FDMA_IOC_COPY, false, false, ioc_copy },
 };

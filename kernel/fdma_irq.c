@@ -36,6 +36,7 @@
 #include <linux/kthread.h>
 #include <linux/pci.h>
 
+#include "fdma_compat.h"
 #include "fdma_drv.h"
 
 #ifndef PCI_IRQ_INTX
@@ -156,10 +157,39 @@ static irqreturn_t fdma_irq_ivshmem_intx(int irq, void *data)
 	return IRQ_WAKE_THREAD;
 }
 
+/* A user interrupt's vector: its listeners are told from the thread. */
+static irqreturn_t fdma_irq_user(int irq, void *data)
+{
+	return IRQ_WAKE_THREAD;
+}
+
+static irqreturn_t fdma_irq_user_thread(int irq, void *data)
+{
+	struct fdma_vec *v = data;
+
+	fdma_user_irq(v->fdev, v->user);
+	return IRQ_HANDLED;
+}
+
+void fdma_user_irq(struct fdma_dev *fdev, u32 k)
+{
+	struct fdma_file *f;
+
+	mutex_lock(&fdev->files_lock);
+	list_for_each_entry(f, &fdev->files, node) {
+		spin_lock_irq(&f->uirq_lock);
+		if (f->uirq[k])
+			fdma_eventfd_signal(f->uirq[k]);
+		spin_unlock_irq(&f->uirq_lock);
+	}
+	mutex_unlock(&fdev->files_lock);
+}
+
 static int fdma_irq_alloc(struct fdma_dev *fdev, enum fdma_irq_mode mode)
 {
 	struct pci_dev *pdev = fdev->irq_pdev;
-	u32 want = fdev->caps.nchan;
+	/* MSI-X: a vector per channel, and one per user interrupt if there are enough. */
+	u32 want = fdev->caps.nchan + (mode == FDMA_IRQ_MSIX ? fdev->caps.user_irqs : 0);
 	int n;
 
 	switch (mode) {
@@ -257,11 +287,19 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 	}
 	fdev->irq_mode = mode;
 	fdev->nvec = n;
+	fdev->nuirq = 0;
+	if (mode == FDMA_IRQ_MSIX && fdev->caps.user_irqs &&
+	    n >= fdev->caps.nchan + min_t(u32, fdev->caps.user_irqs, FDMA_USER_IRQS_MAX))
+		fdev->nuirq = min_t(u32, fdev->caps.user_irqs, FDMA_USER_IRQS_MAX);
 
+	for (i = 0; i < fdev->nvec; i++)
+		fdev->vec[i].user = -1;
 	for (i = 0; i < fdev->caps.nchan; i++) {
 		fdev->chan[i].vec = i % n;
 		fdev->vec[i % n].chan_mask |= BIT(i);
 	}
+	for (i = 0; i < fdev->nuirq; i++)
+		fdev->vec[fdev->caps.nchan + i].user = i;
 	handler = fdma_irq_msi;
 	flags = 0;
 	if (mode == FDMA_IRQ_INTX) {
@@ -275,9 +313,17 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 
 		v->fdev = fdev;
 		v->idx = i;
-		snprintf(v->name, sizeof(v->name), "fdma%d-%u", fdev->minor, i);
-		ret = request_threaded_irq(irq, handler, fdma_irq_thread,
-					   flags, v->name, v);
+		if (v->user >= 0) {
+			snprintf(v->name, sizeof(v->name), "fdma%d-user%d", fdev->minor, v->user);
+			ret = request_threaded_irq(irq, fdma_irq_user, fdma_irq_user_thread, 0,
+						   v->name, v);
+		} else if (v->chan_mask) {
+			snprintf(v->name, sizeof(v->name), "fdma%d-%u", fdev->minor, i);
+			ret = request_threaded_irq(irq, handler, fdma_irq_thread,
+						   flags, v->name, v);
+		} else {
+			continue;	/* a vector nobody raises */
+		}
 		if (ret) {
 			dev_err(&pdev->dev, "cannot request irq %d: %d\n",
 				irq, ret);
@@ -286,10 +332,10 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 		}
 		v->irq = irq;
 	}
-	dev_info(&pdev->dev, "interrupts: %s, %u vector%s for %u channel%s%s\n",
+	dev_info(&pdev->dev, "interrupts: %s, %u vector%s for %u channel%s and %u user interrupt%s%s\n",
 		 fdma_irq_mode_name(mode), fdev->nvec,
 		 fdev->nvec == 1 ? "" : "s", fdev->caps.nchan,
-		 fdev->caps.nchan == 1 ? "" : "s",
+		 fdev->caps.nchan == 1 ? "" : "s", fdev->nuirq, fdev->nuirq == 1 ? "" : "s",
 		 fdev->irq_forced ? " (forced by irq_mode)" : "");
 	return 0;
 }

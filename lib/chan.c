@@ -182,6 +182,19 @@ int fdma_chan_fd(struct fdma_dev *dev, int ch)
 	return dev->ops->chan_fd(dev, ch);
 }
 
+int fdma_user_irq_fd(struct fdma_dev *dev, unsigned int irq)
+{
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	if (!dev->info.user_irqs)
+		return fdma_err(dev, -EINVAL, "fdma_user_irq_fd: this device forwards no user interrupts (%s)",
+				dev->info.engine[0] ? dev->info.engine : "no engine");
+	if (irq >= dev->info.user_irqs)
+		return fdma_err(dev, -EINVAL, "fdma_user_irq_fd: no user interrupt %u (the device has %u)",
+				irq, dev->info.user_irqs);
+	return dev->ops->user_irq_fd(dev, irq);
+}
+
 int fdma_chan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us)
 {
 	CHECK_CHAN(dev, ch);

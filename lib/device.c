@@ -182,6 +182,8 @@ int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errl
 	dev->serial = atomic_fetch_add_explicit(&dev_serial, 1, memory_order_relaxed) + 1;
 	for (int i = 0; i < FDMA_MAX_CHAN; i++)
 		dev->ch[i].efd = -1;
+	for (int i = 0; i < FDMA_USER_IRQS; i++)
+		dev->uirq_efd[i] = -1;
 	if (!live_add(dev)) {
 		set_errbuf(errbuf, errlen, "too many open devices (64)");
 		pthread_mutex_destroy(&dev->lock);

@@ -14,6 +14,7 @@
 #include "fdma_addrmap.h"
 
 #define FDMA_MAX_BUFS		4096
+#define FDMA_USER_IRQS		32	/* at most, any engine (XDMA has 16) */
 #define FDMA_DEFAULT_RING	1024u
 #define FDMA_RESET_TIMEOUT_US	200000u
 #define FDMA_SYNC_TIMEOUT_US	10000000ll
@@ -92,6 +93,8 @@ struct fdma_ops {
 		    unsigned int min_wait, int64_t timeout_us);
 	int (*inflight)(struct fdma_dev *dev, int ch);
 	int (*chan_fd)(struct fdma_dev *dev, int ch);
+	/* irq < info.user_irqs (checked). */
+	int (*user_irq_fd)(struct fdma_dev *dev, unsigned int irq);
 	int (*set_wait)(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us);
 	int (*set_coalesce)(struct fdma_dev *dev, int ch, unsigned int count, unsigned int usecs);
 	int (*set_drop)(struct fdma_dev *dev, int ch, int drop);
@@ -122,6 +125,7 @@ struct fdma_dev {
 	struct fdma_addrmap map;
 	volatile u32 *regs;
 	struct fdma_chan ch[FDMA_MAX_CHAN];
+	int uirq_efd[FDMA_USER_IRQS];	/* fdma_user_irq_fd(), -1 until asked for */
 	/* kdev: the kernel driver */
 	struct fdma_kdev *kdev;
 };

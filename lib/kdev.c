@@ -521,6 +521,34 @@ static int kdev_chan_fd(struct fdma_dev *dev, int ch)
 	return kc->efd;
 }
 
+/* The FPGA's interrupt irq: an eventfd the driver signals (FDMA_IOC_USER_IRQ), made once. */
+static int kdev_user_irq_fd(struct fdma_dev *dev, unsigned int irq)
+{
+	struct fdma_ioc_user_irq u = { .irq = irq };
+	int fd;
+
+	pthread_mutex_lock(&dev->lock);
+	fd = dev->uirq_efd[irq];
+	if (fd < 0) {
+		fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (fd < 0) {
+			pthread_mutex_unlock(&dev->lock);
+			return kerr(dev, "fdma_user_irq_fd: eventfd");
+		}
+		u.fd = fd;
+		if (ioctl(dev->kdev->fd, FDMA_IOC_USER_IRQ, &u)) {
+			int ret = kerr(dev, "fdma_user_irq_fd: FDMA_IOC_USER_IRQ");
+
+			close(fd);
+			pthread_mutex_unlock(&dev->lock);
+			return ret;
+		}
+		dev->uirq_efd[irq] = fd;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return fd;
+}
+
 static int kdev_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us)
 {
 	struct fdma_kchan *kc = &dev->kdev->ch[ch];
@@ -632,6 +660,9 @@ static void kdev_close(struct fdma_dev *dev)
 		if (b->used && b->map_len)
 			munmap(b->addr, b->map_len);
 	}
+	for (int i = 0; i < FDMA_USER_IRQS; i++)
+		if (dev->uirq_efd[i] >= 0)
+			close(dev->uirq_efd[i]);
 	for (int i = 0; i < FDMA_MAX_CHAN; i++) {
 		if (k->ch[i].hdr)
 			munmap(k->ch[i].hdr, k->ch[i].cq_bytes);
@@ -672,6 +703,8 @@ static void fill_info(struct fdma_dev *dev, const char *path)
 
 	snprintf(fi->backend, sizeof(fi->backend), "kdev");
 	fi->version = in->engine_version;
+	if (in->features & FDMA_FEAT_USER_IRQ)
+		fi->user_irqs = in->user_irqs < FDMA_USER_IRQS ? in->user_irqs : FDMA_USER_IRQS;
 	if (in->features & FDMA_FEAT_ENGINE) {
 		snprintf(fi->engine, sizeof(fi->engine), "%s",
 			 in->engine == FDMA_IOC_ENGINE_XDMA ? "xdma" :
@@ -861,6 +894,7 @@ const struct fdma_ops fdma_kdev_ops = {
 	.reap = kdev_reap,
 	.inflight = kdev_inflight,
 	.chan_fd = kdev_chan_fd,
+	.user_irq_fd = kdev_user_irq_fd,
 	.set_wait = kdev_set_wait,
 	.set_coalesce = kdev_set_coalesce,
 	.set_drop = kdev_set_drop,

@@ -28,8 +28,17 @@ static void sim_irq(void *ctx, unsigned int vector)
 	struct fdma_dev *dev = ctx;
 	uint64_t one = 1;
 
-	/* Channel i interrupts on vector i, on either engine. */
-	if (vector >= FDMA_MAX_CHAN || dev->ch[vector].efd < 0)
+	/* Channel i interrupts on vector i, on either engine; user interrupt k on nchan + k. */
+	if (vector >= dev->caps.nchan) {
+		unsigned int k = vector - dev->caps.nchan;
+		int fd = k < FDMA_USER_IRQS ? __atomic_load_n(&dev->uirq_efd[k], __ATOMIC_ACQUIRE) : -1;
+
+		if (fd >= 0 && write(fd, &one, sizeof(one)) < 0) {
+			/* Only on overflow: the reader is told anyway. */
+		}
+		return;
+	}
+	if (dev->ch[vector].efd < 0)
 		return;
 	atomic_fetch_add_explicit(&dev->ch[vector].irqs, 1, memory_order_relaxed);
 	if (write(dev->ch[vector].efd, &one, sizeof(one)) < 0) {
@@ -105,6 +114,7 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 		 l->gen, l->lanes, l->mps, o->model.paced ? "" : ", unpaced");
 	in->version = dev->caps.version;
 	snprintf(in->engine, sizeof(in->engine), "%s", dev->caps.eng->name);
+	in->user_irqs = dev->caps.user_irqs < FDMA_USER_IRQS ? dev->caps.user_irqs : FDMA_USER_IRQS;
 	in->coal = (dev->caps.coalesce ? FDMA_COAL_COUNT : 0) |
 		   (dev->caps.coal_timer ? FDMA_COAL_TIMER : 0) |
 		   (dev->caps.coal_emulated ? FDMA_COAL_EMULATED : 0);
@@ -347,7 +357,30 @@ static void sim_close(struct fdma_dev *dev)
 		if (dev->ch[i].efd >= 0)
 			close(dev->ch[i].efd);
 	}
+	for (int i = 0; i < FDMA_USER_IRQS; i++)
+		if (dev->uirq_efd[i] >= 0)
+			close(dev->uirq_efd[i]);
 	fdma_addrmap_destroy(&dev->map);
+}
+
+/* An eventfd the model's interrupt for user irq writes; the engine lets it through from then on. */
+static int sim_user_irq_fd(struct fdma_dev *dev, unsigned int irq)
+{
+	int fd;
+
+	pthread_mutex_lock(&dev->lock);
+	fd = dev->uirq_efd[irq];
+	if (fd < 0) {
+		fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (fd >= 0) {
+			__atomic_store_n(&dev->uirq_efd[irq], fd, __ATOMIC_RELEASE);
+			fdma_eng_user_irq_enable(&dev->plat, &dev->caps, 1u << irq, true);
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	if (fd < 0)
+		return fdma_err(dev, -errno, "fdma_user_irq_fd: eventfd: %s", strerror(errno));
+	return fd;
 }
 
 static int sim_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
@@ -366,6 +399,7 @@ const struct fdma_ops fdma_sim_ops = {
 	.reap = fdma_echan_reap,
 	.inflight = fdma_echan_inflight,
 	.chan_fd = fdma_echan_fd,
+	.user_irq_fd = sim_user_irq_fd,
 	.set_wait = fdma_echan_set_wait,
 	.set_coalesce = fdma_echan_set_coalesce,
 	.set_drop = fdma_echan_set_drop,

@@ -9,7 +9,9 @@
  * magic-stopped fault, and stream packets spread over several buffers.
  */
 #include <stdbool.h>
+#include <poll.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -316,6 +318,50 @@ static void test_packet_over_buffers(void **state)
 	fdma_close(dev);
 }
 
+/*
+ * The FPGA's own interrupts: an fd per user interrupt, readable when the
+ * design raises it (the model's test block strobes it through the user
+ * BAR), with the count since the last read; none before; out-of-range and
+ * engine-less requests refused.
+ */
+static void test_user_irq(void **state)
+{
+	struct fdma_dev *dev = open_xdma("");
+	struct fdma_info in;
+	struct pollfd p;
+	uint64_t n = 0;
+	int fd;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_get_info(dev, &in));
+	assert_int_equal(in.user_irqs, 16);
+	fd = fdma_user_irq_fd(dev, 3);
+	assert_fdma_ok(dev, fd);
+	assert_int_equal(fdma_user_irq_fd(dev, 3), fd);
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 50), 0);
+	/* Interrupt 2 is nobody's here: nothing for 3. */
+	assert_fdma_ok(dev, fdma_reg_write(dev, 1, XDMA_TG_USER_IRQ, 1u << 2, 0));
+	assert_int_equal(poll(&p, 1, 50), 0);
+	assert_fdma_ok(dev, fdma_reg_write(dev, 1, XDMA_TG_USER_IRQ, 1u << 3, 0));
+	assert_fdma_ok(dev, fdma_reg_write(dev, 1, XDMA_TG_USER_IRQ, 1u << 3, 0));
+	assert_int_equal(poll(&p, 1, 2000), 1);
+	assert_int_equal(read(fd, &n, sizeof(n)), sizeof(n));
+	assert_int_equal(n, 2);
+	assert_int_equal(poll(&p, 1, 0), 0);
+	assert_fdma_err(dev, fdma_user_irq_fd(dev, 16), -EINVAL, "no user interrupt 16");
+	fdma_close(dev);
+	/* The FDMA engine forwards none. */
+	{
+		struct fdma_dev *f = NULL;
+		char err[256];
+
+		assert_int_equal(fdma_open(&f, "sim:paced=0", err, sizeof(err)), 0);
+		assert_fdma_err(f, fdma_user_irq_fd(f, 0), -EINVAL, "no user interrupts");
+		fdma_close(f);
+	}
+}
+
 /* An XDMA has at most 4 channels a direction and no memcpy channels: said at open. */
 static void test_bad_config(void **state)
 {
@@ -345,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_coalesce_emulated),
 		cmocka_unit_test(test_magic_fault),
 		cmocka_unit_test(test_packet_over_buffers),
+		cmocka_unit_test(test_user_irq),
 		cmocka_unit_test(test_bad_config),
 	};
 

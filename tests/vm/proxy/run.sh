@@ -31,7 +31,7 @@ usage: tests/vm/proxy/run.sh [--engine xdma|fdma] [--kernel 6.1|6.12|VERSION]...
   --kernel K     a series (6.1, 6.12) or one kernel (e.g. 6.1.0-57-amd64) with headers;
                  repeatable (default: 6.1 and 6.12)
   --opts OPTS    more model options (fdma-proxyd --opts), e.g. "channels=2"
-  --study        also the runs of docs/studies/xdma.md (guest/70-study.sh); the
+  --study        also the runs of docs/studies/xdma.md (study/70-study.sh); the
                  figures are printed as "STUDY {json}" lines
   --keep         keep the temp dir (console logs, initramfs, the model's log) and say where
   --timeout S    wall-clock limit per VM, seconds (default 400)
@@ -153,7 +153,7 @@ GBIN=$TMP/guest
 mkdir -p "$GBIN/tests" "$GBIN/e2e" "$GBIN/libs"
 # The kernel driver's test programs (static), and the guest scripts they share.
 GUEST_PROGS=(fdma_rw fdma_badio fdma_ioc_xfer fdma_ioc_poll fdma_ioc_bad fdma_ioc_uapi
-	     fdma_openrm fdma_unbind_fault fdma_revoke fdma_irqmode fdma_xfault)
+	     fdma_openrm fdma_unbind_fault fdma_revoke fdma_irqmode fdma_xfault fdma_uirq)
 for p in "${GUEST_PROGS[@]}"; do
 	if ! cc -static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel \
 		"tests/vm/guest/$p.c" build/libfdma-internal.a -lz -lm -pthread \
@@ -220,6 +220,7 @@ run_kernel() { # VERSION
 	done
 	install -m 755 tests/vm/steps-init.sh "$R/init"
 	install -m 644 "$HERE"/guest/*.sh "$R/steps/"
+	[ $STUDY = 1 ] && install -m 644 "$HERE"/study/*.sh "$R/steps/"
 	cp "build/proxy/$v/kernel/fdma.ko" "$R/fdma.ko"
 	cp -a "$GBIN/tests" "$GBIN/e2e" "$R/"
 	cp -a "$GBIN/libs/." "$R/"
@@ -230,17 +231,17 @@ run_kernel() { # VERSION
 
 	# Guest RAM in a memfd the proxy hands to the model; the model's
 	# function behind the proxy; the ivshmem-doorbell function that carries
-	# its interrupts (8 vectors: 4 channels and room).
+	# its interrupts (32 vectors: 4 channels and XDMA's 16 user interrupts).
 	# shellcheck disable=SC2054  # commas inside QEMU option values
 	QCMD=("$QEMU" -accel tcg -machine q35,memory-backend=mem -m 256M
 	      -object memory-backend-memfd,id=mem,size=256M,share=on
 	      -device x-pci-proxy-dev,id=xdma0,fd=4
-	      -chardev "socket,path=$SOCK,id=ivs" -device ivshmem-doorbell,chardev=ivs,vectors=8
+	      -chardev "socket,path=$SOCK,id=ivs" -device ivshmem-doorbell,chardev=ivs,vectors=32
 	      -nographic -no-reboot -kernel "/boot/vmlinuz-$v" -initrd "$INITRD"
-	      -append "console=ttyS0 panic=-1 quiet loglevel=4 page_poison=1 fdmavm_name=proxy fdmavm_engine=$ENGINE fdmavm_study=$STUDY${OPTS:+ fdmavm_opts=$OPTS}")
-	echo "$PROXYD --ivshmem $SOCK --opts $MOPTS -- ${QCMD[*]}" >"$TMP/qemu-$v.cmd"
+	      -append "console=ttyS0 panic=-1 quiet loglevel=4 page_poison=1 fdmavm_name=proxy fdmavm_engine=$ENGINE${OPTS:+ fdmavm_opts=$OPTS}")
+	echo "$PROXYD --ivshmem $SOCK --vectors 32 --opts $MOPTS -- ${QCMD[*]}" >"$TMP/qemu-$v.cmd"
 	tq=$(date +%s)
-	timeout -k 5 "$TIMEOUT" "$PROXYD" --ivshmem "$SOCK" --opts "$MOPTS" -- "${QCMD[@]}" \
+	timeout -k 5 "$TIMEOUT" "$PROXYD" --ivshmem "$SOCK" --vectors 32 --opts "$MOPTS" -- "${QCMD[@]}" \
 		</dev/null >"$LOG" 2>"$MLOG" &
 	QPID=$!
 	wait "$QPID"

@@ -12,3 +12,5 @@ t ioc_xfer $T/fdma_ioc_xfer
 t ioc_poll $T/fdma_ioc_poll
 t ioc_bad $T/fdma_ioc_bad
 t ioc_uapi $T/fdma_ioc_uapi
+# XDMA: the FPGA's own interrupts as eventfds (FDMA_IOC_USER_IRQ).
+[ "${fdmavm_engine:-xdma}" = xdma ] && t user_irq $T/fdma_uirq
