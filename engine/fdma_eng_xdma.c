@@ -39,7 +39,8 @@
  * Channels are numbered in pairs as on an FDMA engine: H2C 0, C2H 0, H2C 1,
  * ... (the IRQ block numbers them its own way: H2C channels, then C2H).
  * Channel i interrupts on vector i, user interrupt k on vector nchan + k
- * (set by fdma_eng_reset()).
+ * (set by fdma_eng_reset(); fdma_eng_route_irqs() shares vectors when the
+ * host has fewer).
  */
 #include "fdma_engine.h"
 #include "xdma_regs.h"
@@ -155,7 +156,7 @@ static int x_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 	caps->coalesce = true;
 	caps->coal_timer = false;
 	caps->coal_emulated = true;
-	/* A result record has no such bit: drops are counted (the test block's OVERRUNS), not flagged. */
+	/* A result record has no such bit: drops are counted (the test block's), not flagged. */
 	caps->overrun_flag = false;
 	caps->mem2mem = false;
 	caps->user_irqs = XDMA_USER_IRQS;
@@ -189,9 +190,34 @@ static int stop_all(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 t
 	return ret;
 }
 
-static int x_reset(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 timeout_us)
+/*
+ * Vectors, for nvec of them: channel i on vector i (i % nvec where there
+ * are fewer, as the host shares them), user interrupt k on nchan + k
+ * where that exists (else vector 0: it stays masked).
+ */
+static void x_route_irqs(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 nvec)
 {
 	u32 i, vec[2] = { 0, 0 }, uvec[4] = { 0, 0, 0, 0 };
+
+	if (!nvec)
+		return;
+	for (i = 0; i < caps->nchan; i++) {
+		u32 e = XDMA_HW_ORDER(caps->hw_chan[i]);
+
+		vec[e / 4] |= ((i % nvec) & 0x1f) << XDMA_IRQ_VEC_SHIFT(e);
+	}
+	for (i = 0; i < XDMA_USER_IRQS; i++)
+		if (caps->nchan + i < nvec)
+			uvec[i / 4] |= ((caps->nchan + i) & 0x1f) << XDMA_IRQ_VEC_SHIFT(i);
+	for (i = 0; i < 2; i++)
+		fdma_plat_wr32(p, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_VEC(4 * i), vec[i]);
+	for (i = 0; i < 4; i++)
+		fdma_plat_wr32(p, XDMA_BLK_IRQ + XDMA_IRQ_USER_VEC(4 * i), uvec[i]);
+}
+
+static int x_reset(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 timeout_us)
+{
+	u32 i;
 	int ret;
 
 	/* Interrupts off first: a stale chain's end must not reach a new driver. */
@@ -200,6 +226,8 @@ static int x_reset(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 ti
 	ret = stop_all(p, caps, timeout_us);
 	if (ret)
 		return ret;
+	/* Credit mode (Xilinx's driver leaves it on) would starve our stream C2H channels. */
+	fdma_plat_wr32(p, XDMA_BLK_SGDMA_COMMON + XDMA_SGC_CREDIT_EN_W1C, ~0u);
 	for (i = 0; i < caps->nchan; i++) {
 		u32 base = hw_base(caps, i);
 
@@ -210,18 +238,8 @@ static int x_reset(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 ti
 		fdma_plat_wr32(p, base + XDMA_CH_STATUS, ~0u);
 		(void)fdma_plat_rd32(p, base + XDMA_CH_STATUS_RC);
 	}
-	/* Channel i on vector i (at its place in the engine's order), user k on nchan + k. */
-	for (i = 0; i < caps->nchan; i++) {
-		u32 e = XDMA_HW_ORDER(caps->hw_chan[i]);
-
-		vec[e / 4] |= (i & 0x1f) << XDMA_IRQ_VEC_SHIFT(e);
-	}
-	for (i = 0; i < XDMA_USER_IRQS; i++)
-		uvec[i / 4] |= ((caps->nchan + i) & 0x1f) << XDMA_IRQ_VEC_SHIFT(i);
-	for (i = 0; i < 2; i++)
-		fdma_plat_wr32(p, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_VEC(4 * i), vec[i]);
-	for (i = 0; i < 4; i++)
-		fdma_plat_wr32(p, XDMA_BLK_IRQ + XDMA_IRQ_USER_VEC(4 * i), uvec[i]);
+	/* Until the host says how many vectors it has (fdma_eng_route_irqs()): all of them. */
+	x_route_irqs(p, caps, caps->nchan + XDMA_USER_IRQS);
 	return 0;
 }
 
@@ -410,9 +428,10 @@ static int x_post(struct fdma_ering *r, const struct fdma_ereq *q)
 		u32 ctrl = XDMA_DESC_MAGIC << 16;
 		u64 host = q->host + off, card = q->card + off;
 
-		if (i == n - 1 && (q->flags & FDMA_DESC_IRQ))
+		if (i == n - 1 && (q->flags & FDMA_DESC_IRQ)) {
 			ctrl |= XDMA_DESC_COMPLETED;
-		if (r->x.coal > 1 && ++r->x.since_irq >= r->x.coal) {
+			r->x.since_irq = 0;
+		} else if (r->x.coal > 1 && ++r->x.since_irq >= r->x.coal) {
 			ctrl |= XDMA_DESC_COMPLETED;
 			r->x.since_irq = 0;
 		} else if (r->x.coal <= 1) {
@@ -472,6 +491,15 @@ static void launch(struct fdma_ering *r)
 	u32 start = r->x.run_end, end = r->pidx_pub, j;
 	u64 first = r->desc_bus + (u64)(start & (r->size - 1)) * sizeof(struct xdma_desc);
 
+	/*
+	 * The last count can be seen before BUSY falls, and a RUN edge while
+	 * BUSY may go unseen: after a chain, look (one read a chain). Still
+	 * busy: the next reap (or the watchdog's) starts it.
+	 */
+	if (r->x.run_end != r->x.run_start &&
+	    (rd(r, r->reg + XDMA_CH_STATUS) & XDMA_ST_BUSY))
+		return;
+
 	for (j = start; j != end; j++) {
 		struct xdma_desc *d = xdesc(r, j);
 		u32 c = d->ctrl & ~(XDMA_DESC_STOP | XDMA_DESC_ADJ(XDMA_DESC_ADJ_MAX));
@@ -497,10 +525,10 @@ static void launch(struct fdma_ering *r)
 	r->doorbells++;
 }
 
-/* Completed in the running chain, clamped to its length. */
-static u32 chain_count(const struct fdma_ering *r)
+/* Completed in the running chain, clamped to len descriptors. */
+static u32 chain_count_to(const struct fdma_ering *r, u32 len)
 {
-	u32 len = r->x.run_end - r->x.run_start, n;
+	u32 n;
 
 	if (!len)
 		return 0;
@@ -513,7 +541,7 @@ static u32 chain_count(const struct fdma_ering *r)
 
 static u32 x_done(const struct fdma_ering *r)
 {
-	return r->x.run_start + chain_count(r);
+	return r->x.run_start + chain_count_to(r, r->x.run_end - r->x.run_start);
 }
 
 static void x_doorbell(struct fdma_ering *r)
@@ -575,15 +603,23 @@ static u32 x_reap(struct fdma_ering *r, struct fdma_ecpl *out, u32 max)
 	return n;
 }
 
-/* The completion status of the descriptor an error stopped the channel on. */
-static u16 err_status(u32 st)
+/*
+ * The completion status of the descriptor an error stopped the channel on.
+ * Read errors are the engine's reads: of host memory for H2C (UR: the
+ * address is unreachable; the others: the data), of card memory (AXI) for
+ * C2H (DECERR: nothing there, SLVERR: the design refused). Write errors
+ * are H2C's AXI writes to card memory.
+ */
+static u16 err_status(const struct fdma_ering *r, u32 st)
 {
 	if (st & (XDMA_ST_DESC_ERR | XDMA_ST_MAGIC))
 		return FDMA_CPL_DESC_ERR;
-	if (st & XDMA_ST_DATA_ERRS)
-		return FDMA_CPL_DATA_ERR;
+	if (st & XDMA_ST_READ_UR)
+		return ch_c2h(r) ? FDMA_CPL_RANGE_ERR : FDMA_CPL_ADDR_ERR;
+	if (st & XDMA_ST_WRITE_DEC)
+		return FDMA_CPL_RANGE_ERR;
 	if (st & (XDMA_ST_READ_ERR | XDMA_ST_WRITE_ERR))
-		return FDMA_CPL_ADDR_ERR;
+		return FDMA_CPL_DATA_ERR;
 	if (st & XDMA_ST_ALIGN)
 		return FDMA_CPL_ALIGN_ERR;
 	if (st & XDMA_ST_LEN)
@@ -597,7 +633,7 @@ static u32 map_status(const struct fdma_ering *r, u32 st)
 
 	if (st & XDMA_ST_ERRORS) {
 		out |= FDMA_CH_ST_HALTED;
-		switch (err_status(st)) {
+		switch (err_status(r, st)) {
 		case FDMA_CPL_DESC_ERR:
 			out |= FDMA_CH_ST_DESC_ERR;
 			break;
@@ -606,6 +642,9 @@ static u32 map_status(const struct fdma_ering *r, u32 st)
 			break;
 		case FDMA_CPL_ADDR_ERR:
 			out |= FDMA_CH_ST_ADDR_ERR;
+			break;
+		case FDMA_CPL_RANGE_ERR:
+			out |= FDMA_CH_ST_RANGE_ERR;
 			break;
 		case FDMA_CPL_ALIGN_ERR:
 			out |= FDMA_CH_ST_ALIGN_ERR;
@@ -631,17 +670,28 @@ static u32 x_status(const struct fdma_ering *r)
 
 static int x_ring_reset(struct fdma_ering *r, u32 timeout_us)
 {
-	u32 st;
+	u32 end = r->x.run_end, st;
 	int ret;
 
+	/*
+	 * What completed so far, first: if the engine never stops, the caller
+	 * still cancels, and only these may be reported done. Nothing more is
+	 * handed over: the rest is canceled.
+	 */
+	r->done_at_reset = x_done(r);
+	r->x.err = FDMA_CPL_OK;
+	r->x.run_end = r->done_at_reset;
+	r->pidx_pub = r->pidx;
 	wr(r, r->reg + XDMA_CH_CTRL_W1C, XDMA_CTRL_RUN);
 	ret = wait_idle(r->plat, r->reg, timeout_us);
 	if (ret)
 		return ret;
-	/* Stopped: the count no longer moves and says where an error struck. */
-	r->done_at_reset = x_done(r);
+	/* Stopped: the count no longer moves (the descriptor in progress may have ended). */
+	r->done_at_reset = r->x.run_start + chain_count_to(r, end - r->x.run_start);
+	r->x.run_end = r->done_at_reset;
+	/* A chain cut short by an error: the descriptor at the count is the one that failed. */
 	st = rd(r, r->reg + XDMA_CH_STATUS) | r->x.err_st;
-	r->x.err = r->done_at_reset != r->x.run_end ? err_status(st) : FDMA_CPL_OK;
+	r->x.err = r->done_at_reset != end ? err_status(r, st) : FDMA_CPL_OK;
 	wr(r, r->reg + XDMA_CH_STATUS, ~0u);
 	(void)rd(r, r->reg + XDMA_CH_STATUS_RC);
 	r->x.err_st = 0;
@@ -653,9 +703,6 @@ static int x_ring_reset(struct fdma_ering *r, u32 timeout_us)
 	if (r->caps & FDMA_CH_CAP_TESTGEN)
 		wr(r, tg_base(r) + XDMA_TG_CTRL,
 		   rd(r, tg_base(r) + XDMA_TG_CTRL) | XDMA_TG_CTRL_RESTART);
-	/* Nothing more runs: what was handed over and not run is canceled. */
-	r->x.run_end = r->done_at_reset;
-	r->pidx_pub = r->pidx;
 	return 0;
 }
 
@@ -686,6 +733,7 @@ static u32 x_cancel(struct fdma_ering *r, struct fdma_ecpl *out, u32 max)
 		r->pidx = 0;
 		r->cidx = 0;
 		r->pidx_pub = 0;
+		r->done_at_reset = 0;
 		r->x.run_start = 0;
 		r->x.run_end = 0;
 		r->x.since_irq = 0;
@@ -745,4 +793,5 @@ const struct fdma_eng_ops fdma_eng_xdma = {
 	.irq_pending = x_irq_pending,
 	.rd_clears = x_rd_clears,
 	.user_irq_enable = x_user_irq_enable,
+	.route_irqs = x_route_irqs,
 };

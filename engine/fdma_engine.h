@@ -150,7 +150,7 @@ struct fdma_ering {
 		u32 irq_bit;	/* the channel's bit in the IRQ block */
 		u32 run_start;	/* first descriptor of the chain the engine runs */
 		u32 run_end;	/* one past its last */
-		u32 coal;	/* COMPLETED on every coal-th descriptor (0: chain ends only) */
+		u32 coal;	/* COMPLETED on every coal-th descriptor (0, 1: on every one) */
 		u32 since_irq;	/* descriptors posted since the last COMPLETED */
 		u32 err;	/* status at reset: the error of the descriptor at done_at_reset */
 		u32 err_st;	/* error bits the host read away from the clear-on-read status */
@@ -189,10 +189,12 @@ struct fdma_eng_ops {
 	u32 (*status)(const struct fdma_ering *r);
 	int (*ring_reset)(struct fdma_ering *r, u32 timeout_us);
 	u32 (*cancel)(struct fdma_ering *r, struct fdma_ecpl *out, u32 max);
+	/* Route channel i to vector i % nvec (NULL: the channel's start does). */
+	void (*route_irqs)(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 nvec);
 	/* Let user interrupts (bits of mask) through, or not; NULL: the engine has none. */
 	void (*user_irq_enable)(struct fdma_plat *p, const struct fdma_eng_caps *caps, u32 mask,
 				bool on);
-	/* Does reading this register change the engine (a clear-on-read status)? NULL: none does. */
+	/* Does reading register off change the engine (clear-on-read)? NULL: none does. */
 	bool (*rd_clears)(u32 off);
 	/* Channels (bit i: channel i) whose interrupt is asserted; NULL: cannot tell (no INTx). */
 	u32 (*irq_pending)(struct fdma_plat *p, const struct fdma_eng_caps *caps);
@@ -222,6 +224,18 @@ static inline int fdma_eng_probe(const struct fdma_eng_ops *eng, struct fdma_pla
 static inline u32 fdma_eng_irq_pending(struct fdma_plat *p, const struct fdma_eng_caps *caps)
 {
 	return caps->eng->irq_pending ? caps->eng->irq_pending(p, caps) : ~0u;
+}
+
+/*
+ * The host got nvec interrupt vectors: channel i interrupts on i % nvec,
+ * user interrupt k on nchan + k where that is below nvec. An engine whose
+ * channels take their vector at start (FDMA's IRQ_VEC) needs nothing.
+ */
+static inline void fdma_eng_route_irqs(struct fdma_plat *p, const struct fdma_eng_caps *caps,
+				       u32 nvec)
+{
+	if (caps->eng->route_irqs)
+		caps->eng->route_irqs(p, caps, nvec);
 }
 
 /*

@@ -78,7 +78,7 @@
 #define XDMA_CTRL_IE_LEN	(1u << 5)
 #define XDMA_CTRL_IE_IDLE	(1u << 6)
 #define XDMA_CTRL_IE_READ_ERR	(0x1fu << 9)
-#define XDMA_CTRL_IE_WRITE_ERR	(0x1fu << 14)	/* C2H */
+#define XDMA_CTRL_IE_WRITE_ERR	(0x1fu << 14)	/* H2C's AXI writes */
 #define XDMA_CTRL_IE_DESC_ERR	(0x1fu << 19)
 #define XDMA_CTRL_NONINC	(1u << 25)	/* non-incrementing card address */
 #define XDMA_CTRL_POLL_WB	(1u << 26)	/* write the completed count to the write-back address */
@@ -96,14 +96,15 @@
 #define XDMA_ST_MAGIC		(1u << 4)	/* a descriptor without the magic: stopped */
 #define XDMA_ST_LEN		(1u << 5)	/* stream length not a multiple of the data width */
 #define XDMA_ST_IDLE		(1u << 6)	/* idle after RUN fell */
-#define XDMA_ST_READ_ERR	(0x1fu << 9)	/* data read: [9] UR, [10] CA, [11] parity, [12] EP, [13] unexpected */
+/* Data read errors: H2C reads host memory ([9] UR, [10] CA, [11] parity, [12] EP), C2H card memory */
+#define XDMA_ST_READ_ERR	(0x1fu << 9)
 #define XDMA_ST_READ_UR		(1u << 9)	/* H2C: host address unreachable; C2H: AXI DECERR */
 #define XDMA_ST_READ_CA		(1u << 10)	/* H2C: completer abort; C2H: AXI SLVERR */
 #define XDMA_ST_READ_PARITY	(1u << 11)	/* H2C: poisoned data */
 #define XDMA_ST_READ_EP		(1u << 12)
 /* Read errors about the data, not where it was: a data error, not an address error. */
 #define XDMA_ST_DATA_ERRS	(XDMA_ST_READ_CA | XDMA_ST_READ_PARITY | XDMA_ST_READ_EP)
-#define XDMA_ST_WRITE_ERR	(0x1fu << 14)	/* C2H data write: [14] DECERR, [15] SLVERR ... */
+#define XDMA_ST_WRITE_ERR	(0x1fu << 14)	/* H2C's AXI writes to card memory: [14] DECERR, [15] SLVERR */
 #define XDMA_ST_WRITE_DEC	(1u << 14)
 #define XDMA_ST_DESC_ERR	(0x1fu << 19)	/* descriptor fetch: [19] UR, [20] CA, [21] parity, [22] EP, [23] unexpected */
 #define XDMA_ST_DESC_UR		(1u << 19)
@@ -144,6 +145,8 @@
 
 /* ---- SGDMA common (0x6000) ---------------------------------------------- */
 #define XDMA_SGC_CREDIT_EN	0x20u	/* [19:16] C2H channels, [3:0] H2C: credit mode on */
+#define XDMA_SGC_CREDIT_EN_W1S	0x24u
+#define XDMA_SGC_CREDIT_EN_W1C	0x28u
 
 /* ---- descriptor: 32 bytes, 32-byte aligned ------------------------------- */
 struct xdma_desc {

@@ -754,9 +754,15 @@ static int ioc_user_irq(struct fdma_file *f, void __user *argp, size_t usize)
 	spin_unlock_irq(&f->uirq_lock);
 	if (old)
 		eventfd_ctx_put(old);
-	if (ctx)
+	if (!ctx)
+		return 0;
+	/* A register write: remove() must not unmap the BAR meanwhile. */
+	down_read(&fdev->revoke_sem);
+	ret = READ_ONCE(fdev->dead) ? -ENODEV : 0;
+	if (!ret)
 		fdma_eng_user_irq_enable(&fdev->plat, &fdev->caps, BIT(u.irq), true);
-	return 0;
+	up_read(&fdev->revoke_sem);
+	return ret;
 }
 
 /*
@@ -970,7 +976,7 @@ static const struct fdma_ioc_def fdma_iocs[] = {
 	{ FDMA_IOC_STATS, true, true, ioc_stats },
 	{ FDMA_IOC_DROP, false, false, ioc_drop },
 	{ FDMA_IOC_CQ_EVENTFD, false, false, ioc_cq_eventfd },
-	{ FDMA_IOC_USER_IRQ, true, false, ioc_user_irq },
+	{ FDMA_IOC_USER_IRQ, false, false, ioc_user_irq },
 	{ FDMA_IOC_REG, false, false, ioc_reg },
 	{ FDMA_IOC_COPY, false, false, ioc_copy },
 };

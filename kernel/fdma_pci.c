@@ -281,6 +281,8 @@ int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = fdma_irq_setup(fdev);
 	if (ret)
 		goto err_enable;
+	/* The vectors granted: an engine routing its own (XDMA) shares them as the handlers do. */
+	fdma_eng_route_irqs(&fdev->plat, &fdev->caps, fdev->nvec);
 
 	/* Every channel, or none: then the engine is quiesced below. */
 	for (i = 0; i < fdev->caps.nchan; i++) {

@@ -340,6 +340,7 @@ static bool run_one(struct xch *c)
 	enum fdma_fault f = fault_due(c);
 	bool stop, eop = false, pn = paced(m);
 	void *host = NULL;
+	bool bad_card = false;
 
 	if (f == FDMA_FAULT_STUCK || f == FDMA_FAULT_NOACK) {
 		c->stuck = true;
@@ -398,10 +399,8 @@ static bool run_one(struct xch *c)
 	if (!c->stream) {
 		u64 card = c->c2h ? src : dst;
 
-		if (card > m->cfg.card_size || len > m->cfg.card_size - card)
-			host = NULL;
-		else
-			host = m->host.dma(m->host.ctx, c->c2h ? dst : src, len);
+		bad_card = card > m->cfg.card_size || len > m->cfg.card_size - card;
+		host = bad_card ? NULL : m->host.dma(m->host.ctx, c->c2h ? dst : src, len);
 		if (host && f != FDMA_FAULT_DATA) {
 			if (c->c2h)
 				memcpy(host, m->card + card, len);
@@ -429,8 +428,18 @@ static bool run_one(struct xch *c)
 		stop_err(c, c->c2h ? XDMA_ST_READ_CA : XDMA_ST_READ_PARITY);
 		return false;
 	}
-	if (!host) {
-		stop_err(c, c->c2h ? XDMA_ST_WRITE_DEC : XDMA_ST_READ_UR);
+	/*
+	 * Nothing at the card address: an AXI decode error, on the write
+	 * (H2C) or the read (C2H). A host address nobody answers: an
+	 * unsupported request on H2C's read; C2H's write is posted, so the
+	 * engine cannot know: the data is lost and the descriptor completes.
+	 */
+	if (bad_card) {
+		stop_err(c, c->c2h ? XDMA_ST_READ_UR : XDMA_ST_WRITE_DEC);
+		return false;
+	}
+	if (!host && !c->c2h) {
+		stop_err(c, XDMA_ST_READ_UR);
 		return false;
 	}
 	if (c->stream && c->c2h) {
@@ -444,13 +453,12 @@ static bool run_one(struct xch *c)
 			c->tg_frames++;
 			c->next_frame_ns = c->tg_period ? c->next_frame_ns + c->tg_period : fdma_mnow_ns();
 		}
-		if (!res) {
-			stop_err(c, XDMA_ST_WRITE_DEC);
-			return false;
+		/* The result record is a posted write too: lost where nothing answers. */
+		if (res) {
+			res->len = piece;
+			rflags = eop ? XDMA_RES_EOP : 0;
+			__atomic_store_n(&res->status, XDMA_RES_MAGIC << 16 | rflags, __ATOMIC_RELEASE);
 		}
-		res->len = piece;
-		rflags = eop ? XDMA_RES_EOP : 0;
-		__atomic_store_n(&res->status, XDMA_RES_MAGIC << 16 | rflags, __ATOMIC_RELEASE);
 	} else if (c->stream) {
 		c->eop_prev = d.ctrl & XDMA_DESC_EOP;
 		c->tg_frames = c->chk.frames;

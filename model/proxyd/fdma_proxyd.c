@@ -121,7 +121,7 @@ struct proxyd {
 	pid_t qemu;
 
 	/* statistics */
-	uint64_t bar_reads, bar_writes, cfg_ops, syncs;
+	uint64_t bar_reads, bar_writes, cfg_ops, syncs, narrow_writes;
 	atomic_uint_fast64_t irqs, irq_dropped, dma_refused;
 };
 
@@ -382,9 +382,16 @@ static int bar_of(const struct proxyd *d, uint64_t addr, uint32_t *off)
 	return -1;
 }
 
+/* Within the BAR only: an 8-byte access at its last word must not run past it. */
 static uint32_t bar_rd32(struct proxyd *d, int bar, uint32_t off)
 {
-	return d->pm->rd(d, bar, off);
+	return off <= d->bar_size[bar] - 4 ? d->pm->rd(d, bar, off) : ~0u;
+}
+
+static void bar_wr32(struct proxyd *d, int bar, uint32_t off, uint32_t val)
+{
+	if (off <= d->bar_size[bar] - 4)
+		d->pm->wr(d, bar, off, val);
 }
 
 static uint64_t bar_read(struct proxyd *d, const struct mpq_bar *b)
@@ -411,11 +418,11 @@ static void bar_write(struct proxyd *d, const struct mpq_bar *b)
 	if (bar < 0)
 		return;
 	if (b->size == 8) {
-		d->pm->wr(d, bar, off, (uint32_t)b->val);
-		d->pm->wr(d, bar, off + 4, (uint32_t)(b->val >> 32));
+		bar_wr32(d, bar, off, (uint32_t)b->val);
+		bar_wr32(d, bar, off + 4, (uint32_t)(b->val >> 32));
 	} else if (b->size == 4 && !(off & 3)) {
-		d->pm->wr(d, bar, off, (uint32_t)b->val);
-	} else if (d->bar_writes < LOG_MAX) {
+		bar_wr32(d, bar, off, (uint32_t)b->val);
+	} else if (d->narrow_writes++ < LOG_MAX) {
 		/* The engines' registers are 32-bit: a narrower write has no defined effect. */
 		msg("%u-byte write to BAR%d 0x%x ignored", b->size, bar, off);
 	}
@@ -547,11 +554,13 @@ static bool proxy_serve(struct proxyd *d)
 			if (d->irqfd[i] >= 0)
 				close(d->irqfd[i]);
 			d->irqfd[i] = m.fds[i];
+			m.fds[i] = -1;
 		}
-		m.nfds = 0;
 		reply = false;
 		break;
 	case MPQ_DEVICE_RESET:
+		/* A reset function masters nothing: bus mastering off, the BARs' decode off. */
+		__atomic_store_n(&d->cfg[4], 0, __ATOMIC_RELEASE);
 		break;
 	default:
 		msg("proxy: unknown command %d (%llu bytes)", m.h.cmd, (unsigned long long)m.h.size);
@@ -559,7 +568,8 @@ static bool proxy_serve(struct proxyd *d)
 		break;
 	}
 	for (int i = 0; i < m.nfds; i++)
-		close(m.fds[i]);
+		if (m.fds[i] >= 0)
+			close(m.fds[i]);
 	if (reply && (r = mpq_ret(d->proxy_fd, ret))) {
 		msg("proxy: reply: %s", strerror(-r));
 		return false;
