@@ -220,7 +220,9 @@ run_kernel() { # VERSION
 	done
 	install -m 755 tests/vm/steps-init.sh "$R/init"
 	install -m 644 "$HERE"/guest/*.sh "$R/steps/"
-	[ $STUDY = 1 ] && install -m 644 "$HERE"/study/*.sh "$R/steps/"
+	if [ $STUDY = 1 ]; then
+		install -m 644 "$HERE"/study/*.sh "$R/steps/"
+	fi
 	cp "build/proxy/$v/kernel/fdma.ko" "$R/fdma.ko"
 	cp -a "$GBIN/tests" "$GBIN/e2e" "$R/"
 	cp -a "$GBIN/libs/." "$R/"

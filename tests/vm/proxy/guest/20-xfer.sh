@@ -13,4 +13,6 @@ t ioc_poll $T/fdma_ioc_poll
 t ioc_bad $T/fdma_ioc_bad
 t ioc_uapi $T/fdma_ioc_uapi
 # XDMA: the FPGA's own interrupts as eventfds (FDMA_IOC_USER_IRQ).
-[ "${fdmavm_engine:-xdma}" = xdma ] && t user_irq $T/fdma_uirq
+if [ "${fdmavm_engine:-xdma}" = xdma ]; then
+	t user_irq $T/fdma_uirq
+fi
