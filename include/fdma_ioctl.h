@@ -134,6 +134,12 @@ struct fdma_ioc_info {
 #define FDMA_FEAT_ENGINE	0x20
 /* FDMA_IOC_USER_IRQ, and INFO user_irqs (0: the device forwards none). */
 #define FDMA_FEAT_USER_IRQ	0x40
+/*
+ * C2H stream channels flag the first frame after drops (FDMA_CPL_F_OVERRUN):
+ * the engine can tell (FDMA can, XDMA cannot). Meaningful with
+ * FDMA_FEAT_ENGINE.
+ */
+#define FDMA_FEAT_OVERRUN_FLAG	0x80
 
 /*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)

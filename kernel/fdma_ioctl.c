@@ -241,7 +241,8 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 		.card_size = fdev->card_size,
 		.features = FDMA_FEAT_DMA_ALIGN | FDMA_FEAT_WATCHDOG |
 			    FDMA_FEAT_REVOKE | (pdev ? FDMA_FEAT_REG : 0) |
-			    FDMA_FEAT_ENGINE | FDMA_FEAT_USER_IRQ,
+			    FDMA_FEAT_ENGINE | FDMA_FEAT_USER_IRQ |
+			    (fdev->caps.overrun_flag ? FDMA_FEAT_OVERRUN_FLAG : 0),
 		.dma_align = fdev->dma_align,
 		.engine = !fdev->caps.eng ? FDMA_IOC_ENGINE_NONE :
 			  fdev->caps.eng == &fdma_eng_xdma ? FDMA_IOC_ENGINE_XDMA :

@@ -721,8 +721,10 @@ static void fill_info(struct fdma_dev *dev, const char *path)
 	fi->card_size = in->card_size;
 	for (u32 i = 0; i < in->nchan; i++) {
 		fdma_chan_info_from_caps(&fi->chan[i], in->chan_caps[i], in->ring_size);
-		/* Linux dmaengine channels drop nothing, and XDMA cannot flag drops. */
-		fi->chan[i].overrun_flag &= in->engine_version && strcmp(fi->engine, "xdma");
+		/* The driver says whether its engine flags drops; before uapi 6 only FDMA did. */
+		fi->chan[i].overrun_flag &= (in->features & FDMA_FEAT_ENGINE) ?
+					    !!(in->features & FDMA_FEAT_OVERRUN_FLAG) :
+					    in->engine_version != 0;
 	}
 	/* A real device runs at its link's speed; its ceiling follows from the link. */
 	fi->link.paced = 1;
