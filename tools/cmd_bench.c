@@ -263,6 +263,23 @@ static void idle_latency(struct fdma_dev *dev, const struct bench_opts *o, int c
 	tool_lat_free(&l);
 }
 
+/* The figures both modes derive alike from a run's counts, its channel's stats and latencies. */
+static void res_rates(struct bench_res *res, const struct fdma_chan_stats *st0,
+		      const struct fdma_chan_stats *st1, struct tool_lat *lat)
+{
+	res->wakeups_per_s = (st1->wakeups - st0->wakeups) / res->secs;
+	res->irqs_per_s = (st1->interrupts - st0->interrupts) / res->secs;
+	if (st1->completions > st0->completions)
+		res->irqs_per_cpl = (double)(st1->interrupts - st0->interrupts) /
+				    (st1->completions - st0->completions);
+	res->transfers_per_s = res->transfers / res->secs;
+	res->mbps = res->bytes / res->secs / 1e6;
+	if (res->bytes)
+		res->cpu_s_per_gb = res->cpu_pct / 100 * res->secs / (res->bytes / 1e9);
+	res->p50 = tool_lat_pct(lat, 50);
+	res->p99 = tool_lat_pct(lat, 99);
+}
+
 static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, uint64_t size,
 		    struct bench_res *res, struct tool_progress *prog)
 {
@@ -474,20 +491,10 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 	res->process_cpu_pct = (proc_cpu() - pcpu0) / res->secs * 100;
 	res->model_cpu_pct = (model_cpu(dev) - mcpu0) / res->secs * 100;
 	fdma_chan_stats(dev, ch, &st1);
-	res->wakeups_per_s = (st1.wakeups - st0.wakeups) / res->secs;
-	res->irqs_per_s = (st1.interrupts - st0.interrupts) / res->secs;
 	if (st1.transfers > st0.transfers)
 		res->syscalls_per_xfer = (double)(st1.syscalls - st0.syscalls) /
 					 (st1.transfers - st0.transfers);
-	if (st1.completions > st0.completions)
-		res->irqs_per_cpl = (double)(st1.interrupts - st0.interrupts) /
-				    (st1.completions - st0.completions);
-	res->transfers_per_s = res->transfers / res->secs;
-	res->mbps = res->bytes / res->secs / 1e6;
-	if (res->bytes)
-		res->cpu_s_per_gb = res->cpu_pct / 100 * res->secs / (res->bytes / 1e9);
-	res->p50 = tool_lat_pct(&lat, 50);
-	res->p99 = tool_lat_pct(&lat, 99);
+	res_rates(res, &st0, &st1, &lat);
 	tool_progress_end(prog);
 	if (!ret && !tool_stop_requested())
 		idle_latency(dev, o, ch, buf, cs, size, res);
@@ -644,22 +651,12 @@ static int run_size_per_call(struct fdma_dev *dev, const struct bench_opts *o, i
 	res->verify_cpu_pct = verify / res->secs * 100;
 	res->process_cpu_pct = (proc_cpu() - pcpu0) / res->secs * 100;
 	fdma_chan_stats(dev, ch, &st1);
-	res->wakeups_per_s = (st1.wakeups - st0.wakeups) / res->secs;
-	res->irqs_per_s = (st1.interrupts - st0.interrupts) / res->secs;
 	if (res->transfers) {
 		res->syscalls_per_xfer = (double)(st1.syscalls - st0.syscalls + (kdev ? calls : 0)) /
 					 res->transfers;
 		res->pins_per_xfer /= res->transfers;
 	}
-	if (st1.completions > st0.completions)
-		res->irqs_per_cpl = (double)(st1.interrupts - st0.interrupts) /
-				    (st1.completions - st0.completions);
-	res->transfers_per_s = res->transfers / res->secs;
-	res->mbps = res->bytes / res->secs / 1e6;
-	if (res->bytes)
-		res->cpu_s_per_gb = res->cpu_pct / 100 * res->secs / (res->bytes / 1e9);
-	res->p50 = tool_lat_pct(&lat, 50);
-	res->p99 = tool_lat_pct(&lat, 99);
+	res_rates(res, &st0, &st1, &lat);
 	res->interrupted = tool_stop_requested();
 out:
 	if (rb >= 0)

@@ -138,6 +138,8 @@ pass() { NPASS=$((NPASS + 1)); echo "PASS $1"; }
 fail() { NFAIL=$((NFAIL + 1)); echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }
 show() { tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'; }
+# shellcheck source=tests/vm/steps-report.sh
+. tests/vm/steps-report.sh
 
 echo "== proxy $ENGINE: kernels ${KERNELS[*]}${OPTS:+, model options $OPTS}"
 
@@ -201,8 +203,7 @@ build_fdma() { # VERSION
 run_kernel() { # VERSION
 	local v=$1 tag="($1 proxy $ENGINE${OPTS:+ $OPTS})" R="$TMP/root-$1" INITRD="$TMP/initrd-$1.gz"
 	local LOG="$TMP/console-$1.log" MLOG="$TMP/proxyd-$1.log" SOCK="$TMP/ivs-$1.sock"
-	local t0 tq t1 qrc a line name why ntests=0 ended=0
-	local bad='WARNING|BUG|Oops|scheduling while atomic|general protection|Kernel panic|memory corruption'
+	local t0 tq t1 qrc a ended=0
 	echo "== kernel $v (proxy $ENGINE): /boot/vmlinuz-$v"
 	t0=$(date +%s)
 	if ! build_fdma "$v"; then
@@ -251,30 +252,10 @@ run_kernel() { # VERSION
 	QPID=""
 	t1=$(date +%s)
 
-	tr -d '\r' <"$LOG" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' >"$LOG.txt"
-	awk '/VMTEST DMESG BEGIN/ { d = 1; next } /VMTEST DMESG END/ { d = 0; next }
-	     !d && match($0, /VMTEST (PASS|FAIL|SKIP) .*/) { print substr($0, RSTART) }' "$LOG.txt" >"$TMP/results-$v"
-	while IFS= read -r line; do
-		case $line in
-		"VMTEST PASS "*) ntests=$((ntests + 1)); pass "${line#VMTEST PASS } $tag" ;;
-		"VMTEST FAIL "*|"VMTEST SKIP "*)
-			[[ $line == "VMTEST FAIL "* ]] && ntests=$((ntests + 1))
-			a=${line#VMTEST ????}; a=${a# }
-			name=${a%%:*}
-			why=${a#*: }
-			[ "$why" = "$a" ] && why="(no reason given)"
-			if [[ $line == "VMTEST SKIP "* ]]; then
-				skip "$name $tag" "$why"
-			else
-				fail "$name $tag" "$why"
-				awk -v want="$line" '/VMTEST (PASS|FAIL|SKIP|BEGIN)/ { if (index($0, want)) exit; n = 0; next }
-					{ buf[n++] = $0 } END { for (k = (n > 15 ? n - 15 : 0); k < n; k++) print "    | " buf[k] }' "$LOG.txt"
-			fi ;;
-		esac
-	done <"$TMP/results-$v"
-	[ $ntests -gt 0 ] || fail "guest $tag" "no test ran"
+	# Results, from the console outside the kernel-log section.
+	steps_results "$LOG" "$tag"
+	ended=$STEPS_ENDED
 	grep '^STUDY ' "$LOG.txt"
-	grep -q '^VMTEST END' "$LOG.txt" && ended=1
 	if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 		fail "guest $tag" "timed out after ${TIMEOUT}s$([ $ended = 0 ] && echo ", before the end marker (console tail below)")"
 	elif [ $ended = 0 ]; then
@@ -285,17 +266,7 @@ run_kernel() { # VERSION
 		show "$MLOG" 10
 	fi
 	[ $ended = 0 ] && show "$LOG.txt" 40
-	if [ $ended = 1 ]; then
-		sed -n '/^VMTEST DMESG BEGIN/,/^VMTEST DMESG END/p' "$LOG.txt" >"$TMP/dmesg-$v"
-	else
-		cp "$LOG.txt" "$TMP/dmesg-$v"
-	fi
-	if grep -E "$bad" "$TMP/dmesg-$v" >"$TMP/dmesg-bad-$v"; then
-		fail "dmesg $tag" "the guest kernel log has warnings or errors:"
-		sed 's/^/    | /' "$TMP/dmesg-bad-$v"
-	elif [ $ended = 1 ]; then
-		pass "dmesg $tag"
-	fi
+	steps_dmesg "$LOG" "$tag" "$TMP/dmesg-$v"
 	# The model's own counts: what crossed the proxy and the carrier.
 	grep '^fdma-proxyd: config accesses' "$MLOG" | sed 's/^/    /'
 	echo "== kernel $v (proxy $ENGINE): $((t1 - t0)) s (QEMU $((t1 - tq)) s)"

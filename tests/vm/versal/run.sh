@@ -174,6 +174,8 @@ pass() { NPASS=$((NPASS + 1)); echo "PASS $1"; }
 fail() { NFAIL=$((NFAIL + 1)); echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }
 show() { tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'; }
+# shellcheck source=tests/vm/steps-report.sh
+. tests/vm/steps-report.sh
 
 echo "== versal-virt: kernels ${KERNELS[*]}"
 [ ${#SKIPPED[@]} -eq 0 ] || printf '%s\n' "${SKIPPED[@]}"
@@ -338,8 +340,7 @@ fi
 # ---- one VM per kernel -----------------------------------------------------------------------
 run_kernel() { # VERSION
 	local v=$1 s tag="($1 versal)" R="$TMP/root-$1" INITRD="$TMP/initrd-$1.gz" LOG="$TMP/console-$1.log"
-	local src t0 tq t1 qrc f a line name why ntests=0 ended=0
-	local bad='WARNING|BUG|Oops|scheduling while atomic|general protection|Kernel panic|memory corruption'
+	local src t0 tq t1 qrc f a ended=0
 	s=$(series "$v")
 	echo "== kernel $v (versal-virt): $SYSROOT/boot/vmlinuz-$v, $(tarball "$s")"
 	t0=$(date +%s)
@@ -391,30 +392,8 @@ run_kernel() { # VERSION
 	t1=$(date +%s)
 
 	# Results, from the console outside the kernel-log section.
-	tr -d '\r' <"$LOG" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' >"$LOG.txt"
-	awk '/VMTEST DMESG BEGIN/ { d = 1; next } /VMTEST DMESG END/ { d = 0; next }
-	     !d && match($0, /VMTEST (PASS|FAIL|SKIP) .*/) { print substr($0, RSTART) }' "$LOG.txt" >"$TMP/results-$v"
-	while IFS= read -r line; do
-		case $line in
-		"VMTEST PASS "*) ntests=$((ntests + 1)); pass "${line#VMTEST PASS } $tag" ;;
-		"VMTEST FAIL "*|"VMTEST SKIP "*)
-			[[ $line == "VMTEST FAIL "* ]] && ntests=$((ntests + 1))
-			a=${line#VMTEST ????}; a=${a# }
-			name=${a%%:*}
-			why=${a#*: }
-			[ "$why" = "$a" ] && why="(no reason given)"
-			if [[ $line == "VMTEST SKIP "* ]]; then
-				skip "$name $tag" "$why"
-			else
-				fail "$name $tag" "$why"
-				# what the step printed before its verdict (the guest's "| " lines)
-				awk -v want="$line" '/VMTEST (PASS|FAIL|SKIP|BEGIN)/ { if (index($0, want)) exit; n = 0; next }
-					{ buf[n++] = $0 } END { for (k = (n > 15 ? n - 15 : 0); k < n; k++) print "    | " buf[k] }' "$LOG.txt"
-			fi ;;
-		esac
-	done <"$TMP/results-$v"
-	[ $ntests -gt 0 ] || fail "guest $tag" "no test ran"
-	grep -q '^VMTEST END' "$LOG.txt" && ended=1
+	steps_results "$LOG" "$tag"
+	ended=$STEPS_ENDED
 	if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 		fail "guest $tag" "timed out after ${TIMEOUT}s$([ $ended = 0 ] && echo ", before the end marker (console tail below)")"
 	elif [ $ended = 0 ]; then
@@ -423,18 +402,7 @@ run_kernel() { # VERSION
 		fail "guest $tag" "qemu exited with status $qrc"
 	fi
 	[ $ended = 0 ] && show "$LOG.txt" 40
-	# The guest kernel's log must be clean (the console's, if it never printed it).
-	if [ $ended = 1 ]; then
-		sed -n '/^VMTEST DMESG BEGIN/,/^VMTEST DMESG END/p' "$LOG.txt" >"$TMP/dmesg-$v"
-	else
-		cp "$LOG.txt" "$TMP/dmesg-$v"
-	fi
-	if grep -E "$bad" "$TMP/dmesg-$v" >"$TMP/dmesg-bad-$v"; then
-		fail "dmesg $tag" "the guest kernel log has warnings or errors:"
-		sed 's/^/    | /' "$TMP/dmesg-bad-$v"
-	elif [ $ended = 1 ]; then
-		pass "dmesg $tag"
-	fi
+	steps_dmesg "$LOG" "$tag" "$TMP/dmesg-$v"
 	echo "== kernel $v (versal-virt): $((t1 - t0)) s (QEMU $((t1 - tq)) s)"
 }
 
