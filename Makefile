@@ -61,7 +61,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 # fdma.h has no off_t or time_t, so programs built without them link with
 # libfdma all the same.
 LFS_FLAGS := -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
-override CPPFLAGS := -Iinclude -Iengine -Ilib -Imodel -D_GNU_SOURCE $(LFS_FLAGS) $(CPPFLAGS) $(XCPPFLAGS)
+override CPPFLAGS := -Iinclude -Iengine -Ilib -Imodel -Irtl/sim -D_GNU_SOURCE $(LFS_FLAGS) $(CPPFLAGS) $(XCPPFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := -lz -lm -pthread
 ifneq ($(SAN),)
@@ -118,10 +118,21 @@ MODELD    := $(if $(MODELD_SRC),$(BUILD)/fdma-modeld)
 PROXYD_SRC := $(wildcard model/proxyd/*.c) model/modeld/ivshmem_srv.c
 PROXYD    := $(BUILD)/fdma-proxyd
 
-.PHONY: all lib tests test test-plain test-asan test-tsan test-vm test-install test-cross \
+.PHONY: all lib rtl tests test test-plain test-asan test-tsan test-vm test-install test-cross \
 	check-tests check-symbols demo bench install install-lib install-bin install-man \
 	install-udev install-dkms clean
-all: $(LIBA) $(LIBSO) $(LIBI) $(FDMA) $(MODELD) $(PROXYD)
+# The RTL device's plugin (rules below, with the tests').
+VERILATOR ?= verilator
+RTL_V     := $(filter-out rtl/fdma_pcie_7x.v,$(wildcard rtl/*.v))
+RTL_VH    := $(wildcard rtl/*.vh)
+VL_ROOT   := $(if $(CROSS_COMPILE),,$(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null))
+RTLLIB    := $(if $(VL_ROOT),$(BUILD)/libfdma-rtl.so)
+VL_INC    := $(VL_ROOT)/include
+VL_DIR    := $(BUILD)/rtl/obj
+CXX       ?= g++
+RTL_CXXFLAGS := -std=c++17 -fPIC -O2 -g -Wall -Wextra -Werror -isystem $(VL_INC) -isystem $(VL_INC)/vltstd
+
+all: $(LIBA) $(LIBSO) $(LIBI) $(FDMA) $(MODELD) $(PROXYD) $(RTLLIB)
 lib: $(LIBA) $(LIBSO)
 
 $(BUILD)/%.o: %.c
@@ -181,11 +192,35 @@ $(BUILD)/fdma-modeld: $(MODELD_SRC:%.c=$(BUILD)/%.o) $(LIBI)
 $(BUILD)/fdma-proxyd: $(PROXYD_SRC:%.c=$(BUILD)/%.o) $(LIBI)
 	$(CC) $(LDFLAGS) -o $@ $(PROXYD_SRC:%.c=$(BUILD)/%.o) $(LIBI) $(LDLIBS)
 
+# ---- the RTL engine (rtl/), Verilated, as libfdma-rtl.so: the rtl: device ----
+# Built when Verilator is installed and the build is native (lib/sim_rtl.c
+# loads it with dlopen(), so nothing else depends on it or on C++).
+
+$(VL_DIR)/Vfdma_sim_top__ALL.a: $(RTL_V) $(RTL_VH)
+	@mkdir -p $(VL_DIR)
+	$(VERILATOR) --cc -O3 -Wall -Wno-fatal --x-assign unique --x-initial unique -Irtl \
+		--top-module fdma_sim_top --Mdir $(VL_DIR) -CFLAGS "-fPIC -O2" $(RTL_V)
+	$(MAKE) -s -C $(VL_DIR) -f Vfdma_sim_top.mk OPT_FAST="-O2 -fPIC" Vfdma_sim_top__ALL.a
+$(BUILD)/rtl/verilated%.o: $(VL_INC)/verilated%.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(RTL_CXXFLAGS) -w -c $< -o $@
+$(BUILD)/rtl/harness.o: rtl/sim/harness.cpp rtl/sim/fdma_rtl.h $(VL_DIR)/Vfdma_sim_top__ALL.a
+	$(CXX) $(RTL_CXXFLAGS) -I$(VL_DIR) -Imodel -Irtl/sim -c $< -o $@
+$(BUILD)/rtl/fdma_link.o: model/fdma_link.c model/fdma_link.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -fPIC -O2 -g -Imodel -c $< -o $@
+$(BUILD)/libfdma-rtl.so: $(BUILD)/rtl/harness.o $(BUILD)/rtl/fdma_link.o $(VL_DIR)/Vfdma_sim_top__ALL.a \
+		$(BUILD)/rtl/verilated.o $(BUILD)/rtl/verilated_threads.o
+	$(CXX) -shared -Wl,--no-undefined -o $@ $(BUILD)/rtl/harness.o $(BUILD)/rtl/fdma_link.o \
+		$(VL_DIR)/Vfdma_sim_top__ALL.a $(BUILD)/rtl/verilated.o $(BUILD)/rtl/verilated_threads.o \
+		-pthread -lm
+rtl: $(RTLLIB)
+
 $(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBI)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBI) -lcmocka $(LDLIBS)
 
-tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA)
+tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(RTLLIB)
 # Kept between builds (make would delete them as intermediates).
 .SECONDARY: $(TESTLIB_OBJ)
 

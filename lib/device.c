@@ -132,7 +132,7 @@ int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errl
 {
 	struct fdma_sim_opts o;
 	struct fdma_dev *dev;
-	char why[200];
+	char why[200], rtl_opts[512];
 	const char *opts = NULL, *path = NULL;
 	int ret;
 
@@ -149,6 +149,11 @@ int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errl
 		opts = "";
 	} else if (!strncmp(uri, "sim:", 4)) {
 		opts = uri + 4;
+	} else if (!strcmp(uri, "rtl") || !strncmp(uri, "rtl:", 4)) {
+		/* The RTL engine: a simulated device with rtl=1 first. */
+		snprintf(rtl_opts, sizeof(rtl_opts), "rtl=1%s%s", uri[3] && uri[4] ? "," : "",
+			 uri[3] ? uri + 4 : "");
+		opts = rtl_opts;
 	} else if (!strncmp(uri, "kdev:", 5)) {
 		path = uri + 5;
 		if (!*path) {
@@ -158,7 +163,7 @@ int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errl
 		}
 	} else {
 		snprintf(why, sizeof(why),
-			 "unknown device URI '%.100s' (expected sim[:option=value,...] or kdev:/dev/fdmaN)",
+			 "unknown device URI '%.100s' (expected sim[:option=value,...], rtl[:option=value,...] or kdev:/dev/fdmaN)",
 			 uri);
 		set_errbuf(errbuf, errlen, why);
 		return -EINVAL;

@@ -134,6 +134,8 @@ struct fdma_dev {
 struct fdma_sim_opts {
 	const struct fdma_eng_ops *eng;	/* engine=: the engine the model plays */
 	bool no_wb;		/* wb=0: XDMA completions from registers, not the write-back */
+	bool rtl;		/* rtl=1 (or rtl:): the engine's RTL, Verilated, plays the device */
+	bool mem_given;		/* mem= was given (else the device's own card size) */
 	struct fdma_model_cfg model;
 	u32 ring;		/* descriptors per channel ring */
 	u32 coal_count, coal_usecs;
@@ -178,6 +180,9 @@ struct fdma_sim_model {
 	int (*reg)(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
 		   unsigned int flags);
 };
+
+/* The RTL engine through libfdma-rtl.so (sim_rtl.c). */
+extern const struct fdma_sim_model fdma_sim_rtl;
 
 /* sim: backend (sim.c), its channels (echan.c) */
 int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o);

@@ -109,7 +109,7 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	struct fdma_info *in = &dev->info;
 	const struct fdma_link_cfg *l = &o->model.link;
 
-	snprintf(in->backend, sizeof(in->backend), "sim");
+	snprintf(in->backend, sizeof(in->backend), "%s", o->rtl ? "rtl" : "sim");
 	snprintf(in->name, sizeof(in->name), "%s, gen%u x%u MPS %u%s", dev->sm->name,
 		 l->gen, l->lanes, l->mps, o->model.paced ? "" : ", unpaced");
 	in->version = dev->caps.version;
@@ -301,6 +301,8 @@ int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	for (size_t i = 0; i < sizeof(sim_models) / sizeof(sim_models[0]); i++)
 		if (sim_models[i]->eng == o->eng)
 			dev->sm = sim_models[i];
+	if (o->rtl)
+		dev->sm = &fdma_sim_rtl;
 	if (!dev->sm)
 		return fdma_err(dev, -EINVAL, "no simulated device for engine %s", o->eng->name);
 	for (int i = 0; i < FDMA_MAX_CHAN; i++) {

@@ -118,7 +118,7 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
 }
 
 #define KNOWN_OPTS \
-	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams memcpy mem ring maxdesc coal coal_us fault wb"
+	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams memcpy mem ring maxdesc coal coal_us fault wb rtl"
 
 /* The option's bit in the "seen" mask (its place in KNOWN_OPTS), or -1. */
 static int opt_index(const char *key)
@@ -198,6 +198,9 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 				snprintf(why, whylen, "bad value '%.40s' for option 'engine': expected fdma or xdma", val);
 				ret = -EINVAL;
 			}
+		} else if (!strcmp(key, "rtl")) {
+			ret = get_num(key, val, 0, 1, &v, why, whylen);
+			o->rtl = v;
 		} else if (!strcmp(key, "wb")) {
 			ret = get_num(key, val, 0, 1, &v, why, whylen);
 			o->no_wb = !v;
@@ -248,6 +251,7 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		} else if (!strcmp(key, "mem")) {
 			ret = get_num(key, val, 0, 1ull << 40, &v, why, whylen);
 			o->model.card_size = v;
+			o->mem_given = true;
 		} else if (!strcmp(key, "ring")) {
 			ret = get_num(key, val, 2, 4096, &v, why, whylen);
 			if (!ret && (v & (v - 1))) {
@@ -296,6 +300,11 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 			 "%u memory-mapped pairs, %u stream channels and %u memcpy channels are over the engine's %u channels",
 			 o->model.mm_pairs, o->model.streams ? 2 : 0, o->model.memcpy_chans,
 			 FDMA_MAX_CHAN);
+		ret = -EINVAL;
+	}
+	if (!ret && o->rtl && o->eng != &fdma_eng_fdma) {
+		snprintf(why, whylen, "the RTL is the FDMA engine: rtl=1 does not go with engine=%s",
+			 o->eng->name);
 		ret = -EINVAL;
 	}
 	if (!ret && (o->model.max_desc_len & 63)) {

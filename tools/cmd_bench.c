@@ -733,7 +733,7 @@ static void print_header(const struct bench_opts *o, const struct fdma_info *inf
 static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 		      const struct bench_res *r, int paced)
 {
-	int sim = !strcmp(info->backend, "sim");
+	int sim = !strcmp(info->backend, "sim") || !strcmp(info->backend, "rtl");
 	/* An unpaced device runs as fast as memory allows: a ceiling would mean nothing. */
 	int ceil_known = paced && r->ceiling > 0;
 	char sz[32];

@@ -140,6 +140,17 @@ void sim_require_model(const char *why)
 	}
 }
 
+void sim_require_realtime(struct fdma_dev *dev, const char *why)
+{
+	struct fdma_info in;
+
+	if (fdma_get_info(dev, &in) == 0 && !strcmp(in.backend, "rtl")) {
+		fdma_close(dev);
+		print_message("checks %s in real time; the Verilated RTL runs slower: skipped\n", why);
+		skip();
+	}
+}
+
 uint64_t sim_card_size(struct fdma_dev *dev)
 {
 	struct fdma_info in;

@@ -45,6 +45,12 @@ const char *sim_target(void);
  * host sees merged where they arrive while the vector is masked).
  */
 void sim_require_model(const char *why);
+/*
+ * Skips a test that holds the device against wall-clock time (a frame
+ * period of real milliseconds) on a device that runs slower than real time:
+ * the RTL engine under Verilator (rtl:) simulates about 1/50 of real time.
+ */
+void sim_require_realtime(struct fdma_dev *dev, const char *why);
 /* Bytes of card memory of dev (0 if it cannot tell). */
 uint64_t sim_card_size(struct fdma_dev *dev);
 

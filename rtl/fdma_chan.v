@@ -1,0 +1,870 @@
+// SPDX-License-Identifier: MIT
+// One FDMA channel (docs/engine.md sections 5-14): its registers, the ring
+// protocol (latch, fetch below CH_PIDX, execute and complete in order),
+// the H2C or C2H data mover, completion records and the write-back block,
+// coalescing, halt on error, STOP and the channel reset handshake.
+//
+// One descriptor is in flight per channel: the next one is fetched after
+// the previous one's write-back. What overlaps is inside a descriptor:
+// H2C keeps NSLOT read requests outstanding and reassembles their
+// completions in a reorder buffer, and C2H fills one staging slot while it
+// sends the other, so the link stays busy for descriptors of a few KiB and
+// up (docs/studies/rtl.md has the figures).
+//
+// Kind (fixed at synthesis): C2H (else H2C), STREAM (else memory-mapped to
+// card memory), TESTGEN (a test generator or checker beside the stream).
+`include "fdma_defs.vh"
+
+module fdma_chan #(
+	parameter        CH = 0,
+	parameter        C2H = 0,
+	parameter        STREAM = 0,
+	parameter        TESTGEN = 0,
+	parameter        ALIGN_LOG2 = 6,
+	parameter [63:0] CARD_BYTES = 64'h0100_0000,
+	parameter        CARD_AW = 21,          // card memory, in 64-bit words
+	parameter        RING_MAX_LOG2 = 12,
+	parameter        NSLOT_LOG2 = 2,        // H2C: read requests outstanding
+	parameter        MAX_RD_LOG2 = 9,       // largest read request (reorder slot)
+	parameter        MAX_WR_LOG2 = 8,       // largest write payload (staging slot)
+	parameter        TAG_W = 5,             // tag = {channel, slot}; slot 7 fetches descriptors
+	parameter [31:0] CPL_TIMEOUT = 32'd6250000
+) (
+	input  wire         clk,
+	input  wire         rst,
+	// engine-wide
+	input  wire         en,          // CTRL.ENABLE and bus mastering
+	input  wire         eng_rst,     // engine reset requested
+	output reg          eng_rst_done,
+	input  wire         us_tick,
+	input  wire [63:0]  now_ns,
+	input  wire [15:0]  req_id,
+	input  wire [2:0]   mps_code,    // 128 << code bytes
+	input  wire [2:0]   mrrs_code,
+	input  wire [31:0]  max_desc_len,
+	// registers
+	input  wire         reg_we,
+	input  wire [6:2]   reg_wa,
+	input  wire [31:0]  reg_wd,
+	input  wire [6:2]   reg_ra,
+	output reg  [31:0]  reg_rd,
+	// TLPs out
+	output reg          tx_valid,
+	input  wire         tx_ready,
+	output reg          tx_sop,
+	output reg          tx_eop,
+	output reg  [127:0] tx_hdr,
+	output reg  [63:0]  tx_data,
+	// completions for this channel's tags
+	input  wire         cpl_valid,
+	input  wire         cpl_sop,
+	input  wire         cpl_eop,
+	input  wire [127:0] cpl_hdr,
+	input  wire [63:0]  cpl_data,
+	// interrupt request
+	output reg          irq_req,
+	output wire [3:0]   irq_vec,
+	input  wire         irq_ack,
+	// card memory: writes (H2C), reads answered in order (C2H)
+	output wire         card_we,
+	output wire [CARD_AW-1:0] card_wa,
+	output wire [63:0]  card_wd,
+	input  wire         card_wready,
+	output wire         card_re,
+	output wire [CARD_AW-1:0] card_ra,
+	input  wire         card_rready,
+	input  wire         card_rvalid,
+	input  wire [63:0]  card_rd,
+	// stream out (H2C): the design's sink
+	output wire         m_valid,
+	input  wire         m_ready,
+	output wire [63:0]  m_data,
+	output wire         m_sof,
+	output wire         m_last,
+	// stream in (C2H): the design's source
+	input  wire         s_valid,
+	output wire         s_ready,
+	input  wire [63:0]  s_data,
+	input  wire [7:0]   s_keep,
+	input  wire         s_last,
+	// state
+	output wire         busy,        // requests outstanding or a TLP half sent
+	output wire         quiet        // nothing to do until a register changes
+);
+	localparam NSLOT = 1 << NSLOT_LOG2;
+	localparam SLOTW_LOG2 = MAX_RD_LOG2 - 3;          // words per reorder slot
+	localparam STGW_LOG2 = MAX_WR_LOG2 - 3;           // words per staging slot
+	localparam [2:0] DSLOT = 3'd7;
+	localparam [31:0] AMASK = (32'd1 << ALIGN_LOG2) - 1;
+	localparam [31:0] CAP = (C2H ? 32'd1 : 32'd0) | (STREAM ? 32'd2 : 32'd0) |
+				(TESTGEN ? 32'd4 : 32'd0);
+
+	// ---- registers: host-written ----------------------------------------
+	reg [31:0] r_ctrl, r_ring_lo, r_ring_hi, r_ring_size, r_cpl_lo, r_cpl_hi;
+	reg [31:0] r_wb_lo, r_wb_hi, r_pidx, r_coal_count, r_coal_usecs, r_irq_vec;
+	reg [31:0] r_reset_req, r_tg_len, r_tg_period, r_tg_ctrl;
+	// ---- device-written ---------------------------------------------------
+	reg [31:0] cidx, reset_ack, err_idx, overruns, irqs;
+	wire [31:0] tg_frames, tg_errors;
+	reg        running, halted, stopped;
+	reg [6:0]  errs;                 // ST bits 14:8
+	reg [31:0] st_pub;               // status last written to wb.status
+	reg [31:0] pidx_at_stop;
+
+	wire       idle_bit = cidx == r_pidx;
+	wire [31:0] status = {17'd0, errs, 4'd0, stopped, idle_bit, halted, running};
+
+	always @(*) begin
+		case (reg_ra)
+		`C_CAPS >> 2:        reg_rd = CAP;
+		`C_CTRL >> 2:        reg_rd = r_ctrl;
+		`C_STATUS >> 2:      reg_rd = status;
+		`C_RING_LO >> 2:     reg_rd = r_ring_lo;
+		`C_RING_HI >> 2:     reg_rd = r_ring_hi;
+		`C_RING_SIZE >> 2:   reg_rd = r_ring_size;
+		`C_CPL_LO >> 2:      reg_rd = r_cpl_lo;
+		`C_CPL_HI >> 2:      reg_rd = r_cpl_hi;
+		`C_WB_LO >> 2:       reg_rd = r_wb_lo;
+		`C_WB_HI >> 2:       reg_rd = r_wb_hi;
+		`C_PIDX >> 2:        reg_rd = r_pidx;
+		`C_CIDX >> 2:        reg_rd = cidx;
+		`C_COAL_COUNT >> 2:  reg_rd = r_coal_count;
+		`C_COAL_USECS >> 2:  reg_rd = r_coal_usecs;
+		`C_IRQ_VEC >> 2:     reg_rd = r_irq_vec;
+		`C_RESET_REQ >> 2:   reg_rd = r_reset_req;
+		`C_RESET_ACK >> 2:   reg_rd = reset_ack;
+		`C_ERR_IDX >> 2:     reg_rd = err_idx;
+		`C_TG_FRAME_LEN >> 2: reg_rd = TESTGEN ? r_tg_len : 32'd0;
+		`C_TG_PERIOD_NS >> 2: reg_rd = TESTGEN ? r_tg_period : 32'd0;
+		`C_TG_CTRL >> 2:     reg_rd = TESTGEN ? r_tg_ctrl : 32'd0;
+		`C_TG_FRAMES >> 2:   reg_rd = tg_frames;
+		`C_TG_ERRORS >> 2:   reg_rd = tg_errors;
+		`C_OVERRUNS >> 2:    reg_rd = overruns;
+		`C_IRQS >> 2:        reg_rd = irqs;
+		default:             reg_rd = 32'd0;    // reserved, and the W1C strobe
+		endcase
+	end
+
+	// CH_STATUS_W1C is a strobe: the write clears error bits, the register reads 0.
+	wire w1c = reg_we && reg_wa == (`C_STATUS_W1C >> 2);
+
+	always @(posedge clk) begin
+		if (rst) begin
+			r_ctrl <= 0; r_ring_lo <= 0; r_ring_hi <= 0; r_ring_size <= 0;
+			r_cpl_lo <= 0; r_cpl_hi <= 0; r_wb_lo <= 0; r_wb_hi <= 0; r_pidx <= 0;
+			r_coal_count <= 0; r_coal_usecs <= 0; r_irq_vec <= CH;
+			r_reset_req <= 0; r_tg_len <= 0; r_tg_period <= 0; r_tg_ctrl <= 0;
+		end else if (reg_we) begin
+			case (reg_wa)
+			`C_CTRL >> 2:        r_ctrl <= reg_wd & 32'hf;
+			`C_RING_LO >> 2:     r_ring_lo <= reg_wd;
+			`C_RING_HI >> 2:     r_ring_hi <= reg_wd;
+			`C_RING_SIZE >> 2:   r_ring_size <= reg_wd;
+			`C_CPL_LO >> 2:      r_cpl_lo <= reg_wd;
+			`C_CPL_HI >> 2:      r_cpl_hi <= reg_wd;
+			`C_WB_LO >> 2:       r_wb_lo <= reg_wd;
+			`C_WB_HI >> 2:       r_wb_hi <= reg_wd;
+			`C_PIDX >> 2:        r_pidx <= reg_wd;
+			`C_COAL_COUNT >> 2:  r_coal_count <= reg_wd;
+			`C_COAL_USECS >> 2:  r_coal_usecs <= reg_wd;
+			`C_IRQ_VEC >> 2:     r_irq_vec <= reg_wd;
+			`C_RESET_REQ >> 2:   r_reset_req <= reg_wd;
+			`C_TG_FRAME_LEN >> 2: r_tg_len <= reg_wd;
+			`C_TG_PERIOD_NS >> 2: r_tg_period <= reg_wd;
+			`C_TG_CTRL >> 2:     r_tg_ctrl <= reg_wd & 32'h1;
+			default: ;
+			endcase
+		end
+	end
+
+	assign irq_vec = r_irq_vec[3:0];
+
+	// ---- the link's limits ------------------------------------------------
+	wire [12:0] mps_b  = 13'd128 << mps_code;
+	wire [12:0] mrrs_b = 13'd128 << mrrs_code;
+	wire [12:0] wr_max = mps_b  < (13'd1 << MAX_WR_LOG2) ? mps_b  : (13'd1 << MAX_WR_LOG2);
+	wire [12:0] rd_max = mrrs_b < (13'd1 << MAX_RD_LOG2) ? mrrs_b : (13'd1 << MAX_RD_LOG2);
+
+	// ---- latched ring configuration ---------------------------------------
+	reg [63:0] ring_base, cpl_base, wb_base;
+	reg [31:0] size_mask;
+	reg        cfg_bad;              // size or alignment wrong: first descriptor halts
+	reg        wb_ok;                // a write-back block is latched
+	wire [31:0] slot_idx = cidx & size_mask;
+	wire [63:0] desc_addr = ring_base + {27'd0, slot_idx, 5'd0};
+	wire [63:0] rec_addr  = cpl_base + {28'd0, slot_idx, 4'd0};
+	wire size_ok = r_ring_size >= 32'd2 && r_ring_size <= (32'd1 << RING_MAX_LOG2) &&
+		       (r_ring_size & (r_ring_size - 32'd1)) == 32'd0;
+
+	// ---- requests in flight: the descriptor slot and the data slots -------
+	reg               d_busy;        // descriptor read outstanding
+	reg  [1:0]        d_err;         // 0 ok, 1 addr (UR/CA/timeout), 2 poisoned
+	reg  [63:0]       dw0, dw1, dw2, dw3;
+	reg  [NSLOT-1:0]  s_busy;
+	reg  [9:0]        s_len  [0:NSLOT-1];    // bytes requested (<= 512)
+	reg  [9:0]        s_rcvd [0:NSLOT-1];
+	reg  [1:0]        s_err  [0:NSLOT-1];
+	reg  [63:0]       rob [0:(NSLOT << SLOTW_LOG2)-1];
+	reg  [31:0]       to_cnt;
+	wire              outstanding = d_busy || s_busy != 0;
+	wire              timed_out = outstanding && to_cnt >= CPL_TIMEOUT;
+
+	// completion bookkeeping, beat by beat
+	reg               c_in;          // inside a multi-beat completion
+	reg  [2:0]        c_slot;
+	reg  [SLOTW_LOG2-1:0] c_word;
+	reg  [1:0]        c_dword;
+	reg  [10:0]       c_dws;
+	reg  [12:0]       c_bytes;
+	reg               c_bad, c_ep;
+	wire [2:0]        h_slot = cpl_hdr[74:72];
+	wire [11:0]       h_bc = cpl_hdr[43:32];
+	wire [12:0]       h_bytes = h_bc == 12'd0 ? 13'd4096 : {1'b0, h_bc};
+	wire [2:0]        h_st = cpl_hdr[47:45];
+	wire              h_ep = cpl_hdr[14];
+	wire              h_data = cpl_hdr[30];
+	wire [10:0]       h_dws = cpl_hdr[9:0] == 10'd0 ? 11'd1024 : {1'b0, cpl_hdr[9:0]};
+	wire [9:0]        h_slen = s_len[h_slot[NSLOT_LOG2-1:0]];
+	wire [9:0]        h_off = h_slen - h_bytes[9:0];        // bytes already sent
+	wire [SLOTW_LOG2-1:0] beat_word = cpl_sop ? h_off[MAX_RD_LOG2-1:3] : c_word;
+	wire [2:0]        beat_slot = cpl_sop ? h_slot : c_slot;
+	wire [4:0]        d_off = 5'd4 - h_bytes[7:3];      // descriptor word of this completion
+	wire [1:0]        beat_dword = cpl_sop ? d_off[1:0] : c_dword;
+	wire [12:0]       beat_bytes = cpl_sop ? h_bytes : c_bytes;
+	wire [10:0]       beat_dws = cpl_sop ? h_dws : c_dws;
+	wire              beat_ep = cpl_sop ? h_ep : c_ep;
+	// a request's last completion carries byte count == its own length
+	wire              beat_final = beat_bytes == {beat_dws[10:0], 2'b00};
+	wire              beat_data = cpl_sop ? h_data && h_st == 3'b000 : !c_bad;
+
+	// ---- main state machine -----------------------------------------------
+	localparam [4:0] S_IDLE = 0, S_FETCH = 1, S_FWAIT = 2, S_CHECK = 3, S_H2C = 4,
+			 S_C2H = 5, S_REC = 6, S_WB = 7, S_PUB = 8, S_POST = 9,
+			 S_IRQWB = 10, S_MSI = 11, S_RST = 12, S_RSTWB = 13, S_ERR = 14,
+			 S_DRAIN = 15;
+	reg  [4:0]  st;
+	reg         sb;                  // beat of a two-beat write
+	reg  [15:0] e_code;              // error to report once requests drain
+	reg  [63:0] rec_cookie;
+	reg  [31:0] rec_len;
+	reg  [15:0] rec_status, rec_flags;
+	reg         errflag;             // the current completion halts the channel
+	reg  [31:0] unsig, age_us;
+	reg         ovr_flag;            // frames dropped since the last completion
+
+	wire        rst_pend = r_reset_req != reset_ack || (eng_rst && !eng_rst_done);
+	wire        abort = rst_pend;
+	wire [31:0] d_len = dw2[31:0];
+	wire [31:0] d_ctrl = dw2[63:32];
+	wire [63:0] d_src = dw0, d_dst = dw1;
+	wire [31:0] coal_n = r_coal_count == 0 ? 32'd1 : r_coal_count;
+	wire        irq_en = r_ctrl[`CTRL_IRQ_EN];
+	wire        timer_due = r_coal_usecs != 0 && unsig != 0 && age_us >= r_coal_usecs;
+	wire        empty_due = r_coal_usecs == 0 && unsig != 0 && cidx == r_pidx;
+	wire        pub_due = wb_ok && en && ((status ^ st_pub) & ~32'h4) != 0;
+	wire        work = running && !stopped && !halted && cidx != r_pidx && en;
+	wire        buf_avail = running && !halted && !stopped && cidx != r_pidx;
+
+	// ---- the data mover's state -------------------------------------------
+	// H2C: reads issued, their completions drained in order
+	reg  [63:0]       rd_addr;
+	reg  [31:0]       rd_left;
+	reg  [NSLOT_LOG2-1:0] iss, hd;
+	reg  [SLOTW_LOG2-1:0] dr_word;
+	reg  [31:0]       dr_left;       // words still to drain
+	reg  [CARD_AW-1:0] cw_addr;
+	reg               h2c_err_seen;
+	wire [12:0]       to_4k = 13'd4096 - {1'b0, rd_addr[11:0]};
+	wire [12:0]       rl = rd_left < {19'd0, rd_max} ? rd_left[12:0] : rd_max;
+	wire [12:0]       rd_n = rl < to_4k ? rl : to_4k;
+	wire              can_issue = st == S_H2C && rd_left != 0 && !s_busy[iss] && en &&
+				      !abort && !h2c_err_seen;
+	wire [NSLOT_LOG2+SLOTW_LOG2-1:0] rob_ra = {hd, dr_word};
+	wire              hd_done = s_busy[hd] && s_rcvd[hd] == s_len[hd];
+	wire              hd_ok = hd_done && s_err[hd] == 2'd0;
+	wire              dr_valid = st == S_H2C && hd_ok && dr_left != 0 && !h2c_err_seen;
+	wire [9:0]        dr_next = {{(10-SLOTW_LOG2){1'b0}}, dr_word} + 10'd1;
+	wire              dr_last_of_slot = {dr_next, 3'b000} == {3'b000, s_len[hd]};
+	wire              use_chk = TESTGEN && !C2H && r_tg_ctrl[0];
+	wire              sink_ready = STREAM ? (use_chk || m_ready) : card_wready;
+	wire              dr_fire = dr_valid && sink_ready;
+
+	assign card_we = !C2H && !STREAM && dr_valid;
+	assign card_wa = cw_addr;
+	assign card_wd = rob[rob_ra];
+	assign m_valid = !C2H && STREAM && dr_valid && !use_chk;
+	assign m_data  = rob[rob_ra];
+	reg               m_first;
+	assign m_sof   = m_first && d_ctrl[`D_SOF];
+	assign m_last  = dr_left == 32'd1 && d_ctrl[`D_EOF];
+
+	// C2H: words from card memory or the source into staging slots, sent as writes
+	reg  [63:0]       f_addr;        // host address of the next word to fill
+	reg  [31:0]       f_bytes;       // bytes of this descriptor filled
+	reg  [STGW_LOG2:0] f_words;      // words in the packet being filled
+	reg  [STGW_LOG2:0] f_lim;        // its size, words
+	reg               f_open;        // a packet is being filled
+	reg               f_done;        // the descriptor's last packet is closed
+	reg               f_slot;
+	reg               f_sof_seen;    // the buffer started a frame
+	reg               f_eof;         // the buffer ended one
+	reg               in_frame;      // the source is inside a frame
+	reg  [63:0]       stg [0:(2 << STGW_LOG2)-1];
+	reg  [63:0]       p_addr [0:1];
+	reg  [STGW_LOG2:0] p_words [0:1];
+	reg  [1:0]        p_cnt;         // packets closed, not yet sent
+	reg               p_rd;          // packet being sent
+	reg  [STGW_LOG2:0] p_beat;
+	reg               p_sending;     // its header has gone (cannot stop mid-TLP)
+	reg  [CARD_AW-1:0] cr_addr;
+	reg  [31:0]       cr_left;       // card words still to request
+	reg  [3:0]        cr_fly;        // card reads in flight
+	wire [63:0]       cf_dout;
+	wire              cf_empty;
+	wire [3:0]        cf_count;
+	wire [12:0]       f_to4k = 13'd4096 - {1'b0, f_addr[11:0]};
+	wire [31:0]       f_rem = d_len - f_bytes;
+	wire [12:0]       f_r1 = f_rem < {19'd0, wr_max} ? f_rem[12:0] : wr_max;
+	wire [12:0]       f_n = f_r1 < f_to4k ? f_r1 : f_to4k;
+
+	// the word source for C2H: card memory (through a small FIFO) or the stream
+	wire              tg_valid, tg_last;
+	wire [63:0]       tg_data;
+	wire [7:0]        tg_keep;
+	wire              tg_ovr;
+	wire              use_tg = TESTGEN && r_tg_ctrl[0];
+	wire              src_valid = STREAM ? (use_tg ? tg_valid : s_valid) : !cf_empty;
+	wire [63:0]       src_data = STREAM ? (use_tg ? tg_data : s_data) : cf_dout;
+	wire [7:0]        src_keep = STREAM ? (use_tg ? tg_keep : s_keep) : 8'hff;
+	wire              src_last = STREAM ? (use_tg ? tg_last : s_last) : 1'b0;
+	// A dropped frame (external source, DROP set, no buffer at its first word) is eaten whole.
+	reg               dropping;
+	wire              drop_now = STREAM && C2H && !use_tg && !in_frame && !dropping && s_valid &&
+				     r_ctrl[`CTRL_DROP] && !buf_avail;
+	wire              f_take = st == S_C2H && f_open && !f_done && src_valid && !abort &&
+				   !dropping && !drop_now && f_words != f_lim && p_cnt != 2'd2;
+	wire              eat = STREAM && C2H && !use_tg && s_valid && (dropping || drop_now);
+	assign s_ready = STREAM && C2H && !use_tg && (f_take || eat);
+	wire              tg_ready = use_tg && f_take;
+	wire              cf_pop = !STREAM && f_take;
+	wire [3:0]        kbytes = {3'd0, src_keep[0]} + src_keep[1] + src_keep[2] + src_keep[3] +
+				   src_keep[4] + src_keep[5] + src_keep[6] + src_keep[7];
+
+	assign card_re = C2H && !STREAM && st == S_C2H && cr_left != 0 && !abort &&
+			 ({1'b0, cf_count} + {1'b0, cr_fly}) < 5'd8;
+	assign card_ra = cr_addr;
+
+	generate if (C2H && !STREAM) begin : g_cf
+		wire cf_full;     // never: reads are issued only with room for them
+		fdma_fifo #(.W(64), .AW(3)) cf (
+			.clk(clk), .rst(rst || st == S_RST), .wr(card_rvalid), .din(card_rd),
+			.rd(cf_pop), .dout(cf_dout), .empty(cf_empty), .full(cf_full),
+			.count(cf_count));
+	end else begin : g_nocf
+		assign cf_dout = 64'd0;
+		assign cf_empty = 1'b1;
+		assign cf_count = 4'd0;
+	end endgenerate
+
+	// ---- test generator (C2H) and checker (H2C) -----------------------------
+	wire tg_rst = rst || (st == S_RST && !outstanding && !p_sending && cr_fly == 0);
+	generate if (TESTGEN && C2H) begin : g_gen
+		fdma_tg_gen gen (
+			.clk(clk), .rst(tg_rst),
+			.enable(r_tg_ctrl[0] && running && !halted && r_tg_len >= 32'd32),
+			.frame_len(r_tg_len), .period_ns(r_tg_period), .drop(r_ctrl[`CTRL_DROP]),
+			.avail(buf_avail && en), .now_ns(now_ns),
+			.valid(tg_valid), .ready(tg_ready), .data(tg_data), .keep(tg_keep),
+			.last(tg_last), .ovr(tg_ovr), .frames(tg_frames));
+		assign tg_errors = 32'd0;
+	end else if (TESTGEN) begin : g_chk
+		fdma_tg_chk chk (
+			.clk(clk), .rst(tg_rst), .valid(dr_fire && use_chk),
+			.data(m_data), .sof(m_sof), .last(m_last),
+			.frames(tg_frames), .errors(tg_errors));
+		assign tg_valid = 1'b0; assign tg_data = 64'd0; assign tg_keep = 8'd0;
+		assign tg_last = 1'b0; assign tg_ovr = 1'b0;
+	end else begin : g_notg
+		assign tg_valid = 1'b0; assign tg_data = 64'd0; assign tg_keep = 8'd0;
+		assign tg_last = 1'b0; assign tg_ovr = 1'b0;
+		assign tg_frames = 32'd0; assign tg_errors = 32'd0;
+	end endgenerate
+
+	wire ovr_pulse = (TESTGEN && C2H && tg_ovr) || (drop_now && eat);
+
+	// ---- TLPs out: one source at a time, by state ---------------------------
+	`include "fdma_tlp.vh"
+	localparam [7:0] TAG_D = CH * 8 + 7;
+	localparam [7:0] TAG_0 = CH * 8;
+	wire [31:0] wb_w0 = cidx;
+	wire [10:0] p_dws = {{(10-STGW_LOG2){1'b0}}, p_words[p_rd]} << 1;
+	always @(*) begin
+		tx_valid = 1'b0; tx_sop = 1'b1; tx_eop = 1'b1; tx_hdr = 128'd0; tx_data = 64'd0;
+		case (st)
+		S_FETCH: begin
+			tx_valid = !abort && en;
+			tx_hdr = tlp_mem(1'b0, desc_addr, 11'd8, req_id, TAG_D);
+		end
+		S_H2C: begin
+			tx_valid = can_issue;
+			tx_hdr = tlp_mem(1'b0, rd_addr, rd_n[12:2], req_id, TAG_0 | {{(8-NSLOT_LOG2){1'b0}}, iss});
+		end
+		S_C2H: begin
+			tx_valid = p_cnt != 0 && (p_sending || (!abort && en));
+			tx_sop = !p_sending;
+			tx_eop = p_beat + 1'b1 == p_words[p_rd];
+			tx_hdr = tlp_mem(1'b1, p_addr[p_rd], p_dws, req_id, 8'd0);
+			tx_data = stg[{p_rd, p_beat[STGW_LOG2-1:0]}];
+		end
+		S_REC: begin
+			tx_valid = sb || (!abort && en);
+			tx_sop = !sb; tx_eop = sb;
+			tx_hdr = tlp_mem(1'b1, rec_addr, 11'd4, req_id, 8'd0);
+			tx_data = sb ? {rec_flags, rec_status, rec_len} : rec_cookie;
+		end
+		S_WB, S_PUB, S_IRQWB, S_RSTWB: begin
+			tx_valid = sb || (!abort && en) || st == S_RSTWB;
+			tx_sop = !sb; tx_eop = sb;
+			tx_hdr = tlp_mem(1'b1, wb_base, 11'd4, req_id, 8'd0);
+			tx_data = sb ? {irqs, overruns} : {status, wb_w0};
+		end
+		default: ;
+		endcase
+	end
+	wire tx_fire = tx_valid && tx_ready;
+
+	assign busy = outstanding || (st == S_C2H && p_sending) || sb || cr_fly != 0;
+	assign quiet = st == S_IDLE && !abort && !pub_due && !work && unsig == 0 &&
+		       !(running == 1'b0 && !halted && r_ctrl[`CTRL_RUN] && en) &&
+		       !(running && !r_ctrl[`CTRL_RUN]) &&
+		       !(stopped && r_pidx != pidx_at_stop) &&
+		       !(STREAM && C2H && (use_tg ? r_tg_ctrl[0] && running : s_valid));
+
+	// ---- sequential part ---------------------------------------------------
+	integer i;
+	always @(posedge clk) begin
+		if (rst) begin
+			st <= S_IDLE; sb <= 1'b0;
+			cidx <= 0; reset_ack <= 0; err_idx <= 0; overruns <= 0; irqs <= 0;
+			running <= 1'b0; halted <= 1'b0; stopped <= 1'b0; errs <= 0;
+			st_pub <= 32'h4; pidx_at_stop <= 0;
+			ring_base <= 0; cpl_base <= 0; wb_base <= 0; size_mask <= 0; cfg_bad <= 1'b0;
+			wb_ok <= 1'b0;
+			d_busy <= 1'b0; d_err <= 0; s_busy <= 0; to_cnt <= 0; c_in <= 1'b0;
+			c_slot <= 0; c_word <= 0; c_dword <= 0; c_dws <= 0; c_bad <= 1'b0; c_ep <= 1'b0;
+			dw0 <= 0; dw1 <= 0; dw2 <= 0; dw3 <= 0;
+			e_code <= 0; rec_cookie <= 0; rec_len <= 0; rec_status <= 0; rec_flags <= 0;
+			errflag <= 1'b0; eng_rst_done <= 1'b0; c_bytes <= 0;
+			unsig <= 0; age_us <= 0; ovr_flag <= 1'b0; irq_req <= 1'b0;
+			rd_addr <= 0; rd_left <= 0; iss <= 0; hd <= 0; dr_word <= 0; dr_left <= 0;
+			cw_addr <= 0; h2c_err_seen <= 1'b0; m_first <= 1'b0;
+			f_addr <= 0; f_bytes <= 0; f_words <= 0; f_lim <= 0; f_open <= 1'b0;
+			f_done <= 1'b0; f_slot <= 1'b0; f_sof_seen <= 1'b0; f_eof <= 1'b0;
+			in_frame <= 1'b0; p_cnt <= 0; p_rd <= 1'b0; p_beat <= 0; p_sending <= 1'b0;
+			cr_addr <= 0; cr_left <= 0; cr_fly <= 0; dropping <= 1'b0;
+			for (i = 0; i < NSLOT; i = i + 1) begin
+				s_len[i] <= 0; s_rcvd[i] <= 0; s_err[i] <= 0;
+			end
+		end else begin
+			if (!eng_rst)
+				eng_rst_done <= 1'b0;
+			if (w1c)
+				errs <= errs & ~reg_wd[14:8];
+			if (stopped && r_pidx != pidx_at_stop)
+				stopped <= 1'b0;
+			if (unsig != 0 && us_tick)
+				age_us <= age_us + 1'b1;
+
+			// completions come in whatever state we are in
+			if (cpl_valid) begin
+				to_cnt <= 0;
+				if (beat_slot == DSLOT) begin
+					if (beat_data) begin
+						case (beat_dword)
+						2'd0: dw0 <= cpl_data;
+						2'd1: dw1 <= cpl_data;
+						2'd2: dw2 <= cpl_data;
+						default: dw3 <= cpl_data;
+						endcase
+					end
+				end else if (beat_data) begin
+					rob[{beat_slot[NSLOT_LOG2-1:0], beat_word}] <= cpl_data;
+				end
+				if (cpl_sop) begin
+					c_slot <= h_slot; c_dws <= h_dws; c_bytes <= h_bytes;
+					c_bad <= !(h_data && h_st == 3'b000);
+					c_ep <= h_ep;
+				end
+				c_word <= beat_word + 1'b1;
+				c_dword <= beat_dword + 1'b1;
+				if (cpl_eop) begin
+					if (beat_slot == DSLOT) begin
+						if (!beat_data)
+							d_err <= 2'd1;
+						else if (beat_ep && d_err == 2'd0)
+							d_err <= 2'd2;
+						if (!beat_data || beat_final)
+							d_busy <= 1'b0;
+					end else begin
+						if (!beat_data) begin
+							s_err[beat_slot[NSLOT_LOG2-1:0]] <= 2'd1;
+							s_rcvd[beat_slot[NSLOT_LOG2-1:0]] <= s_len[beat_slot[NSLOT_LOG2-1:0]];
+						end else begin
+							if (beat_ep)
+								s_err[beat_slot[NSLOT_LOG2-1:0]] <= 2'd2;
+							s_rcvd[beat_slot[NSLOT_LOG2-1:0]] <=
+								s_rcvd[beat_slot[NSLOT_LOG2-1:0]] +
+								{beat_dws[7:0], 2'b00};
+						end
+					end
+				end
+			end else if (outstanding && to_cnt != 32'hffffffff) begin
+				to_cnt <= to_cnt + 1'b1;
+			end
+			if (timed_out) begin
+				// nobody answers: every request outstanding fails (address error)
+				if (d_busy) begin
+					d_busy <= 1'b0; d_err <= 2'd1;
+				end
+				for (i = 0; i < NSLOT; i = i + 1)
+					if (s_busy[i] && s_rcvd[i] != s_len[i]) begin
+						s_err[i] <= 2'd1; s_rcvd[i] <= s_len[i];
+					end
+				to_cnt <= 0;
+			end
+
+			// overruns are counted whatever the state
+			if (ovr_pulse) begin
+				overruns <= overruns + 1'b1;
+				errs[`ST_OVERRUN - 8] <= 1'b1;
+				ovr_flag <= 1'b1;
+			end
+			if (eat)
+				dropping <= !s_last;
+
+			// C2H fill side: words into the staging slot being filled
+			if (f_take) begin
+				stg[{f_slot, f_words[STGW_LOG2-1:0]}] <= src_data;
+				f_words <= f_words + 1'b1;
+				f_bytes <= f_bytes + (STREAM ? {28'd0, kbytes} : 32'd8);
+				f_addr <= f_addr + 64'd8;
+				if (STREAM && !in_frame)
+					f_sof_seen <= f_bytes == 0;
+				if (STREAM)
+					in_frame <= !src_last;
+				if ((STREAM && src_last) || f_words + 1'b1 == f_lim ||
+				    (!STREAM && f_bytes + 32'd8 == d_len) ||
+				    (STREAM && f_bytes + 32'd8 >= d_len)) begin
+					p_addr[f_slot] <= f_addr - {50'd0, f_words, 3'd0};
+					p_words[f_slot] <= f_words + 1'b1;
+					f_slot <= !f_slot;
+					f_open <= 1'b0;
+					if ((STREAM && (src_last || f_bytes + 32'd8 >= d_len)) ||
+					    (!STREAM && f_bytes + 32'd8 == d_len))
+						f_done <= 1'b1;
+					if (STREAM && src_last)
+						f_eof <= 1'b1;
+				end
+			end
+			// the packet closed this cycle is counted below, with the send side
+			if (card_re && card_rready) begin
+				cr_addr <= cr_addr + 1'b1;
+				cr_left <= cr_left - 1'b1;
+			end
+			cr_fly <= cr_fly + ((card_re && card_rready) ? 4'd1 : 4'd0) - (card_rvalid ? 4'd1 : 4'd0);
+			p_cnt <= p_cnt + ((f_take && ((STREAM && src_last) || f_words + 1'b1 == f_lim ||
+						       (!STREAM && f_bytes + 32'd8 == d_len) ||
+						       (STREAM && f_bytes + 32'd8 >= d_len))) ? 2'd1 : 2'd0)
+				       - ((st == S_C2H && tx_fire && tx_eop) ? 2'd1 : 2'd0);
+			if (st == S_C2H && tx_fire) begin
+				p_sending <= !tx_eop;
+				p_beat <= tx_eop ? 0 : p_beat + 1'b1;
+				if (tx_eop)
+					p_rd <= !p_rd;
+			end
+
+			case (st)
+			S_IDLE: begin
+				sb <= 1'b0;
+				if (abort) begin
+					st <= S_RST;
+				end else if (!running && !halted && r_ctrl[`CTRL_RUN] && en) begin
+					// latch: the host may not change these until a reset
+					ring_base <= {r_ring_hi, r_ring_lo};
+					cpl_base <= {r_cpl_hi, r_cpl_lo};
+					wb_base <= {r_wb_hi, r_wb_lo};
+					size_mask <= r_ring_size - 1'b1;
+					cfg_bad <= !size_ok || r_ring_lo[4:0] != 0 || r_cpl_lo[3:0] != 0 ||
+						   r_wb_lo[5:0] != 0;
+					wb_ok <= r_wb_lo[5:0] == 0 && r_cpl_lo[3:0] == 0;
+					running <= 1'b1;
+				end else if (running && !r_ctrl[`CTRL_RUN]) begin
+					running <= 1'b0;
+				end else if (pub_due) begin
+					st <= S_PUB;
+				end else if (irq_en && (timer_due || empty_due)) begin
+					st <= S_IRQWB;
+					irqs <= irqs + 1'b1;
+					unsig <= 0; age_us <= 0;
+				end else if (!irq_en && unsig != 0) begin
+					unsig <= 0; age_us <= 0;
+				end else if (work) begin
+					if (cfg_bad) begin
+						e_code <= `CPL_DESC_ERR;
+						st <= wb_ok ? S_ERR : S_IDLE;
+						if (!wb_ok) begin
+							// nowhere in host memory to report it
+							errs[`ST_DESC_ERR - 8] <= 1'b1;
+							halted <= 1'b1; running <= 1'b0;
+							err_idx <= cidx;
+						end
+					end else begin
+						st <= S_FETCH;
+					end
+				end
+			end
+			S_FETCH: begin
+				if (abort) begin
+					st <= S_RST;
+				end else if (tx_fire) begin
+					d_busy <= 1'b1; d_err <= 0; to_cnt <= 0;
+					st <= S_FWAIT;
+				end
+			end
+			S_FWAIT: begin
+				if (!d_busy) begin
+					if (abort)
+						st <= S_RST;
+					else if (d_err != 0) begin
+						e_code <= `CPL_DESC_ERR; st <= S_ERR;
+					end else
+						st <= S_CHECK;
+				end
+			end
+			S_CHECK: begin
+				rec_cookie <= dw3;
+				rec_flags <= 0;
+				if (d_len == 0 || d_len > max_desc_len) begin
+					e_code <= `CPL_LEN_ERR; st <= S_ERR;
+				end else if ((d_len & AMASK) != 0 ||
+					     ((!STREAM || !C2H) && (d_src[31:0] & AMASK) != 0) ||
+					     ((!STREAM || C2H) && (d_dst[31:0] & AMASK) != 0)) begin
+					e_code <= `CPL_ALIGN_ERR; st <= S_ERR;
+				end else if (!STREAM && ((C2H ? d_src : d_dst) > CARD_BYTES ||
+							 {32'd0, d_len} > CARD_BYTES - (C2H ? d_src : d_dst))) begin
+					e_code <= `CPL_RANGE_ERR; st <= S_ERR;
+				end else if (!C2H) begin
+					rd_addr <= d_src; rd_left <= d_len; dr_left <= d_len >> 3;
+					dr_word <= 0; h2c_err_seen <= 1'b0; m_first <= 1'b1;
+					cw_addr <= d_dst[CARD_AW+2:3];
+					st <= S_H2C;
+				end else begin
+					f_addr <= d_dst; f_bytes <= 0; f_open <= 1'b0; f_done <= 1'b0;
+					f_sof_seen <= 1'b0; f_eof <= 1'b0;
+					cr_addr <= d_src[CARD_AW+2:3]; cr_left <= STREAM ? 32'd0 : d_len >> 3;
+					st <= S_C2H;
+				end
+			end
+			S_H2C: begin
+				if (tx_fire) begin
+					s_busy[iss] <= 1'b1;
+					s_len[iss] <= rd_n[9:0];
+					s_rcvd[iss] <= 0;
+					s_err[iss] <= 0;
+					iss <= iss + 1'b1;
+					rd_addr <= rd_addr + {51'd0, rd_n};
+					rd_left <= rd_left - {19'd0, rd_n};
+				end
+				if (hd_done && s_err[hd] != 0 && !h2c_err_seen) begin
+					h2c_err_seen <= 1'b1;
+					e_code <= s_err[hd] == 2'd2 ? `CPL_DATA_ERR : `CPL_ADDR_ERR;
+				end
+				if (dr_fire) begin
+					m_first <= 1'b0;
+					cw_addr <= cw_addr + 1'b1;
+					dr_left <= dr_left - 1'b1;
+					if (dr_last_of_slot) begin
+						s_busy[hd] <= 1'b0;
+						hd <= hd + 1'b1;
+						dr_word <= 0;
+					end else begin
+						dr_word <= dr_word + 1'b1;
+					end
+				end
+				if (h2c_err_seen || abort) begin
+					// let every request still out come back before the tags are reused
+					st <= S_DRAIN;
+				end else if (dr_left == 0 && rd_left == 0) begin
+					rec_len <= d_len; rec_status <= `CPL_OK; rec_flags <= 0;
+					st <= S_REC;
+				end
+			end
+			S_DRAIN: begin
+				if (!d_busy && (s_busy & ~done_mask(s_busy)) == 0) begin
+					s_busy <= 0; iss <= 0; hd <= 0;
+					st <= abort ? S_RST : S_ERR;
+				end
+			end
+			S_C2H: begin
+				if (!f_open && !f_done && p_cnt != 2'd2 && !abort) begin
+					f_open <= 1'b1; f_words <= 0;
+					f_lim <= f_n[STGW_LOG2+3:3];
+				end
+				if (abort) begin
+					// finish a TLP already started; what was not sent is dropped
+					if (!p_sending && !(tx_fire && !tx_eop) && cr_fly == 0 &&
+					    !(card_re && card_rready)) begin
+						dropping <= in_frame && STREAM && !use_tg;
+						in_frame <= 1'b0;
+						p_cnt <= 0; p_rd <= 1'b0; f_slot <= 1'b0; p_beat <= 0;
+						st <= S_RST;
+					end
+				end else if (f_done && p_cnt == 0 && !p_sending && !f_take) begin
+					rec_len <= f_bytes; rec_status <= `CPL_OK;
+					rec_flags <= STREAM ? {13'd0, ovr_flag, f_eof, f_sof_seen} : 16'd0;
+					if (STREAM)
+						ovr_flag <= 1'b0;
+					p_rd <= 1'b0; f_slot <= 1'b0; p_beat <= 0;
+					st <= S_REC;
+				end
+			end
+			S_ERR: begin
+				err_idx <= cidx;
+				rec_len <= 0; rec_status <= e_code; rec_flags <= 0;
+				errflag <= 1'b1;
+				st <= S_REC;
+			end
+			S_REC: begin
+				if (!sb && abort) begin
+					st <= S_RST;
+				end else if (tx_fire) begin
+					sb <= !sb;
+					if (sb) begin
+						cidx <= cidx + 1'b1;
+						st <= S_WB;
+					end
+				end
+			end
+			S_WB: begin
+				if (!sb && abort) begin
+					st <= S_RST;
+				end else if (tx_fire) begin
+					sb <= !sb;
+					if (sb) begin
+						if (errflag) begin
+							// HALTED is published last: the host sees every record first
+							case (rec_status)
+							`CPL_DESC_ERR:  errs[`ST_DESC_ERR - 8] <= 1'b1;
+							`CPL_ADDR_ERR:  errs[`ST_ADDR_ERR - 8] <= 1'b1;
+							`CPL_DATA_ERR:  errs[`ST_DATA_ERR - 8] <= 1'b1;
+							`CPL_ALIGN_ERR: errs[`ST_ALIGN_ERR - 8] <= 1'b1;
+							`CPL_RANGE_ERR: errs[`ST_RANGE_ERR - 8] <= 1'b1;
+							default:        errs[`ST_LEN_ERR - 8] <= 1'b1;
+							endcase
+							halted <= 1'b1; running <= 1'b0;
+							st <= S_PUB;
+						end else begin
+							st_pub <= status;
+							st <= S_POST;
+						end
+					end
+				end
+			end
+			S_PUB: begin
+				if (!sb && abort) begin
+					st <= S_RST;
+				end else if (tx_fire) begin
+					sb <= !sb;
+					if (!sb)
+						st_pub <= status;
+					else
+						st <= errflag ? S_POST : S_IDLE;
+				end
+			end
+			S_POST: begin
+				// the write-back is out; now IRQ_EN is read (section 7)
+				if (irq_en && (errflag || d_ctrl[`D_IRQ] || unsig + 1'b1 >= coal_n ||
+					       (r_coal_usecs == 0 && cidx == r_pidx))) begin
+					irqs <= irqs + 1'b1;
+					unsig <= 0; age_us <= 0;
+					st <= S_IRQWB;
+				end else begin
+					if (irq_en) begin
+						unsig <= unsig + 1'b1;
+					end else begin
+						unsig <= 0; age_us <= 0;
+					end
+					st <= S_IDLE;
+				end
+				if (d_ctrl[`D_STOP] && !errflag) begin
+					stopped <= 1'b1;
+					pidx_at_stop <= r_pidx;
+				end
+				errflag <= 1'b0;
+			end
+			S_IRQWB: begin
+				if (!sb && abort) begin
+					st <= S_RST;
+				end else if (tx_fire) begin
+					sb <= !sb;
+					if (!sb)
+						st_pub <= status;
+					else begin
+						irq_req <= 1'b1;
+						st <= S_MSI;
+					end
+				end
+			end
+			S_MSI: begin
+				if (irq_ack) begin
+					irq_req <= 1'b0;
+					st <= S_IDLE;
+				end
+			end
+			S_RST: begin
+				// nothing of ours may still be on the way before the state is zeroed
+				if (!outstanding && cr_fly == 0 && !p_sending) begin
+					if (STREAM && C2H && !use_tg && in_frame)
+						dropping <= 1'b1;    // the rest of a cut frame is not a new one
+					in_frame <= 1'b0;
+					cidx <= 0; err_idx <= 0;
+					running <= 1'b0; halted <= 1'b0; stopped <= 1'b0; errs <= 0;
+					unsig <= 0; age_us <= 0; ovr_flag <= 1'b0; errflag <= 1'b0;
+					s_busy <= 0; iss <= 0; hd <= 0; p_cnt <= 0; p_rd <= 1'b0;
+					f_slot <= 1'b0; f_open <= 1'b0; f_done <= 1'b0; sb <= 1'b0;
+					st_pub <= 32'h4;
+					st <= (wb_ok && en) ? S_RSTWB : S_IDLE;
+					if (!(wb_ok && en)) begin
+						reset_ack <= r_reset_req;
+						if (eng_rst)
+							eng_rst_done <= 1'b1;
+					end
+				end
+			end
+			S_RSTWB: begin
+				if (tx_fire) begin
+					sb <= !sb;
+					if (sb) begin
+						reset_ack <= r_reset_req;
+						if (eng_rst)
+							eng_rst_done <= 1'b1;
+						st <= S_IDLE;
+					end
+				end
+			end
+			default: st <= S_IDLE;
+			endcase
+		end
+	end
+
+	// Slots whose last byte arrived (or which failed): a drain after an error
+	// waits only for the others.
+	function [NSLOT-1:0] done_mask;
+		input [NSLOT-1:0] b;
+		integer k;
+		begin
+			for (k = 0; k < NSLOT; k = k + 1)
+				done_mask[k] = b[k] && s_rcvd[k] == s_len[k];
+		end
+	endfunction
+endmodule

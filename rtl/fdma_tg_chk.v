@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// Stream test checker (docs/engine.md section 14): for every frame (sof ..
+// last) it checks the magic, that the header's length is the bytes received,
+// the CRC-32 of the payload and that seq is the one expected (0 after a
+// reset, then the previous frame's + 1). Words outside a frame and a new sof
+// before the last word count as errors too.
+`include "fdma_defs.vh"
+
+module fdma_tg_chk (
+	input  wire        clk,
+	input  wire        rst,
+	input  wire        valid,       // one word, accepted
+	input  wire [63:0] data,
+	input  wire        sof,
+	input  wire        last,
+	output reg  [31:0] frames,
+	output reg  [31:0] errors
+);
+	`include "fdma_crc.vh"
+	reg        in_frame, stray, magic_ok;
+	reg [31:0] wi, seq_got, hlen, hcrc, crc, exp_seq;
+
+	// what the frame looks like once this word is in
+	wire [31:0] w_now  = sof ? 32'd0 : wi;
+	wire        m_now  = w_now == 0 ? data[31:0] == `FRAME_MAGIC : magic_ok;
+	wire [31:0] s_now  = w_now == 0 ? data[63:32] : seq_got;
+	wire [31:0] l_now  = w_now == 1 ? data[31:0] : hlen;
+	wire [31:0] c_now  = w_now == 1 ? data[63:32] : hcrc;
+	wire [31:0] k_now  = w_now >= 4 ? crc32_d64(sof ? 32'hffffffff : crc, data)
+					: (sof ? 32'hffffffff : crc);
+	wire        good   = m_now && w_now >= 3 && l_now == (w_now + 1'b1) << 3 &&
+			     ~k_now == c_now && s_now == exp_seq;
+
+	always @(posedge clk) begin
+		if (rst) begin
+			in_frame <= 1'b0; stray <= 1'b0; frames <= 0; errors <= 0; exp_seq <= 0;
+			wi <= 0; crc <= 32'hffffffff; magic_ok <= 1'b0; seq_got <= 0; hlen <= 0; hcrc <= 0;
+		end else if (valid) begin
+			if (!sof && !in_frame) begin
+				// bytes outside a frame: one error per run of them
+				if (!stray)
+					errors <= errors + 1'b1;
+				stray <= 1'b1;
+			end else begin
+				stray <= 1'b0;
+				if (sof && in_frame)
+					errors <= errors + 1'b1;     // the previous frame never ended
+				magic_ok <= m_now; seq_got <= s_now; hlen <= l_now; hcrc <= c_now;
+				crc <= k_now;
+				wi <= w_now + 1'b1;
+				in_frame <= !last;
+				if (last) begin
+					if (good)
+						frames <= frames + 1'b1;
+					else
+						errors <= errors + 1'b1 + ((sof && in_frame) ? 32'd1 : 32'd0);
+					exp_seq <= (w_now == 0 && !m_now) ? exp_seq + 1'b1 : s_now + 1'b1;
+				end
+			end
+		end
+	end
+endmodule

@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The root complex around the Verilated engine (fdma_rtl.h). One thread
+ * owns the model and clocks it; other threads reach it only through the
+ * request queue (register accesses), so the model is never touched
+ * concurrently. When the engine says it is quiet and nothing is in flight
+ * the thread sleeps until the host writes a register: an idle device costs
+ * no CPU, as on the real bus.
+ *
+ * What the harness does per clock (125 MHz, 8 ns):
+ *  - down (to the engine): register requests and read completions, one
+ *    TLP at a time, each occupying the link for its bytes (framing, header,
+ *    payload) at the link model's TLP rate; a completion may leave only
+ *    rtt_ns after its request went up;
+ *  - up (from the engine): a new TLP is accepted only when the link has
+ *    carried the previous one; writes land in host memory, reads are
+ *    checked (4 KiB, MRRS, tags) and answered, MSI-X writes interrupt.
+ * Completions of different requests are delivered in random order
+ * (seeded: a run is reproducible), split at the read completion boundary
+ * or at MPS as the link configuration says.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "Vfdma_sim_top.h"
+#include "verilated.h"
+
+extern "C" {
+#include "fdma_rtl.h"
+}
+
+namespace {
+
+constexpr double kClkNs = 8.0;               // 125 MHz
+constexpr uint64_t kMsiBase = 0xfee00000ull; // where the harness points MSI-X entries
+constexpr unsigned kNvec = 16;
+constexpr unsigned kFraming = 8;             // STP, sequence number, LCRC, END
+constexpr uint32_t kBar0Base = 0xf0000000u;  // BAR0's bus address (3DW requests)
+
+struct Tlp {
+	uint32_t hdr[4] = {};
+	std::vector<uint64_t> data;   // payload, 8 bytes a beat, DW0 in the low half
+	uint64_t ready = 0;           // cycle from which it may go down
+	unsigned link_bytes = 0;
+};
+
+// One read request of the engine being answered: its completions in order.
+struct Pending {
+	std::deque<Tlp> cpls;
+};
+
+struct HostReq {
+	bool write;
+	uint32_t off, val;
+	bool done = false;
+	uint32_t result = 0;
+};
+
+uint64_t mix(uint64_t &s)
+{
+	s += 0x9e3779b97f4a7c15ull;
+	uint64_t z = s;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+} // namespace
+
+struct fdma_rtl {
+	fdma_model_cfg cfg{};
+	fdma_model_host host{};
+	VerilatedContext ctx;
+	Vfdma_sim_top *top = nullptr;
+	std::thread thr;
+	std::mutex mu;
+	std::condition_variable cv, done_cv;
+	std::deque<HostReq *> reqs;
+	bool stop = false;
+
+	// link state, in cycles
+	uint64_t cyc = 0;
+	double bpc = 0;               // link bytes per clock, each direction (0: unpaced)
+	uint64_t rtt = 0;
+	double up_free = 0, down_free = 0;
+	// down: what goes next, and the beat being sent
+	std::deque<Tlp> down_q;        // register requests, in order
+	std::vector<Pending> pend;     // read completions, one entry per request
+	bool down_busy = false;
+	Tlp down_cur;
+	size_t down_beat = 0;
+	HostReq *cur_read = nullptr;   // the host read whose completion is awaited
+	bool poison_next = false;      // FDMA_FAULT_DATA: the next data read of poison_ch
+	unsigned poison_ch = 0;
+	// up: the TLP being received
+	Tlp up_cur;
+	bool up_in = false;
+	bool up_granted = false;
+	// rules and faults
+	uint32_t tags_out = 0;         // tags in use (bit per tag)
+	uint64_t desc_reads = 0;       // descriptor fetches seen (for fault_at)
+	bool fault_armed = false;
+	uint64_t rng = 0x5eed;
+	fdma_rtl_counts n{};
+	clockid_t cpu_clock{};
+	bool have_clock = false;
+	unsigned mps = 256, mrrs = 512;
+	bool trace = false;            // FDMA_RTL_TRACE: every TLP on stderr
+};
+
+namespace {
+
+unsigned code_of(unsigned bytes)
+{
+	unsigned c = 0;
+
+	while ((128u << c) < bytes)
+		c++;
+	return c;
+}
+
+void set_hdr(Vfdma_sim_top *t, const uint32_t h[4])
+{
+	for (int i = 0; i < 4; i++)
+		t->rx_hdr[i] = h[i];
+}
+
+// A 1-DW memory request from the host (root complex) to BAR0.
+Tlp host_req(bool write, uint32_t off, uint32_t val, uint8_t tag)
+{
+	Tlp t;
+	uint32_t addr = kBar0Base + off;
+
+	t.hdr[0] = (write ? 0x40000000u : 0) | 1u;
+	t.hdr[1] = (uint32_t)tag << 8 | 0xf;
+	t.hdr[2] = addr & ~3u;
+	if (write)
+		t.data.push_back(val);
+	t.link_bytes = kFraming + 12 + (write ? 4 : 0);
+	return t;
+}
+
+uint64_t tlp_addr(const uint32_t *h)
+{
+	bool is4 = h[0] >> 29 & 1;
+
+	return is4 ? ((uint64_t)h[2] << 32 | (h[3] & ~3u)) : (h[2] & ~3u);
+}
+
+unsigned tlp_dws(const uint32_t *h)
+{
+	unsigned l = h[0] & 0x3ff;
+
+	return l ? l : 1024;
+}
+
+// The engine's read request: completions now, data as host memory holds it now.
+void answer_read(fdma_rtl *r, const Tlp &t)
+{
+	uint64_t addr = tlp_addr(t.hdr);
+	unsigned bytes = tlp_dws(t.hdr) * 4;
+	unsigned tag = t.hdr[1] >> 8 & 0xff;
+	uint16_t req_id = t.hdr[1] >> 16;
+	bool is_desc = (tag & 7) == 7;
+	void *p = r->host.dma(r->host.ctx, addr, bytes);
+	Pending pd;
+	uint64_t ready = r->cyc + r->rtt;
+	unsigned st = p ? 0 : 1;                 // SC, else UR
+	bool poison = false;
+
+	r->n.reads++;
+	if ((addr & 0xfff) + bytes > 4096 || bytes > r->mrrs)
+		r->n.bad_tlps++;
+	if (r->tags_out >> tag & 1)
+		r->n.bad_tlps++;                 // a tag reused while outstanding
+	if (is_desc)
+		r->desc_reads++;
+	if (r->fault_armed && is_desc && r->desc_reads == r->cfg.fault_at &&
+	    (r->cfg.fault == FDMA_FAULT_DESC || r->cfg.fault == FDMA_FAULT_DATA)) {
+		r->fault_armed = false;
+		r->n.faults++;
+		if (r->cfg.fault == FDMA_FAULT_DESC) {
+			st = 1;
+		} else {
+			// the descriptor reads fine; its data comes back poisoned
+			r->poison_next = true;
+			r->poison_ch = tag >> 3;
+		}
+	}
+	if (!is_desc && r->poison_next && tag >> 3 == r->poison_ch) {
+		r->poison_next = false;
+		poison = true;
+	}
+	if (st) {
+		Tlp c;
+		c.hdr[0] = 0x0a000000u;          // Cpl, no data
+		c.hdr[1] = (uint32_t)st << 13 | (bytes & 0xfff);
+		c.hdr[2] = (uint32_t)req_id << 16 | tag << 8 | (addr & 0x7f);
+		c.ready = ready;
+		c.link_bytes = kFraming + 12;
+		pd.cpls.push_back(c);
+	} else {
+		unsigned rcb = r->cfg.link.rcb ? r->cfg.link.rcb : r->mps;
+		unsigned left = bytes;
+		uint64_t a = addr;
+		const uint8_t *src = (const uint8_t *)p;
+
+		while (left) {
+			// up to the next RCB (or MPS) boundary, the first piece aligned to it
+			unsigned n = rcb - (unsigned)(a % rcb);
+			Tlp c;
+
+			if (n > left)
+				n = left;
+			c.hdr[0] = 0x4a000000u | (poison ? 1u << 14 : 0) | ((n / 4) & 0x3ff);
+			c.hdr[1] = (left & 0xfff);
+			c.hdr[2] = (uint32_t)req_id << 16 | tag << 8 | (a & 0x7f);
+			c.data.resize((n + 7) / 8);
+			memcpy(c.data.data(), src + (a - addr), n);
+			c.ready = ready;
+			c.link_bytes = kFraming + 12 + n;
+			pd.cpls.push_back(c);
+			a += n;
+			left -= n;
+		}
+	}
+	r->tags_out |= 1u << tag;
+	r->pend.push_back(std::move(pd));
+}
+
+void trace(const fdma_rtl *r, const char *dir, const Tlp &t)
+{
+	if (!r->trace)
+		return;
+	fprintf(stderr, "%10llu %s %08x %08x %08x %08x", (unsigned long long)r->cyc, dir, t.hdr[0],
+		t.hdr[1], t.hdr[2], t.hdr[3]);
+	for (size_t i = 0; i < t.data.size() && i < 4; i++)
+		fprintf(stderr, " %016llx", (unsigned long long)t.data[i]);
+	fprintf(stderr, "%s\n", t.data.size() > 4 ? " ..." : "");
+}
+
+void take_up(fdma_rtl *r, const Tlp &t)
+{
+	unsigned fmt = t.hdr[0] >> 29, type = t.hdr[0] >> 24 & 0x1f;
+
+	trace(r, "up  ", t);
+	r->n.tlps_up++;
+	if (type == 0x0a) {
+		// the completion of a host register read
+		if (r->cur_read) {
+			std::lock_guard<std::mutex> g(r->mu);
+			r->cur_read->result = (fmt & 2) && !t.data.empty() ? (uint32_t)t.data[0] : 0xffffffffu;
+			r->cur_read->done = true;
+			r->cur_read = nullptr;
+			r->done_cv.notify_all();
+		} else {
+			r->n.bad_tlps++;     // a completion nobody asked for
+		}
+		return;
+	}
+	if (type != 0) {
+		r->n.bad_tlps++;
+		return;
+	}
+	if (!(fmt & 2)) {
+		answer_read(r, t);
+		return;
+	}
+	uint64_t addr = tlp_addr(t.hdr);
+	unsigned bytes = tlp_dws(t.hdr) * 4;
+
+	if ((addr & 0xfff) + bytes > 4096 || bytes > r->mps)
+		r->n.bad_tlps++;
+	if (addr >= kMsiBase && addr < kMsiBase + 0x100000) {
+		uint32_t v = (uint32_t)t.data[0];
+
+		r->n.msix++;
+		if (r->cfg.fault == FDMA_FAULT_IRQ && r->fault_armed) {
+			r->fault_armed = false;   // the next interrupt is lost
+			r->n.faults++;
+			return;
+		}
+		r->host.irq(r->host.ctx, v);
+		return;
+	}
+	void *p = r->host.dma(r->host.ctx, addr, bytes);
+
+	if (p) {
+		// aligned 32-bit fields land whole: a write-back field is never torn
+		const uint32_t *w = (const uint32_t *)t.data.data();
+		uint32_t *d = (uint32_t *)p;
+
+		if (!(addr & 3))
+			for (unsigned i = 0; i < bytes / 4; i++)
+				__atomic_store_n(&d[i], w[i], __ATOMIC_RELEASE);
+	}
+}
+
+// Pick the next completion: the first of a random request whose time has come.
+bool next_cpl(fdma_rtl *r, Tlp &out)
+{
+	size_t ready = 0;
+
+	for (auto &p : r->pend)
+		ready += p.cpls.front().ready <= r->cyc;
+	if (!ready)
+		return false;
+	size_t k = mix(r->rng) % ready;
+	for (size_t i = 0; i < r->pend.size(); i++) {
+		if (r->pend[i].cpls.front().ready > r->cyc)
+			continue;
+		if (k--)
+			continue;
+		if (i)
+			r->n.reordered++;
+		out = r->pend[i].cpls.front();
+		r->pend[i].cpls.pop_front();
+		if (r->pend[i].cpls.empty()) {
+			r->tags_out &= ~(1u << (out.hdr[2] >> 8 & 0xff));
+			r->pend.erase(r->pend.begin() + (long)i);
+		}
+		return true;
+	}
+	return false;
+}
+
+void tick(fdma_rtl *r)
+{
+	Vfdma_sim_top *t = r->top;
+
+	// down: start the next TLP when the link has room
+	if (!r->down_busy && (r->bpc == 0 || r->down_free <= (double)r->cyc)) {
+		if (!r->down_q.empty()) {
+			r->down_cur = r->down_q.front();
+			r->down_q.pop_front();
+			r->down_busy = true;
+		} else if (next_cpl(r, r->down_cur)) {
+			r->down_busy = true;
+		}
+		if (r->down_busy) {
+			trace(r, "down", r->down_cur);
+			r->down_beat = 0;
+			r->n.tlps_down++;
+			if (r->bpc)
+				r->down_free = std::max(r->down_free, (double)r->cyc) +
+					       r->down_cur.link_bytes / r->bpc;
+		}
+	}
+	size_t nbeats = r->down_cur.data.empty() ? 1 : r->down_cur.data.size();
+	t->rx_valid = r->down_busy;
+	t->rx_sop = r->down_beat == 0;
+	t->rx_eop = r->down_beat + 1 == nbeats;
+	set_hdr(t, r->down_cur.hdr);
+	t->rx_data = r->down_cur.data.empty() ? 0 : r->down_cur.data[r->down_beat];
+	// up: a new TLP only when the link has carried the last one
+	t->tx_ready = r->up_in || r->bpc == 0 || r->up_free <= (double)r->cyc;
+
+	t->clk = 0;
+	t->eval();
+	bool rx_fire = t->rx_valid && t->rx_ready;
+	bool tx_fire = t->tx_valid && t->tx_ready;
+	bool got = false;
+	if (tx_fire) {
+		if (t->tx_sop) {
+			r->up_cur = Tlp();
+			for (int i = 0; i < 4; i++)
+				r->up_cur.hdr[i] = t->tx_hdr[i];
+			r->up_in = true;
+			unsigned fmt = r->up_cur.hdr[0] >> 29;
+			unsigned bytes = kFraming + (fmt & 1 ? 16 : 12) +
+					 (fmt & 2 ? tlp_dws(r->up_cur.hdr) * 4 : 0);
+			if (r->bpc)
+				r->up_free = std::max(r->up_free, (double)r->cyc) + bytes / r->bpc;
+		}
+		if (r->up_cur.hdr[0] >> 30 & 1)
+			r->up_cur.data.push_back(t->tx_data);
+		if (t->tx_eop) {
+			r->up_in = false;
+			got = true;
+		}
+	}
+	t->clk = 1;
+	t->eval();
+	r->cyc++;
+	if (rx_fire && ++r->down_beat == nbeats)
+		r->down_busy = false;
+	if (got)
+		take_up(r, r->up_cur);
+}
+
+void run(fdma_rtl *r)
+{
+	unsigned quiet_for = 0;
+
+	if (pthread_getcpuclockid(pthread_self(), &r->cpu_clock) == 0)
+		r->have_clock = true;
+	for (;;) {
+		{
+			std::unique_lock<std::mutex> g(r->mu);
+			bool idle = quiet_for > 8 && r->pend.empty() && r->down_q.empty() &&
+				    !r->down_busy && !r->up_in && !r->cur_read && r->reqs.empty();
+			if (idle && !r->stop)
+				r->cv.wait_for(g, std::chrono::milliseconds(50),
+					       [r] { return r->stop || !r->reqs.empty(); });
+			if (r->stop)
+				break;
+			// host requests go down in order; a read holds back what follows it
+			while (!r->reqs.empty() && !r->cur_read) {
+				HostReq *q = r->reqs.front();
+				r->reqs.pop_front();
+				r->down_q.push_back(host_req(q->write, q->off, q->val, 0));
+				if (q->write) {
+					q->done = true;
+					r->done_cv.notify_all();
+				} else {
+					r->cur_read = q;
+				}
+			}
+		}
+		tick(r);
+		quiet_for = r->top->quiet ? quiet_for + 1 : 0;
+	}
+}
+
+void reset(fdma_rtl *r)
+{
+	Vfdma_sim_top *t = r->top;
+
+	t->rst = 1;
+	for (int i = 0; i < 8; i++) {
+		t->clk = 0;
+		t->eval();
+		t->clk = 1;
+		t->eval();
+	}
+	t->rst = 0;
+}
+
+int fail(char *why, size_t len, const char *msg)
+{
+	if (why && len)
+		snprintf(why, len, "%s", msg);
+	return -EINVAL;
+}
+
+int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl **out, char *why,
+	       size_t whylen)
+{
+	char lw[128];
+
+	*out = nullptr;
+	// What the RTL is (rtl/fdma_sim_top.v's parameters) is not a run-time choice.
+	if (cfg->mm_pairs != 1 || !cfg->streams)
+		return fail(why, whylen, "the RTL engine has one memory-mapped pair and one stream pair");
+	if (cfg->memcpy_chans)
+		return fail(why, whylen, "the RTL engine has no memory-to-memory channels");
+	if (cfg->card_size > (64ull << 20))
+		return fail(why, whylen, "the RTL engine has 64 MiB of card memory");
+	if (cfg->align_log2 != 6 || cfg->ring_max != 4096)
+		return fail(why, whylen, "the RTL engine's alignment (64) and largest ring (4096) are fixed");
+	if (cfg->fault != FDMA_FAULT_NONE && cfg->fault != FDMA_FAULT_DESC &&
+	    cfg->fault != FDMA_FAULT_DATA && cfg->fault != FDMA_FAULT_IRQ)
+		return fail(why, whylen, "the RTL harness injects desc, data and irq faults only");
+	if (fdma_link_validate(&cfg->link, lw, sizeof(lw)))
+		return fail(why, whylen, lw);
+
+	fdma_rtl *r = new fdma_rtl;
+	r->cfg = *cfg;
+	r->host = *host;
+	r->mps = cfg->link.mps;
+	r->mrrs = cfg->link.mrrs;
+	r->fault_armed = cfg->fault != FDMA_FAULT_NONE;
+	r->trace = getenv("FDMA_RTL_TRACE") != nullptr;
+	r->ctx.threads(1);
+	r->top = new Vfdma_sim_top{&r->ctx};
+	Vfdma_sim_top *t = r->top;
+	t->cfg_bus_master = 1;
+	t->cfg_msix_en = 1;
+	t->cfg_msix_mask = 0;
+	t->cfg_mps = code_of(r->mps);
+	t->cfg_mrrs = code_of(r->mrrs);
+	t->cfg_id = 0x0100;
+	t->max_desc_len = cfg->max_desc_len;
+	if (cfg->paced) {
+		r->bpc = fdma_link_tlp_Bps(&cfg->link) * kClkNs * 1e-9;
+		r->rtt = (uint64_t)(cfg->link.rtt_ns / kClkNs + 0.5);
+	} else {
+		r->bpc = 0;
+		r->rtt = 4;
+	}
+	reset(r);
+	// the host's MSI-X setup: entry v sends data v to the interrupt window
+	for (unsigned v = 0; v < kNvec; v++) {
+		uint32_t e = 0x1000 + v * 16;
+		r->down_q.push_back(host_req(true, e, (uint32_t)kMsiBase, 0));
+		r->down_q.push_back(host_req(true, e + 4, 0, 0));
+		r->down_q.push_back(host_req(true, e + 8, v, 0));
+		r->down_q.push_back(host_req(true, e + 12, 0, 0));
+	}
+	r->thr = std::thread(run, r);
+	*out = r;
+	return 0;
+}
+
+void rtl_destroy(fdma_rtl *r)
+{
+	{
+		std::lock_guard<std::mutex> g(r->mu);
+		r->stop = true;
+		r->cv.notify_all();
+	}
+	r->thr.join();
+	r->top->final();
+	delete r->top;
+	delete r;
+}
+
+uint32_t rtl_access(fdma_rtl *r, bool write, uint32_t off, uint32_t val)
+{
+	HostReq q;
+	std::unique_lock<std::mutex> g(r->mu);
+
+	q.write = write;
+	q.off = off;
+	q.val = val;
+	r->reqs.push_back(&q);
+	r->cv.notify_all();
+	r->done_cv.wait(g, [&q] { return q.done; });
+	return q.result;
+}
+
+uint32_t rtl_read(fdma_rtl *r, uint32_t off)
+{
+	return rtl_access(r, false, off, 0);
+}
+
+void rtl_write(fdma_rtl *r, uint32_t off, uint32_t val)
+{
+	rtl_access(r, true, off, val);
+}
+
+double rtl_cpu(fdma_rtl *r)
+{
+	struct timespec ts;
+
+	if (!r->have_clock || clock_gettime(r->cpu_clock, &ts))
+		return 0;
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void rtl_counts(fdma_rtl *r, fdma_rtl_counts *out)
+{
+	std::lock_guard<std::mutex> g(r->mu);
+
+	*out = r->n;
+	out->cycles = r->cyc;
+}
+
+} // namespace
+
+extern "C" {
+const struct fdma_rtl_plugin fdma_rtl_plugin = {
+	FDMA_RTL_ABI, rtl_create, rtl_destroy, rtl_read, rtl_write, rtl_cpu, rtl_counts,
+};
+}
