@@ -118,7 +118,7 @@ MODELD    := $(if $(MODELD_SRC),$(BUILD)/fdma-modeld)
 PROXYD_SRC := $(wildcard model/proxyd/*.c) model/modeld/ivshmem_srv.c
 PROXYD    := $(BUILD)/fdma-proxyd
 
-.PHONY: all lib rtl tests test test-plain test-asan test-tsan test-vm test-install test-cross \
+.PHONY: all lib rtl rtl-figures tests test test-plain test-asan test-tsan test-vm test-install test-cross \
 	check-tests check-symbols demo bench install install-lib install-bin install-man \
 	install-udev install-dkms clean
 # The RTL device's plugin (rules below, with the tests').
@@ -198,7 +198,7 @@ $(BUILD)/fdma-proxyd: $(PROXYD_SRC:%.c=$(BUILD)/%.o) $(LIBI)
 
 $(VL_DIR)/Vfdma_sim_top__ALL.a: $(RTL_V) $(RTL_VH)
 	@mkdir -p $(VL_DIR)
-	$(VERILATOR) --cc -O3 -Wall -Wno-fatal --x-assign unique --x-initial unique -Irtl \
+	$(VERILATOR) --cc -O3 -Wall --x-assign unique --x-initial unique -Irtl \
 		--top-module fdma_sim_top --Mdir $(VL_DIR) -CFLAGS "-fPIC -O2" $(RTL_V)
 	$(MAKE) -s -C $(VL_DIR) -f Vfdma_sim_top.mk OPT_FAST="-O2 -fPIC" Vfdma_sim_top__ALL.a
 $(BUILD)/rtl/verilated%.o: $(VL_INC)/verilated%.cpp
@@ -214,7 +214,13 @@ $(BUILD)/libfdma-rtl.so: $(BUILD)/rtl/harness.o $(BUILD)/rtl/fdma_link.o $(VL_DI
 	$(CXX) -shared -Wl,--no-undefined -o $@ $(BUILD)/rtl/harness.o $(BUILD)/rtl/fdma_link.o \
 		$(VL_DIR)/Vfdma_sim_top__ALL.a $(BUILD)/rtl/verilated.o $(BUILD)/rtl/verilated_threads.o \
 		-pthread -lm
-rtl: $(RTLLIB)
+rtl: $(RTLLIB) $(if $(RTLLIB),$(BUILD)/rtl-figures)
+
+# Cycle-accurate figures of the RTL (docs/studies/rtl.md).
+$(BUILD)/rtl-figures: rtl/sim/rtl_figures.c $(LIBI)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBI) $(LDLIBS)
+rtl-figures: $(RTLLIB) $(BUILD)/rtl-figures
+	FDMA_RTL_LIB=$(abspath $(RTLLIB)) $(BUILD)/rtl-figures
 
 $(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBI)
 	@mkdir -p $(dir $@)
@@ -238,6 +244,13 @@ check-tests: tests
 		echo "== $$t on the XDMA model (FDMA_TEST_SIM=engine=xdma)"; \
 		if FDMA_TEST_SIM=engine=xdma $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t (engine=xdma)"; fi; \
 	done; \
+	if [ -n "$(RTLLIB)" ] && [ -z "$(SAN)" ]; then \
+		for t in $(SIM_BIN); do \
+			echo "== $$t on the RTL engine (FDMA_TEST_SIM=rtl=1)"; \
+			if FDMA_TEST_SIM=rtl=1 FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then pass=$$((pass+1)); \
+			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1)"; fi; \
+		done; \
+	fi; \
 	for t in tests/cli/test_*.sh; do \
 		echo "== $$t"; \
 		if FDMA=$(FDMA) BUILD=$(BUILD) sh $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \

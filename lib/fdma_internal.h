@@ -183,6 +183,9 @@ struct fdma_sim_model {
 
 /* The RTL engine through libfdma-rtl.so (sim_rtl.c). */
 extern const struct fdma_sim_model fdma_sim_rtl;
+struct fdma_rtl_counts;
+/* The harness's counts (clocks, TLPs, MSI-X messages); -ENODEV if not rtl:. */
+int fdma_rtl_counts_get(struct fdma_dev *dev, struct fdma_rtl_counts *out);
 
 /* sim: backend (sim.c), its channels (echan.c) */
 int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o);

@@ -177,6 +177,17 @@ static int rtl_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bo
 	return 0;
 }
 
+int fdma_rtl_counts_get(struct fdma_dev *dev, struct fdma_rtl_counts *out)
+{
+	struct sim_rtl *s;
+
+	if (dev->sm != &fdma_sim_rtl || !dev->model)
+		return -ENODEV;
+	s = dev->model;
+	s->pl->counts(s->r, out);
+	return 0;
+}
+
 const struct fdma_sim_model fdma_sim_rtl = {
 	.eng = &fdma_eng_fdma,
 	.name = "RTL FDMA (Verilated)",

@@ -24,10 +24,9 @@ module fdma_chan #(
 	parameter [63:0] CARD_BYTES = 64'h0100_0000,
 	parameter        CARD_AW = 21,          // card memory, in 64-bit words
 	parameter        RING_MAX_LOG2 = 12,
-	parameter        NSLOT_LOG2 = 2,        // H2C: read requests outstanding
+	parameter        NSLOT = 7,             // H2C: read requests outstanding, 1..7
 	parameter        MAX_RD_LOG2 = 9,       // largest read request (reorder slot)
 	parameter        MAX_WR_LOG2 = 8,       // largest write payload (staging slot)
-	parameter        TAG_W = 5,             // tag = {channel, slot}; slot 7 fetches descriptors
 	parameter [31:0] CPL_TIMEOUT = 32'd6250000
 ) (
 	input  wire         clk,
@@ -91,7 +90,6 @@ module fdma_chan #(
 	output wire         busy,        // requests outstanding or a TLP half sent
 	output wire         quiet        // nothing to do until a register changes
 );
-	localparam NSLOT = 1 << NSLOT_LOG2;
 	localparam SLOTW_LOG2 = MAX_RD_LOG2 - 3;          // words per reorder slot
 	localparam STGW_LOG2 = MAX_WR_LOG2 - 3;           // words per staging slot
 	localparam [2:0] DSLOT = 3'd7;
@@ -115,38 +113,38 @@ module fdma_chan #(
 	wire [31:0] status = {17'd0, errs, 4'd0, stopped, idle_bit, halted, running};
 
 	always @(*) begin
-		case (reg_ra)
-		`C_CAPS >> 2:        reg_rd = CAP;
-		`C_CTRL >> 2:        reg_rd = r_ctrl;
-		`C_STATUS >> 2:      reg_rd = status;
-		`C_RING_LO >> 2:     reg_rd = r_ring_lo;
-		`C_RING_HI >> 2:     reg_rd = r_ring_hi;
-		`C_RING_SIZE >> 2:   reg_rd = r_ring_size;
-		`C_CPL_LO >> 2:      reg_rd = r_cpl_lo;
-		`C_CPL_HI >> 2:      reg_rd = r_cpl_hi;
-		`C_WB_LO >> 2:       reg_rd = r_wb_lo;
-		`C_WB_HI >> 2:       reg_rd = r_wb_hi;
-		`C_PIDX >> 2:        reg_rd = r_pidx;
-		`C_CIDX >> 2:        reg_rd = cidx;
-		`C_COAL_COUNT >> 2:  reg_rd = r_coal_count;
-		`C_COAL_USECS >> 2:  reg_rd = r_coal_usecs;
-		`C_IRQ_VEC >> 2:     reg_rd = r_irq_vec;
-		`C_RESET_REQ >> 2:   reg_rd = r_reset_req;
-		`C_RESET_ACK >> 2:   reg_rd = reset_ack;
-		`C_ERR_IDX >> 2:     reg_rd = err_idx;
-		`C_TG_FRAME_LEN >> 2: reg_rd = TESTGEN ? r_tg_len : 32'd0;
-		`C_TG_PERIOD_NS >> 2: reg_rd = TESTGEN ? r_tg_period : 32'd0;
-		`C_TG_CTRL >> 2:     reg_rd = TESTGEN ? r_tg_ctrl : 32'd0;
-		`C_TG_FRAMES >> 2:   reg_rd = tg_frames;
-		`C_TG_ERRORS >> 2:   reg_rd = tg_errors;
-		`C_OVERRUNS >> 2:    reg_rd = overruns;
-		`C_IRQS >> 2:        reg_rd = irqs;
+		case ({reg_ra, 2'b00})
+		`C_CAPS:        reg_rd = CAP;
+		`C_CTRL:        reg_rd = r_ctrl;
+		`C_STATUS:      reg_rd = status;
+		`C_RING_LO:     reg_rd = r_ring_lo;
+		`C_RING_HI:     reg_rd = r_ring_hi;
+		`C_RING_SIZE:   reg_rd = r_ring_size;
+		`C_CPL_LO:      reg_rd = r_cpl_lo;
+		`C_CPL_HI:      reg_rd = r_cpl_hi;
+		`C_WB_LO:       reg_rd = r_wb_lo;
+		`C_WB_HI:       reg_rd = r_wb_hi;
+		`C_PIDX:        reg_rd = r_pidx;
+		`C_CIDX:        reg_rd = cidx;
+		`C_COAL_COUNT:  reg_rd = r_coal_count;
+		`C_COAL_USECS:  reg_rd = r_coal_usecs;
+		`C_IRQ_VEC:     reg_rd = r_irq_vec;
+		`C_RESET_REQ:   reg_rd = r_reset_req;
+		`C_RESET_ACK:   reg_rd = reset_ack;
+		`C_ERR_IDX:     reg_rd = err_idx;
+		`C_TG_FRAME_LEN: reg_rd = TESTGEN ? r_tg_len : 32'd0;
+		`C_TG_PERIOD_NS: reg_rd = TESTGEN ? r_tg_period : 32'd0;
+		`C_TG_CTRL:     reg_rd = TESTGEN ? r_tg_ctrl : 32'd0;
+		`C_TG_FRAMES:   reg_rd = tg_frames;
+		`C_TG_ERRORS:   reg_rd = tg_errors;
+		`C_OVERRUNS:    reg_rd = overruns;
+		`C_IRQS:        reg_rd = irqs;
 		default:             reg_rd = 32'd0;    // reserved, and the W1C strobe
 		endcase
 	end
 
 	// CH_STATUS_W1C is a strobe: the write clears error bits, the register reads 0.
-	wire w1c = reg_we && reg_wa == (`C_STATUS_W1C >> 2);
+	wire w1c = reg_we && {reg_wa, 2'b00} == `C_STATUS_W1C;
 
 	always @(posedge clk) begin
 		if (rst) begin
@@ -155,23 +153,23 @@ module fdma_chan #(
 			r_coal_count <= 0; r_coal_usecs <= 0; r_irq_vec <= CH;
 			r_reset_req <= 0; r_tg_len <= 0; r_tg_period <= 0; r_tg_ctrl <= 0;
 		end else if (reg_we) begin
-			case (reg_wa)
-			`C_CTRL >> 2:        r_ctrl <= reg_wd & 32'hf;
-			`C_RING_LO >> 2:     r_ring_lo <= reg_wd;
-			`C_RING_HI >> 2:     r_ring_hi <= reg_wd;
-			`C_RING_SIZE >> 2:   r_ring_size <= reg_wd;
-			`C_CPL_LO >> 2:      r_cpl_lo <= reg_wd;
-			`C_CPL_HI >> 2:      r_cpl_hi <= reg_wd;
-			`C_WB_LO >> 2:       r_wb_lo <= reg_wd;
-			`C_WB_HI >> 2:       r_wb_hi <= reg_wd;
-			`C_PIDX >> 2:        r_pidx <= reg_wd;
-			`C_COAL_COUNT >> 2:  r_coal_count <= reg_wd;
-			`C_COAL_USECS >> 2:  r_coal_usecs <= reg_wd;
-			`C_IRQ_VEC >> 2:     r_irq_vec <= reg_wd;
-			`C_RESET_REQ >> 2:   r_reset_req <= reg_wd;
-			`C_TG_FRAME_LEN >> 2: r_tg_len <= reg_wd;
-			`C_TG_PERIOD_NS >> 2: r_tg_period <= reg_wd;
-			`C_TG_CTRL >> 2:     r_tg_ctrl <= reg_wd & 32'h1;
+			case ({reg_wa, 2'b00})
+			`C_CTRL:        r_ctrl <= reg_wd & 32'hf;
+			`C_RING_LO:     r_ring_lo <= reg_wd;
+			`C_RING_HI:     r_ring_hi <= reg_wd;
+			`C_RING_SIZE:   r_ring_size <= reg_wd;
+			`C_CPL_LO:      r_cpl_lo <= reg_wd;
+			`C_CPL_HI:      r_cpl_hi <= reg_wd;
+			`C_WB_LO:       r_wb_lo <= reg_wd;
+			`C_WB_HI:       r_wb_hi <= reg_wd;
+			`C_PIDX:        r_pidx <= reg_wd;
+			`C_COAL_COUNT:  r_coal_count <= reg_wd;
+			`C_COAL_USECS:  r_coal_usecs <= reg_wd;
+			`C_IRQ_VEC:     r_irq_vec <= reg_wd;
+			`C_RESET_REQ:   r_reset_req <= reg_wd;
+			`C_TG_FRAME_LEN: r_tg_len <= reg_wd;
+			`C_TG_PERIOD_NS: r_tg_period <= reg_wd;
+			`C_TG_CTRL:     r_tg_ctrl <= reg_wd & 32'h1;
 			default: ;
 			endcase
 		end
@@ -200,17 +198,16 @@ module fdma_chan #(
 	reg               d_busy;        // descriptor read outstanding
 	reg  [1:0]        d_err;         // 0 ok, 1 addr (UR/CA/timeout), 2 poisoned
 	reg  [63:0]       dw0, dw1, dw2, dw3;
-	reg  [NSLOT-1:0]  s_busy;
-	reg  [9:0]        s_len  [0:NSLOT-1];    // bytes requested (<= 512)
-	reg  [9:0]        s_rcvd [0:NSLOT-1];
-	reg  [1:0]        s_err  [0:NSLOT-1];
-	reg  [63:0]       rob [0:(NSLOT << SLOTW_LOG2)-1];
+	reg  [7:0]        s_busy;        // bit per tag slot; NSLOT of them are used
+	reg  [9:0]        s_len  [0:7];  // bytes requested (<= 512)
+	reg  [9:0]        s_rcvd [0:7];  // bytes arrived: a prefix of the request
+	reg  [1:0]        s_err  [0:7];
+	reg  [63:0]       rob [0:(8 << SLOTW_LOG2)-1];      // slot s at s << SLOTW_LOG2
 	reg  [31:0]       to_cnt;
 	wire              outstanding = d_busy || s_busy != 0;
 	wire              timed_out = outstanding && to_cnt >= CPL_TIMEOUT;
 
 	// completion bookkeeping, beat by beat
-	reg               c_in;          // inside a multi-beat completion
 	reg  [2:0]        c_slot;
 	reg  [SLOTW_LOG2-1:0] c_word;
 	reg  [1:0]        c_dword;
@@ -224,12 +221,12 @@ module fdma_chan #(
 	wire              h_ep = cpl_hdr[14];
 	wire              h_data = cpl_hdr[30];
 	wire [10:0]       h_dws = cpl_hdr[9:0] == 10'd0 ? 11'd1024 : {1'b0, cpl_hdr[9:0]};
-	wire [9:0]        h_slen = s_len[h_slot[NSLOT_LOG2-1:0]];
+	wire [9:0]        h_slen = s_len[h_slot];
 	wire [9:0]        h_off = h_slen - h_bytes[9:0];        // bytes already sent
 	wire [SLOTW_LOG2-1:0] beat_word = cpl_sop ? h_off[MAX_RD_LOG2-1:3] : c_word;
 	wire [2:0]        beat_slot = cpl_sop ? h_slot : c_slot;
-	wire [4:0]        d_off = 5'd4 - h_bytes[7:3];      // descriptor word of this completion
-	wire [1:0]        beat_dword = cpl_sop ? d_off[1:0] : c_dword;
+	wire [1:0]        d_off = 2'd0 - h_bytes[4:3];      // descriptor word: (32 - count) / 8
+	wire [1:0]        beat_dword = cpl_sop ? d_off : c_dword;
 	wire [12:0]       beat_bytes = cpl_sop ? h_bytes : c_bytes;
 	wire [10:0]       beat_dws = cpl_sop ? h_dws : c_dws;
 	wire              beat_ep = cpl_sop ? h_ep : c_ep;
@@ -269,7 +266,7 @@ module fdma_chan #(
 	// H2C: reads issued, their completions drained in order
 	reg  [63:0]       rd_addr;
 	reg  [31:0]       rd_left;
-	reg  [NSLOT_LOG2-1:0] iss, hd;
+	reg  [2:0]        iss, hd;       // slots in use: hd .. iss - 1, modulo NSLOT
 	reg  [SLOTW_LOG2-1:0] dr_word;
 	reg  [31:0]       dr_left;       // words still to drain
 	reg  [CARD_AW-1:0] cw_addr;
@@ -279,9 +276,14 @@ module fdma_chan #(
 	wire [12:0]       rd_n = rl < to_4k ? rl : to_4k;
 	wire              can_issue = st == S_H2C && rd_left != 0 && !s_busy[iss] && en &&
 				      !abort && !h2c_err_seen;
-	wire [NSLOT_LOG2+SLOTW_LOG2-1:0] rob_ra = {hd, dr_word};
+	wire [SLOTW_LOG2+2:0] rob_ra = {hd, dr_word};
+	wire [2:0]        iss_next = iss == NSLOT - 1 ? 3'd0 : iss + 3'd1;
+	wire [2:0]        hd_next = hd == NSLOT - 1 ? 3'd0 : hd + 3'd1;
 	wire              hd_done = s_busy[hd] && s_rcvd[hd] == s_len[hd];
-	wire              hd_ok = hd_done && s_err[hd] == 2'd0;
+	// A request's completions arrive in address order, so what has come of
+	// the head slot is a prefix: it drains while the rest is on the way.
+	wire              hd_ok = s_busy[hd] && s_err[hd] == 2'd0 &&
+				  {{(7-SLOTW_LOG2){1'b0}}, dr_word, 3'b000} < s_rcvd[hd];
 	wire              dr_valid = st == S_H2C && hd_ok && dr_left != 0 && !h2c_err_seen;
 	wire [9:0]        dr_next = {{(10-SLOTW_LOG2){1'b0}}, dr_word} + 10'd1;
 	wire              dr_last_of_slot = {dr_next, 3'b000} == {3'b000, s_len[hd]};
@@ -347,15 +349,18 @@ module fdma_chan #(
 	assign s_ready = STREAM && C2H && !use_tg && (f_take || eat);
 	wire              tg_ready = use_tg && f_take;
 	wire              cf_pop = !STREAM && f_take;
-	wire [3:0]        kbytes = {3'd0, src_keep[0]} + src_keep[1] + src_keep[2] + src_keep[3] +
-				   src_keep[4] + src_keep[5] + src_keep[6] + src_keep[7];
+	wire [3:0]        kbytes = {3'd0, src_keep[0]} + {3'd0, src_keep[1]} + {3'd0, src_keep[2]} +
+				   {3'd0, src_keep[3]} + {3'd0, src_keep[4]} + {3'd0, src_keep[5]} +
+				   {3'd0, src_keep[6]} + {3'd0, src_keep[7]};
 
 	assign card_re = C2H && !STREAM && st == S_C2H && cr_left != 0 && !abort &&
 			 ({1'b0, cf_count} + {1'b0, cr_fly}) < 5'd8;
 	assign card_ra = cr_addr;
 
 	generate if (C2H && !STREAM) begin : g_cf
+		/* verilator lint_off UNUSEDSIGNAL */
 		wire cf_full;     // never: reads are issued only with room for them
+		/* verilator lint_on UNUSEDSIGNAL */
 		fdma_fifo #(.W(64), .AW(3)) cf (
 			.clk(clk), .rst(rst || st == S_RST), .wr(card_rvalid), .din(card_rd),
 			.rd(cf_pop), .dout(cf_dout), .empty(cf_empty), .full(cf_full),
@@ -407,7 +412,7 @@ module fdma_chan #(
 		end
 		S_H2C: begin
 			tx_valid = can_issue;
-			tx_hdr = tlp_mem(1'b0, rd_addr, rd_n[12:2], req_id, TAG_0 | {{(8-NSLOT_LOG2){1'b0}}, iss});
+			tx_hdr = tlp_mem(1'b0, rd_addr, rd_n[12:2], req_id, TAG_0 | {5'd0, iss});
 		end
 		S_C2H: begin
 			tx_valid = p_cnt != 0 && (p_sending || (!abort && en));
@@ -450,7 +455,7 @@ module fdma_chan #(
 			st_pub <= 32'h4; pidx_at_stop <= 0;
 			ring_base <= 0; cpl_base <= 0; wb_base <= 0; size_mask <= 0; cfg_bad <= 1'b0;
 			wb_ok <= 1'b0;
-			d_busy <= 1'b0; d_err <= 0; s_busy <= 0; to_cnt <= 0; c_in <= 1'b0;
+			d_busy <= 1'b0; d_err <= 0; s_busy <= 0; to_cnt <= 0;
 			c_slot <= 0; c_word <= 0; c_dword <= 0; c_dws <= 0; c_bad <= 1'b0; c_ep <= 1'b0;
 			dw0 <= 0; dw1 <= 0; dw2 <= 0; dw3 <= 0;
 			e_code <= 0; rec_cookie <= 0; rec_len <= 0; rec_status <= 0; rec_flags <= 0;
@@ -462,7 +467,7 @@ module fdma_chan #(
 			f_done <= 1'b0; f_slot <= 1'b0; f_sof_seen <= 1'b0; f_eof <= 1'b0;
 			in_frame <= 1'b0; p_cnt <= 0; p_rd <= 1'b0; p_beat <= 0; p_sending <= 1'b0;
 			cr_addr <= 0; cr_left <= 0; cr_fly <= 0; dropping <= 1'b0;
-			for (i = 0; i < NSLOT; i = i + 1) begin
+			for (i = 0; i < 8; i = i + 1) begin
 				s_len[i] <= 0; s_rcvd[i] <= 0; s_err[i] <= 0;
 			end
 		end else begin
@@ -488,7 +493,7 @@ module fdma_chan #(
 						endcase
 					end
 				end else if (beat_data) begin
-					rob[{beat_slot[NSLOT_LOG2-1:0], beat_word}] <= cpl_data;
+					rob[{beat_slot, beat_word}] <= cpl_data;
 				end
 				if (cpl_sop) begin
 					c_slot <= h_slot; c_dws <= h_dws; c_bytes <= h_bytes;
@@ -507,13 +512,13 @@ module fdma_chan #(
 							d_busy <= 1'b0;
 					end else begin
 						if (!beat_data) begin
-							s_err[beat_slot[NSLOT_LOG2-1:0]] <= 2'd1;
-							s_rcvd[beat_slot[NSLOT_LOG2-1:0]] <= s_len[beat_slot[NSLOT_LOG2-1:0]];
+							s_err[beat_slot] <= 2'd1;
+							s_rcvd[beat_slot] <= s_len[beat_slot];
 						end else begin
 							if (beat_ep)
-								s_err[beat_slot[NSLOT_LOG2-1:0]] <= 2'd2;
-							s_rcvd[beat_slot[NSLOT_LOG2-1:0]] <=
-								s_rcvd[beat_slot[NSLOT_LOG2-1:0]] +
+								s_err[beat_slot] <= 2'd2;
+							s_rcvd[beat_slot] <=
+								s_rcvd[beat_slot] +
 								{beat_dws[7:0], 2'b00};
 						end
 					end
@@ -526,7 +531,7 @@ module fdma_chan #(
 				if (d_busy) begin
 					d_busy <= 1'b0; d_err <= 2'd1;
 				end
-				for (i = 0; i < NSLOT; i = i + 1)
+				for (i = 0; i < 8; i = i + 1)
 					if (s_busy[i] && s_rcvd[i] != s_len[i]) begin
 						s_err[i] <= 2'd1; s_rcvd[i] <= s_len[i];
 					end
@@ -555,7 +560,7 @@ module fdma_chan #(
 				if ((STREAM && src_last) || f_words + 1'b1 == f_lim ||
 				    (!STREAM && f_bytes + 32'd8 == d_len) ||
 				    (STREAM && f_bytes + 32'd8 >= d_len)) begin
-					p_addr[f_slot] <= f_addr - {50'd0, f_words, 3'd0};
+					p_addr[f_slot] <= f_addr - {{(60 - STGW_LOG2){1'b0}}, f_words, 3'b000};
 					p_words[f_slot] <= f_words + 1'b1;
 					f_slot <= !f_slot;
 					f_open <= 1'b0;
@@ -671,7 +676,7 @@ module fdma_chan #(
 					s_len[iss] <= rd_n[9:0];
 					s_rcvd[iss] <= 0;
 					s_err[iss] <= 0;
-					iss <= iss + 1'b1;
+					iss <= iss_next;
 					rd_addr <= rd_addr + {51'd0, rd_n};
 					rd_left <= rd_left - {19'd0, rd_n};
 				end
@@ -685,7 +690,7 @@ module fdma_chan #(
 					dr_left <= dr_left - 1'b1;
 					if (dr_last_of_slot) begin
 						s_busy[hd] <= 1'b0;
-						hd <= hd + 1'b1;
+						hd <= hd_next;
 						dr_word <= 0;
 					end else begin
 						dr_word <= dr_word + 1'b1;
@@ -857,13 +862,20 @@ module fdma_chan #(
 		end
 	end
 
+	// What a channel of this kind does not use (ports are the same for every kind).
+	/* verilator lint_off UNUSEDSIGNAL */
+	wire _unused = &{1'b0, now_ns, card_rd, cpl_hdr[127:75], cpl_hdr[71:48], cpl_hdr[44],
+			 cpl_hdr[31], cpl_hdr[29:15], cpl_hdr[13:10], h_off[9], h_off[2:0], d_ctrl[31:4],
+			 f_n[12:9], f_n[2:0], tg_ready, cf_pop, tg_rst};
+	/* verilator lint_on UNUSEDSIGNAL */
+
 	// Slots whose last byte arrived (or which failed): a drain after an error
 	// waits only for the others.
-	function [NSLOT-1:0] done_mask;
-		input [NSLOT-1:0] b;
+	function [7:0] done_mask;
+		input [7:0] b;
 		integer k;
 		begin
-			for (k = 0; k < NSLOT; k = k + 1)
+			for (k = 0; k < 8; k = k + 1)
 				done_mask[k] = b[k] && s_rcvd[k] == s_len[k];
 		end
 	endfunction

@@ -18,7 +18,7 @@ module fdma_engine #(
 	parameter        ALIGN_LOG2 = 6,
 	parameter        CARD_AW = 21,                  // card memory: 2^CARD_AW words of 8 bytes
 	parameter        RING_MAX_LOG2 = 12,
-	parameter        NSLOT_LOG2 = 2,
+	parameter        NSLOT = 7,                     // H2C reads in flight per channel (1..7)
 	parameter        MAX_RD_LOG2 = 9,
 	parameter        MAX_WR_LOG2 = 8,
 	parameter [31:0] CPL_TIMEOUT = 32'd6250000      // 50 ms at 125 MHz
@@ -165,7 +165,7 @@ module fdma_engine #(
 				rx_ch_in <= rx_hdr[76:75];
 			end
 			if (wr_hit && w_off < 13'h100)
-				case (w_off[7:0])
+				case (w_off[11:0])
 				`R_CTRL:      g_ctrl <= rx_data[31:0] & 32'h1;
 				`R_RESET_REQ: g_reset_req <= rx_data[31:0];
 				default: ;
@@ -198,14 +198,17 @@ module fdma_engine #(
 	genvar c;
 	generate for (c = 0; c < NCH; c = c + 1) begin : g_ch
 		wire        we_c = wr_hit && w_ch && w_chn == c;
+		// each channel drives only the ports of its kind
+		/* verilator lint_off UNUSEDSIGNAL */
 		wire        cw_we, cr_re, mv, ms, ml, sr;
 		wire [CARD_AW-1:0] cw_a, cr_a;
 		wire [63:0] cw_d, md;
+		/* verilator lint_on UNUSEDSIGNAL */
 		fdma_chan #(
 			.CH(c), .C2H(c == 1 || c == 2), .STREAM(c >= 2), .TESTGEN(c >= 2),
 			.ALIGN_LOG2(ALIGN_LOG2),
 			.CARD_BYTES(c >= 2 ? 64'd0 : CARD_BYTES), .CARD_AW(CARD_AW),
-			.RING_MAX_LOG2(RING_MAX_LOG2), .NSLOT_LOG2(NSLOT_LOG2),
+			.RING_MAX_LOG2(RING_MAX_LOG2), .NSLOT(NSLOT),
 			.MAX_RD_LOG2(MAX_RD_LOG2), .MAX_WR_LOG2(MAX_WR_LOG2),
 			.CPL_TIMEOUT(CPL_TIMEOUT)
 		) ch (
@@ -254,7 +257,7 @@ module fdma_engine #(
 
 	// ---- MSI-X ----------------------------------------------------------------
 	wire msix_we = wr_hit && w_off >= `MSIX_TABLE_OFF;
-	fdma_msix #(.NVEC(16), .NREQ(NCH)) msix (
+	fdma_msix #(.NREQ(NCH)) msix (
 		.clk(clk), .rst(rst), .msix_en(cfg_msix_en), .func_mask(cfg_msix_mask), .en(en),
 		.req_id(cfg_id), .reg_we(msix_we), .reg_wa(w_off[12:2]), .reg_wd(rx_data[31:0]),
 		.reg_ra(r_off[12:2]), .reg_rd(msix_rd),
@@ -270,11 +273,12 @@ module fdma_engine #(
 	reg        locked;
 	reg  [2:0] pick;
 	reg        pick_ok;
-	integer    s, q;
+	integer    s;
+	reg  [31:0] q;
 	always @(*) begin
 		pick = 3'd0; pick_ok = 1'b0;
 		for (s = NSRC; s >= 1; s = s - 1) begin
-			q = (last_grant + s) % NSRC;
+			q = ({29'd0, last_grant} + s) % NSRC;
 			if (src_valid[q]) begin
 				pick = q[2:0]; pick_ok = 1'b1;
 			end
@@ -298,6 +302,10 @@ module fdma_engine #(
 				last_grant <= cur;
 		end
 	end
+
+	/* verilator lint_off UNUSEDSIGNAL */
+	wire _unused = &{1'b0, h_lo[31:13], h_lo[1:0], r_chn[3:2], q[31:3]};
+	/* verilator lint_on UNUSEDSIGNAL */
 
 	assign quiet = ch_quiet == {NCH{1'b1}} && !rc_pend && !msix_busy && !tx_mid && !eng_rst;
 endmodule

@@ -35,7 +35,7 @@ module fdma_fifo #(
 			end
 			if (rd && !empty)
 				rp <= rp + 1'b1;
-			count <= count + (wr && !full ? 1'b1 : 1'b0) - (rd && !empty ? 1'b1 : 1'b0);
+			count <= count + {{AW{1'b0}}, wr && !full} - {{AW{1'b0}}, rd && !empty};
 		end
 	end
 endmodule

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // MSI-X table and PBA (in BAR0 at `MSIX_TABLE_OFF and `MSIX_PBA_OFF) and the
-// message writer. A channel asks for its vector and is answered at once:
-// the message goes out, or, while the vector or the function is masked or
-// the engine may not master the bus, its pending bit is set and the message
-// goes out when that changes (PCIe's MSI-X rules).
+// message writer, for 16 vectors. A channel asks for its vector and is
+// answered at once: the vector's pending bit is set, and the message goes
+// out as soon as the vector and the function are unmasked and the engine
+// may master the bus (PCIe's MSI-X rules: a masked vector's message waits
+// in the PBA, it is not lost).
 `include "fdma_defs.vh"
 
 module fdma_msix #(
-	parameter NVEC = 16,        // table entries (<= 32)
 	parameter NREQ = 4          // requesters
 ) (
 	input  wire            clk,
@@ -34,35 +34,45 @@ module fdma_msix #(
 	output wire            busy
 );
 	`include "fdma_tlp.vh"
-	reg [31:0] t_lo [0:NVEC-1];
-	reg [31:0] t_hi [0:NVEC-1];
-	reg [31:0] t_dat [0:NVEC-1];
-	reg [NVEC-1:0] t_mask, pend;
+	reg [31:0] t_lo [0:15];
+	reg [31:0] t_hi [0:15];
+	reg [31:0] t_dat [0:15];
+	reg [15:0] t_mask, pend;
 	reg        sending;
-	reg [4:0]  sv;                  // vector being sent
+	reg [3:0]  sv;                  // vector being sent
 
 	wire       deliver = msix_en && !func_mask && en;
-	// lowest pending vector that may go now
-	reg  [4:0] pv;
+	// the lowest pending, unmasked vector, and the lowest new request
+	reg  [3:0] pv;
 	reg        pv_ok;
+	reg  [3:0] rq_vec;
+	reg  [NREQ-1:0] rq_one;
 	integer k;
 	always @(*) begin
-		pv = 5'd0; pv_ok = 1'b0;
-		for (k = NVEC - 1; k >= 0; k = k - 1)
+		pv = 4'd0; pv_ok = 1'b0;
+		for (k = 15; k >= 0; k = k - 1)
 			if (pend[k] && !t_mask[k]) begin
-				pv = k[4:0]; pv_ok = deliver;
+				pv = k[3:0]; pv_ok = deliver;
+			end
+		rq_one = {NREQ{1'b0}}; rq_vec = 4'd0;
+		for (k = NREQ - 1; k >= 0; k = k - 1)
+			if (req[k] && !ack[k]) begin
+				rq_one = {{(NREQ-1){1'b0}}, 1'b1} << k;
+				rq_vec = vec[4*k +: 4];
 			end
 	end
 
 	wire [12:0] ra = {reg_ra, 2'b00};
 	wire [12:0] wa = {reg_wa, 2'b00};
-	wire [4:0]  rent = ra[8:4];
-	wire [4:0]  went = wa[8:4];
+	wire [3:0]  rent = ra[7:4];
+	wire [3:0]  went = wa[7:4];
+	wire        r_tab = ra < `MSIX_TABLE_OFF + 13'h100;
+	wire        w_tab = wa >= `MSIX_TABLE_OFF && wa < `MSIX_TABLE_OFF + 13'h100;
 	always @(*) begin
 		reg_rd = 32'd0;
-		if (ra >= `MSIX_PBA_OFF)
-			reg_rd = ra[12:2] == (`MSIX_PBA_OFF >> 2) ? {{(32-NVEC){1'b0}}, pend} : 32'd0;
-		else if (rent < NVEC)
+		if (ra == `MSIX_PBA_OFF)
+			reg_rd = {16'd0, pend};
+		else if (r_tab)
 			case (ra[3:2])
 			2'd0: reg_rd = t_lo[rent];
 			2'd1: reg_rd = t_hi[rent];
@@ -77,17 +87,16 @@ module fdma_msix #(
 	assign busy     = sending;
 
 	integer j;
-	reg     took;
 	always @(posedge clk) begin
 		if (rst) begin
-			for (j = 0; j < NVEC; j = j + 1) begin
+			for (j = 0; j < 16; j = j + 1) begin
 				t_lo[j] <= 0; t_hi[j] <= 0; t_dat[j] <= 0;
 			end
-			t_mask <= {NVEC{1'b1}};
+			t_mask <= 16'hffff;
 			pend <= 0; sending <= 1'b0; sv <= 0; ack <= 0;
 		end else begin
-			ack <= 0;
-			if (reg_we && wa < `MSIX_PBA_OFF && went < NVEC)
+			ack <= rq_one;
+			if (reg_we && w_tab)
 				case (wa[3:2])
 				2'd0: t_lo[went] <= {reg_wd[31:2], 2'b00};
 				2'd1: t_hi[went] <= reg_wd;
@@ -96,15 +105,10 @@ module fdma_msix #(
 				endcase
 			if (sending && tx_ready)
 				sending <= 1'b0;
-			// requests become pending bits; the sender takes them in vector order
-			took = 1'b0;
-			for (j = 0; j < NREQ; j = j + 1)
-				if (req[j] && !ack[j] && !took) begin
-					pend[vec[4*j +: 4]] <= 1'b1;
-					ack[j] <= 1'b1;
-					took = 1'b1;
-				end
-			if (!sending && pv_ok && !(took && 1'b0)) begin
+			if (rq_one != 0)
+				pend[rq_vec] <= 1'b1;
+			// a message sent now covers a request for the same vector this clock
+			if (!sending && pv_ok) begin
 				sending <= 1'b1;
 				sv <= pv;
 				pend[pv] <= 1'b0;

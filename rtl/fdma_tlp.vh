@@ -8,10 +8,12 @@
 // memory read or write request: dws payload DWs (1..1024; 1024 encodes as 0)
 function [127:0] tlp_mem;
 	input        wr;
-	input [63:0] addr;
+	/* verilator lint_off UNUSEDSIGNAL */
+	input [63:0] addr;          // DW aligned: bits 1:0 are 0
+	/* verilator lint_on UNUSEDSIGNAL */
 	input [10:0] dws;
-	input [15:0] req_id;
-	input [7:0]  tag;
+	input [15:0] rid;
+	input [7:0]  tg;
 	reg   [3:0]  lbe;
 	reg          is4;
 	begin
@@ -19,7 +21,7 @@ function [127:0] tlp_mem;
 		lbe = dws == 11'd1 ? 4'h0 : 4'hf;
 		tlp_mem[31:0]   = {1'b0, wr, is4, `TLP_TYPE_MEM, 8'h00, 6'b000000, dws[9:0]};
 		// posted writes may not go out as Relaxed Ordering: attr stays 0
-		tlp_mem[63:32]  = {req_id, tag, lbe, 4'hf};
+		tlp_mem[63:32]  = {rid, tg, lbe, 4'hf};
 		tlp_mem[95:64]  = is4 ? addr[63:32] : {addr[31:2], 2'b00};
 		tlp_mem[127:96] = is4 ? {addr[31:2], 2'b00} : 32'd0;
 	end
@@ -27,17 +29,17 @@ endfunction
 
 // completion (with one data DW when st is SC and dws is 1)
 function [127:0] tlp_cpl;
-	input [2:0]  st;
+	input [2:0]  cst;
 	input [10:0] dws;
 	input [11:0] byte_count;
 	input [15:0] cpl_id;
-	input [15:0] req_id;
-	input [7:0]  tag;
+	input [15:0] rid;
+	input [7:0]  tg;
 	input [6:0]  lower_addr;
 	begin
 		tlp_cpl[31:0]   = {1'b0, dws != 11'd0, 1'b0, `TLP_TYPE_CPL, 8'h00, 6'b000000, dws[9:0]};
-		tlp_cpl[63:32]  = {cpl_id, st, 1'b0, byte_count};
-		tlp_cpl[95:64]  = {req_id, tag, 1'b0, lower_addr};
+		tlp_cpl[63:32]  = {cpl_id, cst, 1'b0, byte_count};
+		tlp_cpl[95:64]  = {rid, tg, 1'b0, lower_addr};
 		tlp_cpl[127:96] = 32'd0;
 	end
 endfunction

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -86,6 +87,7 @@ struct fdma_rtl {
 	std::mutex mu;
 	std::condition_variable cv, done_cv;
 	std::deque<HostReq *> reqs;
+	std::atomic<bool> asked{false};   // reqs or stop changed: take the lock
 	bool stop = false;
 
 	// link state, in cycles
@@ -116,6 +118,7 @@ struct fdma_rtl {
 	bool have_clock = false;
 	unsigned mps = 256, mrrs = 512;
 	bool trace = false;            // FDMA_RTL_TRACE: every TLP on stderr
+	bool in_order = false;         // FDMA_RTL_IN_ORDER: completions in request order
 };
 
 namespace {
@@ -262,6 +265,7 @@ void take_up(fdma_rtl *r, const Tlp &t)
 			r->cur_read->result = (fmt & 2) && !t.data.empty() ? (uint32_t)t.data[0] : 0xffffffffu;
 			r->cur_read->done = true;
 			r->cur_read = nullptr;
+			r->asked.store(true, std::memory_order_relaxed);   // requests held behind it
 			r->done_cv.notify_all();
 		} else {
 			r->n.bad_tlps++;     // a completion nobody asked for
@@ -315,7 +319,7 @@ bool next_cpl(fdma_rtl *r, Tlp &out)
 		ready += p.cpls.front().ready <= r->cyc;
 	if (!ready)
 		return false;
-	size_t k = mix(r->rng) % ready;
+	size_t k = r->in_order ? 0 : mix(r->rng) % ready;
 	for (size_t i = 0; i < r->pend.size(); i++) {
 		if (r->pend[i].cpls.front().ready > r->cyc)
 			continue;
@@ -405,8 +409,11 @@ void run(fdma_rtl *r)
 	if (pthread_getcpuclockid(pthread_self(), &r->cpu_clock) == 0)
 		r->have_clock = true;
 	for (;;) {
-		{
+		bool idle_now = quiet_for > 8 && r->pend.empty() && r->down_q.empty() &&
+				!r->down_busy && !r->up_in && !r->cur_read;
+		if (idle_now || r->asked.load(std::memory_order_acquire)) {
 			std::unique_lock<std::mutex> g(r->mu);
+			r->asked.store(false, std::memory_order_relaxed);
 			bool idle = quiet_for > 8 && r->pend.empty() && r->down_q.empty() &&
 				    !r->down_busy && !r->up_in && !r->cur_read && r->reqs.empty();
 			if (idle && !r->stop)
@@ -481,6 +488,7 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 	r->mrrs = cfg->link.mrrs;
 	r->fault_armed = cfg->fault != FDMA_FAULT_NONE;
 	r->trace = getenv("FDMA_RTL_TRACE") != nullptr;
+	r->in_order = getenv("FDMA_RTL_IN_ORDER") != nullptr;
 	r->ctx.threads(1);
 	r->top = new Vfdma_sim_top{&r->ctx};
 	Vfdma_sim_top *t = r->top;
@@ -517,6 +525,7 @@ void rtl_destroy(fdma_rtl *r)
 	{
 		std::lock_guard<std::mutex> g(r->mu);
 		r->stop = true;
+		r->asked.store(true, std::memory_order_release);
 		r->cv.notify_all();
 	}
 	r->thr.join();
@@ -534,6 +543,7 @@ uint32_t rtl_access(fdma_rtl *r, bool write, uint32_t off, uint32_t val)
 	q.off = off;
 	q.val = val;
 	r->reqs.push_back(&q);
+	r->asked.store(true, std::memory_order_release);
 	r->cv.notify_all();
 	r->done_cv.wait(g, [&q] { return q.done; });
 	return q.result;

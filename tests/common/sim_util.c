@@ -140,6 +140,13 @@ void sim_require_model(const char *why)
 	}
 }
 
+int64_t sim_timeout_us(void)
+{
+	const char *x = sim_extra();
+
+	return x && strstr(x, "rtl=1") ? 60 * 1000 * 1000 : 5 * 1000 * 1000;
+}
+
 void sim_require_realtime(struct fdma_dev *dev, const char *why)
 {
 	struct fdma_info in;
@@ -363,8 +370,8 @@ void sim_reap_n_at(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned
 		int r;
 
 		if (left <= 0) {
-			print_error("channel %d: %u of %u completions after %d us\n", ch, got, n,
-				    SIM_TIMEOUT_US);
+			print_error("channel %d: %u of %u completions after %lld us\n", ch, got, n,
+				    (long long)SIM_TIMEOUT_US);
 			_fail(file, line);
 		}
 		r = fdma_reap(dev, ch, cpls + got, n - got, n - got, left);
