@@ -118,7 +118,7 @@ MODELD    := $(if $(MODELD_SRC),$(BUILD)/fdma-modeld)
 PROXYD_SRC := $(wildcard model/proxyd/*.c) model/modeld/ivshmem_srv.c
 PROXYD    := $(BUILD)/fdma-proxyd
 
-.PHONY: all lib rtl rtl-figures tests test test-plain test-asan test-tsan test-vm test-install test-cross \
+.PHONY: all lib rtl rtl-figures formal tests test test-plain test-asan test-tsan test-vm test-install test-cross \
 	check-tests check-symbols demo bench install install-lib install-bin install-man \
 	install-udev install-dkms clean
 # The RTL device's plugin (rules below, with the tests').
@@ -226,7 +226,7 @@ $(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBI)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBI) -lcmocka $(LDLIBS)
 
-tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(RTLLIB)
+tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(if $(SAN),,$(RTLLIB))
 # Kept between builds (make would delete them as intermediates).
 .SECONDARY: $(TESTLIB_OBJ)
 
@@ -293,11 +293,22 @@ test-cross:
 test-vm: $(LIBI) $(MODELD)
 	@tests/vm/matrix.sh
 
+# The RTL's bounded proofs and their mutation test (rtl/formal/run.sh,
+# docs/rtl.md); skipped, and saying so, without Yosys. Writes
+# build/formal-summary (checks passed, failed).
+formal:
+	@mkdir -p build
+	@if command -v yosys >/dev/null; then \
+		rtl/formal/run.sh build/formal >build/formal.log 2>&1; rc=$$?; cat build/formal.log; \
+		echo "$$(grep -c '^PASS' build/formal.log) $$(grep -c '^FAIL' build/formal.log)" > build/formal-summary; \
+		exit $$rc; \
+	else echo "SKIP: formal: no yosys"; echo "0 0" > build/formal-summary; fi
+
 # The whole suite: plain, then AddressSanitizer+UBSan, then ThreadSanitizer,
-# then the installed library, then the cross builds under qemu-user, then
-# the kernel driver in VMs (tests/vm/matrix.sh).
-test: test-plain test-asan test-tsan test-install test-cross test-vm
-	@cat build/test-summary build-asan/test-summary build-tsan/test-summary \
+# then the RTL's proofs, then the installed library, then the cross builds
+# under qemu-user, then the kernel driver in VMs (tests/vm/matrix.sh).
+test: test-plain test-asan test-tsan formal test-install test-cross test-vm
+	@cat build/test-summary build-asan/test-summary build-tsan/test-summary build/formal-summary \
 		build/install-summary build/cross-summary build/vm-summary | \
 	awk '{ p += $$1; f += $$2 } END { printf "total: %d passed, %d failed\n", p, f }'
 
@@ -316,9 +327,10 @@ install: install-lib install-bin install-man install-udev install-dkms
 # installed: libfdma's kdev: backend is how programs use the driver, and
 # the header stays with the driver's sources (/usr/src/fdma-VERSION/include)
 # for anyone writing against the ioctls directly.
-install-lib: $(LIBA) $(LIBSO)
+install-lib: $(LIBA) $(LIBSO) $(RTLLIB)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libfdma.a
+	$(if $(RTLLIB),install -m 755 $(RTLLIB) $(DESTDIR)$(LIBDIR)/libfdma-rtl.so)
 	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libfdma.so.$(VERSION)
 	ln -sfn libfdma.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sfn $(SONAME) $(DESTDIR)$(LIBDIR)/libfdma.so

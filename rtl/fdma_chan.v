@@ -178,8 +178,11 @@ module fdma_chan #(
 	assign irq_vec = r_irq_vec[3:0];
 
 	// ---- the link's limits ------------------------------------------------
-	wire [12:0] mps_b  = 13'd128 << mps_code;
-	wire [12:0] mrrs_b = 13'd128 << mrrs_code;
+	// encodings 6 and 7 are reserved: taken as the largest, 4096 (5)
+	wire [2:0]  mps_c  = mps_code > 3'd5 ? 3'd5 : mps_code;
+	wire [2:0]  mrrs_c = mrrs_code > 3'd5 ? 3'd5 : mrrs_code;
+	wire [12:0] mps_b  = 13'd128 << mps_c;
+	wire [12:0] mrrs_b = 13'd128 << mrrs_c;
 	wire [12:0] wr_max = mps_b  < (13'd1 << MAX_WR_LOG2) ? mps_b  : (13'd1 << MAX_WR_LOG2);
 	wire [12:0] rd_max = mrrs_b < (13'd1 << MAX_RD_LOG2) ? mrrs_b : (13'd1 << MAX_RD_LOG2);
 
@@ -232,6 +235,13 @@ module fdma_chan #(
 	wire              beat_ep = cpl_sop ? h_ep : c_ep;
 	// a request's last completion carries byte count == its own length
 	wire              beat_final = beat_bytes == {beat_dws[10:0], 2'b00};
+	// Only completions of requests still outstanding count: an unexpected
+	// one (a wrong tag, or a late one after a timeout) is dropped, as PCIe
+	// says, and cannot overwrite a descriptor in use.
+	wire              sop_ok = h_slot == DSLOT ? d_busy
+					: s_busy[h_slot] && s_rcvd[h_slot] != s_len[h_slot];
+	reg               c_ok;          // the completion being received is expected
+	wire              beat_ok = cpl_sop ? sop_ok : c_ok;
 	wire              beat_data = cpl_sop ? h_data && h_st == 3'b000 : !c_bad;
 
 	// ---- main state machine -----------------------------------------------
@@ -428,7 +438,7 @@ module fdma_chan #(
 			tx_data = sb ? {rec_flags, rec_status, rec_len} : rec_cookie;
 		end
 		S_WB, S_PUB, S_IRQWB, S_RSTWB: begin
-			tx_valid = sb || (!abort && en) || st == S_RSTWB;
+			tx_valid = sb || (en && (!abort || st == S_RSTWB));
 			tx_sop = !sb; tx_eop = sb;
 			tx_hdr = tlp_mem(1'b1, wb_base, 11'd4, req_id, 8'd0);
 			tx_data = sb ? {irqs, overruns} : {status, wb_w0};
@@ -459,7 +469,7 @@ module fdma_chan #(
 			c_slot <= 0; c_word <= 0; c_dword <= 0; c_dws <= 0; c_bad <= 1'b0; c_ep <= 1'b0;
 			dw0 <= 0; dw1 <= 0; dw2 <= 0; dw3 <= 0;
 			e_code <= 0; rec_cookie <= 0; rec_len <= 0; rec_status <= 0; rec_flags <= 0;
-			errflag <= 1'b0; eng_rst_done <= 1'b0; c_bytes <= 0;
+			errflag <= 1'b0; eng_rst_done <= 1'b0; c_bytes <= 0; c_ok <= 1'b0;
 			unsig <= 0; age_us <= 0; ovr_flag <= 1'b0; irq_req <= 1'b0;
 			rd_addr <= 0; rd_left <= 0; iss <= 0; hd <= 0; dr_word <= 0; dr_left <= 0;
 			cw_addr <= 0; h2c_err_seen <= 1'b0; m_first <= 1'b0;
@@ -481,7 +491,10 @@ module fdma_chan #(
 				age_us <= age_us + 1'b1;
 
 			// completions come in whatever state we are in
-			if (cpl_valid) begin
+			// a beat counts only inside an expected completion (sop .. eop)
+			if (cpl_valid)
+				c_ok <= cpl_sop ? sop_ok && !cpl_eop : c_ok && !cpl_eop;
+			if (cpl_valid && beat_ok) begin
 				to_cnt <= 0;
 				if (beat_slot == DSLOT) begin
 					if (beat_data) begin
@@ -523,7 +536,7 @@ module fdma_chan #(
 						end
 					end
 				end
-			end else if (outstanding && to_cnt != 32'hffffffff) begin
+			end else if (outstanding && !(cpl_valid && beat_ok) && to_cnt != 32'hffffffff) begin
 				to_cnt <= to_cnt + 1'b1;
 			end
 			if (timed_out) begin
@@ -847,14 +860,17 @@ module fdma_chan #(
 				end
 			end
 			S_RSTWB: begin
-				if (tx_fire) begin
-					sb <= !sb;
-					if (sb) begin
-						reset_ack <= r_reset_req;
-						if (eng_rst)
-							eng_rst_done <= 1'b1;
-						st <= S_IDLE;
-					end
+				// the zeroed write-back goes out before the acknowledgement,
+				// unless the engine may no longer master the bus
+				if ((tx_fire && sb) || (!sb && !en)) begin
+					sb <= 1'b0;
+					reset_ack <= r_reset_req;
+					if (eng_rst)
+						eng_rst_done <= 1'b1;
+					errs <= 0;      // what a drop set meanwhile: counted in OVERRUNS
+					st <= S_IDLE;
+				end else if (tx_fire) begin
+					sb <= 1'b1;
 				end
 			end
 			default: st <= S_IDLE;
@@ -879,4 +895,71 @@ module fdma_chan #(
 				done_mask[k] = b[k] && s_rcvd[k] == s_len[k];
 		end
 	endfunction
+
+`ifdef FORMAL
+	// ---- properties (rtl/formal/run.sh proves them with yosys-smtbmc) -------
+	// Everything outside the channel (host register writes, completions,
+	// card memory, the stream source) is a free input: the properties hold
+	// whatever the host and the link do.
+	reg fv_past = 1'b0;
+	reg fv_taken = 1'b0;              // a posted descriptor was taken for cidx
+	always @(posedge clk) fv_past <= 1'b1;
+	// power-on reset in the first clock only; channel and engine resets
+	// (the host's handshakes) come whenever the free inputs ask for them
+	always @(*) assume(rst == !fv_past);
+	// The ring contract (docs/engine.md section 6): while the channel runs,
+	// a doorbell never takes back what it posted.
+	always @(*)
+		if (reg_we && {reg_wa, 2'b00} == `C_PIDX && running)
+			assume(reg_wd - cidx >= r_pidx - cidx);
+
+	// TLP fields as the link sees them
+	wire        fv_wr   = tx_hdr[30];
+	wire        fv_is4  = tx_hdr[29];
+	wire [11:0] fv_a    = fv_is4 ? {tx_hdr[107:98], 2'b00} : {tx_hdr[75:66], 2'b00};
+	wire [12:0] fv_len  = {1'b0, tx_hdr[9:0] == 10'd0, tx_hdr[9:0], 2'b00} & 13'h1ffc;
+	wire [2:0]  fv_slot = tx_hdr[42:40];
+
+	always @(posedge clk) if (fv_past && !rst) begin
+		// ring: a descriptor is fetched only below the doorbell
+		if (st == S_FETCH && tx_fire)
+			assert(cidx != r_pidx);
+		// ring: a completion only for a descriptor that was posted and taken
+		if (st == S_REC && tx_fire && sb)
+			assert(fv_taken);
+		if (tx_fire && tx_sop) begin
+			// TLP rules: no request crosses 4 KiB; reads <= MRRS, writes <= MPS
+			assert({1'b0, fv_a} + fv_len <= 13'd4096);
+			if (!fv_wr && st == S_H2C)
+				assert(fv_len <= rd_max && fv_len != 0);
+			if (fv_wr)
+				assert(fv_len <= wr_max && fv_len != 0);
+			// tags: a read never reuses a tag still outstanding
+			if (!fv_wr && st == S_H2C)
+				assert(!s_busy[fv_slot] && fv_slot != DSLOT);
+			if (!fv_wr && st == S_FETCH)
+				assert(!d_busy && fv_slot == DSLOT);
+		end
+		// ... and where a write's length is decided (a packet opens): the
+		// same rules, and the staging slot holds all of it
+		if (st == S_C2H && !f_open && !f_done && p_cnt != 2'd2 && !abort)
+			assert(f_n != 0 && f_n <= wr_max && {1'b0, f_addr[11:0]} + f_n <= 13'd4096 &&
+			       f_n[2:0] == 3'd0);
+		// reset: the channel comes back idle, its count at 0
+		if ($past(rst))
+			assert(st == S_IDLE && cidx == 0 && !running && !halted && !outstanding);
+		if (reset_ack != $past(reset_ack))
+			assert(cidx == 0 && !running && !halted && !stopped && errs == 0 &&
+			       !outstanding && !p_sending);
+	end
+	always @(posedge clk)
+		if (rst || (st == S_RST && !outstanding && cr_fly == 0 && !p_sending))
+			fv_taken <= 1'b0;
+		else if (st == S_IDLE && !abort && work && !(!running && !halted && r_ctrl[`CTRL_RUN] && en) &&
+			 !(running && !r_ctrl[`CTRL_RUN]) && !pub_due &&
+			 !(irq_en && (timer_due || empty_due)) && !(!irq_en && unsig != 0))
+			fv_taken <= 1'b1;
+		else if (st == S_REC && tx_fire && sb)
+			fv_taken <= 1'b0;
+`endif
 endmodule
