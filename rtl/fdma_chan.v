@@ -257,7 +257,8 @@ module fdma_chan #(
 	reg  [15:0] rec_status, rec_flags;
 	reg         errflag;             // the current completion halts the channel
 	reg  [31:0] unsig, age_us;
-	reg         ovr_flag;            // frames dropped since the last completion
+	reg         ovr_flag;            // frames dropped since the last frame started
+	reg  [31:0] ovr_pub;             // overruns last written to wb.overruns
 
 	wire        rst_pend = r_reset_req != reset_ack || (eng_rst && !eng_rst_done);
 	wire        abort = rst_pend;
@@ -266,9 +267,12 @@ module fdma_chan #(
 	wire [63:0] d_src = dw0, d_dst = dw1;
 	wire [31:0] coal_n = r_coal_count == 0 ? 32'd1 : r_coal_count;
 	wire        irq_en = r_ctrl[`CTRL_IRQ_EN];
-	wire        timer_due = r_coal_usecs != 0 && unsig != 0 && age_us >= r_coal_usecs;
+	// age_us counts whole-µs ticks since the oldest unsignalled completion, the
+	// first of which may come at once: more than N ticks is at least N µs.
+	wire        timer_due = r_coal_usecs != 0 && unsig != 0 && age_us > r_coal_usecs;
 	wire        empty_due = r_coal_usecs == 0 && unsig != 0 && cidx == r_pidx;
-	wire        pub_due = wb_ok && en && ((status ^ st_pub) & ~32'h4) != 0;
+	// wb.status follows CH_STATUS (IDLE rides along), wb.overruns every drop
+	wire        pub_due = wb_ok && en && (((status ^ st_pub) & ~32'h4) != 0 || overruns != ovr_pub);
 	wire        work = running && !stopped && !halted && cidx != r_pidx && en;
 	wire        buf_avail = running && !halted && !stopped && cidx != r_pidx;
 
@@ -441,7 +445,8 @@ module fdma_chan #(
 			tx_valid = sb || (en && (!abort || st == S_RSTWB));
 			tx_sop = !sb; tx_eop = sb;
 			tx_hdr = tlp_mem(1'b1, wb_base, 11'd4, req_id, 8'd0);
-			tx_data = sb ? {irqs, overruns} : {status, wb_w0};
+			// a reset publishes IDLE alone, whatever CH_PIDX still says (section 11)
+			tx_data = sb ? {irqs, overruns} : {st == S_RSTWB ? 32'h4 : status, wb_w0};
 		end
 		default: ;
 		endcase
@@ -470,7 +475,7 @@ module fdma_chan #(
 			dw0 <= 0; dw1 <= 0; dw2 <= 0; dw3 <= 0;
 			e_code <= 0; rec_cookie <= 0; rec_len <= 0; rec_status <= 0; rec_flags <= 0;
 			errflag <= 1'b0; eng_rst_done <= 1'b0; c_bytes <= 0; c_ok <= 1'b0;
-			unsig <= 0; age_us <= 0; ovr_flag <= 1'b0; irq_req <= 1'b0;
+			unsig <= 0; age_us <= 0; ovr_flag <= 1'b0; irq_req <= 1'b0; ovr_pub <= 0;
 			rd_addr <= 0; rd_left <= 0; iss <= 0; hd <= 0; dr_word <= 0; dr_left <= 0;
 			cw_addr <= 0; h2c_err_seen <= 1'b0; m_first <= 1'b0;
 			f_addr <= 0; f_bytes <= 0; f_words <= 0; f_lim <= 0; f_open <= 1'b0;
@@ -594,6 +599,8 @@ module fdma_chan #(
 						       (!STREAM && f_bytes + 32'd8 == d_len) ||
 						       (STREAM && f_bytes + 32'd8 >= d_len))) ? 2'd1 : 2'd0)
 				       - ((st == S_C2H && tx_fire && tx_eop) ? 2'd1 : 2'd0);
+			if (tx_fire && sb && (st == S_WB || st == S_PUB || st == S_IRQWB || st == S_RSTWB))
+				ovr_pub <= overruns;
 			if (st == S_C2H && tx_fire) begin
 				p_sending <= !tx_eop;
 				p_beat <= tx_eop ? 0 : p_beat + 1'b1;
@@ -739,9 +746,11 @@ module fdma_chan #(
 					end
 				end else if (f_done && p_cnt == 0 && !p_sending && !f_take) begin
 					rec_len <= f_bytes; rec_status <= `CPL_OK;
-					rec_flags <= STREAM ? {13'd0, ovr_flag, f_eof, f_sof_seen} : 16'd0;
-					if (STREAM)
-						ovr_flag <= 1'b0;
+					// F_OVERRUN goes on the first buffer of the first frame after
+					// the drop, not on a frame that had started before it
+					rec_flags <= STREAM ? {13'd0, ovr_flag && f_sof_seen, f_eof, f_sof_seen} : 16'd0;
+					if (STREAM && f_sof_seen)
+						ovr_flag <= ovr_pulse;     // a drop in this very clock stays owed
 					p_rd <= 1'b0; f_slot <= 1'b0; p_beat <= 0;
 					st <= S_REC;
 				end
@@ -768,6 +777,8 @@ module fdma_chan #(
 					st <= S_RST;
 				end else if (tx_fire) begin
 					sb <= !sb;
+					if (!sb)
+						st_pub <= status;   // what beat 0 carries
 					if (sb) begin
 						if (errflag) begin
 							// HALTED is published last: the host sees every record first
@@ -782,7 +793,6 @@ module fdma_chan #(
 							halted <= 1'b1; running <= 1'b0;
 							st <= S_PUB;
 						end else begin
-							st_pub <= status;
 							st <= S_POST;
 						end
 					end
@@ -856,6 +866,7 @@ module fdma_chan #(
 						reset_ack <= r_reset_req;
 						if (eng_rst)
 							eng_rst_done <= 1'b1;
+						wb_ok <= 1'b0;  // nothing more goes to that ring configuration
 					end
 				end
 			end
@@ -868,6 +879,7 @@ module fdma_chan #(
 					if (eng_rst)
 						eng_rst_done <= 1'b1;
 					errs <= 0;      // what a drop set meanwhile: counted in OVERRUNS
+					wb_ok <= 1'b0;  // nothing more goes to that ring configuration (section 11)
 					st <= S_IDLE;
 				end else if (tx_fire) begin
 					sb <= 1'b1;

@@ -80,16 +80,26 @@ module fdma_engine #(
 	localparam [31:0] CAPS = NCH | (ALIGN_LOG2 << 8) | (1 << 16) | (1 << 17);
 
 	// ---- time --------------------------------------------------------------
+	// ns exact for any whole MHz: 1000 / CLK_MHZ a clock, the remainder
+	// carried (156 MHz: 6 ns and 64/156 ns)
+	localparam [63:0] NS_INT = 1000 / CLK_MHZ;
+	localparam [15:0] NS_REM = 1000 % CLK_MHZ;
 	reg [63:0] now_ns;
-	reg [7:0]  us_div;
+	reg [15:0] ns_frac, us_div;
 	reg        us_tick;
 	always @(posedge clk) begin
 		if (rst) begin
-			now_ns <= 0; us_div <= 0; us_tick <= 1'b0;
+			now_ns <= 0; ns_frac <= 0; us_div <= 0; us_tick <= 1'b0;
 		end else begin
-			now_ns <= now_ns + 64'd1000 / CLK_MHZ;
+			if (ns_frac + NS_REM >= CLK_MHZ) begin
+				now_ns <= now_ns + NS_INT + 64'd1;
+				ns_frac <= ns_frac + NS_REM - CLK_MHZ;
+			end else begin
+				now_ns <= now_ns + NS_INT;
+				ns_frac <= ns_frac + NS_REM;
+			end
 			us_tick <= us_div == CLK_MHZ - 1;
-			us_div <= us_div == CLK_MHZ - 1 ? 8'd0 : us_div + 1'b1;
+			us_div <= us_div == CLK_MHZ - 1 ? 16'd0 : us_div + 16'd1;
 		end
 	end
 
@@ -113,6 +123,9 @@ module fdma_engine #(
 	reg  [15:0] rc_req;
 	reg  [7:0]  rc_tag;
 	reg         rc_ur;
+	reg  [2:0]  rc_tc;                     // a completion carries its request's TC and attributes
+	reg  [2:0]  rc_attr;
+	reg  [3:0]  rc_fbe;
 	reg         rx_cpl_in;
 	reg  [1:0]  rx_ch_in;
 	assign rx_ready = !rc_pend;
@@ -158,6 +171,7 @@ module fdma_engine #(
 		if (rst) begin
 			g_ctrl <= 0; g_reset_req <= 0; g_reset_ack <= 0;
 			rc_pend <= 1'b0; rc_off <= 0; rc_req <= 0; rc_tag <= 0; rc_ur <= 1'b0;
+			rc_tc <= 0; rc_attr <= 0; rc_fbe <= 0;
 			rx_cpl_in <= 1'b0; rx_ch_in <= 0;
 		end else begin
 			if (rx_fire && rx_sop) begin
@@ -176,6 +190,9 @@ module fdma_engine #(
 				rc_req <= rx_hdr[63:48];
 				rc_tag <= rx_hdr[47:40];
 				rc_ur <= rx_hdr[9:0] != 10'd1;     // registers are 32-bit words
+				rc_tc <= rx_hdr[22:20];
+				rc_attr <= {rx_hdr[18], rx_hdr[13:12]};
+				rc_fbe <= rx_hdr[35:32];
 			end
 			if (rc_pend && src_fire[NCH] && tx_eop)
 				rc_pend <= 1'b0;
@@ -251,8 +268,31 @@ module fdma_engine #(
 	assign src_valid[NCH] = rc_pend;
 	assign src_sop[NCH] = 1'b1;
 	assign src_eop[NCH] = 1'b1;
-	assign src_hdr[NCH] = rc_ur ? tlp_cpl(`CPL_UR, 11'd0, 12'd0, cfg_id, rc_req, rc_tag, 7'd0)
-				    : tlp_cpl(`CPL_SC, 11'd1, 12'd4, cfg_id, rc_req, rc_tag, rc_off[6:0]);
+	// Byte count and lower address from the first DW's byte enables (a
+	// 1-DW read: BC from the first enabled byte to the last; 0 enables, the
+	// zero-length read hosts use as a flush, is answered as 1 byte).
+	reg  [11:0] rc_bc;
+	reg  [1:0]  rc_la;
+	always @(*) begin
+		casez (rc_fbe)
+		4'b1??1: rc_bc = 12'd4;
+		4'b01?1: rc_bc = 12'd3;
+		4'b1?10: rc_bc = 12'd3;
+		4'b0011, 4'b0110, 4'b1100: rc_bc = 12'd2;
+		default: rc_bc = 12'd1;
+		endcase
+		casez (rc_fbe)
+		4'b???1, 4'b0000: rc_la = 2'd0;
+		4'b??10: rc_la = 2'd1;
+		4'b?100: rc_la = 2'd2;
+		default: rc_la = 2'd3;
+		endcase
+	end
+	wire [127:0] rc_hdr = rc_ur ? tlp_cpl(`CPL_UR, 11'd0, 12'd0, cfg_id, rc_req, rc_tag, 7'd0)
+				    : tlp_cpl(`CPL_SC, 11'd1, rc_bc, cfg_id, rc_req, rc_tag,
+					      {rc_off[6:2], rc_la});
+	assign src_hdr[NCH] = {rc_hdr[127:23], rc_tc, rc_hdr[19], rc_attr[2], rc_hdr[17:14],
+			       rc_attr[1:0], rc_hdr[11:0]};
 	assign src_data[NCH] = {32'd0, rd_val};
 
 	// ---- MSI-X ----------------------------------------------------------------
@@ -304,7 +344,8 @@ module fdma_engine #(
 	end
 
 	/* verilator lint_off UNUSEDSIGNAL */
-	wire _unused = &{1'b0, h_lo[31:13], h_lo[1:0], r_chn[3:2], q[31:3]};
+	wire _unused = &{1'b0, h_lo[31:13], h_lo[1:0], r_chn[3:2], q[31:3], rc_hdr[22:20], rc_hdr[18],
+			 rc_hdr[13:12]};
 	/* verilator lint_on UNUSEDSIGNAL */
 
 	assign quiet = ch_quiet == {NCH{1'b1}} && !rc_pend && !msix_busy && !tx_mid && !eng_rst;

@@ -59,10 +59,21 @@ module fdma_tg_gen (
 
 	always @(posedge clk) begin
 		ovr <= 1'b0;
-		if (rst || !enable) begin
+		if (rst || (!enable && g != G_SEND)) begin
+			// a frame that has started goes out whole (section 13), even if
+			// the channel stops or the generator is turned off meanwhile
 			g <= G_WAIT; w <= 0; armed <= 1'b0;
 			if (rst) begin
 				seq <= 0; fseq <= 0; frames <= 0;
+			end
+		end else if (!enable) begin
+			if (ready) begin
+				w <= w + 1'b1;
+				if (last) begin
+					frames <= frames + 1'b1;
+					w <= 0;
+					g <= G_WAIT;
+				end
 			end
 		end else begin
 			if (!armed) begin
