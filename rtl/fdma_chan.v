@@ -325,6 +325,7 @@ module fdma_chan #(
 	reg               f_sof_seen;    // the buffer started a frame
 	reg               f_eof;         // the buffer ended one
 	reg               in_frame;      // the source is inside a frame
+	reg               frame_tg;      // ... a frame of the test generator
 	reg  [63:0]       stg [0:(2 << STGW_LOG2)-1];
 	reg  [63:0]       p_addr [0:1];
 	reg  [STGW_LOG2:0] p_words [0:1];
@@ -353,12 +354,15 @@ module fdma_chan #(
 	wire [63:0]       src_data = STREAM ? (use_tg ? tg_data : s_data) : cf_dout;
 	wire [7:0]        src_keep = STREAM ? (use_tg ? tg_keep : s_keep) : 8'hff;
 	wire              src_last = STREAM ? (use_tg ? tg_last : s_last) : 1'b0;
-	// A dropped frame (external source, DROP set, no buffer at its first word) is eaten whole.
+	// A dropped frame (external source, DROP set, no buffer at its first word)
+	// is eaten whole, and so is the rest of an external frame cut by a reset.
+	// Only the external source's: the generator restarts on a reset.
 	reg               dropping;
+	wire              ext_dropping = dropping && !use_tg;
 	wire              drop_now = STREAM && C2H && !use_tg && !in_frame && !dropping && s_valid &&
 				     r_ctrl[`CTRL_DROP] && !buf_avail;
 	wire              f_take = st == S_C2H && f_open && !f_done && src_valid && !abort &&
-				   !dropping && !drop_now && f_words != f_lim && p_cnt != 2'd2;
+				   !ext_dropping && !drop_now && f_words != f_lim && p_cnt != 2'd2;
 	wire              eat = STREAM && C2H && !use_tg && s_valid && (dropping || drop_now);
 	assign s_ready = STREAM && C2H && !use_tg && (f_take || eat);
 	wire              tg_ready = use_tg && f_take;
@@ -480,7 +484,7 @@ module fdma_chan #(
 			cw_addr <= 0; h2c_err_seen <= 1'b0; m_first <= 1'b0;
 			f_addr <= 0; f_bytes <= 0; f_words <= 0; f_lim <= 0; f_open <= 1'b0;
 			f_done <= 1'b0; f_slot <= 1'b0; f_sof_seen <= 1'b0; f_eof <= 1'b0;
-			in_frame <= 1'b0; p_cnt <= 0; p_rd <= 1'b0; p_beat <= 0; p_sending <= 1'b0;
+			in_frame <= 1'b0; frame_tg <= 1'b0; p_cnt <= 0; p_rd <= 1'b0; p_beat <= 0; p_sending <= 1'b0;
 			cr_addr <= 0; cr_left <= 0; cr_fly <= 0; dropping <= 1'b0;
 			for (i = 0; i < 8; i = i + 1) begin
 				s_len[i] <= 0; s_rcvd[i] <= 0; s_err[i] <= 0;
@@ -575,6 +579,8 @@ module fdma_chan #(
 					f_sof_seen <= f_bytes == 0;
 				if (STREAM)
 					in_frame <= !src_last;
+				if (STREAM && !in_frame)
+					frame_tg <= use_tg;
 				if ((STREAM && src_last) || f_words + 1'b1 == f_lim ||
 				    (!STREAM && f_bytes + 32'd8 == d_len) ||
 				    (STREAM && f_bytes + 32'd8 >= d_len)) begin
@@ -739,7 +745,7 @@ module fdma_chan #(
 					// finish a TLP already started; what was not sent is dropped
 					if (!p_sending && !(tx_fire && !tx_eop) && cr_fly == 0 &&
 					    !(card_re && card_rready)) begin
-						dropping <= in_frame && STREAM && !use_tg;
+						dropping <= in_frame && STREAM && !frame_tg;
 						in_frame <= 1'b0;
 						p_cnt <= 0; p_rd <= 1'b0; f_slot <= 1'b0; p_beat <= 0;
 						st <= S_RST;
@@ -852,7 +858,7 @@ module fdma_chan #(
 			S_RST: begin
 				// nothing of ours may still be on the way before the state is zeroed
 				if (!outstanding && cr_fly == 0 && !p_sending) begin
-					if (STREAM && C2H && !use_tg && in_frame)
+					if (STREAM && C2H && !frame_tg && in_frame)
 						dropping <= 1'b1;    // the rest of a cut frame is not a new one
 					in_frame <= 1'b0;
 					cidx <= 0; err_idx <= 0;

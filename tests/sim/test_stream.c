@@ -175,6 +175,37 @@ static void test_odd_frame_lengths(void **state)
 }
 
 /* A frame larger than the stream's buffers is reported, never cut silently. */
+/*
+ * The generator turned off in the middle of a frame, then the stream closed
+ * (a channel reset) and opened again with the generator back on: whole
+ * frames again, from 0. (The RTL once took the cut frame for an external
+ * source's, waited for its rest, and never took a generator word again.)
+ */
+static void test_generator_off_mid_frame(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+	struct fdma_stream *s = NULL;
+	struct fdma_frame f;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 3, 16384, &s));
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 65536, 0, 1));
+	/* Three buffers of a four-buffer frame: the generator is mid-frame. */
+	assert_fdma_err(dev, fdma_stream_get(s, &f, GET_TIMEOUT_US), -EMSGSIZE, "does not fit");
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 65536, 0, 0));
+	fdma_stream_close(s);
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 65536, 0, 1));
+	for (uint32_t k = 0; k < 4; k++) {
+		get_frame(dev, s, &f);
+		assert_int_equal(check_frame(&f, 65536), k);
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
 static void test_frame_too_big(void **state)
 {
 	struct fdma_dev *dev = sim_open("sim:paced=0");
@@ -586,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_frames),
 		cmocka_unit_test(test_odd_frame_lengths),
 		cmocka_unit_test(test_frame_too_big),
+		cmocka_unit_test(test_generator_off_mid_frame),
 		cmocka_unit_test(test_release_errors),
 		cmocka_unit_test(test_drop_mode),
 		cmocka_unit_test(test_backpressure),
