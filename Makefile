@@ -201,11 +201,9 @@ $(VL_DIR)/Vfdma_sim_top__ALL.a: $(RTL_V) $(RTL_VH)
 	$(VERILATOR) --cc -O3 -Wall --x-assign unique --x-initial unique -Irtl \
 		--top-module fdma_sim_top --Mdir $(VL_DIR) -CFLAGS "-fPIC -O2" $(RTL_V)
 	$(MAKE) -s -C $(VL_DIR) -f Vfdma_sim_top.mk OPT_FAST="-O2 -fPIC" Vfdma_sim_top__ALL.a
-# Verilator's runtime (two explicit rules: a pattern's stem cannot be empty).
-$(BUILD)/rtl/verilated.o: $(VL_INC)/verilated.cpp
-	@mkdir -p $(dir $@)
-	$(CXX) $(RTL_CXXFLAGS) -w -c $< -o $@
-$(BUILD)/rtl/verilated_threads.o: $(VL_INC)/verilated_threads.cpp
+# Verilator's runtime (a static pattern: a plain pattern's stem cannot be
+# empty, as verilated.o would need).
+$(addprefix $(BUILD)/rtl/,verilated.o verilated_threads.o): $(BUILD)/rtl/%.o: $(VL_INC)/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(RTL_CXXFLAGS) -w -c $< -o $@
 $(BUILD)/rtl/harness.o: rtl/sim/harness.cpp rtl/sim/fdma_rtl.h $(VL_DIR)/Vfdma_sim_top__ALL.a

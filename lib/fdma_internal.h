@@ -181,6 +181,9 @@ struct fdma_sim_model {
 		   unsigned int flags);
 };
 
+/* The host side every simulated device gets: DMA through the bus address
+ * map, interrupts to the channels' and user interrupts' eventfds (sim.c). */
+void fdma_sim_host(struct fdma_dev *dev, struct fdma_model_host *host);
 /* The RTL engine through libfdma-rtl.so (sim_rtl.c). */
 extern const struct fdma_sim_model fdma_sim_rtl;
 struct fdma_rtl_counts;

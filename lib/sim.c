@@ -46,6 +46,14 @@ static void sim_irq(void *ctx, unsigned int vector)
 	}
 }
 
+/* What every simulated device (the models, the RTL) reaches the host through. */
+void fdma_sim_host(struct fdma_dev *dev, struct fdma_model_host *host)
+{
+	host->dma = sim_dma;
+	host->irq = sim_irq;
+	host->ctx = dev;
+}
+
 static void sim_kick(void *ctx, unsigned int ch)
 {
 	fdma_model_kick(ctx, ch);
@@ -139,7 +147,7 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 
 static int fdma_m_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 {
-	struct fdma_model_host host = { .dma = sim_dma, .irq = sim_irq, .ctx = dev };
+	struct fdma_model_host host;
 	struct fdma_model *m;
 	int ret;
 
@@ -147,6 +155,7 @@ static int fdma_m_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	if (!dev->regs)
 		return fdma_err(dev, -ENOMEM, "out of memory for the register file");
 	memset((void *)dev->regs, 0, FDMA_MODEL_REGS_BYTES);
+	fdma_sim_host(dev, &host);
 	ret = fdma_model_create(&o->model, dev->regs, &host, &m);
 	if (ret) {
 		free((void *)dev->regs);
@@ -226,9 +235,12 @@ static void xdma_m_wr(void *ctx, u32 off, u32 val)
 
 static int xdma_m_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 {
-	struct fdma_model_host host = { .dma = sim_dma, .irq = sim_irq, .ctx = dev };
+	struct fdma_model_host host;
 	struct xdma_model *m;
-	int ret = xdma_model_create(&o->model, &host, &m);
+	int ret;
+
+	fdma_sim_host(dev, &host);
+	ret = xdma_model_create(&o->model, &host, &m);
 
 	if (ret)
 		return fdma_err(dev, ret, "cannot start the XDMA model: %s", strerror(-ret));

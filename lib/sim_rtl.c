@@ -27,26 +27,6 @@ struct sim_rtl {
 /* BAR0: the register file (4 KiB), then the MSI-X table and PBA. */
 #define RTL_BAR0_BYTES 8192u
 
-static void *sim_dma(void *ctx, uint64_t bus, uint64_t len)
-{
-	struct fdma_dev *dev = ctx;
-
-	return fdma_addrmap_lookup(&dev->map, bus, len);
-}
-
-static void sim_irq(void *ctx, unsigned int vector)
-{
-	struct fdma_dev *dev = ctx;
-	uint64_t one = 1;
-
-	if (vector >= dev->caps.nchan || dev->ch[vector].efd < 0)
-		return;
-	atomic_fetch_add_explicit(&dev->ch[vector].irqs, 1, memory_order_relaxed);
-	if (write(dev->ch[vector].efd, &one, sizeof(one)) < 0) {
-		/* Only fails if the counter would overflow; the waiter is awake anyway. */
-	}
-}
-
 static u32 rtl_rd(void *ctx, u32 off)
 {
 	struct sim_rtl *s = ctx;
@@ -104,7 +84,7 @@ static void *load_plugin(char *err, size_t errlen)
 
 static int rtl_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 {
-	struct fdma_model_host host = { .dma = sim_dma, .irq = sim_irq, .ctx = dev };
+	struct fdma_model_host host;
 	struct fdma_model_cfg cfg = o->model;
 	struct sim_rtl *s = calloc(1, sizeof(*s));
 	char why[200] = "";
@@ -126,6 +106,7 @@ static int rtl_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	}
 	if (!o->mem_given)
 		cfg.card_size = 0;
+	fdma_sim_host(dev, &host);
 	ret = s->pl->create(&cfg, &host, &s->r, why, sizeof(why));
 	if (ret) {
 		dlclose(s->dl);

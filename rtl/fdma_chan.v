@@ -370,6 +370,11 @@ module fdma_chan #(
 	wire [3:0]        kbytes = {3'd0, src_keep[0]} + {3'd0, src_keep[1]} + {3'd0, src_keep[2]} +
 				   {3'd0, src_keep[3]} + {3'd0, src_keep[4]} + {3'd0, src_keep[5]} +
 				   {3'd0, src_keep[6]} + {3'd0, src_keep[7]};
+	// the word taken ends its buffer (the descriptor), and with it or before
+	// it the packet being filled
+	wire              f_buf_end = STREAM ? src_last || f_bytes + 32'd8 >= d_len
+					 : f_bytes + 32'd8 == d_len;
+	wire              f_pkt_end = f_buf_end || f_words + 1'b1 == f_lim;
 
 	assign card_re = C2H && !STREAM && st == S_C2H && cr_left != 0 && !abort &&
 			 ({1'b0, cf_count} + {1'b0, cr_fly}) < 5'd8;
@@ -456,6 +461,7 @@ module fdma_chan #(
 		endcase
 	end
 	wire tx_fire = tx_valid && tx_ready;
+	wire wb_state = st == S_WB || st == S_PUB || st == S_IRQWB || st == S_RSTWB;
 
 	assign busy = outstanding || (st == S_C2H && p_sending) || sb || cr_fly != 0;
 	assign quiet = st == S_IDLE && !abort && !pub_due && !work && unsig == 0 &&
@@ -581,15 +587,12 @@ module fdma_chan #(
 					in_frame <= !src_last;
 				if (STREAM && !in_frame)
 					frame_tg <= use_tg;
-				if ((STREAM && src_last) || f_words + 1'b1 == f_lim ||
-				    (!STREAM && f_bytes + 32'd8 == d_len) ||
-				    (STREAM && f_bytes + 32'd8 >= d_len)) begin
+				if (f_pkt_end) begin
 					p_addr[f_slot] <= f_addr - {{(60 - STGW_LOG2){1'b0}}, f_words, 3'b000};
 					p_words[f_slot] <= f_words + 1'b1;
 					f_slot <= !f_slot;
 					f_open <= 1'b0;
-					if ((STREAM && (src_last || f_bytes + 32'd8 >= d_len)) ||
-					    (!STREAM && f_bytes + 32'd8 == d_len))
+					if (f_buf_end)
 						f_done <= 1'b1;
 					if (STREAM && src_last)
 						f_eof <= 1'b1;
@@ -601,11 +604,9 @@ module fdma_chan #(
 				cr_left <= cr_left - 1'b1;
 			end
 			cr_fly <= cr_fly + ((card_re && card_rready) ? 4'd1 : 4'd0) - (card_rvalid ? 4'd1 : 4'd0);
-			p_cnt <= p_cnt + ((f_take && ((STREAM && src_last) || f_words + 1'b1 == f_lim ||
-						       (!STREAM && f_bytes + 32'd8 == d_len) ||
-						       (STREAM && f_bytes + 32'd8 >= d_len))) ? 2'd1 : 2'd0)
+			p_cnt <= p_cnt + ((f_take && f_pkt_end) ? 2'd1 : 2'd0)
 				       - ((st == S_C2H && tx_fire && tx_eop) ? 2'd1 : 2'd0);
-			if (tx_fire && sb && (st == S_WB || st == S_PUB || st == S_IRQWB || st == S_RSTWB))
+			if (tx_fire && sb && wb_state)
 				ovr_pub <= overruns;
 			if (st == S_C2H && tx_fire) begin
 				p_sending <= !tx_eop;

@@ -288,11 +288,10 @@ module fdma_engine #(
 		default: rc_la = 2'd3;
 		endcase
 	end
-	wire [127:0] rc_hdr = rc_ur ? tlp_cpl(`CPL_UR, 11'd0, 12'd0, cfg_id, rc_req, rc_tag, 7'd0)
-				    : tlp_cpl(`CPL_SC, 11'd1, rc_bc, cfg_id, rc_req, rc_tag,
-					      {rc_off[6:2], rc_la});
-	assign src_hdr[NCH] = {rc_hdr[127:23], rc_tc, rc_hdr[19], rc_attr[2], rc_hdr[17:14],
-			       rc_attr[1:0], rc_hdr[11:0]};
+	assign src_hdr[NCH] = rc_ur ? tlp_cpl(`CPL_UR, rc_tc, rc_attr, 11'd0, 12'd0, cfg_id, rc_req,
+					      rc_tag, 7'd0)
+				    : tlp_cpl(`CPL_SC, rc_tc, rc_attr, 11'd1, rc_bc, cfg_id, rc_req,
+					      rc_tag, {rc_off[6:2], rc_la});
 	assign src_data[NCH] = {32'd0, rd_val};
 
 	// ---- MSI-X ----------------------------------------------------------------
@@ -344,8 +343,7 @@ module fdma_engine #(
 	end
 
 	/* verilator lint_off UNUSEDSIGNAL */
-	wire _unused = &{1'b0, h_lo[31:13], h_lo[1:0], r_chn[3:2], q[31:3], rc_hdr[22:20], rc_hdr[18],
-			 rc_hdr[13:12]};
+	wire _unused = &{1'b0, h_lo[31:13], h_lo[1:0], r_chn[3:2], q[31:3]};
 	/* verilator lint_on UNUSEDSIGNAL */
 
 	assign quiet = ch_quiet == {NCH{1'b1}} && !rc_pend && !msix_busy && !tx_mid && !eng_rst;

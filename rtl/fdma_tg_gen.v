@@ -66,17 +66,9 @@ module fdma_tg_gen (
 			if (rst) begin
 				seq <= 0; fseq <= 0; frames <= 0;
 			end
-		end else if (!enable) begin
-			if (ready) begin
-				w <= w + 1'b1;
-				if (last) begin
-					frames <= frames + 1'b1;
-					w <= 0;
-					g <= G_WAIT;
-				end
-			end
 		end else begin
-			if (!armed) begin
+			// enabled, or (G_SEND only) a started frame finishing with it off
+			if (enable && !armed) begin
 				armed <= 1'b1;
 				next_tick <= now_ns;        // the first frame is due at once
 			end
@@ -116,7 +108,7 @@ module fdma_tg_gen (
 					g <= G_SEND;
 			end
 			default: begin      // G_SEND
-				if (due && drop) begin
+				if (enable && due && drop) begin
 					// a tick while this frame is still going: that frame is lost
 					ovr <= 1'b1; seq <= seq + 1'b1;
 					next_tick <= next_tick + {32'd0, period_ns};

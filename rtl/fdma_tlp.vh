@@ -27,9 +27,12 @@ function [127:0] tlp_mem;
 	end
 endfunction
 
-// completion (with one data DW when st is SC and dws is 1)
+// completion (with one data DW when st is SC and dws is 1); tc and attr
+// ({ID-based ordering, relaxed ordering, no snoop}) are the request's
 function [127:0] tlp_cpl;
 	input [2:0]  cst;
+	input [2:0]  tc;
+	input [2:0]  attr;
 	input [10:0] dws;
 	input [11:0] byte_count;
 	input [15:0] cpl_id;
@@ -37,7 +40,8 @@ function [127:0] tlp_cpl;
 	input [7:0]  tg;
 	input [6:0]  lower_addr;
 	begin
-		tlp_cpl[31:0]   = {1'b0, dws != 11'd0, 1'b0, `TLP_TYPE_CPL, 8'h00, 6'b000000, dws[9:0]};
+		tlp_cpl[31:0]   = {1'b0, dws != 11'd0, 1'b0, `TLP_TYPE_CPL, 1'b0, tc, 1'b0, attr[2],
+				   4'b0000, attr[1:0], 2'b00, dws[9:0]};
 		tlp_cpl[63:32]  = {cpl_id, cst, 1'b0, byte_count};
 		tlp_cpl[95:64]  = {rid, tg, 1'b0, lower_addr};
 		tlp_cpl[127:96] = 32'd0;

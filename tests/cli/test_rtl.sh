@@ -31,33 +31,7 @@ done
 
 expect_rc "stream rtl: captures 20 generator frames of 4100 bytes" 0 \
 	stream rtl:paced=0 --testgen --fps 0 --frame-size 4100 --frames 20 -o "$T/cap"
-if [ "$HAVE_PY" -eq 1 ]; then
-	if _why=$(python3 - "$T/cap" 4100 20 <<'PY'
-import struct, sys, zlib
-path, size, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-data = open(path, "rb").read()
-if len(data) != size * count:
-    print("%d bytes, want %d frames of %d" % (len(data), count, size)); sys.exit(1)
-for k in range(count):
-    f = data[k * size:(k + 1) * size]
-    magic, seq, ln, crc, ts, rsvd = struct.unpack_from("<IIIIQQ", f, 0)
-    if magic != 0x304d5246 or ln != size or rsvd != 0 or seq != k:
-        print("frame %d: magic %#x len %d seq %d" % (k, magic, ln, seq)); sys.exit(1)
-    if zlib.crc32(f[32:]) & 0xffffffff != crc:
-        print("frame %d: CRC mismatch" % k); sys.exit(1)
-    n = (size - 32) // 8
-    want = b"".join(struct.pack("<Q", seq << 32 | i) for i in range(n)) + bytes((size - 32) % 8)
-    if f[32:] != want:
-        print("frame %d: payload differs" % k); sys.exit(1)
-PY
-	); then
-		ok "the RTL generator's frames are intact, in sequence, CRC right"
-	else
-		bad "the RTL generator's frames" "$_why"
-	fi
-else
-	echo "skip the RTL generator's frames (no python3)"
-fi
+check_frames "$T/cap" 4100 20 "the RTL generator's frames are intact, in sequence, CRC right"
 
 expect_rc "stream rtl: captures 16 frames of 4096 bytes" 0 \
 	stream rtl:paced=0 --testgen --fps 0 --frame-size 4096 --frames 16 -o "$T/cap2"

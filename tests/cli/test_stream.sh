@@ -8,40 +8,6 @@
 
 . tests/cli/lib.sh
 
-# check_frames FILE FRAME_SIZE COUNT: FILE holds COUNT test generator frames
-# of FRAME_SIZE bytes with consecutive sequence numbers from 0, all intact.
-check_frames() {
-	if [ "$HAVE_PY" -eq 0 ]; then
-		echo "skip $4 (no python3)"
-		return
-	fi
-	if _why=$(python3 - "$1" "$2" "$3" <<'PY'
-import struct, sys, zlib
-path, size, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-data = open(path, "rb").read()
-if len(data) != size * count:
-    print("%d bytes, want %d frames of %d" % (len(data), count, size)); sys.exit(1)
-for k in range(count):
-    f = data[k * size:(k + 1) * size]
-    magic, seq, ln, crc, ts, rsvd = struct.unpack_from("<IIIIQQ", f, 0)
-    if magic != 0x304d5246 or ln != size or rsvd != 0:
-        print("frame %d: header magic %#x len %d rsvd %d" % (k, magic, ln, rsvd)); sys.exit(1)
-    if seq != k:
-        print("frame %d has sequence number %d" % (k, seq)); sys.exit(1)
-    if zlib.crc32(f[32:]) & 0xffffffff != crc:
-        print("frame %d: CRC mismatch" % k); sys.exit(1)
-    n = (size - 32) // 8
-    want = b"".join(struct.pack("<Q", seq << 32 | i) for i in range(n)) + bytes((size - 32) % 8)
-    if f[32:] != want:
-        print("frame %d: payload differs" % k); sys.exit(1)
-PY
-	); then
-		ok "$4"
-	else
-		bad "$4" "$_why"
-	fi
-}
-
 # wait_nonempty FILE: up to 10 s for FILE (removed before the run started)
 # to hold something, the sign that a run in the background is under way (a
 # fixed sleep races a slow start).
