@@ -315,7 +315,16 @@ formal:
 # The whole suite: plain, then AddressSanitizer+UBSan, then ThreadSanitizer,
 # then the RTL's proofs, then the installed library, then the cross builds
 # under qemu-user, then the kernel driver in VMs (tests/vm/matrix.sh).
-test: test-plain test-asan test-tsan formal test-install test-cross test-vm
+# Each stage's wall time goes to build/test-times (and the log), so that the
+# CI budget can be read stage by stage.
+TEST_STAGES = test-plain test-asan test-tsan formal test-install test-cross test-vm
+test:
+	@mkdir -p build; : >build/test-times; \
+	for s in $(TEST_STAGES); do \
+		t=$$(date +%s); $(MAKE) --no-print-directory $$s || exit 1; \
+		echo "$$s: $$(($$(date +%s) - t)) s" | tee -a build/test-times; \
+	done
+	@cat build/test-times
 	@cat build/test-summary build-asan/test-summary build-tsan/test-summary build/formal-summary \
 		build/install-summary build/cross-summary build/vm-summary | \
 	awk '{ p += $$1; f += $$2 } END { printf "total: %d passed, %d failed\n", p, f }'
