@@ -123,7 +123,7 @@ PROXYD    := $(BUILD)/fdma-proxyd
 	install-udev install-dkms clean
 # The RTL device's plugin (rules below, with the tests').
 VERILATOR ?= verilator
-RTL_V     := $(filter-out rtl/fdma_pcie_7x.v,$(wildcard rtl/*.v))
+RTL_V     := $(wildcard rtl/*.v)
 RTL_VH    := $(wildcard rtl/*.vh)
 VL_ROOT   := $(if $(CROSS_COMPILE),,$(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null))
 RTLLIB    := $(if $(VL_ROOT),$(BUILD)/libfdma-rtl.so)
@@ -232,10 +232,15 @@ tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(if $(SAN),,$(RTLLIB))
 # Kept between builds (make would delete them as intermediates).
 .SECONDARY: $(TESTLIB_OBJ)
 
+# The interrupt tests again on the RTL with MSI instead of MSI-X (through
+# the 7-series shim's interrupt port).
+RTL_MSI_TESTS = test_coalesce test_wait test_faults
+
 # Runs every test binary; each prints cmocka's summary. Fails if any fails.
-# The end-to-end sim tests run twice: on the FDMA model, then on the XDMA
-# model (sim:engine=xdma), where a test that needs what only one engine has
-# says why it skips.
+# The end-to-end sim tests run on the FDMA model, then on the XDMA model
+# (sim:engine=xdma), then, where Verilator built libfdma-rtl.so, on the RTL
+# engine (rtl=1); a test that needs what one of them lacks says why it
+# skips.
 check-tests: tests
 	@fail=0; pass=0; \
 	for t in $(UNIT_BIN) $(SIM_BIN); do \
@@ -251,6 +256,12 @@ check-tests: tests
 			echo "== $$t on the RTL engine (FDMA_TEST_SIM=rtl=1)"; \
 			if FDMA_TEST_SIM=rtl=1 FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then pass=$$((pass+1)); \
 			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1)"; fi; \
+		done; \
+		for t in $(addprefix $(BUILD)/tests/sim/,$(RTL_MSI_TESTS)); do \
+			echo "== $$t on the RTL engine with MSI (FDMA_RTL_IRQ=msi)"; \
+			if FDMA_RTL_IRQ=msi FDMA_TEST_SIM=rtl=1 FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
+				pass=$$((pass+1)); \
+			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, MSI)"; fi; \
 		done; \
 	fi; \
 	for t in tests/cli/test_*.sh; do \

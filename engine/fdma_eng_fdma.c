@@ -197,8 +197,14 @@ static void fd_set_irq(struct fdma_ering *r, bool on)
 	 * while the device writes wb.cidx and then reads IRQ_EN to decide
 	 * whether to interrupt. Store-then-load on both sides needs a full
 	 * barrier, or each side can miss the other and the host sleeps with
-	 * completions pending and no interrupt coming.
+	 * completions pending and no interrupt coming. On a real link the
+	 * store is a posted write that may still be on its way: reading a
+	 * register back makes it arrive first, and the read's completion
+	 * cannot pass the wb.cidx writes the device sent before it
+	 * (docs/engine.md section 7).
 	 */
+	if (on)
+		(void)fdma_plat_rd32(r->plat, r->reg + FDMA_CH_CTRL);
 	fdma_mb();
 }
 

@@ -316,6 +316,8 @@ static void x_set_irq(struct fdma_ering *r, bool on)
 	if (on) {
 		ack_status(r);
 		wr(r, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_EN_W1S, r->x.irq_bit);
+		/* flush the posted write before the caller looks (see fd_set_irq()) */
+		(void)rd(r, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_EN);
 	} else {
 		wr(r, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_EN_W1C, r->x.irq_bit);
 	}

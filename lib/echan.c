@@ -113,6 +113,17 @@ static void buf_hold(struct fdma_dev *dev, int h, int k)
 		atomic_fetch_add_explicit(&b->inflight, (unsigned int)k, memory_order_relaxed);
 }
 
+/*
+ * The channel has halted, or will: the device writes a halting error's
+ * completion and wb.cidx before it publishes HALTED, so a host that has
+ * reaped the error may not see HALTED yet. Waiting for it would queue the
+ * next request behind a halted channel, to be canceled by the reset.
+ */
+static bool halted(struct fdma_chan *c)
+{
+	return c->halt_due || (fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED);
+}
+
 /* Queue a batch of requests (reqs) or of copies (cps): all or nothing, one doorbell. */
 static int submit_batch(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 			const struct fdma_copy *cps, unsigned int n)
@@ -124,7 +135,7 @@ static int submit_batch(struct fdma_dev *dev, int ch, const struct fdma_req *req
 	if (c->broken)
 		return fdma_err(dev, -EIO, "channel %d did not come back from a reset", ch);
 	/* An earlier error halted the channel: recover before queueing behind it. */
-	if (!c->canceling && (fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED))
+	if (!c->canceling && halted(c))
 		chan_reset(dev, c);
 	if (c->canceling)
 		return fdma_err(dev, -EAGAIN,
@@ -201,6 +212,8 @@ static void convert(struct fdma_dev *dev, struct fdma_chan *c, const struct fdma
 		     (e->flags & FDMA_CPL_F_OVERRUN ? FDMA_CPL_OVERRUN : 0);
 	buf_hold(dev, r->buf, -1);
 	buf_hold(dev, r->dst_buf, -1);
+	if (!c->canceling && e->status >= FDMA_CPL_DESC_ERR && e->status <= FDMA_CPL_LEN_ERR)
+		c->halt_due = true;
 	STAT_ADD(c, completions, 1);
 	STAT_ADD(c, bytes, e->len);
 	if (out->res)
@@ -220,6 +233,7 @@ static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c)
 {
 	int ret = fdma_ering_reset(&c->ring, FDMA_RESET_TIMEOUT_US);
 
+	c->halt_due = false;
 	STAT_ADD(c, resets, 1);
 	if (ret) {
 		c->broken = true;
@@ -245,8 +259,7 @@ static unsigned int reap_some(struct fdma_dev *dev, struct fdma_chan *c,
 	 * did finish comes back with its own status through the cancel path,
 	 * the rest as canceled, and the channel runs again.
 	 */
-	if (!c->canceling && !c->broken &&
-	    (fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED))
+	if (!c->canceling && !c->broken && halted(c))
 		chan_reset(dev, c);
 	while (n < max) {
 		u32 want = max - n < REAP_CHUNK ? max - n : REAP_CHUNK;
@@ -266,8 +279,7 @@ static unsigned int reap_some(struct fdma_dev *dev, struct fdma_chan *c,
 
 static bool has_work(struct fdma_chan *c)
 {
-	return c->canceling || fdma_ering_ready(&c->ring) ||
-	       (fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED);
+	return c->canceling || fdma_ering_ready(&c->ring) || halted(c);
 }
 
 static void set_irq(struct fdma_chan *c, bool on)

@@ -68,6 +68,7 @@ struct fdma_chan {
 	bool irq_on;
 	bool fd_used;		/* the application polls efd itself */
 	bool canceling;		/* after a reset, handing back unfinished requests */
+	bool halt_due;		/* a halting error was reaped: HALTED follows (section 10) */
 	bool broken;		/* reset did not complete */
 	u32 ctrl_flags;		/* CH_CTRL bits besides RUN */
 	u32 coal_count, coal_usecs;

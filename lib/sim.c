@@ -5,6 +5,7 @@
  * memory reaches the model through the bus address map, interrupts are
  * eventfds: the same three seams the model will have behind ivshmem.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,7 +323,19 @@ int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 		if (dev->ch[i].efd < 0)
 			return fdma_err(dev, -errno, "eventfd: %s", strerror(errno));
 	}
+	/*
+	 * The device's threads stand in for hardware: they take no signal, so
+	 * the application's own thread gets its SIGINT (a thread that spins
+	 * without a system call would otherwise hold it, as under
+	 * ThreadSanitizer, which delivers a signal only at a call it sees).
+	 * Threads inherit the mask they are created with.
+	 */
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	ret = dev->sm->create(dev, o);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		return ret;
 	ret = fdma_eng_probe(dev->sm->eng, &dev->plat, &dev->caps);

@@ -29,6 +29,8 @@ module fdma_engine #(
 	input  wire         cfg_bus_master,
 	input  wire         cfg_msix_en,
 	input  wire         cfg_msix_mask,
+	input  wire         cfg_msi_en,     // MSI, used when MSI-X is off
+	input  wire [2:0]   cfg_msi_mm,     // vectors allocated: 2^cfg_msi_mm
 	input  wire [2:0]   cfg_mps,        // Device Control: 128 << n bytes
 	input  wire [2:0]   cfg_mrrs,
 	input  wire [15:0]  cfg_id,         // bus, device, function
@@ -50,6 +52,11 @@ module fdma_engine #(
 	output wire         tx_eop,
 	output wire [127:0] tx_hdr,
 	output wire [63:0]  tx_data,
+	// MSI through the hard IP's interrupt port (the message number, held
+	// until acknowledged); MSI-X messages are memory writes on tx_*
+	output wire         msi_req,
+	output wire [4:0]   msi_num,
+	input  wire         msi_ack,
 	// card memory
 	output wire         card_we,
 	output wire [CARD_AW-1:0] card_wa,
@@ -298,6 +305,8 @@ module fdma_engine #(
 	wire msix_we = wr_hit && w_off >= `MSIX_TABLE_OFF;
 	fdma_msix #(.NREQ(NCH)) msix (
 		.clk(clk), .rst(rst), .msix_en(cfg_msix_en), .func_mask(cfg_msix_mask), .en(en),
+		.msi_en(cfg_msi_en), .msi_mm(cfg_msi_mm), .msi_req(msi_req), .msi_num(msi_num),
+		.msi_ack(msi_ack),
 		.req_id(cfg_id), .reg_we(msix_we), .reg_wa(w_off[12:2]), .reg_wd(rx_data[31:0]),
 		.reg_ra(r_off[12:2]), .reg_rd(msix_rd),
 		.req(irq_req), .vec(irq_vec), .ack(irq_ack),

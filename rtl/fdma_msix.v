@@ -5,6 +5,11 @@
 // out as soon as the vector and the function are unmasked and the engine
 // may master the bus (PCIe's MSI-X rules: a masked vector's message waits
 // in the PBA, it is not lost).
+//
+// With MSI-X off and MSI on, the same pending bits go out through the hard
+// IP's MSI port instead (msi_req/msi_num/msi_ack): the vector is the message
+// number, masked to the vectors the host allocated, and MSI-X's table masks
+// do not apply.
 `include "fdma_defs.vh"
 
 module fdma_msix #(
@@ -15,6 +20,8 @@ module fdma_msix #(
 	input  wire            msix_en,      // MSI-X Enable in the capability
 	input  wire            func_mask,    // Function Mask in the capability
 	input  wire            en,           // the engine may master the bus
+	input  wire            msi_en,       // MSI Enable in the MSI capability
+	input  wire [2:0]      msi_mm,       // Multiple Message Enable: 2^msi_mm vectors
 	input  wire [15:0]     req_id,
 	// table and PBA accesses (offset within BAR0)
 	input  wire            reg_we,
@@ -31,6 +38,10 @@ module fdma_msix #(
 	input  wire            tx_ready,
 	output wire [127:0]    tx_hdr,
 	output wire [63:0]     tx_data,
+	// MSI through the hard IP: held until acknowledged
+	output reg             msi_req,
+	output reg  [4:0]      msi_num,
+	input  wire            msi_ack,
 	output wire            busy
 );
 	`include "fdma_tlp.vh"
@@ -42,18 +53,23 @@ module fdma_msix #(
 	reg [3:0]  sv;                  // vector being sent
 
 	wire       deliver = msix_en && !func_mask && en;
+	wire       msi_mode = !msix_en && msi_en && en;
 	// the lowest pending, unmasked vector, and the lowest new request
-	reg  [3:0] pv;
-	reg        pv_ok;
+	reg  [3:0] pv, mv;
+	reg        pv_ok, mv_ok;
 	reg  [3:0] rq_vec;
 	reg  [NREQ-1:0] rq_one;
 	integer k;
 	always @(*) begin
-		pv = 4'd0; pv_ok = 1'b0;
-		for (k = 15; k >= 0; k = k - 1)
+		pv = 4'd0; pv_ok = 1'b0; mv = 4'd0; mv_ok = 1'b0;
+		for (k = 15; k >= 0; k = k - 1) begin
 			if (pend[k] && !t_mask[k]) begin
 				pv = k[3:0]; pv_ok = deliver;
 			end
+			if (pend[k]) begin
+				mv = k[3:0]; mv_ok = msi_mode;
+			end
+		end
 		rq_one = {NREQ{1'b0}}; rq_vec = 4'd0;
 		for (k = NREQ - 1; k >= 0; k = k - 1)
 			if (req[k] && !ack[k]) begin
@@ -84,7 +100,7 @@ module fdma_msix #(
 	assign tx_valid = sending;
 	assign tx_hdr   = tlp_mem(1'b1, {t_hi[sv], t_lo[sv]}, 11'd1, req_id, 8'd0);
 	assign tx_data  = {32'd0, t_dat[sv]};
-	assign busy     = sending;
+	assign busy     = sending || msi_req;
 
 	integer j;
 	always @(posedge clk) begin
@@ -94,6 +110,7 @@ module fdma_msix #(
 			end
 			t_mask <= 16'hffff;
 			pend <= 0; sending <= 1'b0; sv <= 0; ack <= 0;
+			msi_req <= 1'b0; msi_num <= 0;
 		end else begin
 			ack <= rq_one;
 			if (reg_we && w_tab)
@@ -112,6 +129,13 @@ module fdma_msix #(
 				sending <= 1'b1;
 				sv <= pv;
 				pend[pv] <= 1'b0;
+			end
+			if (msi_req && msi_ack)
+				msi_req <= 1'b0;
+			if (!msi_req && !sending && mv_ok) begin
+				msi_req <= 1'b1;
+				msi_num <= {1'b0, mv} & ~(5'h1f << msi_mm);
+				pend[mv] <= 1'b0;
 			end
 		end
 	end

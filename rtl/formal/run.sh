@@ -36,21 +36,40 @@ prove() {
 	return 2
 }
 
+# spawn NAME COMMAND...: each check runs in the background, JOBS (2) at a
+# time, and leaves its result line in $OUT/NAME.result; they are printed in
+# order at the end.
+JOBS=${JOBS:-2}
+running=0
+order=""
+spawn() {
+	s_name=$1
+	shift
+	order="$order $s_name"
+	"$@" >"$OUT/$s_name.result" 2>&1 &
+	running=$((running + 1))
+	if [ "$running" -ge "$JOBS" ]; then
+		wait
+		running=0
+	fi
+}
+
 # 1. the proofs
-for k in "h2c_mm 0 0" "c2h_mm 1 0" "c2h_stream 1 1"; do
-	set -- $k
+proof() {
 	t0=$(date +%s)
 	if prove "$1" "$2" "$3" rtl; then
 		echo "PASS: $1: every property holds for $DEPTH clocks from reset ($(($(date +%s) - t0)) s)"
 	else
 		echo "FAIL: $1: a property fails or the check did not run: $OUT/$1.log"
-		fail=$((fail + 1))
 	fi
-done
+}
+spawn h2c_mm proof h2c_mm 0 0
+spawn c2h_mm proof c2h_mm 1 0
+spawn c2h_stream proof c2h_stream 1 1
 
 # 2. the proofs' own test: each mutation must be caught
 # name | kind (c2h stream) | sed expression on fdma_chan.v | what it breaks
-mutate() {
+mutate_one() {
 	name=$1 c2h=$2 stream=$3 expr=$4 what=$5
 	d="$OUT/mut-$name"
 	mkdir -p "$d"
@@ -58,16 +77,16 @@ mutate() {
 	sed "$expr" rtl/fdma_chan.v >"$d/fdma_chan.v"
 	if cmp -s rtl/fdma_chan.v "$d/fdma_chan.v"; then
 		echo "FAIL: mutation $name changed nothing (the RTL moved: update run.sh)"
-		fail=$((fail + 1))
 	elif prove "mut-$name" "$c2h" "$stream" "$d"; then
 		echo "FAIL: mutation $name ($what) was not caught"
-		fail=$((fail + 1))
 	elif [ $? -eq 1 ]; then
 		echo "PASS: mutation $name ($what) caught"
 	else
 		echo "FAIL: mutation $name: the proof did not run (see $OUT/mut-$name.*log)"
-		fail=$((fail + 1))
 	fi
+}
+mutate() {
+	spawn "mut-$1" mutate_one "$@"
 }
 mutate fetch_past_doorbell 0 0 's/cidx != r_pidx \&\& en;/en;/' \
 	"fetches with nothing posted"
@@ -84,5 +103,12 @@ mutate reset_keeps_count 0 0 's/cidx <= 0; err_idx <= 0;/err_idx <= 0;/' \
 mutate stream_write_crosses_4k 1 1 's/f_n = f_r1 < f_to4k ? f_r1 : f_to4k;/f_n = f_r1;/' \
 	"stream writes ignore the 4 KiB boundary"
 
+wait
+for name in $order; do
+	r=$(cat "$OUT/$name.result" 2>/dev/null)
+	[ -n "$r" ] || r="FAIL: $name printed no result"
+	echo "$r"
+	case $r in PASS:*) ;; *) fail=$((fail + 1)) ;; esac
+done
 echo "formal: $fail failed"
 [ "$fail" -eq 0 ]

@@ -7,7 +7,8 @@
  * accesses become memory requests to BAR0, the engine's reads of host
  * memory are answered with completions (split, reordered, paced by the link
  * model, faulted on demand), its writes land in host memory and its MSI-X
- * writes become interrupts. libfdma loads it with dlopen() and finds one
+ * writes (or MSI requests) become interrupts. The engine is driven through
+ * its 7-series shim, in the pcie_7x core's AXI4-Stream format. libfdma loads it with dlopen() and finds one
  * symbol, fdma_rtl_plugin, so the library itself needs no C++ runtime.
  */
 #ifndef FDMA_RTL_H
@@ -17,7 +18,7 @@
 
 #include "fdma_model.h"
 
-#define FDMA_RTL_ABI 1
+#define FDMA_RTL_ABI 2
 
 struct fdma_rtl;
 
@@ -29,6 +30,7 @@ struct fdma_rtl_counts {
 	uint64_t cpls;		/* completions the harness sent for them */
 	uint64_t reordered;	/* completions delivered out of request order */
 	uint64_t msix;		/* MSI-X messages */
+	uint64_t msi;		/* MSI requests the core took (FDMA_RTL_IRQ=msi) */
 	uint64_t faults;	/* faults injected */
 	uint64_t bad_tlps;	/* TLPs that broke a rule the harness checks */
 };

@@ -18,6 +18,13 @@
  * Completions of different requests are delivered in random order
  * (seeded: a run is reproducible), split at the read completion boundary
  * or at MPS as the link configuration says.
+ *
+ * The engine sits behind its 7-series shim (fdma_pcie_7x.v), so the harness
+ * speaks what a pcie_7x core speaks: TLPs in band on 64-bit AXI4-Stream,
+ * header DW0 first, every DW with the TLP's first byte in bits 31:24, tkeep
+ * 0x0f on a last beat of one DW. Unpaced, it also holds beats back at
+ * random in both directions, as a core may, so the shim's flow control is
+ * exercised; MSI (FDMA_RTL_IRQ=msi) goes through the core's interrupt port.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -54,6 +61,71 @@ struct Tlp {
 	uint64_t ready = 0;           // cycle from which it may go down
 	unsigned link_bytes = 0;
 };
+
+// One beat of the core's AXI4-Stream.
+struct Beat {
+	uint64_t data;
+	uint8_t keep;
+	bool last;
+};
+
+bool tlp_is4(const uint32_t *h)
+{
+	return h[0] >> 29 & 1;
+}
+
+bool tlp_has_data(const uint32_t *h)
+{
+	return h[0] >> 30 & 1;
+}
+
+// A TLP as the 7-series core carries it: header DWs, then payload DWs, each
+// with the TLP's first byte in bits 31:24, two DWs a beat (PG054).
+std::vector<Beat> to_7x(const Tlp &t)
+{
+	std::vector<uint32_t> dw(t.hdr, t.hdr + (tlp_is4(t.hdr) ? 4 : 3));
+	std::vector<Beat> b;
+
+	if (tlp_has_data(t.hdr)) {
+		unsigned n = t.hdr[0] & 0x3ff ? t.hdr[0] & 0x3ff : 1024;
+		for (unsigned i = 0; i < n; i++)
+			dw.push_back(__builtin_bswap32((uint32_t)(t.data[i / 2] >> (32 * (i % 2)))));
+	}
+	for (size_t i = 0; i < dw.size(); i += 2) {
+		bool two = i + 1 < dw.size();
+		b.push_back({(two ? (uint64_t)dw[i + 1] << 32 : 0) | dw[i], (uint8_t)(two ? 0xff : 0x0f),
+			     i + 2 >= dw.size()});
+	}
+	return b;
+}
+
+// The core's beats of one TLP back to a TLP; false if they do not add up
+// to what the header says.
+bool from_7x(const std::vector<Beat> &b, Tlp &t)
+{
+	std::vector<uint32_t> dw;
+
+	for (const Beat &x : b) {
+		if (x.keep != 0xff && !(x.keep == 0x0f && x.last))
+			return false;
+		dw.push_back((uint32_t)x.data);
+		if (x.keep == 0xff)
+			dw.push_back((uint32_t)(x.data >> 32));
+	}
+	if (dw.size() < 3)
+		return false;
+	t = Tlp();
+	unsigned nh = tlp_is4(dw.data()) ? 4 : 3;
+	unsigned n = tlp_has_data(dw.data()) ? (dw[0] & 0x3ff ? dw[0] & 0x3ff : 1024) : 0;
+	if (dw.size() != nh + n)
+		return false;
+	for (unsigned i = 0; i < nh; i++)
+		t.hdr[i] = dw[i];
+	t.data.assign((n + 1) / 2, 0);
+	for (unsigned i = 0; i < n; i++)
+		t.data[i / 2] |= (uint64_t)__builtin_bswap32(dw[nh + i]) << (32 * (i % 2));
+	return true;
+}
 
 // One read request of the engine being answered: its completions in order.
 struct Pending {
@@ -100,13 +172,17 @@ struct fdma_rtl {
 	std::vector<Pending> pend;     // read completions, one entry per request
 	bool down_busy = false;
 	Tlp down_cur;
+	std::vector<Beat> down_beats;  // down_cur as the core's beats
 	size_t down_beat = 0;
 	HostReq *cur_read = nullptr;   // the host read whose completion is awaited
 	bool poison_next = false;      // FDMA_FAULT_DATA: the next data read of poison_ch
 	unsigned poison_ch = 0;
-	// up: the TLP being received
-	Tlp up_cur;
+	// up: the TLP being received, as the core's beats
+	std::vector<Beat> up_beats;
 	bool up_in = false;
+	bool gaps = false;             // unpaced: hold beats back at random
+	bool msi = false;              // FDMA_RTL_IRQ=msi: MSI-X off, MSI on
+	unsigned msi_wait = 0;         // clocks before the core takes an MSI request
 	bool up_granted = false;
 	// rules and faults
 	uint32_t tags_out = 0;         // tags in use (bit per tag)
@@ -130,12 +206,6 @@ unsigned code_of(unsigned bytes)
 	while ((128u << c) < bytes)
 		c++;
 	return c;
-}
-
-void set_hdr(Vfdma_sim_top *t, const uint32_t h[4])
-{
-	for (int i = 0; i < 4; i++)
-		t->rx_hdr[i] = h[i];
 }
 
 // A 1-DW memory request from the host (root complex) to BAR0.
@@ -353,6 +423,7 @@ void tick(fdma_rtl *r)
 		}
 		if (r->down_busy) {
 			trace(r, "down", r->down_cur);
+			r->down_beats = to_7x(r->down_cur);
 			r->down_beat = 0;
 			r->n.tlps_down++;
 			if (r->bpc)
@@ -360,35 +431,44 @@ void tick(fdma_rtl *r)
 					       r->down_cur.link_bytes / r->bpc;
 		}
 	}
-	size_t nbeats = r->down_cur.data.empty() ? 1 : r->down_cur.data.size();
-	t->rx_valid = r->down_busy;
-	t->rx_sop = r->down_beat == 0;
-	t->rx_eop = r->down_beat + 1 == nbeats;
-	set_hdr(t, r->down_cur.hdr);
-	t->rx_data = r->down_cur.data.empty() ? 0 : r->down_cur.data[r->down_beat];
+	// a core may pause mid-TLP in either direction: 1 clock in 8 at random
+	bool hold_rx = r->gaps && (mix(r->rng) & 7) == 0;
+	bool hold_tx = r->gaps && (mix(r->rng) & 7) == 0;
+	const Beat *db = r->down_busy ? &r->down_beats[r->down_beat] : nullptr;
+	t->m_axis_rx_tvalid = db && !hold_rx;
+	t->m_axis_rx_tdata = db ? db->data : 0;
+	t->m_axis_rx_tkeep = db ? db->keep : 0;
+	t->m_axis_rx_tlast = db ? db->last : 0;
 	// up: a new TLP only when the link has carried the last one
-	t->tx_ready = r->up_in || r->bpc == 0 || r->up_free <= (double)r->cyc;
+	t->s_axis_tx_tready = !hold_tx && (r->up_in || r->bpc == 0 || r->up_free <= (double)r->cyc);
+	// MSI: the core takes a request after a few clocks
+	t->cfg_interrupt_rdy = 0;
+	if (t->cfg_interrupt && r->msi_wait-- == 0) {
+		t->cfg_interrupt_rdy = 1;
+		r->msi_wait = (unsigned)(mix(r->rng) & 3);
+	}
 
 	t->clk = 0;
 	t->eval();
-	bool rx_fire = t->rx_valid && t->rx_ready;
-	bool tx_fire = t->tx_valid && t->tx_ready;
+	bool rx_fire = t->m_axis_rx_tvalid && t->m_axis_rx_tready;
+	bool tx_fire = t->s_axis_tx_tvalid && t->s_axis_tx_tready;
+	bool msi_fire = t->cfg_interrupt && t->cfg_interrupt_rdy;
+	unsigned msi_vec = t->cfg_interrupt_di;
 	bool got = false;
 	if (tx_fire) {
-		if (t->tx_sop) {
-			r->up_cur = Tlp();
-			for (int i = 0; i < 4; i++)
-				r->up_cur.hdr[i] = t->tx_hdr[i];
+		if (!r->up_in) {
+			r->up_beats.clear();
 			r->up_in = true;
-			unsigned fmt = r->up_cur.hdr[0] >> 29;
-			unsigned bytes = kFraming + (fmt & 1 ? 16 : 12) +
-					 (fmt & 2 ? tlp_dws(r->up_cur.hdr) * 4 : 0);
+			// the link is busy for the whole TLP from its first beat on
+			uint32_t h0 = (uint32_t)t->s_axis_tx_tdata;
+			unsigned bytes = kFraming + (tlp_is4(&h0) ? 16 : 12) +
+					 (tlp_has_data(&h0) ? tlp_dws(&h0) * 4 : 0);
 			if (r->bpc)
 				r->up_free = std::max(r->up_free, (double)r->cyc) + bytes / r->bpc;
 		}
-		if (r->up_cur.hdr[0] >> 30 & 1)
-			r->up_cur.data.push_back(t->tx_data);
-		if (t->tx_eop) {
+		r->up_beats.push_back({t->s_axis_tx_tdata, (uint8_t)t->s_axis_tx_tkeep,
+				       (bool)t->s_axis_tx_tlast});
+		if (t->s_axis_tx_tlast) {
 			r->up_in = false;
 			got = true;
 		}
@@ -396,10 +476,26 @@ void tick(fdma_rtl *r)
 	t->clk = 1;
 	t->eval();
 	r->cyc++;
-	if (rx_fire && ++r->down_beat == nbeats)
+	if (rx_fire && ++r->down_beat == r->down_beats.size())
 		r->down_busy = false;
-	if (got)
-		take_up(r, r->up_cur);
+	if (got) {
+		Tlp up;
+		if (from_7x(r->up_beats, up)) {
+			take_up(r, up);
+		} else {
+			r->n.bad_tlps++;
+			r->n.tlps_up++;
+		}
+	}
+	if (msi_fire) {
+		r->n.msi++;
+		if (r->cfg.fault == FDMA_FAULT_IRQ && r->fault_armed) {
+			r->fault_armed = false;   // the next interrupt is lost
+			r->n.faults++;
+		} else {
+			r->host.irq(r->host.ctx, msi_vec);
+		}
+	}
 }
 
 void run(fdma_rtl *r)
@@ -480,6 +576,9 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 		return fail(why, whylen, "the RTL harness injects desc, data and irq faults only");
 	if (fdma_link_validate(&cfg->link, lw, sizeof(lw)))
 		return fail(why, whylen, lw);
+	const char *irq = getenv("FDMA_RTL_IRQ");
+	if (irq && strcmp(irq, "msi") && strcmp(irq, "msix"))
+		return fail(why, whylen, "FDMA_RTL_IRQ: expected msi or msix");
 
 	fdma_rtl *r = new fdma_rtl;
 	r->cfg = *cfg;
@@ -492,12 +591,19 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 	r->ctx.threads(1);
 	r->top = new Vfdma_sim_top{&r->ctx};
 	Vfdma_sim_top *t = r->top;
-	t->cfg_bus_master = 1;
-	t->cfg_msix_en = 1;
-	t->cfg_msix_mask = 0;
-	t->cfg_mps = code_of(r->mps);
-	t->cfg_mrrs = code_of(r->mrrs);
-	t->cfg_id = 0x0100;
+	// the configuration space as the host left it: bus mastering, MPS and
+	// MRRS in Device Control, bus 1 device 0 function 0, MSI-X or MSI
+	r->msi = irq && !strcmp(irq, "msi");
+	r->gaps = !cfg->paced;
+	t->cfg_command = 1u << 2 | 1u << 1;
+	t->cfg_dcommand = (uint16_t)(code_of(r->mps) << 5 | code_of(r->mrrs) << 12);
+	t->cfg_bus_number = 1;
+	t->cfg_device_number = 0;
+	t->cfg_function_number = 0;
+	t->cfg_interrupt_msixenable = !r->msi;
+	t->cfg_interrupt_msixfm = 0;
+	t->cfg_interrupt_msienable = r->msi;
+	t->cfg_interrupt_mmenable = 4;      // 16 vectors allocated
 	t->max_desc_len = cfg->max_desc_len;
 	if (cfg->paced) {
 		r->bpc = fdma_link_tlp_Bps(&cfg->link) * kClkNs * 1e-9;

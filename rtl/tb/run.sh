@@ -9,7 +9,7 @@ mkdir -p "$OUT"
 fail=0
 for tb in rtl/tb/tb_*.v; do
 	name=$(basename "$tb" .v)
-	if ! iverilog -g2005 -Wall -Irtl -o "$OUT/$name" "$tb" 2>"$OUT/$name.log"; then
+	if ! iverilog -g2005 -Wall -Wno-timescale -Irtl -y rtl -o "$OUT/$name" "$tb" 2>"$OUT/$name.log"; then
 		echo "FAIL: $name does not compile: $(head -3 "$OUT/$name.log")"
 		fail=$((fail + 1))
 		continue

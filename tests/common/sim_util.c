@@ -140,6 +140,17 @@ void sim_require_model(const char *why)
 	}
 }
 
+void sim_require_fdma_engine(const char *why)
+{
+	const char *x = sim_extra();
+
+	if (sim_target() || (x && strstr(x, "engine=xdma"))) {
+		print_message("checks %s, a property of the FDMA engine: skipped on %s\n", why,
+			      sim_target() ? sim_target() : x);
+		skip();
+	}
+}
+
 int64_t sim_timeout_us(void)
 {
 	const char *x = sim_extra();

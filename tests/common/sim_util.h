@@ -49,6 +49,13 @@ const char *sim_target(void);
  */
 void sim_require_model(const char *why);
 /*
+ * Skip the calling test unless the device is an FDMA engine in this
+ * process: the model or the RTL (rtl=1), not the XDMA model and not another
+ * device. For what the engine's specification fixes exactly, e.g. the
+ * coalescing rules' interrupt counts.
+ */
+void sim_require_fdma_engine(const char *why);
+/*
  * Skips a test that holds the device against wall-clock time (a frame
  * period of real milliseconds) on a device that runs slower than real time:
  * the RTL engine under Verilator (rtl:) simulates about 1/50 of real time.

@@ -73,7 +73,7 @@ static void test_every_completion(void **state)
 	struct fdma_dev *dev;
 
 	(void)state;
-	sim_require_model("one interrupt per completion");
+	sim_require_fdma_engine("one interrupt per completion");
 	dev = open_sleep("sim:paced=0", 0, 0);
 	for (int i = 0; i < 20; i++) {
 		batch(dev, 1, 65536, NULL, 100 + (uint64_t)i);
@@ -93,7 +93,7 @@ static void test_count(void **state)
 	uint64_t want = 0;
 
 	(void)state;
-	sim_require_model("interrupt counts under count coalescing");
+	sim_require_fdma_engine("interrupt counts under count coalescing");
 	dev = open_sleep("sim:paced=0", 8, 0);
 	for (int b = 0; b < 4; b++) {
 		batch(dev, 32, 4096, NULL, 1000 + (uint64_t)b);
@@ -122,7 +122,7 @@ static void test_count_from_uri(void **state)
 	struct fdma_dev *dev;
 
 	(void)state;
-	sim_require_model("interrupt counts under count coalescing");
+	sim_require_fdma_engine("interrupt counts under count coalescing");
 	dev = sim_open("sim:paced=0,coal=8");
 	assert_fdma_ok(dev, fdma_chan_set_wait(dev, 0, FDMA_WAIT_SLEEP, 0));
 	assert_fdma_ok(dev, fdma_chan_set_wait(dev, 1, FDMA_WAIT_SPIN, 0));
@@ -187,7 +187,7 @@ static void test_req_irq(void **state)
 			    FDMA_REQ_IRQ, FDMA_REQ_IRQ, FDMA_REQ_IRQ };
 
 	(void)state;
-	sim_require_model("which completions interrupt");
+	sim_require_fdma_engine("which completions interrupt");
 	dev = open_sleep("sim:paced=0", 1000, 0);
 	/* Without it: only the drain. */
 	batch(dev, 6, 4096, NULL, 1);
@@ -215,7 +215,7 @@ static void test_req_irq_split(void **state)
 
 	(void)state;
 	/* XDMA's interrupts are levels: two close together may be one. */
-	sim_require_model("which completions interrupt");
+	sim_require_fdma_engine("which completions interrupt");
 	dev = open_sleep("sim:paced=0,maxdesc=4096", 1000, 0);
 	batch(dev, 3, 65536, fl, 9);
 	/* 48 descriptors: one forced interrupt after the first request's 16th, one drain. */
