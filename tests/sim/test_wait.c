@@ -7,6 +7,7 @@
  * says nothing is in flight instead of waiting.
  */
 #include <poll.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "sim_util.h"
@@ -91,8 +92,14 @@ static void test_sleep(void **state)
 	 */
 	struct fdma_dev *dev = sim_open(sim_target() ? "sim:paced=0" : "sim:gen=1,lanes=1");
 	struct fdma_chan_stats st;
+	struct fdma_info in;
+	bool rtl, fdma_here;
 
 	(void)state;
+	assert_fdma_ok(dev, fdma_get_info(dev, &in));
+	rtl = !strcmp(in.backend, "rtl");
+	/* the FDMA engine in this process (the model or the RTL): every interrupt is counted */
+	fdma_here = !sim_target() && !strcmp(in.engine, "fdma");
 	for (int ch = 0; ch < 2; ch++)
 		assert_fdma_ok(dev, fdma_chan_set_wait(dev, ch, FDMA_WAIT_SLEEP, 0));
 	run_batches(dev);
@@ -109,9 +116,23 @@ static void test_sleep(void **state)
 		assert_true(st.interrupts > 0);
 		if (!sim_target())
 			assert_true(st.wakeups > 0);
-		assert_int_equal(st.irq_timeouts, 0);
+		/*
+		 * The RTL runs at about 1/50 of real time: a sleep (100 ms at
+		 * most) can end while the interrupt of a completion already
+		 * visible is still being simulated. That is late, not lost; the
+		 * exact count below tells the two apart.
+		 */
+		if (!rtl)
+			assert_int_equal(st.irq_timeouts, 0);
 		/* With no coalescing there is at most one interrupt per completion. */
 		assert_true(st.interrupts <= N * BATCHES);
+		/*
+		 * Sleep mode sets IRQ_EN before the first request, and the FDMA
+		 * engine interrupts for every completion when not coalescing:
+		 * exactly one each, so none was lost.
+		 */
+		if (fdma_here)
+			assert_int_equal(st.interrupts, N * BATCHES);
 	}
 	fdma_close(dev);
 }
