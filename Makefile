@@ -123,7 +123,7 @@ PROXYD    := $(BUILD)/fdma-proxyd
 	install-udev install-dkms clean
 # The RTL device's plugin (rules below, with the tests').
 VERILATOR ?= verilator
-RTL_V     := $(wildcard rtl/*.v)
+RTL_V     := $(wildcard rtl/*.v rtl/sim/*.v)
 RTL_VH    := $(wildcard rtl/*.vh)
 VL_ROOT   := $(if $(CROSS_COMPILE),,$(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null))
 RTLLIB    := $(if $(VL_ROOT),$(BUILD)/libfdma-rtl.so)
@@ -233,8 +233,10 @@ tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(if $(SAN),,$(RTLLIB))
 .SECONDARY: $(TESTLIB_OBJ)
 
 # The interrupt tests again on the RTL with MSI instead of MSI-X (through
-# the 7-series shim's interrupt port).
+# the 7-series shim's interrupt port), and the card-memory tests with card
+# memory behind the AXI4 master (a simulated DDR-like slave).
 RTL_MSI_TESTS = test_coalesce test_wait test_faults
+RTL_AXI_TESTS = test_transfer test_faults test_errors
 
 # Runs every test binary; each prints cmocka's summary. Fails if any fails.
 # The end-to-end sim tests run on the FDMA model, then on the XDMA model
@@ -262,6 +264,12 @@ check-tests: tests
 			if FDMA_RTL_IRQ=msi FDMA_TEST_SIM=rtl=1 FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
 				pass=$$((pass+1)); \
 			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, MSI)"; fi; \
+		done; \
+		for t in $(addprefix $(BUILD)/tests/sim/,$(RTL_AXI_TESTS)); do \
+			echo "== $$t on the RTL engine, card memory through AXI4 (FDMA_RTL_CARD=axi)"; \
+			if FDMA_RTL_CARD=axi FDMA_TEST_SIM=rtl=1 FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
+				pass=$$((pass+1)); \
+			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, AXI card)"; fi; \
 		done; \
 	fi; \
 	for t in tests/cli/test_*.sh; do \

@@ -27,6 +27,7 @@ module fdma_chan #(
 	parameter        NSLOT = 7,             // H2C: read requests outstanding, 1..7
 	parameter        MAX_RD_LOG2 = 9,       // largest read request (reorder slot)
 	parameter        MAX_WR_LOG2 = 8,       // largest write payload (staging slot)
+	parameter        CARD_RD_LOG2 = 3,      // C2H: card words read ahead (covers the memory's latency)
 	parameter [31:0] CPL_TIMEOUT = 32'd6250000
 ) (
 	input  wire         clk,
@@ -69,6 +70,7 @@ module fdma_chan #(
 	output wire [CARD_AW-1:0] card_wa,
 	output wire [63:0]  card_wd,
 	input  wire         card_wready,
+	input  wire         card_wbusy,     // card writes taken but not yet in memory
 	output wire         card_re,
 	output wire [CARD_AW-1:0] card_ra,
 	input  wire         card_rready,
@@ -335,10 +337,10 @@ module fdma_chan #(
 	reg               p_sending;     // its header has gone (cannot stop mid-TLP)
 	reg  [CARD_AW-1:0] cr_addr;
 	reg  [31:0]       cr_left;       // card words still to request
-	reg  [3:0]        cr_fly;        // card reads in flight
+	reg  [CARD_RD_LOG2:0] cr_fly;    // card reads in flight
 	wire [63:0]       cf_dout;
 	wire              cf_empty;
-	wire [3:0]        cf_count;
+	wire [CARD_RD_LOG2:0] cf_count;
 	wire [12:0]       f_to4k = 13'd4096 - {1'b0, f_addr[11:0]};
 	wire [31:0]       f_rem = d_len - f_bytes;
 	wire [12:0]       f_r1 = f_rem < {19'd0, wr_max} ? f_rem[12:0] : wr_max;
@@ -377,21 +379,21 @@ module fdma_chan #(
 	wire              f_pkt_end = f_buf_end || f_words + 1'b1 == f_lim;
 
 	assign card_re = C2H && !STREAM && st == S_C2H && cr_left != 0 && !abort &&
-			 ({1'b0, cf_count} + {1'b0, cr_fly}) < 5'd8;
+			 ({1'b0, cf_count} + {1'b0, cr_fly}) < (1 << CARD_RD_LOG2);
 	assign card_ra = cr_addr;
 
 	generate if (C2H && !STREAM) begin : g_cf
 		/* verilator lint_off UNUSEDSIGNAL */
 		wire cf_full;     // never: reads are issued only with room for them
 		/* verilator lint_on UNUSEDSIGNAL */
-		fdma_fifo #(.W(64), .AW(3)) cf (
+		fdma_fifo #(.W(64), .AW(CARD_RD_LOG2)) cf (
 			.clk(clk), .rst(rst || st == S_RST), .wr(card_rvalid), .din(card_rd),
 			.rd(cf_pop), .dout(cf_dout), .empty(cf_empty), .full(cf_full),
 			.count(cf_count));
 	end else begin : g_nocf
 		assign cf_dout = 64'd0;
 		assign cf_empty = 1'b1;
-		assign cf_count = 4'd0;
+		assign cf_count = 0;
 	end endgenerate
 
 	// ---- test generator (C2H) and checker (H2C) -----------------------------
@@ -603,7 +605,8 @@ module fdma_chan #(
 				cr_addr <= cr_addr + 1'b1;
 				cr_left <= cr_left - 1'b1;
 			end
-			cr_fly <= cr_fly + ((card_re && card_rready) ? 4'd1 : 4'd0) - (card_rvalid ? 4'd1 : 4'd0);
+			cr_fly <= cr_fly + {{CARD_RD_LOG2{1'b0}}, card_re && card_rready} -
+				  {{CARD_RD_LOG2{1'b0}}, card_rvalid};
 			p_cnt <= p_cnt + ((f_take && f_pkt_end) ? 2'd1 : 2'd0)
 				       - ((st == S_C2H && tx_fire && tx_eop) ? 2'd1 : 2'd0);
 			if (tx_fire && sb && wb_state)
@@ -726,7 +729,8 @@ module fdma_chan #(
 				if (h2c_err_seen || abort) begin
 					// let every request still out come back before the tags are reused
 					st <= S_DRAIN;
-				end else if (dr_left == 0 && rd_left == 0) begin
+				end else if (dr_left == 0 && rd_left == 0 && !card_wbusy) begin
+					// the data is in card memory before its record goes out
 					rec_len <= d_len; rec_status <= `CPL_OK; rec_flags <= 0;
 					st <= S_REC;
 				end

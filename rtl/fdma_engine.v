@@ -21,6 +21,7 @@ module fdma_engine #(
 	parameter        NSLOT = 7,                     // H2C reads in flight per channel (1..7)
 	parameter        MAX_RD_LOG2 = 9,
 	parameter        MAX_WR_LOG2 = 8,
+	parameter        CARD_RD_LOG2 = 3,              // card words read ahead: 8 for block RAM, 64 for DDR
 	parameter [31:0] CPL_TIMEOUT = 32'd6250000      // 50 ms at 125 MHz
 ) (
 	input  wire         clk,
@@ -62,6 +63,7 @@ module fdma_engine #(
 	output wire [CARD_AW-1:0] card_wa,
 	output wire [63:0]  card_wd,
 	input  wire         card_wready,
+	input  wire         card_wbusy,     // writes taken, not yet in memory (0 for block RAM)
 	output wire         card_re,
 	output wire [CARD_AW-1:0] card_ra,
 	input  wire         card_rready,
@@ -234,7 +236,7 @@ module fdma_engine #(
 			.CARD_BYTES(c >= 2 ? 64'd0 : CARD_BYTES), .CARD_AW(CARD_AW),
 			.RING_MAX_LOG2(RING_MAX_LOG2), .NSLOT(NSLOT),
 			.MAX_RD_LOG2(MAX_RD_LOG2), .MAX_WR_LOG2(MAX_WR_LOG2),
-			.CPL_TIMEOUT(CPL_TIMEOUT)
+			.CARD_RD_LOG2(CARD_RD_LOG2), .CPL_TIMEOUT(CPL_TIMEOUT)
 		) ch (
 			.clk(clk), .rst(rst), .en(en), .eng_rst(eng_rst), .eng_rst_done(ch_rst_done[c]),
 			.us_tick(us_tick), .now_ns(now_ns), .req_id(cfg_id),
@@ -247,6 +249,7 @@ module fdma_engine #(
 			.cpl_hdr(rx_hdr), .cpl_data(rx_data),
 			.irq_req(irq_req[c]), .irq_vec(irq_vec[4*c +: 4]), .irq_ack(irq_ack[c]),
 			.card_we(cw_we), .card_wa(cw_a), .card_wd(cw_d), .card_wready(c == 0 ? card_wready : 1'b0),
+			.card_wbusy(c == 0 ? card_wbusy : 1'b0),
 			.card_re(cr_re), .card_ra(cr_a), .card_rready(c == 1 ? card_rready : 1'b0),
 			.card_rvalid(c == 1 ? card_rvalid : 1'b0), .card_rd(card_rd),
 			.m_valid(mv), .m_ready(c == 3 ? m_axis_tready : 1'b0), .m_data(md),

@@ -8,7 +8,7 @@ module chan_top #(
 	input wire clk
 );
 	(* anyseq *) wire rst, en, eng_rst, us_tick, reg_we, tx_ready, cpl_valid, cpl_sop, cpl_eop;
-	(* anyseq *) wire irq_ack, card_wready, card_rready, card_rvalid, m_ready, s_valid, s_last;
+	(* anyseq *) wire irq_ack, card_wready, card_wbusy, card_rready, card_rvalid, m_ready, s_valid, s_last;
 	(* anyseq *) wire [63:0] now_ns, cpl_data, card_rd, s_data;
 	(* anyseq *) wire [127:0] cpl_hdr;
 	(* anyseq *) wire [15:0] req_id;
@@ -27,7 +27,7 @@ module chan_top #(
 		.tx_valid(), .tx_ready(tx_ready), .tx_sop(), .tx_eop(), .tx_hdr(), .tx_data(),
 		.cpl_valid(cpl_valid), .cpl_sop(cpl_sop), .cpl_eop(cpl_eop), .cpl_hdr(cpl_hdr),
 		.cpl_data(cpl_data), .irq_req(), .irq_vec(), .irq_ack(irq_ack),
-		.card_we(), .card_wa(), .card_wd(), .card_wready(card_wready),
+		.card_we(), .card_wa(), .card_wd(), .card_wready(card_wready), .card_wbusy(card_wbusy),
 		.card_re(), .card_ra(), .card_rready(card_rready), .card_rvalid(card_rvalid),
 		.card_rd(card_rd), .m_valid(), .m_ready(m_ready), .m_data(), .m_sof(), .m_last(),
 		.s_valid(s_valid), .s_ready(), .s_data(s_data), .s_keep(s_keep), .s_last(s_last),

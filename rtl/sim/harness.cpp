@@ -182,6 +182,7 @@ struct fdma_rtl {
 	bool up_in = false;
 	bool gaps = false;             // unpaced: hold beats back at random
 	bool msi = false;              // FDMA_RTL_IRQ=msi: MSI-X off, MSI on
+	bool card_axi = false;         // FDMA_RTL_CARD=axi: card memory through AXI4
 	unsigned msi_wait = 0;         // clocks before the core takes an MSI request
 	bool up_granted = false;
 	// rules and faults
@@ -237,6 +238,8 @@ unsigned tlp_dws(const uint32_t *h)
 	return l ? l : 1024;
 }
 
+[[noreturn]] void broken(fdma_rtl *r, const char *what, const Tlp &t);
+
 // The engine's read request: completions now, data as host memory holds it now.
 void answer_read(fdma_rtl *r, const Tlp &t)
 {
@@ -253,9 +256,9 @@ void answer_read(fdma_rtl *r, const Tlp &t)
 
 	r->n.reads++;
 	if ((addr & 0xfff) + bytes > 4096 || bytes > r->mrrs)
-		r->n.bad_tlps++;
+		broken(r, "a read request crosses 4 KiB or exceeds MRRS", t);
 	if (r->tags_out >> tag & 1)
-		r->n.bad_tlps++;                 // a tag reused while outstanding
+		broken(r, "a read request reuses a tag still outstanding", t);
 	if (is_desc)
 		r->desc_reads++;
 	if (r->fault_armed && is_desc && r->desc_reads == r->cfg.fault_at &&
@@ -322,6 +325,19 @@ void trace(const fdma_rtl *r, const char *dir, const Tlp &t)
 	fprintf(stderr, "%s\n", t.data.size() > 4 ? " ..." : "");
 }
 
+/*
+ * The engine broke a rule of PCIe or of its ports. In simulation that is a
+ * bug in the RTL, never something to carry on past: say what and stop
+ * (the program, and with it the test, fails where it happened).
+ */
+[[noreturn]] void broken(fdma_rtl *r, const char *what, const Tlp &t)
+{
+	r->n.bad_tlps++;
+	fprintf(stderr, "fdma rtl: clock %llu: %s: %08x %08x %08x %08x\n",
+		(unsigned long long)r->cyc, what, t.hdr[0], t.hdr[1], t.hdr[2], t.hdr[3]);
+	abort();
+}
+
 void take_up(fdma_rtl *r, const Tlp &t)
 {
 	unsigned fmt = t.hdr[0] >> 29, type = t.hdr[0] >> 24 & 0x1f;
@@ -338,12 +354,12 @@ void take_up(fdma_rtl *r, const Tlp &t)
 			r->asked.store(true, std::memory_order_relaxed);   // requests held behind it
 			r->done_cv.notify_all();
 		} else {
-			r->n.bad_tlps++;     // a completion nobody asked for
+			broken(r, "a completion nobody asked for", t);
 		}
 		return;
 	}
 	if (type != 0) {
-		r->n.bad_tlps++;
+		broken(r, "a TLP of a type the engine never sends", t);
 		return;
 	}
 	if (!(fmt & 2)) {
@@ -354,7 +370,7 @@ void take_up(fdma_rtl *r, const Tlp &t)
 	unsigned bytes = tlp_dws(t.hdr) * 4;
 
 	if ((addr & 0xfff) + bytes > 4096 || bytes > r->mps)
-		r->n.bad_tlps++;
+		broken(r, "a write crosses 4 KiB or exceeds MPS", t);
 	if (addr >= kMsiBase && addr < kMsiBase + 0x100000) {
 		uint32_t v = (uint32_t)t.data[0];
 
@@ -476,6 +492,11 @@ void tick(fdma_rtl *r)
 	t->clk = 1;
 	t->eval();
 	r->cyc++;
+	if (t->card_errors) {
+		fprintf(stderr, "fdma rtl: clock %llu: the card port's AXI4 bus broke a rule or got an error response (%u)\n",
+			(unsigned long long)r->cyc, (unsigned)t->card_errors);
+		abort();
+	}
 	if (rx_fire && ++r->down_beat == r->down_beats.size())
 		r->down_busy = false;
 	if (got) {
@@ -483,8 +504,8 @@ void tick(fdma_rtl *r)
 		if (from_7x(r->up_beats, up)) {
 			take_up(r, up);
 		} else {
-			r->n.bad_tlps++;
 			r->n.tlps_up++;
+			broken(r, "beats that are no TLP on the 7-series stream (tkeep, or length)", up);
 		}
 	}
 	if (msi_fire) {
@@ -579,6 +600,9 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 	const char *irq = getenv("FDMA_RTL_IRQ");
 	if (irq && strcmp(irq, "msi") && strcmp(irq, "msix"))
 		return fail(why, whylen, "FDMA_RTL_IRQ: expected msi or msix");
+	const char *card = getenv("FDMA_RTL_CARD");
+	if (card && strcmp(card, "axi") && strcmp(card, "bram"))
+		return fail(why, whylen, "FDMA_RTL_CARD: expected axi or bram");
 
 	fdma_rtl *r = new fdma_rtl;
 	r->cfg = *cfg;
@@ -594,6 +618,7 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 	// the configuration space as the host left it: bus mastering, MPS and
 	// MRRS in Device Control, bus 1 device 0 function 0, MSI-X or MSI
 	r->msi = irq && !strcmp(irq, "msi");
+	r->card_axi = card && !strcmp(card, "axi");
 	r->gaps = !cfg->paced;
 	t->cfg_command = 1u << 2 | 1u << 1;
 	t->cfg_dcommand = (uint16_t)(code_of(r->mps) << 5 | code_of(r->mrrs) << 12);
@@ -605,6 +630,7 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 	t->cfg_interrupt_msienable = r->msi;
 	t->cfg_interrupt_mmenable = 4;      // 16 vectors allocated
 	t->max_desc_len = cfg->max_desc_len;
+	t->card_axi = r->card_axi;
 	if (cfg->paced) {
 		r->bpc = fdma_link_tlp_Bps(&cfg->link) * kClkNs * 1e-9;
 		r->rtt = (uint64_t)(cfg->link.rtt_ns / kClkNs + 0.5);
