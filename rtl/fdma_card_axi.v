@@ -10,8 +10,9 @@
 // data goes out as full bursts and the engine never waits on a burst that
 // will not fill.
 //
-// Writes: a burst's address goes out once all its words are here (so W
-// never waits on the engine), its data behind it. wbusy stays up until
+// Writes: a burst's address and its data go out once all its words are
+// here (so W never waits on the engine); W does not wait for AW either, as
+// AXI4 requires (a slave may wait for WVALID before it takes the address). wbusy stays up until
 // every write taken has its response: the engine writes an H2C completion
 // record only after that, so the host never sees a transfer done whose data
 // is not yet in memory.
@@ -27,7 +28,7 @@ module fdma_card_axi #(
 	parameter        AW = 21,               // card words (8 bytes): 2^AW
 	parameter        ADDR_W = 32,           // AXI address width
 	parameter [63:0] BASE = 64'd0,          // card address 0 on the AXI bus (4 KiB aligned)
-	parameter        BURST_LOG2 = 5         // longest burst: 32 beats, 256 bytes
+	parameter        BURST_LOG2 = 5         // longest burst: 32 beats, 256 bytes (1..6)
 ) (
 	input  wire              clk,
 	input  wire              rst,
@@ -93,9 +94,9 @@ module fdma_card_axi #(
 	wire            w_take = we && wready;
 	wire            w_join = wo && joins(wo_a, wo_n, wa);
 	// close the open burst: the word taken does not join it, or no word came
-	// (and there is room to queue it)
-	wire            w_close = wo && !wq_full && (w_take ? !w_join : !we);
-	assign wready = !wd_full && !wq_full;
+	// (and there is room to queue it for AW and for W)
+	wire            w_close = wo && !wq_full && !wl_full && (w_take ? !w_join : !we);
+	assign wready = !wd_full && !wq_full && !wl_full;
 	wire            aw_fire = m_axi_awvalid && m_axi_awready;
 	wire            w_fire = m_axi_wvalid && m_axi_wready;
 	reg  [LW-1:0]   w_beat;
@@ -119,7 +120,8 @@ module fdma_card_axi #(
 				err_wr <= err_wr + 1'b1;
 		end
 	end
-	// the words, in order; the closed bursts waiting for AW; their lengths for W
+	// the words, in order; the closed bursts waiting for AW; their lengths
+	// waiting for W (both queued when the burst closes)
 	/* verilator lint_off PINCONNECTEMPTY */
 	fdma_fifo #(.W(64), .AW(BURST_LOG2 + 1)) wdq (
 		.clk(clk), .rst(rst), .wr(w_take), .din(wd), .rd(w_fire), .dout(m_axi_wdata),
@@ -127,8 +129,8 @@ module fdma_card_axi #(
 	fdma_fifo #(.W(QW), .AW(2)) wq (
 		.clk(clk), .rst(rst), .wr(w_close), .din({wo_a, wo_n}), .rd(aw_fire), .dout(wq_head),
 		.empty(wq_empty), .full(wq_full), .count());
-	fdma_fifo #(.W(LW), .AW(3)) wl (
-		.clk(clk), .rst(rst), .wr(aw_fire), .din(wq_head[LW-1:0]), .rd(w_end), .dout(wl_head),
+	fdma_fifo #(.W(LW), .AW(2)) wl (
+		.clk(clk), .rst(rst), .wr(w_close), .din(wo_n), .rd(w_end), .dout(wl_head),
 		.empty(wl_empty), .full(wl_full), .count());
 	/* verilator lint_on PINCONNECTEMPTY */
 	wire [63:0] w_byte = BASE + {{(61 - AW){1'b0}}, wq_head[QW-1:LW], 3'b000};
@@ -136,7 +138,7 @@ module fdma_card_axi #(
 	assign m_axi_awlen   = {{(8 - LW){1'b0}}, wq_head[LW-1:0] - 1'b1};
 	assign m_axi_awsize  = 3'd3;
 	assign m_axi_awburst = 2'b01;
-	assign m_axi_awvalid = !wq_empty && !wl_full && !b_out[8];   // at most 256 responses owed
+	assign m_axi_awvalid = !wq_empty && !b_out[8];   // at most 256 responses owed
 	assign m_axi_wstrb   = 8'hff;
 	assign m_axi_wlast   = w_beat == wl_head - 1'b1;
 	assign m_axi_wvalid  = !wl_empty;       // its words are all in wdq already

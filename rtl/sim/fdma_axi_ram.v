@@ -3,8 +3,9 @@
 // for a DDR controller so that the card port's AXI4 master (fdma_card_axi.v)
 // is exercised by the whole test suite. It takes up to four bursts each
 // way, answers reads after 16 to 47 clocks, drops its ready signals at
-// random and pauses within read bursts, all from a seeded generator. It
-// expects R to be always ready, as fdma_card_axi makes it.
+// random, pauses within read bursts and takes a write address only while
+// its data is offered (as AXI4 allows a slave to), all from a seeded
+// generator. It expects R to be always ready, as fdma_card_axi makes it.
 module fdma_axi_ram #(
 	parameter AW = 23                   // memory words (8 bytes): 2^AW
 ) (
@@ -49,9 +50,10 @@ module fdma_axi_ram #(
 	reg [1:0]    aw_wp, aw_rp;
 	reg [2:0]    aw_n;
 	reg [7:0]    w_beat;
-	reg [4:0]    b_owed;
+	reg [8:0]    b_owed;
 	reg [2:0]    b_wait;
-	assign awready = aw_n != 3'd4 && rng[0];
+	// a slave may wait for WVALID before it takes the address: this one does
+	assign awready = aw_n != 3'd4 && rng[0] && wvalid;
 	assign wready  = aw_n != 3'd0 && rng[1];
 	wire   aw_fire = awvalid && awready;
 	wire   w_fire  = wvalid && wready;
@@ -79,7 +81,7 @@ module fdma_axi_ram #(
 			if (w_end)
 				aw_rp <= aw_rp + 1'b1;
 			aw_n <= aw_n + {2'd0, aw_fire} - {2'd0, w_end};
-			b_owed <= b_owed + {4'd0, w_end} - {4'd0, bvalid && bready};
+			b_owed <= b_owed + {8'd0, w_end} - {8'd0, bvalid && bready};
 			if (bvalid && bready)
 				b_wait <= rng[4:2];
 			else if (b_wait != 0)
