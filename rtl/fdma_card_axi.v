@@ -72,31 +72,34 @@ module fdma_card_axi #(
 	output reg  [15:0]       err_wr,
 	output reg  [15:0]       err_rd
 );
-	localparam LW = BURST_LOG2 + 1;         // burst length, 1..MAXB
+	localparam LW = BURST_LOG2 + 1;         // burst length, 1..2^BURST_LOG2
 	localparam QW = AW + LW;                // a queued burst: {start word, length}
-	localparam [LW-1:0] MAXB = 1 << BURST_LOG2;
 
-	// where a burst may not go on: full, or the next word starts a 4 KiB page
-	function joins;
-		input [AW-1:0] start;
-		input [LW-1:0] len;
-		input [AW-1:0] next;
-		joins = next == start + {{(AW - LW){1'b0}}, len} && len != MAXB && next[8:0] != 9'd0;
+	// a word address as a bus address
+	function [ADDR_W-1:0] bus;
+		input [AW-1:0] word;
+		/* verilator lint_off UNUSEDSIGNAL */
+		reg   [63:0]   b;               // bits above ADDR_W are the bus's business
+		/* verilator lint_on UNUSEDSIGNAL */
+		begin
+			b = BASE + {{(61 - AW){1'b0}}, word, 3'b000};
+			bus = b[ADDR_W-1:0];
+		end
 	endfunction
 
 	// ---- writes --------------------------------------------------------------
-	reg             wo;                     // a burst is being gathered
-	reg  [AW-1:0]   wo_a;
-	reg  [LW-1:0]   wo_n;
+	wire            wo, w_close;            // a burst is being gathered; it closes
+	wire [AW-1:0]   wo_a;
+	wire [LW-1:0]   wo_n;
 	wire            wd_full, wq_full, wq_empty, wl_full, wl_empty, wd_empty;
 	wire [QW-1:0]   wq_head;
 	wire [LW-1:0]   wl_head;
 	wire            w_take = we && wready;
-	wire            w_join = wo && joins(wo_a, wo_n, wa);
-	// close the open burst: the word taken does not join it, or no word came
-	// (and there is room to queue it for AW and for W)
-	wire            w_close = wo && !wq_full && !wl_full && (w_take ? !w_join : !we);
 	assign wready = !wd_full && !wq_full && !wl_full;
+	// a closed burst is queued for AW and for W at once
+	fdma_burst_gather #(.AW(AW), .BURST_LOG2(BURST_LOG2)) wg (
+		.clk(clk), .rst(rst), .offer(we), .take(w_take), .addr(wa), .room(!wq_full && !wl_full),
+		.open(wo), .start(wo_a), .len(wo_n), .close(w_close));
 	wire            aw_fire = m_axi_awvalid && m_axi_awready;
 	wire            w_fire = m_axi_wvalid && m_axi_wready;
 	reg  [LW-1:0]   w_beat;
@@ -104,15 +107,8 @@ module fdma_card_axi #(
 	reg  [8:0]      b_out;                  // bursts whose response is still due
 	always @(posedge clk) begin
 		if (rst) begin
-			wo <= 1'b0; wo_a <= 0; wo_n <= 0; w_beat <= 0; b_out <= 0; err_wr <= 0;
+			w_beat <= 0; b_out <= 0; err_wr <= 0;
 		end else begin
-			if (w_take) begin
-				wo <= 1'b1;
-				wo_a <= w_join ? wo_a : wa;
-				wo_n <= w_join ? wo_n + 1'b1 : 1;
-			end else if (w_close) begin
-				wo <= 1'b0;
-			end
 			if (w_fire)
 				w_beat <= w_end ? 0 : w_beat + 1'b1;
 			b_out <= b_out + {8'd0, aw_fire} - {8'd0, m_axi_bvalid};
@@ -133,8 +129,7 @@ module fdma_card_axi #(
 		.clk(clk), .rst(rst), .wr(w_close), .din(wo_n), .rd(w_end), .dout(wl_head),
 		.empty(wl_empty), .full(wl_full), .count());
 	/* verilator lint_on PINCONNECTEMPTY */
-	wire [63:0] w_byte = BASE + {{(61 - AW){1'b0}}, wq_head[QW-1:LW], 3'b000};
-	assign m_axi_awaddr  = w_byte[ADDR_W-1:0];
+	assign m_axi_awaddr  = bus(wq_head[QW-1:LW]);
 	assign m_axi_awlen   = {{(8 - LW){1'b0}}, wq_head[LW-1:0] - 1'b1};
 	assign m_axi_awsize  = 3'd3;
 	assign m_axi_awburst = 2'b01;
@@ -146,27 +141,23 @@ module fdma_card_axi #(
 	assign wbusy = wo || !wq_empty || !wl_empty || b_out != 0;
 
 	// ---- reads -------------------------------------------------------------------
-	reg             ro;
-	reg  [AW-1:0]   ro_a;
-	reg  [LW-1:0]   ro_n;
+	wire            r_close;
+	wire [AW-1:0]   ro_a;
+	wire [LW-1:0]   ro_n;
 	wire            rq_full, rq_empty;
 	wire [QW-1:0]   rq_head;
 	wire            r_take = re && rready;
-	wire            r_join = ro && joins(ro_a, ro_n, ra);
-	wire            r_close = ro && !rq_full && (r_take ? !r_join : !re);
 	assign rready = !rq_full;
+	/* verilator lint_off PINCONNECTEMPTY */
+	fdma_burst_gather #(.AW(AW), .BURST_LOG2(BURST_LOG2)) rg (
+		.clk(clk), .rst(rst), .offer(re), .take(r_take), .addr(ra), .room(!rq_full),
+		.open(), .start(ro_a), .len(ro_n), .close(r_close));
+	/* verilator lint_on PINCONNECTEMPTY */
 	wire            ar_fire = m_axi_arvalid && m_axi_arready;
 	always @(posedge clk) begin
 		if (rst) begin
-			ro <= 1'b0; ro_a <= 0; ro_n <= 0; err_rd <= 0;
+			err_rd <= 0;
 		end else begin
-			if (r_take) begin
-				ro <= 1'b1;
-				ro_a <= r_join ? ro_a : ra;
-				ro_n <= r_join ? ro_n + 1'b1 : 1;
-			end else if (r_close) begin
-				ro <= 1'b0;
-			end
 			if (m_axi_rvalid && m_axi_rresp != 2'b00 && err_rd != 16'hffff)
 				err_rd <= err_rd + 1'b1;
 		end
@@ -176,8 +167,7 @@ module fdma_card_axi #(
 		.clk(clk), .rst(rst), .wr(r_close), .din({ro_a, ro_n}), .rd(ar_fire), .dout(rq_head),
 		.empty(rq_empty), .full(rq_full), .count());
 	/* verilator lint_on PINCONNECTEMPTY */
-	wire [63:0] r_byte = BASE + {{(61 - AW){1'b0}}, rq_head[QW-1:LW], 3'b000};
-	assign m_axi_araddr  = r_byte[ADDR_W-1:0];
+	assign m_axi_araddr  = bus(rq_head[QW-1:LW]);
 	assign m_axi_arlen   = {{(8 - LW){1'b0}}, rq_head[LW-1:0] - 1'b1};
 	assign m_axi_arsize  = 3'd3;
 	assign m_axi_arburst = 2'b01;
@@ -187,6 +177,6 @@ module fdma_card_axi #(
 	assign rd     = m_axi_rdata;
 
 	/* verilator lint_off UNUSEDSIGNAL */
-	wire _unused = &{1'b0, wd_empty, m_axi_rlast, w_byte, r_byte};
+	wire _unused = &{1'b0, wd_empty, m_axi_rlast};
 	/* verilator lint_on UNUSEDSIGNAL */
 endmodule

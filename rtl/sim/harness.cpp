@@ -338,6 +338,17 @@ void trace(const fdma_rtl *r, const char *dir, const Tlp &t)
 	abort();
 }
 
+// An MSI-X write or an MSI request reaches the host, unless fault=irq@N loses it.
+void interrupt(fdma_rtl *r, unsigned vec)
+{
+	if (r->cfg.fault == FDMA_FAULT_IRQ && r->fault_armed) {
+		r->fault_armed = false;   // the next interrupt is lost
+		r->n.faults++;
+		return;
+	}
+	r->host.irq(r->host.ctx, vec);
+}
+
 void take_up(fdma_rtl *r, const Tlp &t)
 {
 	unsigned fmt = t.hdr[0] >> 29, type = t.hdr[0] >> 24 & 0x1f;
@@ -375,12 +386,7 @@ void take_up(fdma_rtl *r, const Tlp &t)
 		uint32_t v = (uint32_t)t.data[0];
 
 		r->n.msix++;
-		if (r->cfg.fault == FDMA_FAULT_IRQ && r->fault_armed) {
-			r->fault_armed = false;   // the next interrupt is lost
-			r->n.faults++;
-			return;
-		}
-		r->host.irq(r->host.ctx, v);
+		interrupt(r, v);
 		return;
 	}
 	void *p = r->host.dma(r->host.ctx, addr, bytes);
@@ -510,12 +516,7 @@ void tick(fdma_rtl *r)
 	}
 	if (msi_fire) {
 		r->n.msi++;
-		if (r->cfg.fault == FDMA_FAULT_IRQ && r->fault_armed) {
-			r->fault_armed = false;   // the next interrupt is lost
-			r->n.faults++;
-		} else {
-			r->host.irq(r->host.ctx, msi_vec);
-		}
+		interrupt(r, msi_vec);
 	}
 }
 

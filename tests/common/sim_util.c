@@ -151,11 +151,16 @@ void sim_require_fdma_engine(const char *why)
 	}
 }
 
-int64_t sim_timeout_us(void)
+bool sim_on_rtl(void)
 {
 	const char *x = sim_extra();
 
-	return x && strstr(x, "rtl=1") ? 60 * 1000 * 1000 : 5 * 1000 * 1000;
+	return x && strstr(x, "rtl=1");
+}
+
+int64_t sim_timeout_us(void)
+{
+	return sim_on_rtl() ? 60 * 1000 * 1000 : 5 * 1000 * 1000;
 }
 
 void sim_require_realtime(struct fdma_dev *dev, const char *why)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,8 @@ struct fdma_dev *sim_open_at(const char *uri, const char *file, int line);
  * options make invalid (memcpy channels on XDMA) skips its test.
  */
 const char *sim_extra(void);
+/* The simulated device is the RTL engine (FDMA_TEST_SIM has rtl=1). */
+bool sim_on_rtl(void);
 /* FDMA_TEST_DEVICE, or NULL when the tests run on the simulated device. */
 const char *sim_target(void);
 /*

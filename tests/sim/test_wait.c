@@ -97,8 +97,7 @@ static void test_sleep(void **state)
 	 * loaded the machine; another device, and the RTL (slow enough as it
 	 * is), run unpaced.
 	 */
-	const char *x = sim_extra();
-	bool slow = sim_target() || (x && strstr(x, "rtl=1"));
+	bool slow = sim_target() || sim_on_rtl();
 	struct fdma_dev *dev = sim_open(slow ? "sim:paced=0" : "sim:gen=1,lanes=1");
 	struct fdma_chan_stats st;
 	struct fdma_info in;
@@ -281,9 +280,7 @@ static void test_reap_idle(void **state)
 
 int main(void)
 {
-	const char *x = sim_extra();
-
-	if (x && strstr(x, "rtl=1"))
+	if (sim_on_rtl())
 		req_sz = 32 << 10;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spin),
