@@ -324,9 +324,9 @@ formal:
 	if command -v iverilog >/dev/null; then \
 		rtl/tb/run.sh build/tb >>build/formal.log 2>&1 || rc=1; \
 	else echo "SKIP: the Icarus benches: no iverilog" >>build/formal.log; fi; \
-	if command -v yosys >/dev/null; then \
+	if command -v yosys-smtbmc >/dev/null && command -v z3 >/dev/null; then \
 		rtl/formal/run.sh build/formal >>build/formal.log 2>&1 || rc=1; \
-	else echo "SKIP: formal: no yosys" >>build/formal.log; fi; \
+	else echo "SKIP: formal: no yosys-smtbmc or no z3" >>build/formal.log; fi; \
 	cat build/formal.log; \
 	echo "$$(grep -c '^PASS' build/formal.log) $$(grep -c '^FAIL' build/formal.log)" > build/formal-summary; \
 	exit $$rc

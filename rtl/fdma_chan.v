@@ -581,7 +581,10 @@ module fdma_chan #(
 			if (f_take) begin
 				stg[{f_slot, f_words[STGW_LOG2-1:0]}] <= src_data;
 				f_words <= f_words + 1'b1;
-				f_bytes <= f_bytes + (STREAM ? {28'd0, kbytes} : 32'd8);
+				// tkeep counts on a frame's last word only: a word
+				// before it is 8 bytes whatever its tkeep says, so
+				// a source's stray tkeep cannot misalign the frame
+				f_bytes <= f_bytes + (STREAM && src_last ? {28'd0, kbytes} : 32'd8);
 				f_addr <= f_addr + 64'd8;
 				if (STREAM && !in_frame)
 					f_sof_seen <= f_bytes == 0;
