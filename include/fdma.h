@@ -111,11 +111,23 @@ int fdma_find_chan(struct fdma_dev *dev, enum fdma_dir dir, enum fdma_kind kind)
 /* ---- buffers ---------------------------------------------------------- */
 
 #define FDMA_BUF_HUGEPAGE 0x1	/* back with 2 MiB huge pages (falls back if none) */
+#define FDMA_BUF_DMABUF   0x2	/* fdma_buf_flags(): an imported dma-buf */
 
 /* Allocate size bytes of DMA-able memory, align-aligned. Returns a handle >= 0. */
 int fdma_buf_alloc(struct fdma_dev *dev, size_t size, unsigned int flags);
 /* Register caller memory (addr and size multiples of the alignment). Returns a handle. */
 int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size);
+/*
+ * Import [offset, offset + size) of a dma-buf (GPU memory from CUDA or ROCm,
+ * udmabuf, a dma-heap) as a buffer: requests, streams and the synchronous
+ * calls take its handle like any other. offset and size are multiples of
+ * the alignment. fd stays the caller's (it may be closed at once).
+ * fdma_buf_addr() is NULL unless the exporter lets the dma-buf be mapped;
+ * CPU access then follows the exporter's rules (DMA_BUF_IOCTL_SYNC).
+ * -EIO from a request on it: the exporter moved the memory; free the handle
+ * and import again (docs/dmabuf.md). Returns a handle.
+ */
+int fdma_buf_import_dmabuf(struct fdma_dev *dev, int fd, uint64_t offset, size_t size);
 /* Free or unregister; -EBUSY while transfers on it are in flight, -EBADF for an unknown handle. */
 int fdma_buf_free(struct fdma_dev *dev, int buf);
 /* Address and size of a buffer; NULL / 0 for an unknown handle. */
@@ -300,7 +312,7 @@ int fdma_read_card(struct fdma_dev *dev, int buf, uint64_t offset, uint64_t card
 /* ---- streams (C2H frames) ----------------------------------------------- */
 
 struct fdma_frame {
-	void *data;
+	void *data;		/* NULL for a buffer the CPU cannot map (fdma_buf_addr()) */
 	uint64_t len;		/* bytes of frame in the buffer */
 	uint32_t index;		/* buffer number, for fdma_stream_release() */
 	uint32_t flags;		/* FDMA_CPL_* */
@@ -312,6 +324,15 @@ struct fdma_frame {
  */
 int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t buf_size,
 		     struct fdma_stream **sp);
+/*
+ * The same over the caller's buffers (e.g. GPU memory from
+ * fdma_buf_import_dmabuf()): frame i lands in bufs[i], each used up to the
+ * smallest one's size (whole alignment units, at most the maximum
+ * descriptor length). They stay the caller's: free them after
+ * fdma_stream_close().
+ */
+int fdma_stream_open_bufs(struct fdma_dev *dev, int ch, const int *bufs, unsigned int nbufs,
+			  struct fdma_stream **sp);
 /* Next filled frame; -ETIMEDOUT after timeout_us (-1: wait forever). */
 int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout_us);
 /* Give the buffer back to the device; -EINVAL if it is not held. */

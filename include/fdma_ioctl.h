@@ -48,8 +48,9 @@
  *    how it coalesces interrupts.
  * 7: INFO user_irqs and FDMA_IOC_USER_IRQ (feature FDMA_FEAT_USER_IRQ): the
  *    FPGA's own interrupts as eventfds.
+ * 8: FDMA_IOC_BUF_IMPORT (feature FDMA_FEAT_DMABUF): a dma-buf as a buffer.
  */
-#define FDMA_UAPI_VERSION	7
+#define FDMA_UAPI_VERSION	8
 #define FDMA_IOC_MAGIC		'F'
 #define FDMA_IOC_MAX_CHAN	16
 #define FDMA_IOC_MAX_BATCH	1024	/* requests per FDMA_IOC_SUBMIT */
@@ -142,6 +143,14 @@ struct fdma_ioc_info {
 #define FDMA_FEAT_OVERRUN_FLAG	0x80
 
 /*
+ * FDMA_IOC_BUF_IMPORT: a range of a dma-buf (GPU memory, udmabuf, a dma-heap,
+ * any exporter) as a buffer, attached, pinned where the exporter can and
+ * mapped for the device once. EIO on a request: the exporter moved the
+ * buffer (docs/dmabuf.md): free the handle and import the fd again.
+ */
+#define FDMA_FEAT_DMABUF	0x100
+
+/*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)
  * with MAP_SHARED, at most size bytes from that offset (handle << 32).
  */
@@ -159,6 +168,23 @@ struct fdma_ioc_buf_reg {
 	__u64 size;		/* in: multiple of the alignment */
 	__u32 flags;		/* in: 0 */
 	__u32 handle;		/* out */
+	__u64 rsvd[2];
+};
+
+/*
+ * FDMA_IOC_BUF_IMPORT: [offset, offset + size) of the dma-buf fd, both
+ * multiples of INFO dma_align. The buffer keeps its own reference: the fd
+ * may be closed at once. EBADF fd is not open; EINVAL not a dma-buf, or a
+ * bad field; ERANGE beyond the dma-buf; EOPNOTSUPP the exporter cannot map
+ * it for this device.
+ */
+struct fdma_ioc_buf_import {
+	__s32 fd;		/* in: the dma-buf */
+	__u32 flags;		/* in: 0 */
+	__u64 offset;		/* in: in the dma-buf */
+	__u64 size;		/* in: bytes */
+	__u32 handle;		/* out */
+	__u32 rsvd0;
 	__u64 rsvd[2];
 };
 
@@ -409,5 +435,6 @@ struct fdma_ioc_user_irq {
 #define FDMA_IOC_REG		_IOWR(FDMA_IOC_MAGIC, 0x0c, struct fdma_ioc_reg)
 #define FDMA_IOC_COPY		_IOW(FDMA_IOC_MAGIC, 0x0d, struct fdma_ioc_copy_submit)
 #define FDMA_IOC_USER_IRQ	_IOW(FDMA_IOC_MAGIC, 0x0e, struct fdma_ioc_user_irq)
+#define FDMA_IOC_BUF_IMPORT	_IOWR(FDMA_IOC_MAGIC, 0x0f, struct fdma_ioc_buf_import)
 
 #endif /* FDMA_IOCTL_H */

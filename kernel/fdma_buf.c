@@ -51,9 +51,16 @@
  *
  * Both kinds are charged to RLIMIT_MEMLOCK (see "RLIMIT_MEMLOCK" below),
  * and their kernel-side arrays to the memory cgroup (GFP_KERNEL_ACCOUNT).
+ *
+ * Imported (FDMA_IOC_BUF_IMPORT): a range of a dma-buf, the exporter's
+ * memory (fdma_dmabuf.c). It is not charged (the exporter owns and counts
+ * it), synced per request only where its mapping needs it, and not mapped
+ * through the device node: user space maps the dma-buf itself where the
+ * exporter allows.
  */
 #include <linux/backing-dev.h>
 #include <linux/capability.h>
+#include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
@@ -275,7 +282,7 @@ static void buf_put_pages(struct fdma_buf *b, unsigned long n)
 {
 	unsigned long i;
 
-	if (b->user) {
+	if (b->kind == FDMA_BUF_USER) {
 		/* The device may have written them. */
 		unpin_user_pages_dirty_lock(b->pages, n, true);
 		atomic64_sub(n, &b->fdev->pinned_pages);
@@ -290,6 +297,8 @@ static void buf_put_pages(struct fdma_buf *b, unsigned long n)
 /* Undo the DMA mapping, if there is one (no sync: see the top of this file). */
 static void buf_unmap(struct fdma_buf *b)
 {
+	if (b->kind == FDMA_BUF_DMABUF)
+		fdma_dmabuf_unmap(b);
 	if (b->sgt.sgl) {
 		if (b->nseg)
 			dma_unmap_sgtable(buf_dev(b), &b->sgt, DMA_BIDIRECTIONAL,
@@ -314,6 +323,9 @@ static void buf_drop_mem(struct fdma_buf *b)
 	b->pages = NULL;
 	kvfree(b->seg);
 	b->seg = NULL;
+	if (b->dmabuf)
+		dma_buf_put(b->dmabuf);
+	b->dmabuf = NULL;
 }
 
 /*
@@ -443,7 +455,7 @@ void fdma_buf_revoke_all(struct fdma_dev *fdev)
 	mutex_unlock(&fdev->buf_lock);
 }
 
-static struct fdma_buf *buf_new(struct fdma_file *f, bool user)
+static struct fdma_buf *buf_new(struct fdma_file *f, enum fdma_buf_kind kind)
 {
 	struct fdma_dev *fdev = f->fdev;
 	struct fdma_buf *b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
@@ -452,7 +464,7 @@ static struct fdma_buf *buf_new(struct fdma_file *f, bool user)
 		return NULL;
 	kref_init(&b->ref);
 	b->fdev = fdev;
-	b->user = user;
+	b->kind = kind;
 	atomic_set(&b->inflight, 0);
 	INIT_LIST_HEAD(&b->qnode);
 	INIT_LIST_HEAD(&b->dnode);
@@ -593,14 +605,15 @@ static int buf_map(struct fdma_buf *b, unsigned long first_off)
  * remove(), which waits for revoke_sem): the charge, the allocation and
  * the pinning come before.
  */
-static int buf_map_live(struct fdma_buf *b, unsigned long first_off)
+static int buf_map_live(struct fdma_buf *b, u64 first_off)
 {
 	struct fdma_dev *fdev = b->fdev;
 	int ret = -ENODEV;
 
 	down_read(&fdev->revoke_sem);
 	if (!READ_ONCE(fdev->dead)) {
-		ret = buf_map(b, first_off);
+		ret = b->kind == FDMA_BUF_DMABUF ? fdma_dmabuf_map(b, first_off) :
+						   buf_map(b, first_off);
 		if (ret) {
 			buf_unmap(b);
 		} else {
@@ -615,7 +628,7 @@ static int buf_map_live(struct fdma_buf *b, unsigned long first_off)
 
 /* The last steps of both kinds: mapped for the device, then a handle. */
 static int buf_map_install(struct fdma_file *f, struct fdma_buf *b,
-			   unsigned long first_off)
+			   u64 first_off)
 {
 	int ret = buf_map_live(b, first_off);
 
@@ -633,7 +646,7 @@ int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
 		return -EINVAL;
 	if (!a->size || a->size > FDMA_ALLOC_MAX)
 		return -EINVAL;
-	b = buf_new(f, false);
+	b = buf_new(f, FDMA_BUF_ALLOC);
 	if (!b)
 		return -ENOMEM;
 	b->size = PAGE_ALIGN(a->size);
@@ -725,7 +738,7 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 		return ret;
 	first = r->addr >> PAGE_SHIFT;
 	npages = ((r->addr + r->size - 1) >> PAGE_SHIFT) - first + 1;
-	b = buf_new(f, true);
+	b = buf_new(f, FDMA_BUF_USER);
 	if (!b)
 		return -ENOMEM;
 	b->size = r->size;
@@ -757,6 +770,47 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 	if (pinned < npages)
 		goto err;
 	ret = buf_map_install(f, b, offset_in_page(r->addr));
+	if (ret)
+		goto err;
+	r->handle = b->handle;
+	*bp = b;
+	return 0;
+err:
+	buf_release(b, false);
+	return ret;
+}
+
+/*
+ * A new buffer over [offset, + size) of a dma-buf, its handle reserved
+ * (*bp): see buf_install() and fdma_dmabuf.c.
+ */
+int fdma_buf_import(struct fdma_file *f, struct fdma_ioc_buf_import *r,
+		    struct fdma_buf **bp)
+{
+	u32 align = f->fdev->dma_align;
+	struct dma_buf *dmabuf;
+	struct fdma_buf *b;
+	int ret;
+
+	if (r->flags || r->rsvd0 || r->rsvd[0] || r->rsvd[1])
+		return -EINVAL;
+	if (!r->size || ((r->offset | r->size) & (align - 1)))
+		return -EINVAL;
+	dmabuf = dma_buf_get(r->fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	if (r->offset > dmabuf->size || r->size > dmabuf->size - r->offset) {
+		dma_buf_put(dmabuf);
+		return -ERANGE;
+	}
+	b = buf_new(f, FDMA_BUF_DMABUF);
+	if (!b) {
+		dma_buf_put(dmabuf);
+		return -ENOMEM;
+	}
+	b->dmabuf = dmabuf;
+	b->size = r->size;
+	ret = buf_map_install(f, b, r->offset);
 	if (ret)
 		goto err;
 	r->handle = b->handle;
@@ -839,6 +893,9 @@ void fdma_buf_sync(const struct fdma_buf *b, u64 off, u64 len,
 {
 	struct device *dev = buf_dev(b);
 
+	/* An exporter's mapping that needs no sync (fdma_dmabuf.c). */
+	if (b->kind == FDMA_BUF_DMABUF && !b->dsync)
+		return;
 	while (len) {
 		dma_addr_t bus;
 		u32 n = fdma_buf_piece(b, off, len, U32_MAX, &bus);
@@ -910,7 +967,7 @@ int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off)
 		return -EINVAL;
 	down_read(&f->bufs_sem);
 	b = idr_find(&f->bufs, h);
-	if (!b || b->user || len > b->size) {
+	if (!b || b->kind != FDMA_BUF_ALLOC || len > b->size) {
 		up_read(&f->bufs_sem);
 		return -EINVAL;
 	}

@@ -288,6 +288,20 @@ static void chan_publish(struct fdma_chan *c)
 	}
 }
 
+/*
+ * A request let go of b. Read what b is first: once the count is 0,
+ * FDMA_IOC_BUF_FREE may free it. A move of an imported buffer waits for
+ * the count (fdma_dmabuf.c); wake_up_var() only hashes the address.
+ */
+static void chan_buf_done(struct fdma_buf *b)
+{
+	bool imported = b->kind == FDMA_BUF_DMABUF;
+
+	atomic_dec_return_release(&b->inflight);
+	if (imported)
+		fdma_dmabuf_request_done(b);
+}
+
 /* A user request is complete: its entry goes into its owner's queue. */
 static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 {
@@ -321,9 +335,9 @@ static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 	if (list_empty(&q->dirty))
 		list_add_tail(&q->dirty, &c->dirty);
 	/* After the sync: FDMA_IOC_BUF_FREE may free it once this reads 0. */
-	atomic_dec_return_release(&u->buf->inflight);
+	chan_buf_done(u->buf);
 	if (u->dst)
-		atomic_dec_return_release(&u->dst->inflight);
+		chan_buf_done(u->dst);
 	u->cq = NULL;
 	u->buf = NULL;
 	u->dst = NULL;
@@ -804,6 +818,20 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		if (r->dst)
 			atomic_inc(&r->dst->inflight);
 		WRITE_ONCE(q->inflight, q->inflight + 1);
+		/*
+		 * Counted before stale is read, as the exporter's move sets
+		 * stale before it reads the count (fdma_dmabuf.c): a moved
+		 * buffer is never posted, a counted one is waited for.
+		 */
+		smp_mb__after_atomic();
+		if (READ_ONCE(r->buf->stale) ||
+		    (r->dst && READ_ONCE(r->dst->stale))) {
+			u->status = FDMA_CPL_CANCELED;
+			u->cancel_res = -EIO;
+			u->pieces = 1;
+			chan_ureq_done(c, u);
+			continue;
+		}
 		while (done < r->len) {
 			struct fdma_ereq eq = { .cookie = idx };
 			u32 len = fdma_chan_piece(c, r, done, &eq);

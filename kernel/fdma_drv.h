@@ -164,11 +164,17 @@ struct fdma_seg {
  * while the device is still ours; what is left is a shell that the
  * file's release (or the last munmap) frees.
  */
+enum fdma_buf_kind {
+	FDMA_BUF_ALLOC,		/* the driver's own pages */
+	FDMA_BUF_USER,		/* registered user memory, pinned */
+	FDMA_BUF_DMABUF,	/* an imported dma-buf (fdma_dmabuf.c) */
+};
+
 struct fdma_buf {
 	struct kref ref;
 	struct fdma_dev *fdev;
 	u32 handle;
-	bool user;		/* registered user memory, else the driver's pages */
+	enum fdma_buf_kind kind;
 	bool tainted;		/* a reset failed with it in flight: kept */
 	bool revoking;		/* remove() began: no fault maps it; under buf_lock */
 	bool revoked;		/* memory given back at remove(); under buf_lock */
@@ -195,6 +201,17 @@ struct fdma_buf {
 
 	struct fdma_seg *seg;	/* ascending offsets */
 	u32 nseg;
+
+	/*
+	 * FDMA_BUF_DMABUF: the dma-buf, our attachment and its mapping
+	 * (NULL once the exporter moved it). stale: moved, requests -EIO.
+	 */
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *dsgt;
+	bool pinned;
+	bool stale;
+	bool dsync;		/* the mapping needs the per-request syncs */
 };
 
 /* Completion queue of one (file, channel), mmap'ed by user space. */
@@ -611,6 +628,8 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 		      struct fdma_buf **bp);
 void fdma_buf_publish(struct fdma_file *f, struct fdma_buf *b);
 void fdma_buf_unreserve(struct fdma_file *f, struct fdma_buf *b);
+int fdma_buf_import(struct fdma_file *f, struct fdma_ioc_buf_import *r,
+		    struct fdma_buf **bp);
 int fdma_buf_free(struct fdma_file *f, u32 handle);
 void fdma_buf_put(struct fdma_buf *b);
 void fdma_buf_free_all(struct fdma_file *f);
@@ -622,6 +641,11 @@ u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
 		   dma_addr_t *bus);
 void fdma_buf_sync(const struct fdma_buf *b, u64 off, u64 len,
 		   enum dma_data_direction dir, bool for_device);
+
+/* fdma_dmabuf.c */
+int fdma_dmabuf_map(struct fdma_buf *b, u64 off);
+void fdma_dmabuf_unmap(struct fdma_buf *b);
+void fdma_dmabuf_request_done(struct fdma_buf *b);
 
 /* fdma_ioctl.c */
 struct fdma_cq *fdma_file_cq(struct fdma_file *f, u32 ch);

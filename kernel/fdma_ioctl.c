@@ -241,7 +241,7 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 		.card_size = fdev->card_size,
 		.features = FDMA_FEAT_DMA_ALIGN | FDMA_FEAT_WATCHDOG |
 			    FDMA_FEAT_REVOKE | (pdev ? FDMA_FEAT_REG : 0) |
-			    FDMA_FEAT_ENGINE | FDMA_FEAT_USER_IRQ |
+			    FDMA_FEAT_ENGINE | FDMA_FEAT_USER_IRQ | FDMA_FEAT_DMABUF |
 			    (fdev->caps.overrun_flag ? FDMA_FEAT_OVERRUN_FLAG : 0),
 		.dma_align = fdev->dma_align,
 		.engine = !fdev->caps.eng ? FDMA_IOC_ENGINE_NONE :
@@ -313,6 +313,27 @@ static int ioc_buf_alloc(struct fdma_file *f, void __user *argp, size_t usize)
 	return 0;
 }
 
+static int ioc_buf_import(struct fdma_file *f, void __user *argp,
+			  size_t usize)
+{
+	struct fdma_ioc_buf_import r;
+	struct fdma_buf *b;
+	int ret;
+
+	ret = ioc_in(&r, sizeof(r), argp, usize);
+	if (ret)
+		return ret;
+	ret = fdma_buf_import(f, &r, &b);
+	if (ret)
+		return ret;
+	if (ioc_out(argp, usize, &r, sizeof(r))) {
+		fdma_buf_unreserve(f, b);
+		return -EFAULT;
+	}
+	fdma_buf_publish(f, b);
+	return 0;
+}
+
 static int ioc_buf_register(struct fdma_file *f, void __user *argp,
 			    size_t usize)
 {
@@ -375,6 +396,9 @@ static int ioc_check_range(struct fdma_file *f, u32 handle, u64 off, u64 len,
 
 	if (!b)
 		return -EBADF;
+	/* Moved by its exporter: see fdma_dmabuf.c. */
+	if (READ_ONCE(b->stale))
+		return -EIO;
 	/* Host memory: the DMA alignment (cache lines of their own). */
 	if (!len || ((off | len) & (f->fdev->dma_align - 1)))
 		return -EINVAL;
@@ -980,6 +1004,7 @@ static const struct fdma_ioc_def fdma_iocs[] = {
 	{ FDMA_IOC_USER_IRQ, false, false, ioc_user_irq },
 	{ FDMA_IOC_REG, false, false, ioc_reg },
 	{ FDMA_IOC_COPY, false, false, ioc_copy },
+	{ FDMA_IOC_BUF_IMPORT, false, false, ioc_buf_import },
 };
 
 long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -5,7 +5,11 @@
  * This file keeps the handle table; the backend provides the memory and
  * makes it reachable by the device.
  */
+#include <inttypes.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fdma_internal.h"
 
@@ -43,6 +47,34 @@ void *fdma_mmap_anon(size_t size, bool thp, size_t *len)
 	return p;
 }
 
+/*
+ * [offset, + size) of fd mapped shared, read and write: the address of
+ * offset, with the page-aligned mapping's start (map_off bytes before it)
+ * and length; NULL if the file cannot be mapped so.
+ */
+void *fdma_mmap_fd(int fd, u64 offset, size_t size, size_t *map_off, size_t *len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t delta = (size_t)(offset & (page - 1));
+	size_t mlen = (delta + size + page - 1) & ~(page - 1);
+	char *p = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)(offset - delta));
+
+	if (p == MAP_FAILED)
+		return NULL;
+	*map_off = delta;
+	*len = mlen;
+	return p + delta;
+}
+
+/* Undo the mapping the library made for b, if any. */
+void fdma_buf_unmap(struct fdma_buf *b)
+{
+	if (b->map_len)
+		munmap((char *)b->addr - b->map_off, b->map_len);
+	b->map_len = 0;
+	b->map_off = 0;
+}
+
 static struct fdma_buf *buf_get(struct fdma_dev *dev, int h)
 {
 	if (h < 0 || h >= FDMA_MAX_BUFS || !atomic_load(&dev->buf[h].used))
@@ -64,13 +96,20 @@ static int buf_slot(struct fdma_dev *dev)
 	return -ENOSPC;
 }
 
+/* What a new buffer is made of: fd >= 0 imports, addr registers, else allocates. */
+struct buf_src {
+	void *addr;
+	int fd;
+	u64 offset;
+	size_t size;
+	unsigned int flags;
+};
+
 /*
- * Take a free slot and have the backend fill it: allocate size bytes
- * (addr NULL) or register [addr, +size). Returns the handle, or an error
- * with its message.
+ * Take a free slot and have the backend fill it from src. Returns the
+ * handle, or an error with its message.
  */
-static int buf_install(struct fdma_dev *dev, const char *fn, void *addr, size_t size,
-		       unsigned int flags)
+static int buf_install(struct fdma_dev *dev, const char *fn, const struct buf_src *src)
 {
 	struct fdma_buf *b;
 	int h, ret;
@@ -83,11 +122,16 @@ static int buf_install(struct fdma_dev *dev, const char *fn, void *addr, size_t 
 		b->addr = NULL;
 		b->size = 0;
 		b->map_len = 0;
+		b->map_off = 0;
 		b->flags = 0;
 		b->bus = 0;
 		b->khandle = 0;
-		ret = addr ? dev->ops->buf_register(dev, b, addr, size)
-			   : dev->ops->buf_alloc(dev, b, size, flags);
+		if (src->fd >= 0)
+			ret = dev->ops->buf_import(dev, b, src->fd, src->offset, src->size);
+		else if (src->addr)
+			ret = dev->ops->buf_register(dev, b, src->addr, src->size);
+		else
+			ret = dev->ops->buf_alloc(dev, b, src->size, src->flags);
 		if (ret) {
 			h = ret;
 		} else {
@@ -113,7 +157,8 @@ int fdma_buf_alloc(struct fdma_dev *dev, size_t size, unsigned int flags)
 		return fdma_err(dev, -EINVAL, "fdma_buf_alloc: %zu bytes is over the 64 GiB limit", size);
 	if (flags & ~FDMA_BUF_HUGEPAGE)
 		return fdma_err(dev, -EINVAL, "fdma_buf_alloc: unknown flags 0x%x", flags);
-	return buf_install(dev, "fdma_buf_alloc", NULL, size, flags);
+	return buf_install(dev, "fdma_buf_alloc",
+			   &(struct buf_src){ .fd = -1, .size = size, .flags = flags });
 }
 
 int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size)
@@ -128,7 +173,36 @@ int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size)
 				addr, size, dev->info.align);
 	if (size > buf_max)
 		return fdma_err(dev, -EINVAL, "fdma_buf_register: %zu bytes is over the 64 GiB limit", size);
-	return buf_install(dev, "fdma_buf_register", addr, size, 0);
+	return buf_install(dev, "fdma_buf_register",
+			   &(struct buf_src){ .fd = -1, .addr = addr, .size = size });
+}
+
+int fdma_buf_import_dmabuf(struct fdma_dev *dev, int fd, uint64_t offset, size_t size)
+{
+	struct stat st;
+
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	if (fd < 0)
+		return fdma_err(dev, -EBADF, "fdma_buf_import_dmabuf: fd %d is not a file descriptor", fd);
+	if (size == 0)
+		return fdma_err(dev, -EINVAL, "fdma_buf_import_dmabuf: size is zero");
+	if ((offset | size) & (dev->info.align - 1))
+		return fdma_err(dev, -EINVAL,
+				"fdma_buf_import_dmabuf: offset %" PRIu64 " and size %zu must be multiples of %u bytes",
+				offset, size, dev->info.align);
+	if (size > buf_max || offset > UINT64_MAX - size)
+		return fdma_err(dev, -EINVAL, "fdma_buf_import_dmabuf: %zu bytes is over the 64 GiB limit",
+				size);
+	/* A dma-buf's size is its file's size: say so here, on every backend. */
+	if (fstat(fd, &st))
+		return fdma_err(dev, -errno, "fdma_buf_import_dmabuf: fd %d: %s", fd, strerror(errno));
+	if (st.st_size > 0 && (offset > (u64)st.st_size || size > (u64)st.st_size - offset))
+		return fdma_err(dev, -ERANGE,
+				"fdma_buf_import_dmabuf: [%" PRIu64 ", +%zu) is beyond the %" PRIu64 " bytes of fd %d",
+				offset, size, (u64)st.st_size, fd);
+	return buf_install(dev, "fdma_buf_import_dmabuf",
+			   &(struct buf_src){ .fd = fd, .offset = offset, .size = size });
 }
 
 int fdma_buf_free(struct fdma_dev *dev, int h)

@@ -41,6 +41,7 @@ struct fdma_buf {
 	void *addr;
 	size_t size;
 	size_t map_len;		/* > 0: we mmap'ed it and unmap it on free */
+	size_t map_off;		/* the mapping starts map_off bytes before addr */
 	unsigned int flags;	/* FDMA_BUF_* in effect (HUGEPAGE: 2 MiB pages were had) */
 	u64 bus;		/* sim: where the device sees it */
 	u32 khandle;		/* kdev: the driver's handle for it */
@@ -86,6 +87,8 @@ struct fdma_ops {
 	void (*close)(struct fdma_dev *dev);
 	int (*buf_alloc)(struct fdma_dev *dev, struct fdma_buf *b, size_t size, unsigned int flags);
 	int (*buf_register)(struct fdma_dev *dev, struct fdma_buf *b, void *addr, size_t size);
+	/* [offset, + size) of dma-buf fd (checked: aligned, size > 0, fd >= 0). */
+	int (*buf_import)(struct fdma_dev *dev, struct fdma_buf *b, int fd, u64 offset, size_t size);
 	/* 0, or -EBUSY while transfers use it (b stays valid). */
 	int (*buf_free)(struct fdma_dev *dev, struct fdma_buf *b);
 	int (*submit)(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
@@ -151,6 +154,8 @@ struct fdma_buf *fdma_buf_lookup(struct fdma_dev *dev, int h);
  * populated anonymous pages (thp: ask for transparent huge pages). */
 void *fdma_mmap_hugetlb(size_t size, size_t *len);
 void *fdma_mmap_anon(size_t size, bool thp, size_t *len);
+void *fdma_mmap_fd(int fd, u64 offset, size_t size, size_t *map_off, size_t *len);
+void fdma_buf_unmap(struct fdma_buf *b);
 int64_t fdma_now_us(void);
 /* Empty an interrupt eventfd (one read: it is not in semaphore mode). */
 void fdma_efd_drain(int efd);

@@ -11,6 +11,7 @@
  * queue (spin polling), otherwise it sleeps until the interrupt.
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,40 @@ static int kdev_buf_register(struct fdma_dev *dev, struct fdma_buf *b, void *add
 	return kdev_register_mem(dev, b, addr, size);
 }
 
+/*
+ * The driver attaches and maps the dma-buf for the device; we map it for
+ * the CPU too where the exporter allows (fdma_buf_addr() is NULL if not).
+ */
+static int kdev_buf_import(struct fdma_dev *dev, struct fdma_buf *b, int fd, u64 offset,
+			   size_t size)
+{
+	struct fdma_ioc_buf_import r = { .fd = fd, .offset = offset, .size = size };
+	size_t off, len;
+	void *p;
+
+	if (ioctl(dev->kdev->fd, FDMA_IOC_BUF_IMPORT, &r)) {
+		if (errno == ENOTTY)
+			return fdma_err(dev, -EOPNOTSUPP,
+					"fdma_buf_import_dmabuf: the driver predates dma-buf import (uapi 8, it has %u)",
+					dev->kdev->in.uapi_version);
+		if (errno == EINVAL || errno == ERANGE || errno == EBADF)
+			return fdma_err(dev, -errno,
+					"fdma_buf_import_dmabuf: FDMA_IOC_BUF_IMPORT: %s (fd %d: a dma-buf? [%" PRIu64 ", +%zu) inside it, multiples of %u?)",
+					strerror(errno), fd, offset, size, dev->kdev->in.dma_align);
+		return kerr(dev, "fdma_buf_import_dmabuf: FDMA_IOC_BUF_IMPORT");
+	}
+	b->khandle = r.handle;
+	b->size = size;
+	b->flags = FDMA_BUF_DMABUF;
+	p = fdma_mmap_fd(fd, offset, size, &off, &len);
+	if (p) {
+		b->addr = p;
+		b->map_off = off;
+		b->map_len = len;
+	}
+	return 0;
+}
+
 static int kdev_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
 {
 	unsigned int n = atomic_load(&b->inflight);
@@ -185,9 +220,7 @@ static int kdev_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
 		return kerr(dev, "fdma_buf_free: FDMA_IOC_BUF_FREE");
 	}
 	/* Driver memory goes with the last mapping; ours is unpinned already. */
-	if (b->map_len)
-		munmap(b->addr, b->map_len);
-	b->map_len = 0;
+	fdma_buf_unmap(b);
 	return 0;
 }
 
@@ -890,6 +923,7 @@ const struct fdma_ops fdma_kdev_ops = {
 	.close = kdev_close,
 	.buf_alloc = kdev_buf_alloc,
 	.buf_register = kdev_buf_register,
+	.buf_import = kdev_buf_import,
 	.buf_free = kdev_buf_free,
 	.submit = kdev_submit,
 	.submit_copy = kdev_submit_copy,

@@ -99,6 +99,35 @@ static int sim_buf_register(struct fdma_dev *dev, struct fdma_buf *b, void *addr
 	return 0;
 }
 
+/*
+ * The simulated device reaches host memory through the CPU's view of it,
+ * so an imported fd must be mappable: a dma-buf whose exporter allows
+ * mmap, or any shared memory file (a memfd stands in for one in tests).
+ */
+static int sim_buf_import(struct fdma_dev *dev, struct fdma_buf *b, int fd, u64 offset,
+			  size_t size)
+{
+	size_t off, len;
+	void *p = fdma_mmap_fd(fd, offset, size, &off, &len);
+	int ret;
+
+	if (!p)
+		return fdma_err(dev, -errno,
+				"fdma_buf_import_dmabuf: %s cannot map fd %d (%s); the simulated device reaches memory through a mapping",
+				dev->info.backend, fd, strerror(errno));
+	b->addr = p;
+	b->size = size;
+	b->map_off = off;
+	b->map_len = len;
+	b->flags = FDMA_BUF_DMABUF;
+	ret = fdma_addrmap_add(&dev->map, p, size, &b->bus);
+	if (ret) {
+		fdma_buf_unmap(b);
+		return fdma_err(dev, ret, "fdma_buf_import_dmabuf: no free bus window");
+	}
+	return 0;
+}
+
 static int sim_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
 {
 	unsigned int n = atomic_load(&b->inflight);
@@ -107,9 +136,7 @@ static int sim_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
 		return fdma_err(dev, -EBUSY, "fdma_buf_free: buffer %d has %u transfers in flight",
 				(int)(b - dev->buf), n);
 	fdma_addrmap_remove(&dev->map, b->bus);
-	if (b->map_len)
-		munmap(b->addr, b->map_len);
-	b->map_len = 0;
+	fdma_buf_unmap(b);
 	return 0;
 }
 
@@ -420,6 +447,7 @@ const struct fdma_ops fdma_sim_ops = {
 	.close = sim_close,
 	.buf_alloc = sim_buf_alloc,
 	.buf_register = sim_buf_register,
+	.buf_import = sim_buf_import,
 	.buf_free = sim_buf_free,
 	.submit = fdma_echan_submit,
 	.submit_copy = fdma_echan_submit_copy,

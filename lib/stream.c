@@ -6,6 +6,8 @@
  * fit is reported, never silently cut. Each frame buffer is a DMA buffer of
  * its own, so that it is one piece of device-contiguous memory on every
  * backend (a driver allocates contiguous memory in bounded chunks).
+ * fdma_stream_open_bufs() arms the caller's buffers instead (GPU memory
+ * imported as dma-bufs, say), and leaves them to the caller at close.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@ struct fdma_stream {
 	u8 **base;		/* and its address */
 	unsigned int nbufs;
 	size_t slot;		/* bytes per frame buffer, aligned */
+	bool own_bufs;		/* allocated here, freed at close */
 	u8 *state;
 	struct fdma_cpl *ready;	/* FIFO of filled frames */
 	struct fdma_cpl *got;	/* reap scratch: all nbufs at once, so a reset's cancels come back together */
@@ -44,7 +47,7 @@ static int arm(struct fdma_stream *s, unsigned int i)
 /* Free the buffers and the stream (nothing of it may be armed). */
 static void stream_free(struct fdma_stream *s)
 {
-	for (unsigned int i = 0; s->buf && i < s->nbufs; i++)
+	for (unsigned int i = 0; s->own_bufs && s->buf && i < s->nbufs; i++)
 		if (s->buf[i] >= 0)
 			fdma_buf_free(s->dev, s->buf[i]);
 	free(s->buf);
@@ -55,17 +58,19 @@ static void stream_free(struct fdma_stream *s)
 	free(s);
 }
 
-int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t buf_size,
-		     struct fdma_stream **sp)
+/*
+ * The stream's checks and state; its buffers come from the caller: bufs
+ * (the caller's, buf_size bytes of each used) or, when NULL, allocated.
+ */
+static int stream_open(struct fdma_dev *dev, const char *fn, int ch, const int *bufs,
+		       unsigned int nbufs, size_t buf_size, struct fdma_stream **sp)
 {
 	struct fdma_stream *s;
 	struct fdma_chan_stats st;
 	int ret;
 
-	if (!fdma_dev_live(dev))
-		return -EBADF;
 	if (!sp)
-		return fdma_err(dev, -EINVAL, "fdma_stream_open: sp is NULL");
+		return fdma_err(dev, -EINVAL, "%s: sp is NULL", fn);
 	*sp = NULL;
 	if (ch < 0 || ch >= (int)dev->info.nchan)
 		return fdma_err(dev, -EINVAL, "no channel %d on this device (it has %u)",
@@ -73,12 +78,12 @@ int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t bu
 	if (dev->info.chan[ch].dir != FDMA_C2H || dev->info.chan[ch].kind != FDMA_KIND_STREAM)
 		return fdma_err(dev, -EINVAL, "channel %d is not a C2H stream channel", ch);
 	if (nbufs < 2 || nbufs > dev->info.chan[ch].ring_size)
-		return fdma_err(dev, -EINVAL, "fdma_stream_open: %u buffers (need 2..%u)",
-				nbufs, dev->info.chan[ch].ring_size);
+		return fdma_err(dev, -EINVAL, "%s: %u buffers (need 2..%u)",
+				fn, nbufs, dev->info.chan[ch].ring_size);
 	if (buf_size == 0 || buf_size > dev->info.max_desc_len)
 		return fdma_err(dev, -EINVAL,
-				"fdma_stream_open: buffer size %zu (need 1..%u, the maximum descriptor length)",
-				buf_size, dev->info.max_desc_len);
+				"%s: buffer size %zu (need 1..%u, the maximum descriptor length)",
+				fn, buf_size, dev->info.max_desc_len);
 	if (fdma_inflight(dev, ch))
 		return fdma_err(dev, -EBUSY, "channel %d has transfers in flight", ch);
 	s = calloc(1, sizeof(*s));
@@ -87,6 +92,7 @@ int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t bu
 	s->dev = dev;
 	s->ch = ch;
 	s->nbufs = nbufs;
+	s->own_bufs = !bufs;
 	s->slot = (buf_size + dev->info.align - 1) & ~(size_t)(dev->info.align - 1);
 	s->state = calloc(nbufs, 1);
 	s->ready = calloc(nbufs, sizeof(*s->ready));
@@ -100,7 +106,7 @@ int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t bu
 	for (unsigned int i = 0; i < nbufs; i++)
 		s->buf[i] = -1;
 	for (unsigned int i = 0; i < nbufs; i++) {
-		s->buf[i] = fdma_buf_alloc(dev, s->slot, 0);
+		s->buf[i] = bufs ? bufs[i] : fdma_buf_alloc(dev, s->slot, 0);
 		if (s->buf[i] < 0) {
 			ret = s->buf[i];
 			goto fail;
@@ -123,6 +129,43 @@ fail_armed:
 fail:
 	stream_free(s);
 	return ret;
+}
+
+int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t buf_size,
+		     struct fdma_stream **sp)
+{
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	return stream_open(dev, "fdma_stream_open", ch, NULL, nbufs, buf_size, sp);
+}
+
+int fdma_stream_open_bufs(struct fdma_dev *dev, int ch, const int *bufs, unsigned int nbufs,
+			  struct fdma_stream **sp)
+{
+	const char *fn = "fdma_stream_open_bufs";
+	size_t size = SIZE_MAX;
+
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	if (!bufs || !nbufs)
+		return fdma_err(dev, -EINVAL, "%s: no buffers", fn);
+	/* Every frame buffer holds the same: the smallest's size, whole units. */
+	for (unsigned int i = 0; i < nbufs; i++) {
+		size_t n = fdma_buf_size(dev, bufs[i]);
+
+		if (!n)
+			return fdma_err(dev, -EBADF, "%s: unknown buffer handle %d", fn, bufs[i]);
+		for (unsigned int j = 0; j < i; j++)
+			if (bufs[j] == bufs[i])
+				return fdma_err(dev, -EINVAL, "%s: buffer %d given twice", fn,
+						bufs[i]);
+		if (n < size)
+			size = n;
+	}
+	if (size > dev->info.max_desc_len)
+		size = dev->info.max_desc_len;
+	size &= ~(size_t)(dev->info.align - 1);
+	return stream_open(dev, fn, ch, bufs, nbufs, size, sp);
 }
 
 int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout_us)

@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <zlib.h>
 
 #include "sim_util.h"
+#include "fdma_plat.h"
+#include "fdma_regs.h"
 
 int64_t sim_now_us(void)
 {
@@ -448,4 +451,45 @@ uint64_t sim_wait_interrupts(struct fdma_dev *dev, int ch, uint64_t want, int64_
 	if (fdma_chan_stats(dev, ch, &st))
 		return UINT64_MAX;
 	return st.interrupts;
+}
+
+/* Check a generator frame completely; returns its sequence number. */
+uint32_t sim_check_frame_at(const struct fdma_frame *f, uint32_t len, const char *file, int line)
+{
+	struct fdma_frame_hdr h;
+	const uint8_t *p = f->data;
+	size_t nwords = (len - sizeof(h)) / 8;
+
+	if (f->len != len || !(f->flags & FDMA_CPL_SOF) || !(f->flags & FDMA_CPL_EOF)) {
+		print_error("frame in buffer %u: len %llu (expected %u), flags 0x%x\n", f->index,
+			    (unsigned long long)f->len, len, f->flags);
+		_fail(file, line);
+	}
+	memcpy(&h, p, sizeof(h));
+	if (h.magic != FDMA_FRAME_MAGIC || h.len != len || h.rsvd != 0) {
+		print_error("frame header: magic 0x%x len %u rsvd %llu\n", h.magic, h.len,
+			    (unsigned long long)h.rsvd);
+		_fail(file, line);
+	}
+	if (h.crc != (uint32_t)crc32(0, p + sizeof(h), len - (uInt)sizeof(h))) {
+		print_error("frame %u: crc 0x%08x does not match the payload\n", h.seq, h.crc);
+		_fail(file, line);
+	}
+	for (size_t i = 0; i < nwords; i++) {
+		uint64_t w;
+
+		memcpy(&w, p + sizeof(h) + 8 * i, 8);
+		if (w != ((uint64_t)h.seq << 32 | i)) {
+			print_error("frame %u: payload word %zu is 0x%016llx\n", h.seq, i,
+				    (unsigned long long)w);
+			_fail(file, line);
+		}
+	}
+	for (size_t i = sizeof(h) + 8 * nwords; i < len; i++) {
+		if (p[i]) {
+			print_error("frame %u: tail byte %zu is 0x%02x, expected 0\n", h.seq, i, p[i]);
+			_fail(file, line);
+		}
+	}
+	return h.seq;
 }

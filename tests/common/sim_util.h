@@ -144,4 +144,11 @@ uint64_t sim_wait_interrupts(struct fdma_dev *dev, int ch, uint64_t want, int64_
 int64_t sim_now_us(void);
 void sim_sleep_us(int64_t us);
 
+/*
+ * Check a test generator frame completely (length, SOF and EOF, header,
+ * CRC-32, every payload word, zero tail); returns its sequence number.
+ */
+#define sim_check_frame(f, len) sim_check_frame_at((f), (len), __FILE__, __LINE__)
+uint32_t sim_check_frame_at(const struct fdma_frame *f, uint32_t len, const char *file, int line);
+
 #endif

@@ -16,47 +16,6 @@
 
 #define GET_TIMEOUT_US SIM_TIMEOUT_US
 
-/* Check a generator frame completely; returns its sequence number. */
-#define check_frame(f, len) check_frame_at((f), (len), __FILE__, __LINE__)
-static uint32_t check_frame_at(const struct fdma_frame *f, uint32_t len, const char *file, int line)
-{
-	struct fdma_frame_hdr h;
-	const uint8_t *p = f->data;
-	size_t nwords = (len - sizeof(h)) / 8;
-
-	if (f->len != len || !(f->flags & FDMA_CPL_SOF) || !(f->flags & FDMA_CPL_EOF)) {
-		print_error("frame in buffer %u: len %llu (expected %u), flags 0x%x\n", f->index,
-			    (unsigned long long)f->len, len, f->flags);
-		_fail(file, line);
-	}
-	memcpy(&h, p, sizeof(h));
-	if (h.magic != FDMA_FRAME_MAGIC || h.len != len || h.rsvd != 0) {
-		print_error("frame header: magic 0x%x len %u rsvd %llu\n", h.magic, h.len,
-			    (unsigned long long)h.rsvd);
-		_fail(file, line);
-	}
-	if (h.crc != (uint32_t)crc32(0, p + sizeof(h), len - (uInt)sizeof(h))) {
-		print_error("frame %u: crc 0x%08x does not match the payload\n", h.seq, h.crc);
-		_fail(file, line);
-	}
-	for (size_t i = 0; i < nwords; i++) {
-		uint64_t w;
-
-		memcpy(&w, p + sizeof(h) + 8 * i, 8);
-		if (w != ((uint64_t)h.seq << 32 | i)) {
-			print_error("frame %u: payload word %zu is 0x%016llx\n", h.seq, i,
-				    (unsigned long long)w);
-			_fail(file, line);
-		}
-	}
-	for (size_t i = sizeof(h) + 8 * nwords; i < len; i++) {
-		if (p[i]) {
-			print_error("frame %u: tail byte %zu is 0x%02x, expected 0\n", h.seq, i, p[i]);
-			_fail(file, line);
-		}
-	}
-	return h.seq;
-}
 
 #define get_frame(dev, s, f) get_frame_at((dev), (s), (f), __FILE__, __LINE__)
 static void get_frame_at(struct fdma_dev *dev, struct fdma_stream *s, struct fdma_frame *f,
@@ -106,7 +65,7 @@ static void test_frames(void **state)
 	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 1000000, 1));
 	for (uint32_t k = 0; k < 40; k++) {
 		get_frame(dev, s, &f);
-		assert_int_equal(check_frame(&f, len), k);
+		assert_int_equal(sim_check_frame(&f, len), k);
 		assert_false(f.flags & FDMA_CPL_OVERRUN);
 		assert_true(f.index < 8);
 		assert_fdma_ok(dev, fdma_stream_release(s, &f));
@@ -117,18 +76,18 @@ static void test_frames(void **state)
 
 		for (int i = 0; i < 4; i++) {
 			get_frame(dev, s, &held[i]);
-			assert_int_equal(check_frame(&held[i], len), 40 + (uint32_t)i);
+			assert_int_equal(sim_check_frame(&held[i], len), 40 + (uint32_t)i);
 		}
 		sim_sleep_us(20000);	/* ~20 frame periods: the other buffers fill meanwhile */
 		for (int i = 0; i < 4; i++)
-			assert_int_equal(check_frame(&held[i], len), 40 + (uint32_t)i);
+			assert_int_equal(sim_check_frame(&held[i], len), 40 + (uint32_t)i);
 		/* Given back out of order. */
 		for (int i = 3; i >= 0; i--)
 			assert_fdma_ok(dev, fdma_stream_release(s, &held[i]));
 	}
 	for (uint32_t k = 44; k < 60; k++) {
 		get_frame(dev, s, &f);
-		assert_int_equal(check_frame(&f, len), k);
+		assert_int_equal(sim_check_frame(&f, len), k);
 		assert_fdma_ok(dev, fdma_stream_release(s, &f));
 	}
 	assert_int_equal(fdma_stream_drops(s), 0);
@@ -165,7 +124,7 @@ static void test_odd_frame_lengths(void **state)
 		for (uint32_t k = 0; k < 20; k++) {
 			get_frame(dev, s, &f);
 			/* Each stream starts at 0: closing it reset the channel. */
-			assert_int_equal(check_frame(&f, lens[j]), k);
+			assert_int_equal(sim_check_frame(&f, lens[j]), k);
 			assert_fdma_ok(dev, fdma_stream_release(s, &f));
 		}
 		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, lens[j], 0, 0));
@@ -199,7 +158,7 @@ static void test_generator_off_mid_frame(void **state)
 	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 65536, 0, 1));
 	for (uint32_t k = 0; k < 4; k++) {
 		get_frame(dev, s, &f);
-		assert_int_equal(check_frame(&f, 65536), k);
+		assert_int_equal(sim_check_frame(&f, 65536), k);
 		assert_fdma_ok(dev, fdma_stream_release(s, &f));
 	}
 	fdma_stream_close(s);
@@ -223,7 +182,7 @@ static void test_frame_too_big(void **state)
 	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
 	for (uint32_t k = 0; k < 10; k++) {
 		get_frame(dev, s, &f);
-		assert_int_equal(check_frame(&f, 65536), k);
+		assert_int_equal(sim_check_frame(&f, 65536), k);
 		assert_fdma_ok(dev, fdma_stream_release(s, &f));
 	}
 	fdma_stream_close(s);
@@ -241,7 +200,7 @@ static void test_release_errors(void **state)
 	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 8192, &s));
 	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 8192, 0, 1));
 	get_frame(dev, s, &f);
-	assert_int_equal(check_frame(&f, 8192), 0);
+	assert_int_equal(sim_check_frame(&f, 8192), 0);
 	assert_fdma_ok(dev, fdma_stream_release(s, &f));
 	/* Double release. */
 	assert_fdma_err(dev, fdma_stream_release(s, &f), -EINVAL, "not held");
@@ -258,7 +217,7 @@ static void test_release_errors(void **state)
 	/* None of that disturbed the stream. */
 	for (uint32_t k = 1; k < 30; k++) {
 		get_frame(dev, s, &f);
-		assert_int_equal(check_frame(&f, 8192), k);
+		assert_int_equal(sim_check_frame(&f, 8192), k);
 		assert_fdma_ok(dev, fdma_stream_release(s, &f));
 		assert_fdma_err(dev, fdma_stream_release(s, &f), -EINVAL, "not held");
 	}
@@ -298,18 +257,18 @@ static void test_drop_mode(void **state)
 	/* The four armed buffers take frames 0..3; nothing can be dropped before. */
 	for (uint32_t k = 0; k < 4; k++) {
 		get_frame(dev, s, &held[k]);
-		assert_int_equal(check_frame(&held[k], len), k);
+		assert_int_equal(sim_check_frame(&held[k], len), k);
 		assert_false(held[k].flags & FDMA_CPL_OVERRUN);
 	}
 	/* Hold them all for ~40 frame periods. */
 	sim_sleep_us(200000);
 	assert_true(fdma_stream_drops(s) > 0);
 	for (uint32_t k = 0; k < 4; k++) {
-		assert_int_equal(check_frame(&held[k], len), k);
+		assert_int_equal(sim_check_frame(&held[k], len), k);
 		assert_fdma_ok(dev, fdma_stream_release(s, &held[k]));
 	}
 	get_frame(dev, s, &f);
-	last = check_frame(&f, len);
+	last = sim_check_frame(&f, len);
 	/* An engine that cannot flag frames after drops (XDMA) shows them by the gaps alone. */
 	if (flags_overruns(dev, ch))
 		assert_true(f.flags & FDMA_CPL_OVERRUN);
@@ -321,7 +280,7 @@ static void test_drop_mode(void **state)
 		uint32_t seq;
 
 		get_frame(dev, s, &f);
-		seq = check_frame(&f, len);
+		seq = sim_check_frame(&f, len);
 		assert_true(seq > last);
 		if (seq != last + 1) {
 			if (flags_overruns(dev, ch))
@@ -366,14 +325,14 @@ static void test_backpressure(void **state)
 	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 1000000, 1));
 	for (uint32_t k = 0; k < 4; k++) {
 		get_frame(dev, s, &held[k]);
-		assert_int_equal(check_frame(&held[k], len), k);
+		assert_int_equal(sim_check_frame(&held[k], len), k);
 	}
 	sim_sleep_us(30000);
 	for (uint32_t k = 0; k < 4; k++)
 		assert_fdma_ok(dev, fdma_stream_release(s, &held[k]));
 	for (uint32_t k = 4; k < 50; k++) {
 		get_frame(dev, s, &f);
-		assert_int_equal(check_frame(&f, len), k);
+		assert_int_equal(sim_check_frame(&f, len), k);
 		assert_false(f.flags & FDMA_CPL_OVERRUN);
 		assert_fdma_ok(dev, fdma_stream_release(s, &f));
 	}
@@ -413,7 +372,7 @@ static void test_paced_no_burst(void **state)
 	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, period, 1));
 	for (uint32_t k = 0; k < 4; k++) {
 		get_frame(dev, s, &held[k]);
-		assert_int_equal(check_frame(&held[k], len), k);
+		assert_int_equal(sim_check_frame(&held[k], len), k);
 	}
 	last = frame_tstamp(&held[3]);
 	sim_sleep_us(30000);
@@ -423,7 +382,7 @@ static void test_paced_no_burst(void **state)
 		uint64_t t;
 
 		get_frame(dev, s, &f);
-		assert_int_equal(check_frame(&f, len), k);
+		assert_int_equal(sim_check_frame(&f, len), k);
 		t = frame_tstamp(&f);
 		if (t < last + period)
 			fail_msg("frame %u started %llu ns after frame %u: a burst (period %u ns)", k,
@@ -461,7 +420,7 @@ static void test_camera_cannot_keep_up(void **state)
 		uint32_t seq;
 
 		get_frame(dev, s, &f);
-		seq = check_frame(&f, len);
+		seq = sim_check_frame(&f, len);
 		if (k == 0) {
 			t0 = frame_tstamp(&f) - (uint64_t)seq * period;
 		} else {

@@ -349,7 +349,7 @@ done
 # driver through libfdma's kdev: backend.
 E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
      build/tests/sim/test_coalesce build/tests/sim/test_stream build/tests/sim/test_errors
-     build/tests/sim/test_errmsg build/tests/sim/test_copy)
+     build/tests/sim/test_errmsg build/tests/sim/test_copy build/tests/sim/test_dmabuf)
 
 # find_lib, copy_libs_arm64 ELF DEST: tests/vm/arm64-libs.sh (LIBDIRS).
 # shellcheck source=tests/vm/arm64-libs.sh
@@ -505,9 +505,10 @@ run_kernel() { # VERSION
 			cp "$ko" "$R/"
 			cp "$ko" "$md/extra/"
 		done
-		# Modules ours depend on, so "modprobe fdma" works in the guest.
+		# Modules ours depend on, so "modprobe fdma" works in the guest,
+		# and vgem: test_dmabuf's exporter where there is no udmabuf (6.1).
 		local todo deps d f
-		todo=$(for ko in "${mods[@]}"; do modinfo -F depends "$ko"; done | tr ',' ' ')
+		todo="vgem $(for ko in "${mods[@]}"; do modinfo -F depends "$ko"; done | tr ',' ' ')"
 		while [ -n "${todo// /}" ]; do
 			deps=$todo; todo=""
 			for d in $deps; do

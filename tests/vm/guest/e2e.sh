@@ -31,6 +31,8 @@ if [ -z "$dev" ]; then
 fi
 URI=kdev:/dev/$dev
 export FDMA_TEST_DEVICE=$URI
+# test_dmabuf's exporter on kernels without udmabuf (6.1).
+modprobe vgem 2>/dev/null
 
 for b in $E/test_*; do
 	[ -x "$b" ] || continue
