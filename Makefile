@@ -118,7 +118,7 @@ MODELD    := $(if $(MODELD_SRC),$(BUILD)/fdma-modeld)
 PROXYD_SRC := $(wildcard model/proxyd/*.c) model/modeld/ivshmem_srv.c
 PROXYD    := $(BUILD)/fdma-proxyd
 
-.PHONY: all lib rtl rtl-figures formal tests test test-plain test-asan test-tsan test-vm test-install test-cross \
+.PHONY: all lib rtl rtl-figures formal gpu-example tests test test-plain test-asan test-tsan test-vm test-install test-cross \
 	check-tests check-symbols demo bench install install-lib install-bin install-man \
 	install-udev install-dkms clean
 # The RTL device's plugin (rules below, with the tests').
@@ -280,7 +280,19 @@ check-tests: tests
 	echo "$$pass $$fail" > $(BUILD)/test-summary; \
 	[ $$fail -eq 0 ]
 
+# The CUDA example (examples/gpu/, docs/dmabuf.md), where nvcc is found:
+# CUDA's static runtime, the driver looked up at run time, so it runs (and
+# says "no GPU", exit 77) on machines without one.
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
+GPU_EXAMPLE := $(BUILD)/examples/fdma-gpu-stream
+gpu-example: $(if $(NVCC),$(GPU_EXAMPLE))
+	@[ -n "$(NVCC)" ] || echo "gpu-example: no nvcc (the CUDA toolkit): not built"
+$(GPU_EXAMPLE): examples/gpu/fdma_gpu_stream.cu include/fdma.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -Iinclude -Xcompiler -Wall,-Wextra -cudart static -o $@ $< $(LIBA) $(LDLIBS)
+
 test-plain:
+	$(MAKE) BUILD=build gpu-example
 	$(MAKE) BUILD=build check-tests
 test-asan:
 	$(MAKE) BUILD=build-asan SAN=address,undefined OPT=-O1 check-tests

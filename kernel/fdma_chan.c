@@ -689,6 +689,32 @@ int fdma_chan_release_file(struct fdma_chan *c, struct fdma_cq *q)
 	return ret;
 }
 
+/*
+ * An imported buffer's exporter is moving it (fdma_dmabuf.c): if a request
+ * on this channel still uses b, what is finished is delivered and the rest
+ * of the channel's requests canceled with -EIO (a reset: the device lets
+ * go of them). Returns 0 or the reset's error.
+ */
+int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buf *b)
+{
+	bool uses = false;
+	int ret = 0;
+	u32 i;
+
+	mutex_lock(&c->lock);
+	if (c->up && !c->dmae_owned) {
+		fdma_chan_reap_locked(c);
+		for (i = 0; i < c->fdev->ring_size && !uses; i++)
+			uses = c->ureq[i].cq &&
+			       (c->ureq[i].buf == b || c->ureq[i].dst == b);
+		if (uses)
+			ret = fdma_chan_recover(c, "its buffer was moved by the exporter",
+						-EIO);
+	}
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
 /* ---- another master of the ring: the dmaengine provider ----------------- */
 
 /*

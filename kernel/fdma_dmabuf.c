@@ -22,9 +22,10 @@
  * Moves: an exporter that could not pin may move the memory, and tells us
  * with move_notify() under the reservation lock. The rule (docs/dmabuf.md):
  * the buffer turns stale at once, so that no new request takes it (-EIO);
- * the requests already using it finish (the device completes them, or the
- * channel's watchdog cancels them), waited for here; then the mapping is
- * dropped. The application frees the handle and imports the fd again. A
+ * the requests already using it get FDMA_MOVE_GRACE to finish, and those
+ * still in flight then are canceled (-EIO) by a reset of their channel, so
+ * that the device has let go of the memory; then the mapping is dropped.
+ * The application frees the handle and imports the fd again. A
  * mapping is not rebuilt behind the application's back: a stream that
  * silently moved into other memory is worse than one that stops.
  *
@@ -39,8 +40,18 @@
 
 MODULE_IMPORT_NS(DMA_BUF);
 
-/* How long a move waits for the requests in flight on the buffer. */
-#define FDMA_MOVE_WAIT	(30 * HZ)
+/*
+ * How long a move lets the requests in flight on the buffer finish (a
+ * stream buffer may wait for a frame for ever), and then how long it
+ * waits for the canceled ones to come back.
+ */
+#define FDMA_MOVE_GRACE	(HZ / 10)
+#define FDMA_MOVE_WAIT	(10 * HZ)
+
+static bool dmabuf_idle(struct fdma_buf *b)
+{
+	return !atomic_read(&b->inflight);
+}
 
 static void dmabuf_move_notify(struct dma_buf_attachment *attach)
 {
@@ -55,11 +66,18 @@ static void dmabuf_move_notify(struct dma_buf_attachment *attach)
 	WRITE_ONCE(b->stale, true);
 	/* Pairs with smp_mb__after_atomic() in fdma_chan_submit(). */
 	smp_mb();
-	if (!wait_var_event_timeout(&b->inflight, !atomic_read(&b->inflight),
-				    FDMA_MOVE_WAIT))
-		dev_err(b->fdev->dma_dev, "buffer %u: the exporter moved it with %d transfers still in flight after %u s\n",
-			b->handle, atomic_read(&b->inflight),
-			FDMA_MOVE_WAIT / HZ);
+	if (!wait_var_event_timeout(&b->inflight, dmabuf_idle(b),
+				    FDMA_MOVE_GRACE)) {
+		struct fdma_dev *fdev = b->fdev;
+		u32 i;
+
+		for (i = 0; i < fdev->caps.nchan; i++)
+			fdma_chan_release_buf(&fdev->chan[i], b);
+		if (!wait_var_event_timeout(&b->inflight, dmabuf_idle(b),
+					    FDMA_MOVE_WAIT))
+			dev_err(fdev->dma_dev, "buffer %u: moved by its exporter with %d transfers that did not come back\n",
+				b->handle, atomic_read(&b->inflight));
+	}
 	if (b->dsgt)
 		dma_buf_unmap_attachment(attach, b->dsgt, DMA_BIDIRECTIONAL);
 	b->dsgt = NULL;

@@ -612,6 +612,7 @@ u32 fdma_chan_reap_locked(struct fdma_chan *c);
 u32 fdma_chan_reap_nosleep(struct fdma_chan *c);
 int fdma_chan_reset_cancel(struct fdma_chan *c, const char *why,
 			   int cancel_res);
+int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buf *b);
 
 /* fdma_dmaengine.c */
 int fdma_dmae_register(struct fdma_dev *fdev);

@@ -163,14 +163,17 @@ static void unexport(struct xbuf *x)
 
 /*
  * The CPU's side of the exporter's rules: begin and end access around
- * what the CPU reads or writes (a no-op where the memory is coherent; the
- * memfd stand-in has no such ioctl).
+ * what the CPU reads or writes. Not for udmabuf: its syncs are of a
+ * mapping of its own, for its misc device, and under swiotlb they bounce
+ * that mapping's stale copy back over the pages (the driver's per-request
+ * syncs already put the device's writes in memory). The memfd stand-in
+ * has no such ioctl.
  */
 static void cpu_access(const struct xbuf *x, bool begin, uint64_t flags)
 {
 	struct dma_buf_sync s = { .flags = flags | (begin ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END) };
 
-	if (sim_target())
+	if (sim_target() && strcmp(x->how, "udmabuf"))
 		assert_int_equal(ioctl(x->fd, DMA_BUF_IOCTL_SYNC, &s), 0);
 }
 
@@ -339,13 +342,18 @@ static void test_fd_closed_first(void **state)
 	fdma_close(dev);
 }
 
-/* The test generator's frames into four windows of one dma-buf. */
+/*
+ * The test generator's frames into four windows of one dma-buf. A C2H
+ * stream buffer is one descriptor, so one piece of bus-contiguous memory:
+ * a page, for host memory exported page by page (udmabuf over a memfd,
+ * without an IOMMU); GPU memory comes in far larger pieces.
+ */
 static void test_stream(void **state)
 {
 	struct fdma_dev *dev = sim_open("sim:paced=0");
 	int ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
-	const size_t slot = 64 * 1024;
-	const uint32_t len = 60000;
+	const size_t slot = 4096;
+	const uint32_t len = 4000;
 	struct fdma_stream *s = NULL;
 	struct fdma_frame f;
 	struct xbuf x;

@@ -125,6 +125,15 @@ if load auto ivshmem=1 $EDU ring_size=256; then
 	t teardown $T/fdma_openrm
 	t unbind_fault $T/fdma_unbind_fault
 	t revoke $T/fdma_revoke
+	# dma-buf import against an exporter that hides pages and moves.
+	if [ ! -e /fdma_testexp.ko ]; then
+		fail dmabuf "no /fdma_testexp.ko"
+	elif insmod /fdma_testexp.ko 2>/tmp/tx.err; then
+		t dmabuf $T/fdma_dmabuf
+		rmmod fdma_testexp
+	else
+		fail dmabuf "insmod /fdma_testexp.ko: $(cat /tmp/tx.err)"
+	fi
 	t edu_auto $T/fdma_edu auto
 	t edu_unbind $T/fdma_edu_unbind
 	unload auto
