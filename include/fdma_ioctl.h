@@ -175,8 +175,10 @@ struct fdma_ioc_buf_reg {
  * FDMA_IOC_BUF_IMPORT: [offset, offset + size) of the dma-buf fd, both
  * multiples of INFO dma_align. The buffer keeps its own reference: the fd
  * may be closed at once. EBADF fd is not open; EINVAL not a dma-buf, or a
- * bad field; ERANGE beyond the dma-buf; EOPNOTSUPP the exporter cannot map
- * it for this device.
+ * bad field, or its mapping for this device is not aligned as the engine
+ * needs; ERANGE beyond the dma-buf; ETIMEDOUT its fences did not signal in
+ * 10 s; other errors are the exporter's (it cannot attach, pin or map it
+ * for this device).
  */
 struct fdma_ioc_buf_import {
 	__s32 fd;		/* in: the dma-buf */

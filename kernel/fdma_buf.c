@@ -355,6 +355,15 @@ static void buf_release(struct fdma_buf *b, bool in_mmap)
 	}
 	if (b->mm)
 		buf_uncharge(b);
+	/*
+	 * An imported buffer remove() kept (tainted, the engine never
+	 * stopped) is still attached: the exporter may call into us through
+	 * it. Kept for good, with the module.
+	 */
+	if (b->attach) {
+		__module_get(THIS_MODULE);
+		return;
+	}
 	kfree(b);
 }
 
@@ -885,6 +894,38 @@ u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
 		return 0;
 	*bus = s->bus + in;
 	return min3((u64)max, left, s->len - in);
+}
+
+/*
+ * Count a submission being prepared on b as a request in flight, before
+ * its syncs: an exporter's move (fdma_dmabuf.c) then waits for it. The
+ * count before the look at stale, with a full barrier, as the move sets
+ * stale before it reads the count. -EIO: the buffer was moved.
+ */
+int fdma_buf_hold(struct fdma_buf *b)
+{
+	atomic_inc(&b->inflight);
+	/* Pairs with smp_mb() in dmabuf_move_notify(). */
+	smp_mb__after_atomic();
+	if (READ_ONCE(b->stale)) {
+		fdma_buf_unhold(b);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Drop a count of fdma_buf_hold() or of a request. What b is, first: once
+ * the count is 0, FDMA_IOC_BUF_FREE may free it (a move waiting for the
+ * count only needs the address).
+ */
+void fdma_buf_unhold(struct fdma_buf *b)
+{
+	bool imported = b->kind == FDMA_BUF_DMABUF;
+
+	atomic_dec_return_release(&b->inflight);
+	if (imported)
+		fdma_dmabuf_request_done(b);
 }
 
 /* Sync [off, off + len) of a buffer, piece by piece. */

@@ -288,20 +288,6 @@ static void chan_publish(struct fdma_chan *c)
 	}
 }
 
-/*
- * A request let go of b. Read what b is first: once the count is 0,
- * FDMA_IOC_BUF_FREE may free it. A move of an imported buffer waits for
- * the count (fdma_dmabuf.c); wake_up_var() only hashes the address.
- */
-static void chan_buf_done(struct fdma_buf *b)
-{
-	bool imported = b->kind == FDMA_BUF_DMABUF;
-
-	atomic_dec_return_release(&b->inflight);
-	if (imported)
-		fdma_dmabuf_request_done(b);
-}
-
 /* A user request is complete: its entry goes into its owner's queue. */
 static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 {
@@ -335,9 +321,9 @@ static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 	if (list_empty(&q->dirty))
 		list_add_tail(&q->dirty, &c->dirty);
 	/* After the sync: FDMA_IOC_BUF_FREE may free it once this reads 0. */
-	chan_buf_done(u->buf);
+	fdma_buf_unhold(u->buf);
 	if (u->dst)
-		chan_buf_done(u->dst);
+		fdma_buf_unhold(u->dst);
 	u->cq = NULL;
 	u->buf = NULL;
 	u->dst = NULL;
@@ -691,9 +677,9 @@ int fdma_chan_release_file(struct fdma_chan *c, struct fdma_cq *q)
 
 /*
  * An imported buffer's exporter is moving it (fdma_dmabuf.c): if a request
- * on this channel still uses b, what is finished is delivered and the rest
- * of the channel's requests canceled with -EIO (a reset: the device lets
- * go of them). Returns 0 or the reset's error.
+ * on this channel still uses b, what is finished is delivered, the
+ * requests on b end with -EIO and the channel's others are canceled (a
+ * reset: the device lets go of them). Returns 0 or the reset's error.
  */
 int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buf *b)
 {
@@ -704,12 +690,19 @@ int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buf *b)
 	mutex_lock(&c->lock);
 	if (c->up && !c->dmae_owned) {
 		fdma_chan_reap_locked(c);
-		for (i = 0; i < c->fdev->ring_size && !uses; i++)
-			uses = c->ureq[i].cq &&
-			       (c->ureq[i].buf == b || c->ureq[i].dst == b);
+		/* Its requests end -EIO; the others are canceled as by any reset. */
+		for (i = 0; i < c->fdev->ring_size; i++) {
+			struct fdma_ureq *u = &c->ureq[i];
+
+			if (u->cq && (u->buf == b || u->dst == b)) {
+				u->status = FDMA_CPL_CANCELED;
+				u->cancel_res = -EIO;
+				uses = true;
+			}
+		}
 		if (uses)
 			ret = fdma_chan_recover(c, "its buffer was moved by the exporter",
-						-EIO);
+						-ECANCELED);
 	}
 	mutex_unlock(&c->lock);
 	return ret;
@@ -844,20 +837,6 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		if (r->dst)
 			atomic_inc(&r->dst->inflight);
 		WRITE_ONCE(q->inflight, q->inflight + 1);
-		/*
-		 * Counted before stale is read, as the exporter's move sets
-		 * stale before it reads the count (fdma_dmabuf.c): a moved
-		 * buffer is never posted, a counted one is waited for.
-		 */
-		smp_mb__after_atomic();
-		if (READ_ONCE(r->buf->stale) ||
-		    (r->dst && READ_ONCE(r->dst->stale))) {
-			u->status = FDMA_CPL_CANCELED;
-			u->cancel_res = -EIO;
-			u->pieces = 1;
-			chan_ureq_done(c, u);
-			continue;
-		}
 		while (done < r->len) {
 			struct fdma_ereq eq = { .cookie = idx };
 			u32 len = fdma_chan_piece(c, r, done, &eq);

@@ -47,6 +47,8 @@ MODULE_IMPORT_NS(DMA_BUF);
  */
 #define FDMA_MOVE_GRACE	(HZ / 10)
 #define FDMA_MOVE_WAIT	(10 * HZ)
+/* How long an import waits for the exporter's fences. */
+#define FDMA_FENCE_WAIT	(10 * HZ)
 
 static bool dmabuf_idle(struct fdma_buf *b)
 {
@@ -58,10 +60,14 @@ static void dmabuf_move_notify(struct dma_buf_attachment *attach)
 	struct fdma_buf *b = attach->importer_priv;
 
 	dma_resv_assert_held(attach->dmabuf->resv);
+	/* Not mapped yet (a move during the import) or any more: nothing to do. */
+	if (!b->dsgt)
+		return;
 	/*
-	 * stale before the count is read, and fdma_chan_submit() counts a
-	 * request before it reads stale (both with a full barrier): a
-	 * request either sees stale and fails, or is counted and waited for.
+	 * stale before the count is read, and a submission counts its
+	 * buffers before it reads stale (fdma_buf_hold(); both with a full
+	 * barrier): it either sees stale and fails, or is counted and
+	 * waited for.
 	 */
 	WRITE_ONCE(b->stale, true);
 	/* Pairs with smp_mb__after_atomic() in fdma_chan_submit(). */
@@ -72,7 +78,9 @@ static void dmabuf_move_notify(struct dma_buf_attachment *attach)
 		u32 i;
 
 		for (i = 0; i < fdev->caps.nchan; i++)
-			fdma_chan_release_buf(&fdev->chan[i], b);
+			if (fdma_chan_release_buf(&fdev->chan[i], b))
+				dev_crit(fdev->dma_dev, "buffer %u: moved by its exporter while channel %u, which did not acknowledge its reset, may still write it\n",
+					 b->handle, i);
 		if (!wait_var_event_timeout(&b->inflight, dmabuf_idle(b),
 					    FDMA_MOVE_WAIT))
 			dev_err(fdev->dma_dev, "buffer %u: moved by its exporter with %d transfers that did not come back\n",
@@ -90,9 +98,15 @@ static const struct dma_buf_attach_ops fdma_dmabuf_attach_ops = {
 	.move_notify = dmabuf_move_notify,
 };
 
-/* A request on b ended: wake a move waiting for the last one. */
+/*
+ * A request on b ended (its count dropped): wake a move waiting for the
+ * last one. The barrier orders the count before the look at the wait
+ * queue, which the waiter fills before it reads the count.
+ */
 void fdma_dmabuf_request_done(struct fdma_buf *b)
 {
+	/* Pairs with the waiter's barrier in wait_var_event_timeout(). */
+	smp_mb__after_atomic();
 	wake_up_var(&b->inflight);
 }
 
@@ -172,13 +186,16 @@ int fdma_dmabuf_map(struct fdma_buf *b, u64 off)
 		goto unlock;
 	}
 	b->dsgt = sgt;
+	/* The segments under the lock: a move may drop the mapping after it. */
+	ret = dmabuf_build_segs(b, off, b->fdev->dma_align);
+	if (ret)
+		goto unlock;
+	/* The exporter's own work on the memory (a clear, a move) first. */
 	left = dma_resv_wait_timeout(dmabuf->resv, DMA_RESV_USAGE_KERNEL,
-				     false, MAX_SCHEDULE_TIMEOUT);
-	ret = left < 0 ? left : 0;
+				     true, FDMA_FENCE_WAIT);
+	ret = left < 0 ? left : left ? 0 : -ETIMEDOUT;
 unlock:
 	dma_resv_unlock(dmabuf->resv);
-	if (!ret)
-		ret = dmabuf_build_segs(b, off, b->fdev->dma_align);
 	return ret;
 }
 

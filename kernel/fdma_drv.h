@@ -642,6 +642,8 @@ u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
 		   dma_addr_t *bus);
 void fdma_buf_sync(const struct fdma_buf *b, u64 off, u64 len,
 		   enum dma_data_direction dir, bool for_device);
+int fdma_buf_hold(struct fdma_buf *b);
+void fdma_buf_unhold(struct fdma_buf *b);
 
 /* fdma_dmabuf.c */
 int fdma_dmabuf_map(struct fdma_buf *b, u64 off);

@@ -496,7 +496,7 @@ static int ioc_batch(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
 	struct fdma_chan *c;
 	struct fdma_cq *q;
 	void *elems;
-	u32 i, ndesc = 0;
+	u32 i, held = 0, ndesc = 0;
 	int ret;
 
 	c = ioc_chan(f, chan);
@@ -536,6 +536,20 @@ static int ioc_batch(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
 	 * interrupt thread wants meanwhile. A copy's destination too: a
 	 * bounce buffer must not write back stale bytes over what it skips.
 	 */
+	/*
+	 * Held first (counted as in flight), so that an imported buffer's
+	 * exporter cannot move it between the check and the sync.
+	 */
+	for (held = 0; !ret && held < count; held++) {
+		ret = fdma_buf_hold(subs[held].buf);
+		if (!ret && subs[held].dst) {
+			ret = fdma_buf_hold(subs[held].dst);
+			if (ret)
+				fdma_buf_unhold(subs[held].buf);
+		}
+		if (ret)
+			break;
+	}
 	for (i = 0; !ret && i < count; i++) {
 		fdma_buf_sync(subs[i].buf, subs[i].off, subs[i].len,
 			      fdma_chan_dir(c), true);
@@ -545,6 +559,11 @@ static int ioc_batch(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
 	}
 	if (!ret)
 		ret = fdma_chan_submit(c, q, subs, count, ndesc);
+	for (i = 0; i < held; i++) {
+		fdma_buf_unhold(subs[i].buf);
+		if (subs[i].dst)
+			fdma_buf_unhold(subs[i].dst);
+	}
 	up_read(&f->bufs_sem);
 	up_read(&fdev->revoke_sem);
 out:

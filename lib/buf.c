@@ -49,21 +49,27 @@ void *fdma_mmap_anon(size_t size, bool thp, size_t *len)
 
 /*
  * [offset, + size) of fd mapped shared, read and write: the address of
- * offset, with the page-aligned mapping's start (map_off bytes before it)
- * and length; NULL if the file cannot be mapped so.
+ * offset, with the mapping's start (map_off bytes before it) and length;
+ * NULL if the file cannot be mapped so. Mapped from the file's start:
+ * some exporters' mmap ignores the offset (DRM's shmem helpers on 6.1
+ * map the object's first page at any offset), and address space is cheap.
  */
 void *fdma_mmap_fd(int fd, u64 offset, size_t size, size_t *map_off, size_t *len)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t delta = (size_t)(offset & (page - 1));
-	size_t mlen = (delta + size + page - 1) & ~(page - 1);
-	char *p = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)(offset - delta));
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), mlen;
+	char *p;
 
+	if (offset > SIZE_MAX - size - page) {
+		errno = EOVERFLOW;
+		return NULL;
+	}
+	mlen = ((size_t)offset + size + page - 1) & ~(page - 1);
+	p = mmap(NULL, mlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	*map_off = delta;
+	*map_off = (size_t)offset;
 	*len = mlen;
-	return p + delta;
+	return p + offset;
 }
 
 /* Undo the mapping the library made for b, if any. */
@@ -191,9 +197,12 @@ int fdma_buf_import_dmabuf(struct fdma_dev *dev, int fd, uint64_t offset, size_t
 		return fdma_err(dev, -EINVAL,
 				"fdma_buf_import_dmabuf: offset %" PRIu64 " and size %zu must be multiples of %u bytes",
 				offset, size, dev->info.align);
-	if (size > buf_max || offset > UINT64_MAX - size)
+	if (size > buf_max)
 		return fdma_err(dev, -EINVAL, "fdma_buf_import_dmabuf: %zu bytes is over the 64 GiB limit",
 				size);
+	if (offset > UINT64_MAX - size)
+		return fdma_err(dev, -EINVAL, "fdma_buf_import_dmabuf: offset %" PRIu64 " + %zu bytes overflows",
+				offset, size);
 	/* A dma-buf's size is its file's size: say so here, on every backend. */
 	if (fstat(fd, &st))
 		return fdma_err(dev, -errno, "fdma_buf_import_dmabuf: fd %d: %s", fd, strerror(errno));

@@ -690,8 +690,8 @@ static void kdev_close(struct fdma_dev *dev)
 	for (int i = 0; i < FDMA_MAX_BUFS; i++) {
 		struct fdma_buf *b = &dev->buf[i];
 
-		if (b->used && b->map_len)
-			munmap(b->addr, b->map_len);
+		if (b->used)
+			fdma_buf_unmap(b);
 	}
 	for (int i = 0; i < FDMA_USER_IRQS; i++)
 		if (dev->uirq_efd[i] >= 0)
