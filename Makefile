@@ -289,7 +289,7 @@ gpu-example: $(if $(NVCC),$(GPU_EXAMPLE))
 	@[ -n "$(NVCC)" ] || echo "gpu-example: no nvcc (the CUDA toolkit): not built"
 $(GPU_EXAMPLE): examples/gpu/fdma_gpu_stream.cu include/fdma.h $(LIBA)
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 -Iinclude -Xcompiler -Wall,-Wextra -cudart static -o $@ $< $(LIBA) $(LDLIBS)
+	$(NVCC) -O2 -Iinclude -Xcompiler -Wall,-Wextra -cudart static -o $@ $< $(LIBA) $(filter-out -pthread,$(LDLIBS)) -lpthread
 
 test-plain:
 	$(MAKE) BUILD=build gpu-example
