@@ -128,6 +128,15 @@ int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size);
  * and import again (docs/dmabuf.md). Returns a handle.
  */
 int fdma_buf_import_dmabuf(struct fdma_dev *dev, int fd, uint64_t offset, size_t size);
+/*
+ * GPU memory pinned once through NVIDIA's peer-to-peer API (kdev: only,
+ * with fdma.ko built over NVIDIA's nv-p2p.h): [gpu_va, + size) of a
+ * discrete GPU's cudaMalloc memory (multiples of 64 KiB) or of Jetson's
+ * cudaHostAlloc memory (4 KiB). fdma_buf_addr() is NULL. When the
+ * application frees that memory, requests on the buffer fail with -EIO;
+ * free the handle. Returns a handle.
+ */
+int fdma_buf_import_nvp2p(struct fdma_dev *dev, uint64_t gpu_va, size_t size);
 /* Free or unregister; -EBUSY while transfers on it are in flight, -EBADF for an unknown handle. */
 int fdma_buf_free(struct fdma_dev *dev, int buf);
 /* Address and size of a buffer; NULL / 0 for an unknown handle. */

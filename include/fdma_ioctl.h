@@ -48,7 +48,9 @@
  *    how it coalesces interrupts.
  * 7: INFO user_irqs and FDMA_IOC_USER_IRQ (feature FDMA_FEAT_USER_IRQ): the
  *    FPGA's own interrupts as eventfds.
- * 8: FDMA_IOC_BUF_IMPORT (feature FDMA_FEAT_DMABUF): a dma-buf as a buffer.
+ * 8: FDMA_IOC_BUF_IMPORT (feature FDMA_FEAT_DMABUF): a dma-buf as a buffer;
+ *    FDMA_IOC_BUF_NVP2P (feature FDMA_FEAT_NVP2P, where the driver was built
+ *    with NVIDIA's nv-p2p.h): GPU memory pinned through NVIDIA's P2P API.
  */
 #define FDMA_UAPI_VERSION	8
 #define FDMA_IOC_MAGIC		'F'
@@ -149,6 +151,13 @@ struct fdma_ioc_info {
  * buffer (docs/dmabuf.md): free the handle and import the fd again.
  */
 #define FDMA_FEAT_DMABUF	0x100
+/*
+ * FDMA_IOC_BUF_NVP2P: GPU memory pinned once through NVIDIA's P2P API
+ * (a discrete GPU's cudaMalloc memory, or Jetson's cudaHostAlloc memory).
+ * When the application frees that memory, requests on the buffer end
+ * with EIO as for a moved dma-buf; free the handle.
+ */
+#define FDMA_FEAT_NVP2P		0x200
 
 /*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)
@@ -187,6 +196,20 @@ struct fdma_ioc_buf_import {
 	__u64 size;		/* in: bytes */
 	__u32 handle;		/* out */
 	__u32 rsvd0;
+	__u64 rsvd[2];
+};
+
+/*
+ * FDMA_IOC_BUF_NVP2P: [va, va + size) of GPU memory, both multiples of
+ * NVIDIA's page (64 KiB on a discrete GPU, 4 KiB on Jetson). EOPNOTSUPP
+ * the driver was built without NVIDIA's nv-p2p.h; ENODEV NVIDIA's module
+ * is not loaded; other errors are NVIDIA's (not GPU memory, not pinnable).
+ */
+struct fdma_ioc_buf_nvp2p {
+	__u64 va;		/* in: the GPU (CUDA) address */
+	__u64 size;		/* in: bytes */
+	__u32 flags;		/* in: 0 */
+	__u32 handle;		/* out */
 	__u64 rsvd[2];
 };
 
@@ -438,5 +461,6 @@ struct fdma_ioc_user_irq {
 #define FDMA_IOC_COPY		_IOW(FDMA_IOC_MAGIC, 0x0d, struct fdma_ioc_copy_submit)
 #define FDMA_IOC_USER_IRQ	_IOW(FDMA_IOC_MAGIC, 0x0e, struct fdma_ioc_user_irq)
 #define FDMA_IOC_BUF_IMPORT	_IOWR(FDMA_IOC_MAGIC, 0x0f, struct fdma_ioc_buf_import)
+#define FDMA_IOC_BUF_NVP2P	_IOWR(FDMA_IOC_MAGIC, 0x10, struct fdma_ioc_buf_nvp2p)
 
 #endif /* FDMA_IOCTL_H */

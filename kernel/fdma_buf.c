@@ -67,6 +67,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
 #include "fdma_compat.h"
@@ -299,6 +300,8 @@ static void buf_unmap(struct fdma_buf *b)
 {
 	if (b->kind == FDMA_BUF_DMABUF)
 		fdma_dmabuf_unmap(b);
+	if (b->kind == FDMA_BUF_NVP2P)
+		fdma_nvp2p_unmap(b);
 	if (b->sgt.sgl) {
 		if (b->nseg)
 			dma_unmap_sgtable(buf_dev(b), &b->sgt, DMA_BIDIRECTIONAL,
@@ -360,7 +363,7 @@ static void buf_release(struct fdma_buf *b, bool in_mmap)
 	 * stopped) is still attached: the exporter may call into us through
 	 * it. Kept for good, with the module.
 	 */
-	if (b->attach) {
+	if (b->attach || b->nvp2p) {
 		__module_get(THIS_MODULE);
 		return;
 	}
@@ -621,8 +624,12 @@ static int buf_map_live(struct fdma_buf *b, u64 first_off)
 
 	down_read(&fdev->revoke_sem);
 	if (!READ_ONCE(fdev->dead)) {
-		ret = b->kind == FDMA_BUF_DMABUF ? fdma_dmabuf_map(b, first_off) :
-						   buf_map(b, first_off);
+		if (b->kind == FDMA_BUF_DMABUF)
+			ret = fdma_dmabuf_map(b, first_off);
+		else if (b->kind == FDMA_BUF_NVP2P)
+			ret = fdma_nvp2p_map(b, first_off);	/* the GPU address */
+		else
+			ret = buf_map(b, first_off);
 		if (ret) {
 			buf_unmap(b);
 		} else {
@@ -830,6 +837,39 @@ err:
 	return ret;
 }
 
+/*
+ * A new buffer over [va, + size) of GPU memory, pinned through NVIDIA's
+ * P2P API (fdma_nvp2p.c), its handle reserved (*bp): see buf_install().
+ */
+int fdma_buf_import_nvp2p(struct fdma_file *f, struct fdma_ioc_buf_nvp2p *r,
+			  struct fdma_buf **bp)
+{
+	u32 page = fdma_nvp2p_page();
+	struct fdma_buf *b;
+	int ret;
+
+	if (!page)
+		return -EOPNOTSUPP;	/* built without NVIDIA's nv-p2p.h */
+	if (r->flags || r->rsvd[0] || r->rsvd[1])
+		return -EINVAL;
+	if (!r->size || ((r->va | r->size) & (page - 1)) ||
+	    r->va + r->size < r->va || r->size > FDMA_REG_MAX)
+		return -EINVAL;
+	b = buf_new(f, FDMA_BUF_NVP2P);
+	if (!b)
+		return -ENOMEM;
+	b->size = r->size;
+	ret = buf_map_install(f, b, r->va);
+	if (ret)
+		goto err;
+	r->handle = b->handle;
+	*bp = b;
+	return 0;
+err:
+	buf_release(b, false);
+	return ret;
+}
+
 int fdma_buf_free(struct fdma_file *f, u32 handle)
 {
 	struct fdma_buf *b;
@@ -921,11 +961,63 @@ int fdma_buf_hold(struct fdma_buf *b)
  */
 void fdma_buf_unhold(struct fdma_buf *b)
 {
-	bool imported = b->kind == FDMA_BUF_DMABUF;
+	bool foreign = b->kind == FDMA_BUF_DMABUF || b->kind == FDMA_BUF_NVP2P;
 
 	atomic_dec_return_release(&b->inflight);
-	if (imported)
-		fdma_dmabuf_request_done(b);
+	if (foreign) {
+		/*
+		 * Wake fdma_buf_stop_using(): the count before the look at
+		 * the wait queue, which the waiter fills before it reads the
+		 * count (pairs with wait_var_event_timeout()'s barrier).
+		 */
+		smp_mb__after_atomic();
+		wake_up_var(&b->inflight);
+	}
+}
+
+static bool buf_idle(struct fdma_buf *b)
+{
+	return !atomic_read(&b->inflight);
+}
+
+/*
+ * Memory that is not ours is going away (an exporter's move, NVIDIA's
+ * free callback): the buffer turns stale at once, so that no new request
+ * takes it (-EIO); the requests already using it get FDMA_GONE_GRACE to
+ * finish (a stream buffer may wait for a frame for ever); those still in
+ * flight then end -EIO by a reset of their channel, so that the device
+ * lets go of the memory. Returns once none is left, or after
+ * FDMA_GONE_WAIT more, saying so.
+ */
+#define FDMA_GONE_GRACE	(HZ / 10)
+#define FDMA_GONE_WAIT	(10 * HZ)
+
+void fdma_buf_stop_using(struct fdma_buf *b, const char *why)
+{
+	struct fdma_dev *fdev = b->fdev;
+	u32 i;
+
+	/*
+	 * stale before the count is read, and a submission counts its
+	 * buffers before it reads stale (fdma_buf_hold(); both with a full
+	 * barrier): it either sees stale and fails, or is counted and
+	 * waited for.
+	 */
+	WRITE_ONCE(b->stale, true);
+	/* Pairs with smp_mb__after_atomic() in fdma_buf_hold(). */
+	smp_mb();
+	if (!wait_var_event_timeout(&b->inflight, buf_idle(b), FDMA_GONE_GRACE)) {
+		for (i = 0; i < fdev->caps.nchan; i++)
+			if (fdma_chan_release_buf(&fdev->chan[i], b))
+				dev_crit(fdev->dma_dev, "buffer %u: %s while channel %u, which did not acknowledge its reset, may still write it\n",
+					 b->handle, why, i);
+		if (!wait_var_event_timeout(&b->inflight, buf_idle(b),
+					    FDMA_GONE_WAIT))
+			dev_err(fdev->dma_dev, "buffer %u: %s with %d transfers that did not come back\n",
+				b->handle, why, atomic_read(&b->inflight));
+	}
+	dev_info(fdev->dma_dev, "buffer %u: %s; requests on it now fail with -EIO\n",
+		 b->handle, why);
 }
 
 /* Sync [off, off + len) of a buffer, piece by piece. */
@@ -934,8 +1026,8 @@ void fdma_buf_sync(const struct fdma_buf *b, u64 off, u64 len,
 {
 	struct device *dev = buf_dev(b);
 
-	/* An exporter's mapping that needs no sync (fdma_dmabuf.c). */
-	if (b->kind == FDMA_BUF_DMABUF && !b->dsync)
+	/* An exporter's mapping that needs no sync (fdma_dmabuf.c), or GPU memory. */
+	if ((b->kind == FDMA_BUF_DMABUF && !b->dsync) || b->kind == FDMA_BUF_NVP2P)
 		return;
 	while (len) {
 		dma_addr_t bus;

@@ -21,10 +21,11 @@
  *
  * Moves: an exporter that could not pin may move the memory, and tells us
  * with move_notify() under the reservation lock. The rule (docs/dmabuf.md):
- * the buffer turns stale at once, so that no new request takes it (-EIO);
- * the requests already using it get FDMA_MOVE_GRACE to finish, and those
- * still in flight then are canceled (-EIO) by a reset of their channel, so
- * that the device has let go of the memory; then the mapping is dropped.
+ * fdma_buf_stop_using() (the buffer turns stale at once, so that no new
+ * request takes it, -EIO; the requests already using it get a grace to
+ * finish, and those still in flight then end -EIO by a reset of their
+ * channel, so that the device has let go of the memory); then the mapping
+ * is dropped.
  * The application frees the handle and imports the fd again. A
  * mapping is not rebuilt behind the application's back: a stream that
  * silently moved into other memory is worse than one that stops.
@@ -40,20 +41,8 @@
 
 MODULE_IMPORT_NS(DMA_BUF);
 
-/*
- * How long a move lets the requests in flight on the buffer finish (a
- * stream buffer may wait for a frame for ever), and then how long it
- * waits for the canceled ones to come back.
- */
-#define FDMA_MOVE_GRACE	(HZ / 10)
-#define FDMA_MOVE_WAIT	(10 * HZ)
 /* How long an import waits for the exporter's fences. */
 #define FDMA_FENCE_WAIT	(10 * HZ)
-
-static bool dmabuf_idle(struct fdma_buf *b)
-{
-	return !atomic_read(&b->inflight);
-}
 
 static void dmabuf_move_notify(struct dma_buf_attachment *attach)
 {
@@ -63,52 +52,15 @@ static void dmabuf_move_notify(struct dma_buf_attachment *attach)
 	/* Not mapped yet (a move during the import) or any more: nothing to do. */
 	if (!b->dsgt)
 		return;
-	/*
-	 * stale before the count is read, and a submission counts its
-	 * buffers before it reads stale (fdma_buf_hold(); both with a full
-	 * barrier): it either sees stale and fails, or is counted and
-	 * waited for.
-	 */
-	WRITE_ONCE(b->stale, true);
-	/* Pairs with smp_mb__after_atomic() in fdma_chan_submit(). */
-	smp_mb();
-	if (!wait_var_event_timeout(&b->inflight, dmabuf_idle(b),
-				    FDMA_MOVE_GRACE)) {
-		struct fdma_dev *fdev = b->fdev;
-		u32 i;
-
-		for (i = 0; i < fdev->caps.nchan; i++)
-			if (fdma_chan_release_buf(&fdev->chan[i], b))
-				dev_crit(fdev->dma_dev, "buffer %u: moved by its exporter while channel %u, which did not acknowledge its reset, may still write it\n",
-					 b->handle, i);
-		if (!wait_var_event_timeout(&b->inflight, dmabuf_idle(b),
-					    FDMA_MOVE_WAIT))
-			dev_err(fdev->dma_dev, "buffer %u: moved by its exporter with %d transfers that did not come back\n",
-				b->handle, atomic_read(&b->inflight));
-	}
-	if (b->dsgt)
-		dma_buf_unmap_attachment(attach, b->dsgt, DMA_BIDIRECTIONAL);
+	fdma_buf_stop_using(b, "moved by its exporter");
+	dma_buf_unmap_attachment(attach, b->dsgt, DMA_BIDIRECTIONAL);
 	b->dsgt = NULL;
-	dev_info(b->fdev->dma_dev, "buffer %u: moved by its exporter; requests on it now fail with -EIO\n",
-		 b->handle);
 }
 
 static const struct dma_buf_attach_ops fdma_dmabuf_attach_ops = {
 	.allow_peer2peer = true,
 	.move_notify = dmabuf_move_notify,
 };
-
-/*
- * A request on b ended (its count dropped): wake a move waiting for the
- * last one. The barrier orders the count before the look at the wait
- * queue, which the waiter fills before it reads the count.
- */
-void fdma_dmabuf_request_done(struct fdma_buf *b)
-{
-	/* Pairs with the waiter's barrier in wait_var_event_timeout(). */
-	smp_mb__after_atomic();
-	wake_up_var(&b->inflight);
-}
 
 /*
  * Cut [off, off + b->size) of the mapping into segments: DMA addresses and

@@ -168,7 +168,10 @@ enum fdma_buf_kind {
 	FDMA_BUF_ALLOC,		/* the driver's own pages */
 	FDMA_BUF_USER,		/* registered user memory, pinned */
 	FDMA_BUF_DMABUF,	/* an imported dma-buf (fdma_dmabuf.c) */
+	FDMA_BUF_NVP2P,		/* GPU memory pinned by NVIDIA's P2P API (fdma_nvp2p.c) */
 };
+
+struct fdma_nvp2p;
 
 struct fdma_buf {
 	struct kref ref;
@@ -212,6 +215,9 @@ struct fdma_buf {
 	bool pinned;
 	bool stale;
 	bool dsync;		/* the mapping needs the per-request syncs */
+
+	/* FDMA_BUF_NVP2P: the pin, shared with NVIDIA's free callback */
+	struct fdma_nvp2p *nvp2p;
 };
 
 /* Completion queue of one (file, channel), mmap'ed by user space. */
@@ -631,6 +637,8 @@ void fdma_buf_publish(struct fdma_file *f, struct fdma_buf *b);
 void fdma_buf_unreserve(struct fdma_file *f, struct fdma_buf *b);
 int fdma_buf_import(struct fdma_file *f, struct fdma_ioc_buf_import *r,
 		    struct fdma_buf **bp);
+int fdma_buf_import_nvp2p(struct fdma_file *f, struct fdma_ioc_buf_nvp2p *r,
+			  struct fdma_buf **bp);
 int fdma_buf_free(struct fdma_file *f, u32 handle);
 void fdma_buf_put(struct fdma_buf *b);
 void fdma_buf_free_all(struct fdma_file *f);
@@ -644,11 +652,32 @@ void fdma_buf_sync(const struct fdma_buf *b, u64 off, u64 len,
 		   enum dma_data_direction dir, bool for_device);
 int fdma_buf_hold(struct fdma_buf *b);
 void fdma_buf_unhold(struct fdma_buf *b);
+void fdma_buf_stop_using(struct fdma_buf *b, const char *why);
 
 /* fdma_dmabuf.c */
 int fdma_dmabuf_map(struct fdma_buf *b, u64 off);
 void fdma_dmabuf_unmap(struct fdma_buf *b);
-void fdma_dmabuf_request_done(struct fdma_buf *b);
+
+/* fdma_nvp2p.c, where the build has NVIDIA's nv-p2p.h (Kbuild NV_P2P_INC) */
+#ifdef FDMA_NV_P2P
+int fdma_nvp2p_map(struct fdma_buf *b, u64 va);
+void fdma_nvp2p_unmap(struct fdma_buf *b);
+u32 fdma_nvp2p_page(void);
+#else
+static inline int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void fdma_nvp2p_unmap(struct fdma_buf *b)
+{
+}
+
+static inline u32 fdma_nvp2p_page(void)
+{
+	return 0;
+}
+#endif
 
 /* fdma_ioctl.c */
 struct fdma_cq *fdma_file_cq(struct fdma_file *f, u32 ch);

@@ -242,6 +242,7 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 		.features = FDMA_FEAT_DMA_ALIGN | FDMA_FEAT_WATCHDOG |
 			    FDMA_FEAT_REVOKE | (pdev ? FDMA_FEAT_REG : 0) |
 			    FDMA_FEAT_ENGINE | FDMA_FEAT_USER_IRQ | FDMA_FEAT_DMABUF |
+			    (fdma_nvp2p_page() ? FDMA_FEAT_NVP2P : 0) |
 			    (fdev->caps.overrun_flag ? FDMA_FEAT_OVERRUN_FLAG : 0),
 		.dma_align = fdev->dma_align,
 		.engine = !fdev->caps.eng ? FDMA_IOC_ENGINE_NONE :
@@ -324,6 +325,27 @@ static int ioc_buf_import(struct fdma_file *f, void __user *argp,
 	if (ret)
 		return ret;
 	ret = fdma_buf_import(f, &r, &b);
+	if (ret)
+		return ret;
+	if (ioc_out(argp, usize, &r, sizeof(r))) {
+		fdma_buf_unreserve(f, b);
+		return -EFAULT;
+	}
+	fdma_buf_publish(f, b);
+	return 0;
+}
+
+static int ioc_buf_nvp2p(struct fdma_file *f, void __user *argp,
+			 size_t usize)
+{
+	struct fdma_ioc_buf_nvp2p r;
+	struct fdma_buf *b;
+	int ret;
+
+	ret = ioc_in(&r, sizeof(r), argp, usize);
+	if (ret)
+		return ret;
+	ret = fdma_buf_import_nvp2p(f, &r, &b);
 	if (ret)
 		return ret;
 	if (ioc_out(argp, usize, &r, sizeof(r))) {
@@ -1024,6 +1046,7 @@ static const struct fdma_ioc_def fdma_iocs[] = {
 	{ FDMA_IOC_REG, false, false, ioc_reg },
 	{ FDMA_IOC_COPY, false, false, ioc_copy },
 	{ FDMA_IOC_BUF_IMPORT, false, false, ioc_buf_import },
+	{ FDMA_IOC_BUF_NVP2P, false, false, ioc_buf_nvp2p },
 };
 
 long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

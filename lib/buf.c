@@ -102,8 +102,12 @@ static int buf_slot(struct fdma_dev *dev)
 	return -ENOSPC;
 }
 
-/* What a new buffer is made of: fd >= 0 imports, addr registers, else allocates. */
+/*
+ * What a new buffer is made of: gpu_va pins GPU memory, fd >= 0 imports,
+ * addr registers, else it is allocated.
+ */
 struct buf_src {
+	u64 gpu_va;
 	void *addr;
 	int fd;
 	u64 offset;
@@ -132,7 +136,9 @@ static int buf_install(struct fdma_dev *dev, const char *fn, const struct buf_sr
 		b->flags = 0;
 		b->bus = 0;
 		b->khandle = 0;
-		if (src->fd >= 0)
+		if (src->gpu_va)
+			ret = dev->ops->buf_nvp2p(dev, b, src->gpu_va, src->size);
+		else if (src->fd >= 0)
 			ret = dev->ops->buf_import(dev, b, src->fd, src->offset, src->size);
 		else if (src->addr)
 			ret = dev->ops->buf_register(dev, b, src->addr, src->size);
@@ -181,6 +187,23 @@ int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size)
 		return fdma_err(dev, -EINVAL, "fdma_buf_register: %zu bytes is over the 64 GiB limit", size);
 	return buf_install(dev, "fdma_buf_register",
 			   &(struct buf_src){ .fd = -1, .addr = addr, .size = size });
+}
+
+int fdma_buf_import_nvp2p(struct fdma_dev *dev, uint64_t gpu_va, size_t size)
+{
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	if (!dev->ops->buf_nvp2p)
+		return fdma_err(dev, -EOPNOTSUPP,
+				"fdma_buf_import_nvp2p: %s devices cannot pin GPU memory (NVIDIA's P2P API is the kernel driver's: kdev:)",
+				dev->info.backend);
+	if (!gpu_va || size == 0)
+		return fdma_err(dev, -EINVAL, "fdma_buf_import_nvp2p: a zero GPU address or size");
+	if (size > buf_max || gpu_va > UINT64_MAX - size)
+		return fdma_err(dev, -EINVAL, "fdma_buf_import_nvp2p: %zu bytes at 0x%" PRIx64 " is out of range",
+				size, gpu_va);
+	return buf_install(dev, "fdma_buf_import_nvp2p",
+			   &(struct buf_src){ .gpu_va = gpu_va, .fd = -1, .size = size });
 }
 
 int fdma_buf_import_dmabuf(struct fdma_dev *dev, int fd, uint64_t offset, size_t size)

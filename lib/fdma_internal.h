@@ -89,6 +89,8 @@ struct fdma_ops {
 	int (*buf_register)(struct fdma_dev *dev, struct fdma_buf *b, void *addr, size_t size);
 	/* [offset, + size) of dma-buf fd (checked: aligned, size > 0, fd >= 0). */
 	int (*buf_import)(struct fdma_dev *dev, struct fdma_buf *b, int fd, u64 offset, size_t size);
+	/* NVIDIA P2P: GPU memory (optional: NULL where the backend cannot). */
+	int (*buf_nvp2p)(struct fdma_dev *dev, struct fdma_buf *b, u64 gpu_va, size_t size);
 	/* 0, or -EBUSY while transfers use it (b stays valid). */
 	int (*buf_free)(struct fdma_dev *dev, struct fdma_buf *b);
 	int (*submit)(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);

@@ -206,6 +206,30 @@ static int kdev_buf_import(struct fdma_dev *dev, struct fdma_buf *b, int fd, u64
 	return 0;
 }
 
+/* GPU memory pinned by the driver through NVIDIA's P2P API: no CPU view. */
+static int kdev_buf_nvp2p(struct fdma_dev *dev, struct fdma_buf *b, u64 gpu_va, size_t size)
+{
+	struct fdma_ioc_buf_nvp2p r = { .va = gpu_va, .size = size };
+
+	if (ioctl(dev->kdev->fd, FDMA_IOC_BUF_NVP2P, &r)) {
+		if (errno == ENOTTY || errno == EOPNOTSUPP)
+			return fdma_err(dev, -EOPNOTSUPP,
+					"fdma_buf_import_nvp2p: fdma.ko was built without NVIDIA's nv-p2p.h (docs/dmabuf.md: make NV_P2P_INC=...)");
+		if (errno == ENODEV)
+			return fdma_err(dev, -ENODEV,
+					"fdma_buf_import_nvp2p: NVIDIA's peer-to-peer API is not loaded (nvidia.ko; nvidia-p2p.ko on Jetson)");
+		if (errno == EINVAL)
+			return fdma_err(dev, -EINVAL,
+					"fdma_buf_import_nvp2p: [0x%" PRIx64 ", +%zu) refused: not GPU memory, or not whole GPU pages (64 KiB; 4 KiB on Jetson)",
+					gpu_va, size);
+		return kerr(dev, "fdma_buf_import_nvp2p: FDMA_IOC_BUF_NVP2P");
+	}
+	b->khandle = r.handle;
+	b->size = size;
+	b->flags = FDMA_BUF_DMABUF;
+	return 0;
+}
+
 static int kdev_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
 {
 	unsigned int n = atomic_load(&b->inflight);
@@ -924,6 +948,7 @@ const struct fdma_ops fdma_kdev_ops = {
 	.buf_alloc = kdev_buf_alloc,
 	.buf_register = kdev_buf_register,
 	.buf_import = kdev_buf_import,
+	.buf_nvp2p = kdev_buf_nvp2p,
 	.buf_free = kdev_buf_free,
 	.submit = kdev_submit,
 	.submit_copy = kdev_submit_copy,

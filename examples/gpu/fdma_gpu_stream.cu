@@ -7,6 +7,10 @@
  *                (cuMemGetHandleForAddressRange), imported into fdma
  *                (fdma_buf_import_dmabuf) and streamed into: the device
  *                writes the frames straight into GPU memory.
+ *   --mode nvp2p GPU-direct through NVIDIA's peer-to-peer API instead
+ *                (fdma_buf_import_nvp2p: fdma.ko built over nv-p2p.h):
+ *                cudaMalloc'd memory on a discrete GPU, cudaHostAlloc'd on
+ *                an integrated one (Jetson), pinned once.
  *   --mode host  the same stream into host buffers, each frame copied to
  *                the GPU (cudaMemcpyAsync) before the same kernel.
  *
@@ -36,7 +40,7 @@
 
 struct opts {
 	const char *uri;
-	int gpu;		/* 1: GPU-direct, 0: host buffers */
+	int gpu;		/* 1: GPU-direct (dma-buf), 2: GPU-direct (NVIDIA P2P), 0: host buffers */
 	unsigned int frames, nbufs;
 	uint32_t frame_len;
 };
@@ -75,8 +79,9 @@ static void usage(FILE *f)
 		"usage: fdma-gpu-stream [--uri URI] [--mode gpu|host] [--frames N] [--frame-len BYTES]\n"
 		"                       [--bufs N]\n"
 		"  --uri URI        the fdma device (default sim:paced=0)\n"
-		"  --mode gpu|host  frames straight into GPU memory (dma-buf), or into host\n"
-		"                   buffers and copied (default gpu)\n"
+		"  --mode MODE      gpu: frames straight into GPU memory, imported as a dma-buf\n"
+		"                   (default); nvp2p: the same through NVIDIA's P2P API; host:\n"
+		"                   into host buffers, then copied\n"
 		"  --frames N       frames to take (default 1000)\n"
 		"  --frame-len B    bytes per frame, 40..4 MiB (default 65536)\n"
 		"  --bufs N         frame buffers armed (default 8)\n"
@@ -101,11 +106,11 @@ static int parse(int argc, char **argv, struct opts *o)
 		if (!strcmp(a, "--uri")) {
 			o->uri = v;
 		} else if (!strcmp(a, "--mode")) {
-			if (strcmp(v, "gpu") && strcmp(v, "host")) {
-				fprintf(stderr, "fdma-gpu-stream: --mode %s: gpu or host\n", v);
+			if (strcmp(v, "gpu") && strcmp(v, "nvp2p") && strcmp(v, "host")) {
+				fprintf(stderr, "fdma-gpu-stream: --mode %s: gpu, nvp2p or host\n", v);
 				return -1;
 			}
-			o->gpu = !strcmp(v, "gpu");
+			o->gpu = !strcmp(v, "gpu") ? 1 : !strcmp(v, "nvp2p") ? 2 : 0;
 		} else if (!strcmp(a, "--frames")) {
 			o->frames = (unsigned int)strtoul(v, NULL, 0);
 		} else if (!strcmp(a, "--frame-len")) {
@@ -152,7 +157,7 @@ int main(int argc, char **argv)
 	struct fdma_dev *dev = NULL;
 	struct fdma_stream *s = NULL;
 	char err[256] = "";
-	int ngpu = 0, ch, ret, rc = 2, handles[256];
+	int ngpu = 0, ch, ret, rc = 2, handles[256], integrated = 0, host_alloc = 0;
 	unsigned int held[256], nheld = 0, head = 0, nimported = 0;
 	size_t slot;
 	uint8_t *dmem = NULL;
@@ -184,15 +189,36 @@ int main(int argc, char **argv)
 	/* Whole 64 KiB per buffer: a GPU page, and a multiple of any host page. */
 	slot = ((size_t)o.frame_len + 65535) & ~(size_t)65535;
 	if (cudaStreamCreate(&cs) != cudaSuccess || cudaMalloc((void **)&derr, sizeof(*derr)) ||
-	    cudaMemset(derr, 0, sizeof(*derr)) ||
-	    cudaMalloc((void **)&dmem, slot * o.nbufs)) {
+	    cudaMemset(derr, 0, sizeof(*derr)) || cudaDeviceGetAttribute(&integrated,
+									  cudaDevAttrIntegrated, 0)) {
 		fprintf(stderr, "fdma-gpu-stream: CUDA set-up failed\n");
+		goto out;
+	}
+	/* Jetson's P2P API pins host memory the GPU shares; a discrete GPU's, its own. */
+	host_alloc = o.gpu == 2 && integrated;
+	ce = host_alloc ? cudaHostAlloc((void **)&dmem, slot * o.nbufs, cudaHostAllocDefault)
+			: cudaMalloc((void **)&dmem, slot * o.nbufs);
+	if (ce != cudaSuccess) {
+		fprintf(stderr, "fdma-gpu-stream: %zu bytes of GPU memory: %s\n", slot * o.nbufs,
+			cudaGetErrorString(ce));
+		dmem = NULL;
 		goto out;
 	}
 	for (unsigned int i = 0; i < o.nbufs; i++)
 		cudaEventCreateWithFlags(&ev[i], cudaEventDisableTiming);
 
-	if (o.gpu) {
+	if (o.gpu == 2) {
+		for (unsigned int i = 0; i < o.nbufs; i++) {
+			handles[i] = fdma_buf_import_nvp2p(dev, (uint64_t)(uintptr_t)dmem +
+								(uint64_t)i * slot, slot);
+			if (handles[i] < 0) {
+				fprintf(stderr, "fdma-gpu-stream: %s\n", fdma_errmsg(dev));
+				goto out;
+			}
+			nimported++;
+		}
+		ret = fdma_stream_open_bufs(dev, ch, handles, o.nbufs, &s);
+	} else if (o.gpu) {
 		struct drv d;
 		int fd = -1, ok = 0;
 
@@ -265,7 +291,7 @@ int main(int argc, char **argv)
 	fdma_chan_set_testgen(dev, ch, o.frame_len, 0, 0);
 	cudaMemcpy(&errors, derr, sizeof(errors), cudaMemcpyDeviceToHost);
 	printf("{\"mode\":\"%s\",\"frames\":%u,\"bytes\":%llu,\"errors\":%llu,\"seconds\":%.3f,\"mb_s\":%.1f}\n",
-	       o.gpu ? "gpu" : "host", o.frames, (unsigned long long)bytes, errors, t1 - t0,
+	       o.gpu == 2 ? "nvp2p" : o.gpu ? "gpu" : "host", o.frames, (unsigned long long)bytes, errors, t1 - t0,
 	       bytes / (t1 - t0) / 1e6);
 	rc = errors ? 1 : 0;
 out:
@@ -273,7 +299,10 @@ out:
 	for (unsigned int i = 0; i < nimported; i++)
 		fdma_buf_free(dev, handles[i]);
 	fdma_close(dev);
-	cudaFree(dmem);
+	if (host_alloc)
+		cudaFreeHost(dmem);
+	else
+		cudaFree(dmem);
 	cudaFree(derr);
 	return rc;
 }

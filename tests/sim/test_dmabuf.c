@@ -417,6 +417,10 @@ static void test_bad_imports(void **state)
 			sim_target() ? -EINVAL : -ENODEV, "fd");
 	close(p[0]);
 	close(p[1]);
+	/* NVIDIA's P2P API is the kernel driver's. */
+	if (!sim_target())
+		assert_fdma_err(dev, fdma_buf_import_nvp2p(dev, 1ull << 40, 65536), -EOPNOTSUPP,
+				"kdev:");
 	/* After all that, a good import still works and is the first handle. */
 	h = import(dev, &x, 0, size);
 	assert_fdma_ok(dev, fdma_buf_free(dev, h));

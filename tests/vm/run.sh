@@ -152,6 +152,7 @@ x86_64)
 	# shellcheck disable=SC2054  # commas inside QEMU option values
 	QMACHINE=(-machine q35,memory-backend=mem)
 	KMAKE=()
+	NV_P2P=dgpu		# the stand-in of NVIDIA's P2P API: a discrete GPU's
 	XMAKE=()		# make arguments for the e2e binaries
 	XCFLAGS=()		# and for the static guest programs
 	XLIBS=()
@@ -195,6 +196,7 @@ arm64)
 	# shellcheck disable=SC2054
 	QMACHINE=(-machine virt,gic-version=3,memory-backend=mem -cpu cortex-a57)
 	KMAKE=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1)
+	NV_P2P=jetson		# Jetson's (arm64)
 	LIBDIRS=("$SYSROOT/lib/aarch64-linux-gnu" "$SYSROOT/usr/lib/aarch64-linux-gnu" /usr/aarch64-linux-gnu/lib)
 	XMAKE=(CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar "CPPFLAGS=-I$SYSROOT/usr/include"
 	       "LDFLAGS=-L$SYSROOT/usr/lib/aarch64-linux-gnu -L$SYSROOT/lib/aarch64-linux-gnu")
@@ -433,7 +435,10 @@ run_kernel() { # VERSION
 	# a .ko is used only after a successful build and only if its vermagic
 	# names this kernel.
 	if [ $HAVE_KMOD = 1 ]; then
-		if make -C kernel KDIR="$KDIR" "${KMAKE[@]}" >"$TMP/kbuild-$v.log" 2>&1; then
+		# With NVIDIA's P2P API from the stand-in's header
+		# (tests/vm/kmod/nvp2p/), so that fdma_nvp2p.c runs too.
+		if make -C kernel KDIR="$KDIR" "${KMAKE[@]}" NV_P2P_INC="$PWD/tests/vm/kmod/nvp2p" \
+			NV_P2P=$NV_P2P >"$TMP/kbuild-$v.log" 2>&1; then
 			for ko in kernel/*.ko; do
 				[ -e "$ko" ] || continue
 				if [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" != "$v" ]; then
@@ -475,7 +480,10 @@ run_kernel() { # VERSION
 			cmp -s "$f" "$kb/${f##*/}" || cp "$f" "$kb/"
 			objs+=("$(basename "$f" .c).o")
 		done
-		echo "obj-m := ${objs[*]}" >"$kb/Kbuild"
+		{
+			echo "obj-m := ${objs[*]}"
+			echo "ccflags-y := -I$PWD/tests/vm/kmod/nvp2p$([ $NV_P2P = jetson ] && echo ' -DFDMA_NV_P2P_JETSON')"
+		} >"$kb/Kbuild"
 		if make -C "$KDIR" M="$PWD/$kb" "${KMAKE[@]}" modules >"$TMP/kmod-$v.log" 2>&1; then
 			for f in "${objs[@]}"; do mods+=("$kb/${f%.o}.ko"); done
 		else

@@ -134,6 +134,15 @@ if load auto ivshmem=1 $EDU ring_size=256; then
 	else
 		fail dmabuf "insmod /fdma_testexp.ko: $(cat /tmp/tx.err)"
 	fi
+	# GPU memory through NVIDIA's P2P API, against its stand-in.
+	if [ ! -e /fdma_nvp2p_standin.ko ]; then
+		fail nvp2p "no /fdma_nvp2p_standin.ko"
+	elif insmod /fdma_nvp2p_standin.ko 2>/tmp/tx.err; then
+		t nvp2p $T/fdma_nvp2p
+		rmmod fdma_nvp2p_standin || fail nvp2p_rmmod "the stand-in is still held"
+	else
+		fail nvp2p "insmod /fdma_nvp2p_standin.ko: $(cat /tmp/tx.err)"
+	fi
 	t edu_auto $T/fdma_edu auto
 	t edu_unbind $T/fdma_edu_unbind
 	unload auto

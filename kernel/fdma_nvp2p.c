@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fdma.ko: GPU memory pinned through NVIDIA's peer-to-peer API
+ * (FDMA_IOC_BUF_NVP2P), where the build found its nv-p2p.h (Kbuild:
+ * NV_P2P_INC, NV_P2P=dgpu or jetson; docs/dmabuf.md). Two APIs behind
+ * one set of calls here:
+ *   dgpu    open-gpu-kernel-modules: cudaMalloc memory in 64 KiB GPU
+ *           pages, mapped for our PCI function as peer (dma_addresses[]);
+ *           the free callback comes only when the memory goes away.
+ *   jetson  Jetson Linux: cudaHostAlloc memory in 4 KiB pages, mapped
+ *           for our device (hw_address[], hw_len[]); put_pages itself
+ *           fires the free callback, which must free the table.
+ *
+ * Pinned once, at registration, and mapped once: nothing per transfer.
+ * NVIDIA's calls are looked up with symbol_get() when a buffer is made,
+ * so fdma.ko loads without NVIDIA's module, and holds it while it holds
+ * pages.
+ *
+ * The free callback (the application freed the memory, or exited) may
+ * come at any moment, transfers in flight: it does what an exporter's
+ * move does to an imported dma-buf (fdma_dmabuf.c): the buffer turns
+ * stale, its requests get a grace to finish and are then ended with -EIO
+ * by a reset of their channel, and only then is the table freed. The pin
+ * (struct fdma_nvp2p) is shared by the buffer and NVIDIA's callback and
+ * goes with the last of them; the table and mapping pointers are claimed
+ * under its lock by whichever side frees them, and NVIDIA is called
+ * outside it (its callback may run under its own locks).
+ */
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include <nv-p2p.h>
+
+#include "fdma_drv.h"
+
+#ifdef FDMA_NV_P2P_JETSON
+#define NVP2P_PAGE	SZ_4K
+#else
+#define NVP2P_PAGE	SZ_64K
+#endif
+
+struct fdma_nvp2p {
+	struct kref ref;	/* the buffer's; the pin's while NVIDIA may call back */
+	struct mutex lock;
+	struct fdma_buf *buf;	/* NULL once the buffer let go */
+	u64 va;
+	struct nvidia_p2p_page_table *pt;	/* NULL once claimed */
+	struct nvidia_p2p_dma_mapping *map;
+	struct nvidia_p2p_page_table *put_pt;	/* jetson: ours, being put */
+	bool pinned;		/* the callback may still come */
+
+	/* NVIDIA's calls, held (symbol_get) while the pin lives */
+	typeof(nvidia_p2p_get_pages) *get_pages;
+	typeof(nvidia_p2p_put_pages) *put_pages;
+	typeof(nvidia_p2p_free_page_table) *free_page_table;
+	typeof(nvidia_p2p_dma_map_pages) *dma_map_pages;
+	typeof(nvidia_p2p_dma_unmap_pages) *dma_unmap_pages;
+#ifndef FDMA_NV_P2P_JETSON
+	typeof(nvidia_p2p_free_dma_mapping) *free_dma_mapping;
+#endif
+};
+
+static void nvp2p_put_symbols(struct fdma_nvp2p *p)
+{
+	if (p->get_pages)
+		symbol_put(nvidia_p2p_get_pages);
+	if (p->put_pages)
+		symbol_put(nvidia_p2p_put_pages);
+	if (p->free_page_table)
+		symbol_put(nvidia_p2p_free_page_table);
+	if (p->dma_map_pages)
+		symbol_put(nvidia_p2p_dma_map_pages);
+	if (p->dma_unmap_pages)
+		symbol_put(nvidia_p2p_dma_unmap_pages);
+#ifndef FDMA_NV_P2P_JETSON
+	if (p->free_dma_mapping)
+		symbol_put(nvidia_p2p_free_dma_mapping);
+#endif
+}
+
+static int nvp2p_get_symbols(struct fdma_nvp2p *p)
+{
+	p->get_pages = symbol_get(nvidia_p2p_get_pages);
+	p->put_pages = symbol_get(nvidia_p2p_put_pages);
+	p->free_page_table = symbol_get(nvidia_p2p_free_page_table);
+	p->dma_map_pages = symbol_get(nvidia_p2p_dma_map_pages);
+	p->dma_unmap_pages = symbol_get(nvidia_p2p_dma_unmap_pages);
+#ifndef FDMA_NV_P2P_JETSON
+	p->free_dma_mapping = symbol_get(nvidia_p2p_free_dma_mapping);
+	if (!p->free_dma_mapping)
+		return -ENODEV;
+#endif
+	if (!p->get_pages || !p->put_pages || !p->free_page_table ||
+	    !p->dma_map_pages || !p->dma_unmap_pages)
+		return -ENODEV;
+	return 0;
+}
+
+static void nvp2p_release(struct kref *ref)
+{
+	struct fdma_nvp2p *p = container_of(ref, struct fdma_nvp2p, ref);
+
+	nvp2p_put_symbols(p);
+	kfree(p);
+}
+
+/* Unmap and free what the callback claimed (NVIDIA's rules for it). */
+static void nvp2p_free_claimed(struct fdma_nvp2p *p,
+			       struct nvidia_p2p_page_table *pt,
+			       struct nvidia_p2p_dma_mapping *map)
+{
+#ifdef FDMA_NV_P2P_JETSON
+	if (map)
+		p->dma_unmap_pages(map);
+#else
+	if (map)
+		p->free_dma_mapping(map);
+#endif
+	if (pt)
+		p->free_page_table(pt);
+}
+
+/* NVIDIA's free callback: the memory is going away. See the top. */
+static void nvp2p_free_cb(void *data)
+{
+	struct fdma_nvp2p *p = data;
+	struct nvidia_p2p_page_table *pt;
+	struct nvidia_p2p_dma_mapping *map;
+	bool drop;
+
+	mutex_lock(&p->lock);
+	if (p->buf)
+		fdma_buf_stop_using(p->buf, "its GPU memory was freed");
+	pt = p->pt ? p->pt : p->put_pt;
+	map = p->map;
+	p->pt = NULL;
+	p->map = NULL;
+	p->put_pt = NULL;
+	drop = p->pinned;
+	p->pinned = false;
+	mutex_unlock(&p->lock);
+	nvp2p_free_claimed(p, pt, map);
+	if (drop)
+		kref_put(&p->ref, nvp2p_release);
+}
+
+/* Cut the mapping into segments: contiguous bus ranges merged. */
+static int nvp2p_build_segs(struct fdma_buf *b, struct nvidia_p2p_dma_mapping *map,
+			    u32 align)
+{
+	u32 i, n = 0;
+
+	b->seg = kvmalloc_array(map->entries, sizeof(*b->seg), GFP_KERNEL_ACCOUNT);
+	if (!b->seg)
+		return -ENOMEM;
+	for (i = 0; i < map->entries; i++) {
+#ifdef FDMA_NV_P2P_JETSON
+		dma_addr_t bus = map->hw_address[i];
+		u32 len = map->hw_len[i];
+#else
+		dma_addr_t bus = map->dma_addresses[i];
+		u32 len = NVP2P_PAGE;
+#endif
+		struct fdma_seg *s = n ? &b->seg[n - 1] : NULL;
+
+		if ((bus | len) & (align - 1))
+			return -EINVAL;
+		if (s && s->bus + s->len == bus && s->len <= SZ_1G) {
+			s->len += len;
+		} else {
+			b->seg[n].off = n ? s->off + s->len : 0;
+			b->seg[n].bus = bus;
+			b->seg[n].len = len;
+			n++;
+		}
+	}
+	if (!n || b->seg[n - 1].off + b->seg[n - 1].len < b->size)
+		return -EIO;	/* NVIDIA mapped less than it pinned */
+	b->nseg = n;
+	return 0;
+}
+
+/*
+ * Pin [va, + b->size) of GPU memory and map it for the device. Under
+ * revoke_sem with the device alive (fdma_buf.c).
+ */
+int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
+{
+	struct fdma_dev *fdev = b->fdev;
+	struct fdma_nvp2p *p;
+	int ret;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	kref_init(&p->ref);
+	mutex_init(&p->lock);
+	p->buf = b;
+	p->va = va;
+	b->nvp2p = p;
+	ret = nvp2p_get_symbols(p);
+	if (ret) {
+		dev_info(fdev->dma_dev, "NVIDIA's peer-to-peer API is not loaded (nvidia.ko, or nvidia-p2p.ko on Jetson)\n");
+		return ret;
+	}
+	kref_get(&p->ref);	/* the pin's: see nvp2p_free_cb() */
+	p->pinned = true;
+#ifdef FDMA_NV_P2P_JETSON
+	ret = p->get_pages(va, b->size, &p->pt, nvp2p_free_cb, p);
+#else
+	ret = p->get_pages(0, 0, va, b->size, &p->pt, nvp2p_free_cb, p);
+#endif
+	if (ret) {
+		p->pt = NULL;
+		p->pinned = false;
+		kref_put(&p->ref, nvp2p_release);
+		return ret;
+	}
+#ifdef FDMA_NV_P2P_JETSON
+	ret = p->dma_map_pages(fdev->dma_dev, p->pt, &p->map, DMA_BIDIRECTIONAL);
+#else
+	ret = fdev->pdev ? p->dma_map_pages(fdev->pdev, p->pt, &p->map) : -ENODEV;
+#endif
+	if (ret) {
+		p->map = NULL;
+		return ret;	/* fdma_nvp2p_unmap() puts the pages */
+	}
+	return nvp2p_build_segs(b, p->map, fdev->dma_align);
+}
+
+/*
+ * Let go of the GPU memory (free, close, kill, remove): unmap and put the
+ * pages, unless the callback came first. Under fdev->buf_lock.
+ */
+void fdma_nvp2p_unmap(struct fdma_buf *b)
+{
+	struct fdma_nvp2p *p = b->nvp2p;
+	struct nvidia_p2p_page_table *pt;
+	struct nvidia_p2p_dma_mapping *map;
+	bool drop = false;
+	int ret = 0;
+
+	if (!p)
+		return;
+	mutex_lock(&p->lock);
+	p->buf = NULL;
+	pt = p->pt;
+	map = p->map;
+	p->pt = NULL;
+	p->map = NULL;
+#ifdef FDMA_NV_P2P_JETSON
+	/* put_pages fires the callback, which frees the table. */
+	p->put_pt = pt;
+#endif
+	mutex_unlock(&p->lock);
+	if (pt) {
+#ifdef FDMA_NV_P2P_JETSON
+		if (map)
+			p->dma_unmap_pages(map);
+		ret = p->put_pages(pt);
+#else
+		if (map)
+			p->dma_unmap_pages(b->fdev->pdev, pt, map);
+		ret = p->put_pages(0, 0, p->va, pt);
+#endif
+	}
+	/* Put: no callback will come. Refused: the callback has or will. */
+	mutex_lock(&p->lock);
+	if (!ret && p->pinned) {
+		p->pinned = false;
+		drop = true;
+	}
+	mutex_unlock(&p->lock);
+	if (drop)
+		kref_put(&p->ref, nvp2p_release);
+	b->nvp2p = NULL;
+	kref_put(&p->ref, nvp2p_release);
+}
+
+/* The page size NVIDIA pins in: addresses and sizes are multiples of it. */
+u32 fdma_nvp2p_page(void)
+{
+	return NVP2P_PAGE;
+}
