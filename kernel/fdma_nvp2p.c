@@ -49,6 +49,7 @@ struct fdma_nvp2p {
 	struct nvidia_p2p_dma_mapping *map;
 	struct nvidia_p2p_page_table *put_pt;	/* jetson: ours, being put */
 	bool pinned;		/* the callback may still come */
+	bool gone;		/* the callback came */
 
 	/* NVIDIA's calls, held (symbol_get) while the pin lives */
 	typeof(nvidia_p2p_get_pages) *get_pages;
@@ -130,6 +131,7 @@ static void nvp2p_free_cb(void *data)
 	bool drop;
 
 	mutex_lock(&p->lock);
+	p->gone = true;
 	if (p->buf)
 		fdma_buf_stop_using(p->buf, "its GPU memory was freed");
 	pt = p->pt ? p->pt : p->put_pt;
@@ -183,12 +185,18 @@ static int nvp2p_build_segs(struct fdma_buf *b, struct nvidia_p2p_dma_mapping *m
 
 /*
  * Pin [va, + b->size) of GPU memory and map it for the device. Under
- * revoke_sem with the device alive (fdma_buf.c).
+ * revoke_sem with the device alive (fdma_buf.c). The table and mapping
+ * are published (p->pt, p->map) only once both exist: a callback that
+ * comes before finds nothing to free and says so (p->gone), and this
+ * frees them instead.
  */
 int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
 {
 	struct fdma_dev *fdev = b->fdev;
+	struct nvidia_p2p_page_table *pt = NULL;
+	struct nvidia_p2p_dma_mapping *map = NULL;
 	struct fdma_nvp2p *p;
+	bool gone;
 	int ret;
 
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
@@ -207,26 +215,39 @@ int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
 	kref_get(&p->ref);	/* the pin's: see nvp2p_free_cb() */
 	p->pinned = true;
 #ifdef FDMA_NV_P2P_JETSON
-	ret = p->get_pages(va, b->size, &p->pt, nvp2p_free_cb, p);
+	ret = p->get_pages(va, b->size, &pt, nvp2p_free_cb, p);
 #else
-	ret = p->get_pages(0, 0, va, b->size, &p->pt, nvp2p_free_cb, p);
+	ret = p->get_pages(0, 0, va, b->size, &pt, nvp2p_free_cb, p);
 #endif
 	if (ret) {
-		p->pt = NULL;
+		mutex_lock(&p->lock);
 		p->pinned = false;
+		mutex_unlock(&p->lock);
 		kref_put(&p->ref, nvp2p_release);
 		return ret;
 	}
 #ifdef FDMA_NV_P2P_JETSON
-	ret = p->dma_map_pages(fdev->dma_dev, p->pt, &p->map, DMA_BIDIRECTIONAL);
+	ret = p->dma_map_pages(fdev->dma_dev, pt, &map, DMA_BIDIRECTIONAL);
 #else
-	ret = fdev->pdev ? p->dma_map_pages(fdev->pdev, p->pt, &p->map) : -ENODEV;
+	ret = fdev->pdev ? p->dma_map_pages(fdev->pdev, pt, &map) : -ENODEV;
 #endif
-	if (ret) {
-		p->map = NULL;
-		return ret;	/* fdma_nvp2p_unmap() puts the pages */
+	if (ret)
+		map = NULL;
+	mutex_lock(&p->lock);
+	gone = p->gone;
+	if (!gone) {
+		p->pt = pt;
+		p->map = map;
 	}
-	return nvp2p_build_segs(b, p->map, fdev->dma_align);
+	mutex_unlock(&p->lock);
+	if (gone) {
+		/* Freed while we mapped it: the callback left the table to us. */
+		nvp2p_free_claimed(p, pt, map);
+		return -EIO;
+	}
+	if (ret)
+		return ret;	/* fdma_nvp2p_unmap() puts the pages */
+	return nvp2p_build_segs(b, map, fdev->dma_align);
 }
 
 /*
