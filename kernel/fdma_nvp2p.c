@@ -12,9 +12,9 @@
  *           fires the free callback, which must free the table.
  *
  * Pinned once, at registration, and mapped once: nothing per transfer.
- * NVIDIA's calls are looked up with symbol_get() when a buffer is made,
- * so fdma.ko loads without NVIDIA's module, and holds it while it holds
- * pages.
+ * Built this way, fdma.ko links against NVIDIA's module (its calls are
+ * plain EXPORT_SYMBOL, which symbol_get() refuses since 6.5), so that
+ * module loads first.
  *
  * The free callback (the application freed the memory, or exited) may
  * come at any moment, transfers in flight: it does what an exporter's
@@ -51,75 +51,26 @@ struct fdma_nvp2p {
 	bool pinned;		/* the callback may still come */
 	bool gone;		/* the callback came */
 
-	/* NVIDIA's calls, held (symbol_get) while the pin lives */
-	typeof(nvidia_p2p_get_pages) *get_pages;
-	typeof(nvidia_p2p_put_pages) *put_pages;
-	typeof(nvidia_p2p_free_page_table) *free_page_table;
-	typeof(nvidia_p2p_dma_map_pages) *dma_map_pages;
-	typeof(nvidia_p2p_dma_unmap_pages) *dma_unmap_pages;
-#ifndef FDMA_NV_P2P_JETSON
-	typeof(nvidia_p2p_free_dma_mapping) *free_dma_mapping;
-#endif
 };
-
-static void nvp2p_put_symbols(struct fdma_nvp2p *p)
-{
-	if (p->get_pages)
-		symbol_put(nvidia_p2p_get_pages);
-	if (p->put_pages)
-		symbol_put(nvidia_p2p_put_pages);
-	if (p->free_page_table)
-		symbol_put(nvidia_p2p_free_page_table);
-	if (p->dma_map_pages)
-		symbol_put(nvidia_p2p_dma_map_pages);
-	if (p->dma_unmap_pages)
-		symbol_put(nvidia_p2p_dma_unmap_pages);
-#ifndef FDMA_NV_P2P_JETSON
-	if (p->free_dma_mapping)
-		symbol_put(nvidia_p2p_free_dma_mapping);
-#endif
-}
-
-static int nvp2p_get_symbols(struct fdma_nvp2p *p)
-{
-	p->get_pages = symbol_get(nvidia_p2p_get_pages);
-	p->put_pages = symbol_get(nvidia_p2p_put_pages);
-	p->free_page_table = symbol_get(nvidia_p2p_free_page_table);
-	p->dma_map_pages = symbol_get(nvidia_p2p_dma_map_pages);
-	p->dma_unmap_pages = symbol_get(nvidia_p2p_dma_unmap_pages);
-#ifndef FDMA_NV_P2P_JETSON
-	p->free_dma_mapping = symbol_get(nvidia_p2p_free_dma_mapping);
-	if (!p->free_dma_mapping)
-		return -ENODEV;
-#endif
-	if (!p->get_pages || !p->put_pages || !p->free_page_table ||
-	    !p->dma_map_pages || !p->dma_unmap_pages)
-		return -ENODEV;
-	return 0;
-}
 
 static void nvp2p_release(struct kref *ref)
 {
-	struct fdma_nvp2p *p = container_of(ref, struct fdma_nvp2p, ref);
-
-	nvp2p_put_symbols(p);
-	kfree(p);
+	kfree(container_of(ref, struct fdma_nvp2p, ref));
 }
 
 /* Unmap and free what the callback claimed (NVIDIA's rules for it). */
-static void nvp2p_free_claimed(struct fdma_nvp2p *p,
-			       struct nvidia_p2p_page_table *pt,
+static void nvp2p_free_claimed(struct nvidia_p2p_page_table *pt,
 			       struct nvidia_p2p_dma_mapping *map)
 {
 #ifdef FDMA_NV_P2P_JETSON
 	if (map)
-		p->dma_unmap_pages(map);
+		nvidia_p2p_dma_unmap_pages(map);
 #else
 	if (map)
-		p->free_dma_mapping(map);
+		nvidia_p2p_free_dma_mapping(map);
 #endif
 	if (pt)
-		p->free_page_table(pt);
+		nvidia_p2p_free_page_table(pt);
 }
 
 /* NVIDIA's free callback: the memory is going away. See the top. */
@@ -142,7 +93,7 @@ static void nvp2p_free_cb(void *data)
 	drop = p->pinned;
 	p->pinned = false;
 	mutex_unlock(&p->lock);
-	nvp2p_free_claimed(p, pt, map);
+	nvp2p_free_claimed(pt, map);
 	if (drop)
 		kref_put(&p->ref, nvp2p_release);
 }
@@ -207,17 +158,12 @@ int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
 	p->buf = b;
 	p->va = va;
 	b->nvp2p = p;
-	ret = nvp2p_get_symbols(p);
-	if (ret) {
-		dev_info(fdev->dma_dev, "NVIDIA's peer-to-peer API is not loaded (nvidia.ko, or nvidia-p2p.ko on Jetson)\n");
-		return ret;
-	}
 	kref_get(&p->ref);	/* the pin's: see nvp2p_free_cb() */
 	p->pinned = true;
 #ifdef FDMA_NV_P2P_JETSON
-	ret = p->get_pages(va, b->size, &pt, nvp2p_free_cb, p);
+	ret = nvidia_p2p_get_pages(va, b->size, &pt, nvp2p_free_cb, p);
 #else
-	ret = p->get_pages(0, 0, va, b->size, &pt, nvp2p_free_cb, p);
+	ret = nvidia_p2p_get_pages(0, 0, va, b->size, &pt, nvp2p_free_cb, p);
 #endif
 	if (ret) {
 		mutex_lock(&p->lock);
@@ -227,9 +173,9 @@ int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
 		return ret;
 	}
 #ifdef FDMA_NV_P2P_JETSON
-	ret = p->dma_map_pages(fdev->dma_dev, pt, &map, DMA_BIDIRECTIONAL);
+	ret = nvidia_p2p_dma_map_pages(fdev->dma_dev, pt, &map, DMA_BIDIRECTIONAL);
 #else
-	ret = fdev->pdev ? p->dma_map_pages(fdev->pdev, pt, &map) : -ENODEV;
+	ret = fdev->pdev ? nvidia_p2p_dma_map_pages(fdev->pdev, pt, &map) : -ENODEV;
 #endif
 	if (ret)
 		map = NULL;
@@ -242,7 +188,7 @@ int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
 	mutex_unlock(&p->lock);
 	if (gone) {
 		/* Freed while we mapped it: the callback left the table to us. */
-		nvp2p_free_claimed(p, pt, map);
+		nvp2p_free_claimed(pt, map);
 		return -EIO;
 	}
 	if (ret)
@@ -278,12 +224,12 @@ void fdma_nvp2p_unmap(struct fdma_buf *b)
 	if (pt) {
 #ifdef FDMA_NV_P2P_JETSON
 		if (map)
-			p->dma_unmap_pages(map);
-		ret = p->put_pages(pt);
+			nvidia_p2p_dma_unmap_pages(map);
+		ret = nvidia_p2p_put_pages(pt);
 #else
 		if (map)
-			p->dma_unmap_pages(b->fdev->pdev, pt, map);
-		ret = p->put_pages(0, 0, p->va, pt);
+			nvidia_p2p_dma_unmap_pages(b->fdev->pdev, pt, map);
+		ret = nvidia_p2p_put_pages(0, 0, p->va, pt);
 #endif
 	}
 	/* Put: no callback will come. Refused: the callback has or will. */

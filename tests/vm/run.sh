@@ -435,10 +435,26 @@ run_kernel() { # VERSION
 	# a .ko is used only after a successful build and only if its vermagic
 	# names this kernel.
 	if [ $HAVE_KMOD = 1 ]; then
-		# With NVIDIA's P2P API from the stand-in's header
-		# (tests/vm/kmod/nvp2p/), so that fdma_nvp2p.c runs too.
+		# With NVIDIA's P2P API, from its stand-in (tests/vm/kmod/nvp2p/:
+		# the header, and a module exporting the calls, built first so
+		# that fdma.ko links against it), so that fdma_nvp2p.c runs too.
+		local nvd="build/vm-kmod/$v-nvp2p"
+		mkdir -p "$nvd"
+		cmp -s tests/vm/kmod/nvp2p/fdma_nvp2p_standin.c "$nvd/fdma_nvp2p_standin.c" ||
+			cp tests/vm/kmod/nvp2p/fdma_nvp2p_standin.c "$nvd/"
+		{
+			echo "obj-m := fdma_nvp2p_standin.o"
+			echo "ccflags-y := -I$PWD/tests/vm/kmod/nvp2p$([ $NV_P2P = jetson ] && echo ' -DFDMA_NV_P2P_JETSON')"
+		} >"$nvd/Kbuild"
+		if make -C "$KDIR" M="$PWD/$nvd" "${KMAKE[@]}" modules >"$TMP/nvp2p-$v.log" 2>&1; then
+			mods+=("$nvd/fdma_nvp2p_standin.ko")
+		else
+			fail "kbuild_nvp2p_standin $tag" "the stand-in of NVIDIA's P2P API did not build"
+			show "$TMP/nvp2p-$v.log" 20
+		fi
 		if make -C kernel KDIR="$KDIR" "${KMAKE[@]}" NV_P2P_INC="$PWD/tests/vm/kmod/nvp2p" \
-			NV_P2P=$NV_P2P >"$TMP/kbuild-$v.log" 2>&1; then
+			NV_P2P=$NV_P2P KBUILD_EXTRA_SYMBOLS="$PWD/$nvd/Module.symvers" \
+			>"$TMP/kbuild-$v.log" 2>&1; then
 			for ko in kernel/*.ko; do
 				[ -e "$ko" ] || continue
 				if [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" != "$v" ]; then
@@ -480,10 +496,7 @@ run_kernel() { # VERSION
 			cmp -s "$f" "$kb/${f##*/}" || cp "$f" "$kb/"
 			objs+=("$(basename "$f" .c).o")
 		done
-		{
-			echo "obj-m := ${objs[*]}"
-			echo "ccflags-y := -I$PWD/tests/vm/kmod/nvp2p$([ $NV_P2P = jetson ] && echo ' -DFDMA_NV_P2P_JETSON')"
-		} >"$kb/Kbuild"
+		echo "obj-m := ${objs[*]}" >"$kb/Kbuild"
 		if make -C "$KDIR" M="$PWD/$kb" "${KMAKE[@]}" modules >"$TMP/kmod-$v.log" 2>&1; then
 			for f in "${objs[@]}"; do mods+=("$kb/${f%.o}.ko"); done
 		else

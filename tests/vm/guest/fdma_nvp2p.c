@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * GPU memory pinned through NVIDIA's peer-to-peer API (FDMA_IOC_BUF_NVP2P),
- * against the API's stand-in (tests/vm/kmod/fdma_nvp2p_standin.c: the
+ * against the API's stand-in (tests/vm/kmod/nvp2p/fdma_nvp2p_standin.c: the
  * discrete GPU's API in x86_64 guests, Jetson's in arm64 guests), whose
  * /dev/fdma_gpu plays the application's cudaMalloc and cudaFree and whose
  * free callback comes when the test frees the memory. Each check is a
@@ -22,8 +22,8 @@
  *   nvp2p_unbind       the device unbound with pinned memory in flight: the
  *                      request is canceled and the pages put at once, the
  *                      file still open.
- * Needs /fdma_nvp2p_standin.ko loaded and fdma.ko built with the stand-in's
- * nv-p2p.h (run-guest.sh, tests/vm/run.sh).
+ * Needs fdma.ko built over the stand-in (tests/vm/run.sh) and the stand-in
+ * loaded before it (run-guest.sh).
  */
 #include <pthread.h>
 #include <stdbool.h>

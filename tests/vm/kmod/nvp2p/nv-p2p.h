@@ -3,7 +3,7 @@
  * A stand-in for NVIDIA's nv-p2p.h, for fdma's VM tests only: the calls,
  * types and fields of NVIDIA's peer-to-peer API that fdma.ko uses, written
  * from the documented API (docs/dmabuf.md), with
- * tests/vm/kmod/fdma_nvp2p_standin.c exporting the calls. Two APIs:
+ * fdma_nvp2p_standin.c (beside it) exporting the calls. Two APIs:
  * FDMA_NV_P2P_JETSON selects Jetson Linux's (a struct device, 4 KiB host
  * pages, hw_address[]/hw_len[], put_pages fires the free callback); else
  * the discrete GPU's (a struct pci_dev peer, 64 KiB GPU pages,

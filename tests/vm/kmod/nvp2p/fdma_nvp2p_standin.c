@@ -7,8 +7,9 @@
  * It exports the calls of tests/vm/kmod/nvp2p/nv-p2p.h (the discrete GPU's
  * API, or Jetson's with FDMA_NV_P2P_JETSON) over "GPU memory" that is in
  * fact guest RAM, in GPU pages (64 KiB, or 4 KiB on Jetson), mapped for
- * the peer with the DMA API. /dev/fdma_gpu plays the application's CUDA
- * calls:
+ * the peer as a GPU's memory is: dma_map_resource(), never bounced
+ * (swiotlb) and never synced, with the CPU's view write-combined.
+ * /dev/fdma_gpu plays the application's CUDA calls:
  *   GPU_ALLOC   memory of size bytes; returns its GPU address and an mmap
  *               offset for the CPU's view of it (for the test's checks);
  *   GPU_FREE    frees it, as cudaFree does: with its pages pinned, the
@@ -187,8 +188,8 @@ int nvidia_p2p_dma_map_pages(struct device *dev,
 	if (!m->hw_address || !m->hw_len)
 		goto nomem;
 	for (i = 0; i < m->entries; i++) {
-		m->hw_address[i] = dma_map_page(dev, page_table->pages[i], 0,
-						GPU_PAGE, direction);
+		m->hw_address[i] = dma_map_resource(dev, page_to_phys(page_table->pages[i]),
+						    GPU_PAGE, direction, 0);
 		if (dma_mapping_error(dev, m->hw_address[i]))
 			goto unmap;
 		m->hw_len[i] = GPU_PAGE;
@@ -201,7 +202,7 @@ int nvidia_p2p_dma_map_pages(struct device *dev,
 	return 0;
 unmap:
 	while (i--)
-		dma_unmap_page(dev, m->hw_address[i], GPU_PAGE, direction);
+		dma_unmap_resource(dev, m->hw_address[i], GPU_PAGE, direction, 0);
 nomem:
 	kfree(m->hw_address);
 	kfree(m->hw_len);
@@ -215,8 +216,8 @@ int nvidia_p2p_dma_unmap_pages(struct nvidia_p2p_dma_mapping *map)
 	u32 i;
 
 	for (i = 0; i < map->entries; i++)
-		dma_unmap_page(map->dev, map->hw_address[i], GPU_PAGE,
-			       map->direction);
+		dma_unmap_resource(map->dev, map->hw_address[i], GPU_PAGE,
+				   map->direction, 0);
 	kfree(map->hw_address);
 	kfree(map->hw_len);
 	kfree(map);
@@ -328,8 +329,9 @@ int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
 	if (!m->dma_addresses)
 		goto nomem;
 	for (i = 0; i < m->entries; i++) {
-		struct page *pg = pfn_to_page(PHYS_PFN(page_table->pages[i]->physical_address));
-		dma_addr_t a = dma_map_page(&peer->dev, pg, 0, GPU_PAGE, DMA_BIDIRECTIONAL);
+		dma_addr_t a = dma_map_resource(&peer->dev,
+						page_table->pages[i]->physical_address,
+						GPU_PAGE, DMA_BIDIRECTIONAL, 0);
 
 		if (dma_mapping_error(&peer->dev, a))
 			goto unmap;
@@ -342,7 +344,8 @@ int nvidia_p2p_dma_map_pages(struct pci_dev *peer,
 	return 0;
 unmap:
 	while (i--)
-		dma_unmap_page(&peer->dev, m->dma_addresses[i], GPU_PAGE, DMA_BIDIRECTIONAL);
+		dma_unmap_resource(&peer->dev, m->dma_addresses[i], GPU_PAGE,
+				   DMA_BIDIRECTIONAL, 0);
 nomem:
 	kfree(m->dma_addresses);
 	kfree(m);
@@ -355,8 +358,8 @@ int nvidia_p2p_free_dma_mapping(struct nvidia_p2p_dma_mapping *dma_mapping)
 	u32 i;
 
 	for (i = 0; i < dma_mapping->entries; i++)
-		dma_unmap_page(&dma_mapping->pci_dev->dev, dma_mapping->dma_addresses[i],
-			       GPU_PAGE, DMA_BIDIRECTIONAL);
+		dma_unmap_resource(&dma_mapping->pci_dev->dev, dma_mapping->dma_addresses[i],
+				   GPU_PAGE, DMA_BIDIRECTIONAL, 0);
 	kfree(dma_mapping->dma_addresses);
 	kfree(dma_mapping);
 	atomic64_dec(&n_maps);
