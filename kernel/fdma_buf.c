@@ -364,6 +364,7 @@ static void buf_release(struct fdma_buf *b, bool in_mmap)
 	 * it. Kept for good, with the module.
 	 */
 	if (b->attach || b->nvp2p) {
+		fdma_nvp2p_forget(b);
 		__module_get(THIS_MODULE);
 		return;
 	}
@@ -1026,8 +1027,8 @@ void fdma_buf_sync(const struct fdma_buf *b, u64 off, u64 len,
 {
 	struct device *dev = buf_dev(b);
 
-	/* An exporter's mapping that needs no sync (fdma_dmabuf.c), or GPU memory. */
-	if ((b->kind == FDMA_BUF_DMABUF && !b->dsync) || b->kind == FDMA_BUF_NVP2P)
+	/* An exporter's mapping, or GPU memory, that needs no sync. */
+	if ((b->kind == FDMA_BUF_DMABUF || b->kind == FDMA_BUF_NVP2P) && !b->dsync)
 		return;
 	while (len) {
 		dma_addr_t bus;

@@ -837,6 +837,20 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		if (r->dst)
 			atomic_inc(&r->dst->inflight);
 		WRITE_ONCE(q->inflight, q->inflight + 1);
+		/*
+		 * Memory that went away since the caller held it: stale is set
+		 * before fdma_chan_release_buf() takes this lock to look for
+		 * requests on it, so a request either is seen there or sees
+		 * stale here, and is never posted.
+		 */
+		if (READ_ONCE(r->buf->stale) ||
+		    (r->dst && READ_ONCE(r->dst->stale))) {
+			u->status = FDMA_CPL_CANCELED;
+			u->cancel_res = -EIO;
+			u->pieces = 1;
+			chan_ureq_done(c, u);
+			continue;
+		}
 		while (done < r->len) {
 			struct fdma_ereq eq = { .cookie = idx };
 			u32 len = fdma_chan_piece(c, r, done, &eq);

@@ -662,6 +662,7 @@ void fdma_dmabuf_unmap(struct fdma_buf *b);
 #ifdef FDMA_NV_P2P
 int fdma_nvp2p_map(struct fdma_buf *b, u64 va);
 void fdma_nvp2p_unmap(struct fdma_buf *b);
+void fdma_nvp2p_forget(struct fdma_buf *b);
 u32 fdma_nvp2p_page(void);
 #else
 static inline int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
@@ -670,6 +671,10 @@ static inline int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
 }
 
 static inline void fdma_nvp2p_unmap(struct fdma_buf *b)
+{
+}
+
+static inline void fdma_nvp2p_forget(struct fdma_buf *b)
 {
 }
 

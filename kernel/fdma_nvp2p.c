@@ -47,7 +47,8 @@ struct fdma_nvp2p {
 	u64 va;
 	struct nvidia_p2p_page_table *pt;	/* NULL once claimed */
 	struct nvidia_p2p_dma_mapping *map;
-	struct nvidia_p2p_page_table *put_pt;	/* jetson: ours, being put */
+	struct nvidia_p2p_page_table *put_pt;	/* jetson: ours, being put ... */
+	struct task_struct *put_task;		/* ... by this task */
 	bool pinned;		/* the callback may still come */
 	bool gone;		/* the callback came */
 
@@ -85,11 +86,15 @@ static void nvp2p_free_cb(void *data)
 	p->gone = true;
 	if (p->buf)
 		fdma_buf_stop_using(p->buf, "its GPU memory was freed");
-	pt = p->pt ? p->pt : p->put_pt;
+	pt = p->pt;
 	map = p->map;
 	p->pt = NULL;
 	p->map = NULL;
-	p->put_pt = NULL;
+	/* Jetson: our own put_pages calls us; any other caller leaves it ours. */
+	if (!pt && p->put_pt && p->put_task == current) {
+		pt = p->put_pt;
+		p->put_pt = NULL;
+	}
 	drop = p->pinned;
 	p->pinned = false;
 	mutex_unlock(&p->lock);
@@ -131,6 +136,11 @@ static int nvp2p_build_segs(struct fdma_buf *b, struct nvidia_p2p_dma_mapping *m
 	if (!n || b->seg[n - 1].off + b->seg[n - 1].len < b->size)
 		return -EIO;	/* NVIDIA mapped less than it pinned */
 	b->nseg = n;
+#ifdef FDMA_NV_P2P_JETSON
+	/* Host memory the GPU shares: synced per request where it needs it. */
+	for (i = 0; i < n && !b->dsync; i++)
+		b->dsync = dma_need_sync(b->fdev->dma_dev, b->seg[i].bus);
+#endif
 	return 0;
 }
 
@@ -217,22 +227,39 @@ void fdma_nvp2p_unmap(struct fdma_buf *b)
 	p->pt = NULL;
 	p->map = NULL;
 #ifdef FDMA_NV_P2P_JETSON
-	/* put_pages fires the callback, which frees the table. */
+	/* put_pages calls the callback, which frees the table (put_task). */
 	p->put_pt = pt;
-#endif
+	p->put_task = current;
 	mutex_unlock(&p->lock);
 	if (pt) {
-#ifdef FDMA_NV_P2P_JETSON
+		bool gone;
+
 		if (map)
 			nvidia_p2p_dma_unmap_pages(map);
-		ret = nvidia_p2p_put_pages(pt);
+		mutex_lock(&p->lock);
+		gone = p->gone;
+		if (gone)
+			p->put_pt = NULL;
+		mutex_unlock(&p->lock);
+		/* The memory went meanwhile: the table is ours to free, unput. */
+		if (gone)
+			nvidia_p2p_free_page_table(pt);
+		else
+			ret = nvidia_p2p_put_pages(pt);
+	}
 #else
-		if (map)
-			nvidia_p2p_dma_unmap_pages(b->fdev->pdev, pt, map);
+	/*
+	 * Unmapped under the lock: NVIDIA frees the table and its mappings
+	 * once a callback returns, and a callback waits here for us. Not
+	 * put_pages, which may wait for a callback itself.
+	 */
+	if (pt && map)
+		nvidia_p2p_dma_unmap_pages(b->fdev->pdev, pt, map);
+	mutex_unlock(&p->lock);
+	if (pt)
 		ret = nvidia_p2p_put_pages(0, 0, p->va, pt);
 #endif
-	}
-	/* Put: no callback will come. Refused: the callback has or will. */
+	/* Put, pinned: no callback will come. Else the callback came or will. */
 	mutex_lock(&p->lock);
 	if (!ret && p->pinned) {
 		p->pinned = false;
@@ -243,6 +270,21 @@ void fdma_nvp2p_unmap(struct fdma_buf *b)
 		kref_put(&p->ref, nvp2p_release);
 	b->nvp2p = NULL;
 	kref_put(&p->ref, nvp2p_release);
+}
+
+/*
+ * A buffer kept for good (remove() found it tainted): the callback must
+ * not touch it (or its device) once the device is gone; the pin stays.
+ */
+void fdma_nvp2p_forget(struct fdma_buf *b)
+{
+	struct fdma_nvp2p *p = b->nvp2p;
+
+	if (!p)
+		return;
+	mutex_lock(&p->lock);
+	p->buf = NULL;
+	mutex_unlock(&p->lock);
 }
 
 /* The page size NVIDIA pins in: addresses and sizes are multiples of it. */
