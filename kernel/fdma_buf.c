@@ -652,6 +652,24 @@ static int buf_map_install(struct fdma_file *f, struct fdma_buf *b,
 	return ret ? ret : buf_install(f, b);
 }
 
+/*
+ * The last step of the kinds the caller only names (registered, imported,
+ * NVIDIA's): mapped with a handle (*handle, *bp), or released.
+ */
+static int buf_finish(struct fdma_file *f, struct fdma_buf *b, u64 first_off,
+		      u32 *handle, struct fdma_buf **bp)
+{
+	int ret = buf_map_install(f, b, first_off);
+
+	if (ret) {
+		buf_release(b, false);
+		return ret;
+	}
+	*handle = b->handle;
+	*bp = b;
+	return 0;
+}
+
 /* A new buffer, its handle reserved (*bp): see buf_install(). */
 int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
 		   struct fdma_buf **bp)
@@ -786,12 +804,7 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 	b->npages = pinned;
 	if (pinned < npages)
 		goto err;
-	ret = buf_map_install(f, b, offset_in_page(r->addr));
-	if (ret)
-		goto err;
-	r->handle = b->handle;
-	*bp = b;
-	return 0;
+	return buf_finish(f, b, offset_in_page(r->addr), &r->handle, bp);
 err:
 	buf_release(b, false);
 	return ret;
@@ -807,7 +820,6 @@ int fdma_buf_import(struct fdma_file *f, struct fdma_ioc_buf_import *r,
 	u32 align = f->fdev->dma_align;
 	struct dma_buf *dmabuf;
 	struct fdma_buf *b;
-	int ret;
 
 	if (r->flags || r->rsvd0 || r->rsvd[0] || r->rsvd[1])
 		return -EINVAL;
@@ -827,15 +839,7 @@ int fdma_buf_import(struct fdma_file *f, struct fdma_ioc_buf_import *r,
 	}
 	b->dmabuf = dmabuf;
 	b->size = r->size;
-	ret = buf_map_install(f, b, r->offset);
-	if (ret)
-		goto err;
-	r->handle = b->handle;
-	*bp = b;
-	return 0;
-err:
-	buf_release(b, false);
-	return ret;
+	return buf_finish(f, b, r->offset, &r->handle, bp);
 }
 
 /*
@@ -847,7 +851,6 @@ int fdma_buf_import_nvp2p(struct fdma_file *f, struct fdma_ioc_buf_nvp2p *r,
 {
 	u32 page = fdma_nvp2p_page();
 	struct fdma_buf *b;
-	int ret;
 
 	if (!page)
 		return -EOPNOTSUPP;	/* built without NVIDIA's nv-p2p.h */
@@ -860,15 +863,7 @@ int fdma_buf_import_nvp2p(struct fdma_file *f, struct fdma_ioc_buf_nvp2p *r,
 	if (!b)
 		return -ENOMEM;
 	b->size = r->size;
-	ret = buf_map_install(f, b, r->va);
-	if (ret)
-		goto err;
-	r->handle = b->handle;
-	*bp = b;
-	return 0;
-err:
-	buf_release(b, false);
-	return ret;
+	return buf_finish(f, b, r->va, &r->handle, bp);
 }
 
 int fdma_buf_free(struct fdma_file *f, u32 handle)

@@ -293,20 +293,16 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
  * A new buffer's handle is only reserved until it was copied out: if that
  * fails, no other thread can have used (submitted, mapped, freed) the
  * buffer by guessing its handle, and it is freed with its handle.
+ * ioc_buf_publish() ends every ioctl that makes a buffer: made (ret 0) as
+ * b, the request r of size bytes is copied out, then b is published.
  */
-static int ioc_buf_alloc(struct fdma_file *f, void __user *argp, size_t usize)
+static int ioc_buf_publish(struct fdma_file *f, void __user *argp,
+			   size_t usize, const void *r, size_t size,
+			   struct fdma_buf *b, int ret)
 {
-	struct fdma_ioc_buf_alloc a;
-	struct fdma_buf *b;
-	int ret;
-
-	ret = ioc_in(&a, sizeof(a), argp, usize);
 	if (ret)
 		return ret;
-	ret = fdma_buf_alloc(f, &a, &b);
-	if (ret)
-		return ret;
-	if (ioc_out(argp, usize, &a, sizeof(a))) {
+	if (ioc_out(argp, usize, r, size)) {
 		fdma_buf_unreserve(f, b);
 		return -EFAULT;
 	}
@@ -314,67 +310,56 @@ static int ioc_buf_alloc(struct fdma_file *f, void __user *argp, size_t usize)
 	return 0;
 }
 
-static int ioc_buf_import(struct fdma_file *f, void __user *argp,
-			  size_t usize)
-{
-	struct fdma_ioc_buf_import r;
-	struct fdma_buf *b;
-	int ret;
-
-	ret = ioc_in(&r, sizeof(r), argp, usize);
-	if (ret)
-		return ret;
-	ret = fdma_buf_import(f, &r, &b);
-	if (ret)
-		return ret;
-	if (ioc_out(argp, usize, &r, sizeof(r))) {
-		fdma_buf_unreserve(f, b);
-		return -EFAULT;
-	}
-	fdma_buf_publish(f, b);
-	return 0;
-}
-
-static int ioc_buf_nvp2p(struct fdma_file *f, void __user *argp,
+static int ioc_buf_alloc(struct fdma_file *f, void __user *argp,
 			 size_t usize)
 {
-	struct fdma_ioc_buf_nvp2p r;
-	struct fdma_buf *b;
-	int ret;
+	struct fdma_ioc_buf_alloc r;
+	struct fdma_buf *b = NULL;
+	int ret = ioc_in(&r, sizeof(r), argp, usize);
 
-	ret = ioc_in(&r, sizeof(r), argp, usize);
 	if (ret)
 		return ret;
-	ret = fdma_buf_import_nvp2p(f, &r, &b);
-	if (ret)
-		return ret;
-	if (ioc_out(argp, usize, &r, sizeof(r))) {
-		fdma_buf_unreserve(f, b);
-		return -EFAULT;
-	}
-	fdma_buf_publish(f, b);
-	return 0;
+	ret = fdma_buf_alloc(f, &r, &b);
+	return ioc_buf_publish(f, argp, usize, &r, sizeof(r), b, ret);
 }
 
 static int ioc_buf_register(struct fdma_file *f, void __user *argp,
 			    size_t usize)
 {
 	struct fdma_ioc_buf_reg r;
-	struct fdma_buf *b;
-	int ret;
+	struct fdma_buf *b = NULL;
+	int ret = ioc_in(&r, sizeof(r), argp, usize);
 
-	ret = ioc_in(&r, sizeof(r), argp, usize);
 	if (ret)
 		return ret;
 	ret = fdma_buf_register(f, &r, &b);
+	return ioc_buf_publish(f, argp, usize, &r, sizeof(r), b, ret);
+}
+
+static int ioc_buf_import(struct fdma_file *f, void __user *argp,
+			  size_t usize)
+{
+	struct fdma_ioc_buf_import r;
+	struct fdma_buf *b = NULL;
+	int ret = ioc_in(&r, sizeof(r), argp, usize);
+
 	if (ret)
 		return ret;
-	if (ioc_out(argp, usize, &r, sizeof(r))) {
-		fdma_buf_unreserve(f, b);
-		return -EFAULT;
-	}
-	fdma_buf_publish(f, b);
-	return 0;
+	ret = fdma_buf_import(f, &r, &b);
+	return ioc_buf_publish(f, argp, usize, &r, sizeof(r), b, ret);
+}
+
+static int ioc_buf_nvp2p(struct fdma_file *f, void __user *argp,
+			 size_t usize)
+{
+	struct fdma_ioc_buf_nvp2p r;
+	struct fdma_buf *b = NULL;
+	int ret = ioc_in(&r, sizeof(r), argp, usize);
+
+	if (ret)
+		return ret;
+	ret = fdma_buf_import_nvp2p(f, &r, &b);
+	return ioc_buf_publish(f, argp, usize, &r, sizeof(r), b, ret);
 }
 
 /*

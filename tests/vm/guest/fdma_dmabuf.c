@@ -44,7 +44,6 @@ struct testexp_counts {
 #define SIZE		(1u << 20)
 #define FRAME		4096u	/* a page: one DMA segment of the exporter's */
 #define NWIN		8
-#define TG_MAGIC	0x304d5246u	/* "FRM0" */
 
 static int xdev = -1;
 
@@ -79,45 +78,6 @@ static int import(struct vi_dev *d, int fd, uint64_t off, uint64_t size, uint32_
 	if (ioctl(d->fd, FDMA_IOC_BUF_IMPORT, &r))
 		return -errno;
 	*h = r.handle;
-	return 0;
-}
-
-static int testgen(struct vi_dev *d, uint32_t on)
-{
-	struct fdma_ioc_testgen t = { .chan = (uint32_t)d->c2h_stream, .frame_len = FRAME,
-				      .enable = on };
-
-	return ioctl(d->fd, FDMA_IOC_TESTGEN, &t) ? -errno : 0;
-}
-
-/* Arm the NWIN stream windows of handle h; 0 or -errno. */
-static int arm(struct vi_dev *d, uint32_t h)
-{
-	struct fdma_ioc_req r[NWIN];
-
-	for (int i = 0; i < NWIN; i++)
-		r[i] = (struct fdma_ioc_req){ .handle = h, .offset = (uint64_t)i * FRAME,
-					      .len = FRAME, .user_data = (uint64_t)i };
-	return vi_submit(d, d->c2h_stream, r, NWIN);
-}
-
-/* A generator frame whole in p (header, every payload word); 0 or -1. */
-static int frame_ok(const uint8_t *p, uint64_t len)
-{
-	uint32_t magic, seq, flen;
-
-	memcpy(&magic, p, 4);
-	memcpy(&seq, p + 4, 4);
-	memcpy(&flen, p + 8, 4);
-	if (len != FRAME || magic != TG_MAGIC || flen != FRAME)
-		return -1;
-	for (uint64_t i = 0; i < (FRAME - 32) / 8; i++) {
-		uint64_t w;
-
-		memcpy(&w, p + 32 + 8 * i, 8);
-		if (w != ((uint64_t)seq << 32 | i))
-			return -1;
-	}
 	return 0;
 }
 
@@ -199,11 +159,11 @@ static void test_move(struct vi_dev *d, bool idle)
 		vt_fail(T, "create and import: %s", strerror(errno));
 		return;
 	}
-	if (!idle && testgen(d, 1)) {
+	if (!idle && vi_testgen(d, FRAME, 1)) {
 		vt_fail(T, "test generator: %s", strerror(errno));
 		return;
 	}
-	ret = arm(d, h);
+	ret = vi_arm_windows(d, h, NWIN, FRAME);
 	if (ret) {
 		vt_fail(T, "arm: %s", strerror(-ret));
 		return;
@@ -223,7 +183,7 @@ static void test_move(struct vi_dev *d, bool idle)
 	ret = vi_collect(d, d->c2h_stream, e + taken, NWIN - taken, 15000000);
 	pthread_join(th, NULL);
 	if (!idle)
-		testgen(d, 0);
+		vi_testgen(d, FRAME, 0);
 	if (ret || m.ret) {
 		vt_fail(T, "after the move: collect %s, move %s", strerror(-ret), strerror(-m.ret));
 		return;
@@ -233,7 +193,8 @@ static void test_move(struct vi_dev *d, bool idle)
 
 		if (e[i].res == -EIO) {
 			canceled++;
-		} else if (e[i].res || k >= NWIN || frame_ok(cpu + k * FRAME, e[i].len)) {
+		} else if (e[i].res || k >= NWIN ||
+			   vi_frame_ok(cpu + k * FRAME, e[i].len, FRAME)) {
 			vt_fail(T, "window %llu: res %d len %llu, or a torn frame",
 				(unsigned long long)k, e[i].res, (unsigned long long)e[i].len);
 			return;
@@ -242,7 +203,7 @@ static void test_move(struct vi_dev *d, bool idle)
 		}
 	}
 	n1 = xcounts();
-	ret = arm(d, h);
+	ret = vi_arm_windows(d, h, NWIN, FRAME);
 	if (ret != -EIO) {
 		vt_fail(T, "a request after the move: %s, expected EIO", strerror(-ret));
 		return;
@@ -270,12 +231,14 @@ static void test_move(struct vi_dev *d, bool idle)
 	if (idle) {
 		struct vi_buf b;
 
-		if (vi_alloc(d, NWIN * FRAME, &b) || testgen(d, 1) || arm(d, b.handle) ||
-		    vi_collect(d, d->c2h_stream, e, NWIN, 5000000) || frame_ok(b.p, e[0].len)) {
+		if (vi_alloc(d, NWIN * FRAME, &b) || vi_testgen(d, FRAME, 1) ||
+		    vi_arm_windows(d, b.handle, NWIN, FRAME) ||
+		    vi_collect(d, d->c2h_stream, e, NWIN, 5000000) ||
+		    vi_frame_ok(b.p, e[0].len, FRAME)) {
 			vt_fail(T, "the stream channel after the cancel: %s", strerror(errno));
 			return;
 		}
-		testgen(d, 0);
+		vi_testgen(d, FRAME, 0);
 		vi_free(d, &b);
 	}
 	vt_info("%s: %d frames whole, %d canceled, move took %.0f ms\n", T, ok, canceled,
@@ -306,7 +269,7 @@ static void test_kill(void)
 		if (vi_open(&d, NULL) || vi_cq_map(&d, d.c2h_stream))
 			_exit(1);
 		fd = xcreate(TESTEXP_NULL_PAGES, &cpu);
-		if (fd < 0 || import(&d, fd, 0, SIZE, &h) || arm(&d, h))
+		if (fd < 0 || import(&d, fd, 0, SIZE, &h) || vi_arm_windows(&d, h, NWIN, FRAME))
 			_exit(1);
 		if (write(p[1], "r", 1) != 1)
 			_exit(1);
@@ -347,7 +310,7 @@ static void test_unbind(struct vi_dev *d)
 		return;
 	}
 	fd = xcreate(TESTEXP_NULL_PAGES, &cpu);
-	if (fd < 0 || import(d, fd, 0, SIZE, &h) || arm(d, h)) {
+	if (fd < 0 || import(d, fd, 0, SIZE, &h) || vi_arm_windows(d, h, NWIN, FRAME)) {
 		vt_fail(T, "create, import, arm: %s", strerror(errno));
 		return;
 	}

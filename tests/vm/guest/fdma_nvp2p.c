@@ -46,7 +46,6 @@ struct gpu_counts {
 
 #define SIZE		(1u << 20)
 #define NWIN		8
-#define TG_MAGIC	0x304d5246u	/* "FRM0" */
 
 static int gdev = -1;
 static uint32_t win;	/* a stream window: NVIDIA's page, one DMA segment */
@@ -94,43 +93,6 @@ static int pin(struct vi_dev *d, uint64_t va, uint32_t *h)
 	if (ioctl(d->fd, FDMA_IOC_BUF_NVP2P, &r))
 		return -errno;
 	*h = r.handle;
-	return 0;
-}
-
-static int testgen(struct vi_dev *d, uint32_t on)
-{
-	struct fdma_ioc_testgen t = { .chan = (uint32_t)d->c2h_stream, .frame_len = win,
-				      .enable = on };
-
-	return ioctl(d->fd, FDMA_IOC_TESTGEN, &t) ? -errno : 0;
-}
-
-static int arm(struct vi_dev *d, uint32_t h)
-{
-	struct fdma_ioc_req r[NWIN];
-
-	for (int i = 0; i < NWIN; i++)
-		r[i] = (struct fdma_ioc_req){ .handle = h, .offset = (uint64_t)i * win,
-					      .len = win, .user_data = (uint64_t)i };
-	return vi_submit(d, d->c2h_stream, r, NWIN);
-}
-
-static int frame_ok(const uint8_t *p, uint64_t len)
-{
-	uint32_t magic, seq, flen;
-
-	memcpy(&magic, p, 4);
-	memcpy(&seq, p + 4, 4);
-	memcpy(&flen, p + 8, 4);
-	if (len != win || magic != TG_MAGIC || flen != win)
-		return -1;
-	for (uint64_t i = 0; i < (win - 32) / 8; i++) {
-		uint64_t w;
-
-		memcpy(&w, p + 32 + 8 * i, 8);
-		if (w != ((uint64_t)seq << 32 | i))
-			return -1;
-	}
 	return 0;
 }
 
@@ -214,11 +176,11 @@ static void test_free(struct vi_dev *d, bool idle)
 		vt_fail(T, "alloc and pin: %s", strerror(errno));
 		return;
 	}
-	if (!idle && testgen(d, 1)) {
+	if (!idle && vi_testgen(d, win, 1)) {
 		vt_fail(T, "test generator: %s", strerror(errno));
 		return;
 	}
-	ret = arm(d, h);
+	ret = vi_arm_windows(d, h, NWIN, win);
 	if (ret) {
 		vt_fail(T, "arm: %s", strerror(-ret));
 		return;
@@ -238,7 +200,7 @@ static void test_free(struct vi_dev *d, bool idle)
 	ret = vi_collect(d, d->c2h_stream, e + taken, NWIN - taken, 15000000);
 	pthread_join(th, NULL);
 	if (!idle)
-		testgen(d, 0);
+		vi_testgen(d, win, 0);
 	if (ret || f.ret) {
 		vt_fail(T, "after the free: collect %s, free %s", strerror(-ret), strerror(-f.ret));
 		return;
@@ -248,7 +210,8 @@ static void test_free(struct vi_dev *d, bool idle)
 
 		if (e[i].res == -EIO) {
 			ended++;
-		} else if (e[i].res || k >= NWIN || frame_ok(g.cpu + k * win, e[i].len)) {
+		} else if (e[i].res || k >= NWIN ||
+			   vi_frame_ok(g.cpu + k * win, e[i].len, win)) {
 			vt_fail(T, "window %llu: res %d len %llu, or a torn frame",
 				(unsigned long long)k, e[i].res, (unsigned long long)e[i].len);
 			return;
@@ -257,7 +220,7 @@ static void test_free(struct vi_dev *d, bool idle)
 		}
 	}
 	munmap(g.cpu, SIZE);
-	ret = arm(d, h);
+	ret = vi_arm_windows(d, h, NWIN, win);
 	if (ret != -EIO) {
 		vt_fail(T, "a request after the free: %s, expected EIO", strerror(-ret));
 		return;
@@ -280,12 +243,14 @@ static void test_free(struct vi_dev *d, bool idle)
 	if (idle) {
 		struct vi_buf b;
 
-		if (vi_alloc(d, NWIN * win, &b) || testgen(d, 1) || arm(d, b.handle) ||
-		    vi_collect(d, d->c2h_stream, e, NWIN, 5000000) || frame_ok(b.p, e[0].len)) {
+		if (vi_alloc(d, NWIN * win, &b) || vi_testgen(d, win, 1) ||
+		    vi_arm_windows(d, b.handle, NWIN, win) ||
+		    vi_collect(d, d->c2h_stream, e, NWIN, 5000000) ||
+		    vi_frame_ok(b.p, e[0].len, win)) {
 			vt_fail(T, "the stream channel after the free: %s", strerror(errno));
 			return;
 		}
-		testgen(d, 0);
+		vi_testgen(d, win, 0);
 		vi_free(d, &b);
 	}
 	vt_info("%s: %d frames whole, %d ended -EIO, the free took %.0f ms\n", T, ok, ended,
@@ -344,7 +309,7 @@ static void test_kill(void)
 		uint32_t h;
 
 		if (vi_open(&d, NULL) || vi_cq_map(&d, d.c2h_stream) || pin(&d, g.va, &h) ||
-		    arm(&d, h) || write(p[1], "r", 1) != 1)
+		    vi_arm_windows(&d, h, NWIN, win) || write(p[1], "r", 1) != 1)
 			_exit(1);
 		pause();
 		_exit(0);
@@ -377,7 +342,8 @@ static void test_unbind(struct vi_dev *d)
 	uint32_t h;
 	int ret;
 
-	if (vt_bdf(d->name, bdf, sizeof(bdf)) || galloc(&g) || pin(d, g.va, &h) || arm(d, h)) {
+	if (vt_bdf(d->name, bdf, sizeof(bdf)) || galloc(&g) || pin(d, g.va, &h) ||
+	    vi_arm_windows(d, h, NWIN, win)) {
 		vt_fail(T, "set-up: %s", strerror(errno));
 		return;
 	}

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 
+#include "fdma.h"
 #include "fdma_ioctl.h"
 #include "vmtest.h"
 
@@ -410,6 +411,49 @@ static inline int vi_rebind(const char *bdf, char *dev, size_t len)
 	if (ret)
 		return ret;
 	return vt_find_dev("fdma", dev, len) ? -ENODEV : 0;
+}
+
+/* The test generator of d's C2H stream channel, len-byte frames: on or off. 0 or -errno. */
+static inline int vi_testgen(struct vi_dev *d, uint32_t len, int on)
+{
+	struct fdma_ioc_testgen t = { .chan = (uint32_t)d->c2h_stream, .frame_len = len,
+				      .enable = on ? 1 : 0 };
+
+	return ioctl(d->fd, FDMA_IOC_TESTGEN, &t) ? -errno : 0;
+}
+
+/*
+ * Arm n windows of len bytes, back to back from the start of buffer h, on
+ * d's C2H stream channel (user_data: the window's number). 0 or -errno.
+ */
+static inline int vi_arm_windows(struct vi_dev *d, uint32_t h, int n, uint32_t len)
+{
+	struct fdma_ioc_req r[64];
+
+	if (n > 64)
+		return -EINVAL;
+	for (int i = 0; i < n; i++)
+		r[i] = (struct fdma_ioc_req){ .handle = h, .offset = (uint64_t)i * len,
+					      .len = len, .user_data = (uint64_t)i };
+	return vi_submit(d, d->c2h_stream, r, (uint32_t)n);
+}
+
+/* A test generator frame of want bytes, whole at p (len bytes came): 0, or -1. */
+static inline int vi_frame_ok(const uint8_t *p, uint64_t len, uint32_t want)
+{
+	struct fdma_testgen_hdr h;
+
+	memcpy(&h, p, sizeof(h));
+	if (len != want || h.magic != FDMA_TESTGEN_MAGIC || h.len != want)
+		return -1;
+	for (uint64_t i = 0; i < (want - sizeof(h)) / 8; i++) {
+		uint64_t w;
+
+		memcpy(&w, p + sizeof(h) + 8 * i, 8);
+		if (w != ((uint64_t)h.seq << 32 | i))
+			return -1;
+	}
+	return 0;
 }
 
 /* Milliseconds on the monotonic clock. */
