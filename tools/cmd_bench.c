@@ -14,6 +14,10 @@
  * channel (the other link direction) and checked against the source slot's
  * pattern. 2 * depth + 1 regions keep every region in flight or being read
  * back distinct, so a read-back never races the next write to its region.
+ *
+ * --mem dmabuf: the slots are an imported dma-buf the CPU never touches,
+ * as GPU memory would be; set-up and checks go through the card (struct
+ * cardchk).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -40,6 +44,7 @@ struct bench_opts {
 	int coal_count, coal_us;	/* -1: leave the device's setting */
 	int hugepages;
 	int per_call;		/* one transfer at a time, its buffer registered for it */
+	int dmabuf;		/* the slots are an imported dma-buf, checked through the card */
 	int json, wide, progress;
 };
 
@@ -54,6 +59,7 @@ struct bench_res {
 	double idle_p50, idle_p99;	/* one transfer alone: no queueing */
 	uint64_t idle_n;
 	int huge_used;			/* the buffers really got huge pages */
+	const char *exporter;		/* --mem dmabuf: where the dma-buf came from */
 	int interrupted;		/* Ctrl-C cut this size's run short */
 };
 
@@ -78,6 +84,12 @@ static void usage(FILE *f)
 		"  --per-call           the way Xilinx's XDMA driver is used: one transfer at a\n"
 		"                       time from plain user memory, registered (pinned) for it\n"
 		"                       and unregistered after (--batch is ignored)\n"
+		"  --mem host|dmabuf    the buffers the device moves data to and from: host\n"
+		"                       memory (default), or a dma-buf imported as GPU memory\n"
+		"                       is, from /dev/dma_heap/system, else /dev/udmabuf (on\n"
+		"                       sim:, else a memfd). The CPU never touches a dma-buf:\n"
+		"                       it is filled and checked through the card; in C2H its\n"
+		"                       read-backs share the link with the data (see below)\n"
 		"  --no-progress        no live progress line (shown only when stderr is a terminal)\n"
 		"  --wide               every column (default: the ones that fit 100 columns)\n"
 		"  --json               one JSON object per size per line, with its settings\n"
@@ -95,6 +107,10 @@ static void usage(FILE *f)
 		"and library) less the time spent checking data, reported apart as\n"
 		"verify_cpu_pct; model_cpu_pct is the simulated device's threads, which stand\n"
 		"in for the FPGA; process_cpu_pct is the whole process, model included.\n"
+		"--mem dmabuf, C2H: each landed batch is copied to card memory (H2C) before\n"
+		"its buffers are reused and read from there into host memory behind the data\n"
+		"(C2H), so MB/s is what the link leaves the data, irq/s and latency include\n"
+		"the read-backs, and their CPU counts as checking (vfy%%).\n"
 		"Ctrl-C ends the run after the current size's figures.\n");
 }
 
@@ -226,6 +242,92 @@ static int readback_submit(struct fdma_dev *dev, struct readback *rb, const stru
 }
 
 /*
+ * C2H into a dma-buf the CPU does not read (--mem dmabuf): the slots of a
+ * landed batch are copied to scratch card regions over the H2C channel
+ * before they are armed again, then read from there into a host buffer on
+ * the C2H channel, queued behind the data, and checked as they are reaped
+ * (their completions carry CHK_TAG). Reads are queued at once, so at most
+ * two batches of them are in flight: 3 * batch scratch regions are never
+ * reused early.
+ */
+#define CHK_TAG (1ull << 63)
+
+struct cardchk {
+	int h2c, buf;			/* H2C channel; the host buffer reads land in */
+	const uint8_t *base;
+	uint64_t scratch;		/* card address of scratch region 0 */
+	unsigned int nscr, next, inflight;
+	uint64_t *scr_t;		/* the transfer scratch region i holds */
+	struct fdma_req *req;		/* a batch */
+	struct fdma_cpl *cpl;
+};
+
+static int cardchk_landed(struct fdma_dev *dev, int ch, struct cardchk *cc, int buf,
+			  const struct fdma_cpl *done, int n, uint64_t size, unsigned int depth)
+{
+	unsigned int k = 0, got = 0;
+
+	for (int i = 0; i < n; i++) {
+		unsigned int sidx;
+
+		if (done[i].res || (done[i].user_data & CHK_TAG))
+			continue;
+		sidx = cc->next++ % cc->nscr;
+		cc->scr_t[sidx] = done[i].user_data;
+		cc->req[k++] = (struct fdma_req){ .buf = buf,
+			.offset = (done[i].user_data % depth) * size,
+			.card_addr = cc->scratch + sidx * size, .len = size, .user_data = sidx };
+	}
+	if (!k)
+		return 0;
+	/* The bound the scratch count rests on (see above). */
+	if (cc->inflight + k > cc->nscr) {
+		fprintf(stderr, "fdma bench: card check: %u reads in flight, scratch for %u\n",
+			cc->inflight + k, cc->nscr);
+		return -1;
+	}
+	if (fdma_submit(dev, cc->h2c, cc->req, k) < 0)
+		goto fail;
+	while (got < k) {
+		int m = fdma_reap(dev, cc->h2c, cc->cpl + got, k - got, k - got, 5000000);
+
+		if (m < 0)
+			goto fail;
+		got += (unsigned int)m;
+	}
+	for (unsigned int j = 0; j < k; j++) {
+		if (cc->cpl[j].res) {
+			fprintf(stderr, "fdma bench: card check: copy to the card: status %u (%s)\n",
+				cc->cpl[j].status, strerror(-cc->cpl[j].res));
+			return -1;
+		}
+		cc->req[j] = (struct fdma_req){ .buf = cc->buf, .offset = cc->req[j].user_data * size,
+			.card_addr = cc->req[j].card_addr, .len = size,
+			.user_data = CHK_TAG | cc->req[j].user_data };
+	}
+	if (fdma_submit(dev, ch, cc->req, k) < 0)
+		goto fail;
+	cc->inflight += k;
+	return 0;
+fail:
+	fprintf(stderr, "fdma bench: card check: %s\n", fdma_errmsg(dev));
+	return -1;
+}
+
+/* A read-back's completion: the scratch region's copy against its transfer's region. */
+static void cardchk_reaped(struct cardchk *cc, const struct fdma_cpl *c, uint64_t size,
+			   unsigned int regions, struct bench_res *res)
+{
+	unsigned int sidx = (unsigned int)(c->user_data & ~CHK_TAG);
+
+	cc->inflight--;
+	if (c->res || tool_pat_check(cc->base + (uint64_t)sidx * size, size,
+				     cc->scr_t[sidx] % regions))
+		res->errors++;
+	res->bytes_checked += size;
+}
+
+/*
  * Latency without queueing: one transfer at a time, submitted and waited
  * for in the run's wait mode, for at most 200 transfers or a tenth of a
  * second (a quarter of the run if shorter). Slot 0 and region 0: the
@@ -296,38 +398,73 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 			       .cpl = calloc(o->batch, sizeof(struct fdma_cpl)) };
 	struct copy_src src = { .buf = -1, .cps = calloc(o->batch, sizeof(struct fdma_copy)) };
 	const struct copy_src *cs = o->copy ? &src : NULL;
-	uint8_t *base;
+	/* C2H into a dma-buf: 3 * batch scratch regions after the data's (struct cardchk). */
+	int card_chk = o->dmabuf && o->dir == FDMA_C2H;
+	struct cardchk cc = { .h2c = -1, .buf = -1, .nscr = card_chk ? 3 * o->batch : 0,
+			      .scr_t = calloc(3 * o->batch, sizeof(uint64_t)),
+			      .req = calloc(o->batch, sizeof(struct fdma_req)),
+			      .cpl = calloc(o->batch, sizeof(struct fdma_cpl)) };
+	uint8_t *base, *stage_base;
 	uint64_t t_next = 0;
 	double t0, tend, t_last = 0, cpu0, pcpu0, mcpu0, verify = 0;
-	int buf, ret = 0, stopping = 0;
+	int buf, stage = -1, ret = 0, stopping = 0, inflight;
 
 	memset(res, 0, sizeof(*res));
 	res->size = size;
 	fdma_get_info(dev, &info);
-	if (!o->copy && regions * size > info.card_size)
-		regions = (unsigned int)(info.card_size / size);
-	if (!reqs || !cpls || !sub_time || !rb.req || !rb.cpl || !src.cps) {
+	if (!o->copy && (regions + cc.nscr) * size > info.card_size)
+		regions = (unsigned int)(info.card_size / size) - cc.nscr;
+	if (!reqs || !cpls || !sub_time || !rb.req || !rb.cpl || !src.cps || !cc.scr_t ||
+	    !cc.req || !cc.cpl) {
 		fprintf(stderr, "fdma bench: out of memory\n");
 		ret = -1;
 		goto out_free;
 	}
-	if (regions < need) {
+	if (info.card_size / size < cc.nscr || regions < need) {
 		fprintf(stderr, "fdma bench: card memory (%" PRIu64 " bytes) too small for %u regions of %"
-			PRIu64 " bytes\n", info.card_size, need, size);
+			PRIu64 " bytes\n", info.card_size, need + cc.nscr, size);
 		ret = -1;
 		goto out_free;
 	}
-	buf = fdma_buf_alloc(dev, size * depth, o->hugepages ? FDMA_BUF_HUGEPAGE : 0);
+	if (o->dmabuf)
+		buf = tool_dmabuf_import("bench", dev, size * depth, &res->exporter);
+	else
+		buf = fdma_buf_alloc(dev, size * depth, o->hugepages ? FDMA_BUF_HUGEPAGE : 0);
 	if (buf < 0) {
-		fprintf(stderr, "fdma bench: %s\n", fdma_errmsg(dev));
+		if (!o->dmabuf)
+			fprintf(stderr, "fdma bench: %s\n", fdma_errmsg(dev));
 		ret = -1;
 		goto out_free;
 	}
-	base = fdma_buf_addr(dev, buf);
+	/* The CPU never touches a dma-buf's slots, even one it could map: GPU memory's case. */
+	base = o->dmabuf ? NULL : fdma_buf_addr(dev, buf);
 	{
 		int fl = fdma_buf_flags(dev, buf);
 
 		res->huge_used = fl > 0 && (fl & FDMA_BUF_HUGEPAGE);
+	}
+	/* Set-up data goes to the card from here: slot 0, or a host buffer of its own. */
+	if (o->dmabuf) {
+		stage = fdma_buf_alloc(dev, size, 0);
+		if (stage < 0) {
+			fprintf(stderr, "fdma bench: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			goto out_buf;
+		}
+		stage_base = fdma_buf_addr(dev, stage);
+	} else {
+		stage_base = base;
+	}
+	if (card_chk) {
+		cc.h2c = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM);
+		cc.buf = fdma_buf_alloc(dev, size * cc.nscr, 0);
+		cc.scratch = (uint64_t)regions * size;
+		if (cc.h2c < 0 || cc.buf < 0 || fdma_chan_set_wait(dev, cc.h2c, o->wait, 0)) {
+			fprintf(stderr, "fdma bench: card check set-up: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			goto out_buf;
+		}
+		cc.base = fdma_buf_addr(dev, cc.buf);
 	}
 	if (o->dir == FDMA_H2C) {
 		rb.ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
@@ -353,22 +490,31 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 	}
 	/* Card regions hold their own patterns (C2H reads them); host slots theirs (H2C). */
 	for (unsigned int r = 0; r < regions && o->dir == FDMA_C2H && !o->copy; r++) {
-		tool_pat_fill(base, size, r);
-		if (fdma_write_card(dev, buf, 0, (uint64_t)r * size, size)) {
+		tool_pat_fill(stage_base, size, r);
+		if (fdma_write_card(dev, o->dmabuf ? stage : buf, 0, (uint64_t)r * size, size)) {
 			fprintf(stderr, "fdma bench: preparing card memory: %s\n", fdma_errmsg(dev));
 			ret = -1;
 			goto out_buf;
 		}
 	}
-	if (!info.link.paced)
+	if (!info.link.paced && base)
 		res->memcpy_mbps = memcpy_mbps(base, size, depth, regions,
 					       o->seconds / 4 < 0.5 ? o->seconds / 4 : 0.5);
-	/* After the memcpy run, which overwrote the slots. */
+	/* After the memcpy run, which overwrote the slots; a dma-buf's through the card. */
 	for (unsigned int s = 0; s < depth; s++) {
+		uint8_t *p = base ? base + (uint64_t)s * size : stage_base;
+
 		if (o->dir == FDMA_C2H)
-			memset(base + (uint64_t)s * size, 0, size);
+			memset(p, 0, size);
 		else
-			tool_pat_fill(base + (uint64_t)s * size, size, 1000 + s);
+			tool_pat_fill(p, size, 1000 + s);
+		/* Card regions past the data's: the read-back's scratch, or unused. */
+		if (!base && tool_card_view(dev, stage, 0, buf, (uint64_t)s * size, size,
+					    info.card_size - size)) {
+			fprintf(stderr, "fdma bench: preparing the dma-buf: %s\n", fdma_errmsg(dev));
+			ret = -1;
+			goto out_buf;
+		}
 	}
 	fdma_ceiling(dev, o->dir, size, &res->ceiling);
 	if (o->copy) {
@@ -403,8 +549,10 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 			goto out_buf;
 		}
 	}
-	while (fdma_inflight(dev, ch) > 0) {
-		int n = fdma_reap(dev, ch, cpls, o->batch, o->batch, 5000000);
+	while ((inflight = fdma_inflight(dev, ch)) > 0) {
+		/* Read-backs (--mem dmabuf) leave counts that are not whole batches. */
+		unsigned int want = (unsigned int)inflight < o->batch ? (unsigned int)inflight : o->batch;
+		int n = fdma_reap(dev, ch, cpls, o->batch, want, 5000000), m = 0;
 		double now, vstart;
 
 		if (n < 0) {
@@ -421,6 +569,10 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 			unsigned int slot = (unsigned int)(t % depth);
 			unsigned int region = (unsigned int)(t % regions);
 
+			if (t & CHK_TAG) {
+				cardchk_reaped(&cc, &cpls[i], size, regions, res);
+				continue;
+			}
 			tool_lat_add(&lat, (now - sub_time[slot]) * 1e6);
 			res->transfers++;
 			if (cpls[i].res) {
@@ -428,11 +580,16 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 				continue;
 			}
 			res->bytes += cpls[i].len;
-			if (o->dir == FDMA_C2H) {
+			if (o->dir == FDMA_C2H && base) {
 				if (tool_pat_check(base + (uint64_t)slot * size, size, region))
 					res->errors++;
 				res->bytes_checked += size;
 			}
+		}
+		/* Copied out before the slots are armed again below. */
+		if (card_chk && cardchk_landed(dev, ch, &cc, buf, cpls, n, size, depth)) {
+			ret = -1;
+			break;
 		}
 		if (vstart)
 			verify += tool_thread_cpu() - vstart;
@@ -445,21 +602,23 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 			tool_progress_show(prog, "  %" PRIu64 " bytes: %.1f s of %g, %.1f MB/s, errors %" PRIu64,
 					   size, now - t0, o->seconds, res->bytes / (now - t0) / 1e6,
 					   res->errors);
-		for (int i = 0; i < n && !stopping; i++, t_next++) {
+		for (int i = 0; i < n && !stopping; i++) {
 			unsigned int slot = (unsigned int)(cpls[i].user_data % depth);
 
+			if (cpls[i].user_data & CHK_TAG)
+				continue;
 			/* Keep the slot: t_next + depth would reuse the same one. */
-			reqs[i] = (struct fdma_req){ .buf = buf, .offset = (uint64_t)slot * size,
+			reqs[m++] = (struct fdma_req){ .buf = buf, .offset = (uint64_t)slot * size,
 				.card_addr = ((cpls[i].user_data + depth) % regions) * size,
 				.len = size, .user_data = cpls[i].user_data + depth };
 		}
-		if (!stopping && n > 0) {
+		if (!stopping && m > 0) {
 			/* Latency starts here, not at the reap: checking the batch is not the device's time. */
 			double ts = tool_now();
 
-			for (int i = 0; i < n; i++)
+			for (int i = 0; i < m; i++)
 				sub_time[reqs[i].user_data % depth] = ts;
-			if (bench_submit(dev, ch, cs, reqs, (unsigned int)n) < 0) {
+			if (bench_submit(dev, ch, cs, reqs, (unsigned int)m) < 0) {
 				fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(dev));
 				ret = -1;
 				break;
@@ -510,6 +669,14 @@ out_buf:
 				;
 		fdma_buf_free(dev, rb.buf);
 	}
+	/* The same for the data channel after a failed card check or reap. */
+	if (ret && fdma_inflight(dev, ch) > 0 && !fdma_chan_reset(dev, ch))
+		while (fdma_reap(dev, ch, cpls, o->batch, 0, 0) > 0)
+			;
+	if (cc.buf >= 0)
+		fdma_buf_free(dev, cc.buf);
+	if (stage >= 0)
+		fdma_buf_free(dev, stage);
 	fdma_buf_free(dev, buf);
 	if (src.buf >= 0)
 		fdma_buf_free(dev, src.buf);
@@ -521,6 +688,9 @@ out_free:
 	free(rb.req);
 	free(rb.cpl);
 	free(src.cps);
+	free(cc.scr_t);
+	free(cc.req);
+	free(cc.cpl);
 	return ret;
 }
 
@@ -703,8 +873,10 @@ static void print_header(const struct bench_opts *o, const struct fdma_info *inf
 	       wait_name(o->wait));
 	if (o->coal_count >= 0)
 		printf(", coalesce %d,%d us", o->coal_count, o->coal_us);
+	if (o->dmabuf)
+		printf(", dma-buf checked through the card");
 	if (!paced)
-		printf(", no link ceiling (unpaced): memcpy beside\n");
+		printf(", no link ceiling (unpaced)%s\n", o->dmabuf ? "" : ": memcpy beside");
 	else if (ceil > 0)
 		printf(", link ceiling %s %.1f MB/s\n",
 		       o->copy ? "copy" : o->dir == FDMA_C2H ? "write" : "read", ceil);
@@ -771,7 +943,13 @@ static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 		json_num("memcpy_mbps", r->memcpy_mbps, !paced && r->memcpy_mbps > 0, "%.1f");
 		json_num("pct_memcpy", r->memcpy_mbps > 0 ? r->mbps / r->memcpy_mbps * 100 : 0,
 			 !paced && r->memcpy_mbps > 0, "%.1f");
-		printf(",\"interrupted\":%s}\n", r->interrupted ? "true" : "false");
+		printf(",\"mem\":\"%s\",\"exporter\":", o->dmabuf ? "dmabuf" : "host");
+		if (r->exporter)
+			tool_json_str(stdout, r->exporter);
+		else
+			printf("null");
+		printf(",\"check\":\"%s\",\"interrupted\":%s}\n",
+		       o->dmabuf ? "card" : "cpu", r->interrupted ? "true" : "false");
 	} else {
 		printf("%6s %9.1f", sz, r->mbps);
 		if (paced || o->wide) {
@@ -823,6 +1001,7 @@ int fdma_cmd_bench(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 't' },
 		{ "hugepages", no_argument, NULL, 'H' },
 		{ "per-call", no_argument, NULL, 'p' },
+		{ "mem", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "wide", no_argument, NULL, 'W' },
 		{ "no-progress", no_argument, NULL, 'P' },
@@ -900,6 +1079,13 @@ int fdma_cmd_bench(int argc, char **argv)
 		case 'p':
 			o.per_call = 1;
 			break;
+		case 'm':
+			if (strcmp(optarg, "host") && strcmp(optarg, "dmabuf")) {
+				fprintf(stderr, "fdma bench: --mem must be host or dmabuf, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.dmabuf = !strcmp(optarg, "dmabuf");
+			break;
 		case 'j':
 			o.json = 1;
 			break;
@@ -922,6 +1108,11 @@ int fdma_cmd_bench(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.uri = argv[optind];
+	if (o.dmabuf && (o.per_call || o.hugepages || o.copy == 1)) {
+		fprintf(stderr, "fdma bench: --mem dmabuf moves data between a dma-buf and card memory: not with %s\n",
+			o.per_call ? "--per-call" : o.hugepages ? "--hugepages" : "--dir copy");
+		return EXIT_USAGE;
+	}
 	if (o.per_call)
 		o.batch = 1;	/* one transfer at a time: that is the mode */
 	/* Before anything slow: a Ctrl-C during the set-up still gets a row. */
@@ -933,6 +1124,12 @@ int fdma_cmd_bench(int argc, char **argv)
 	if (o.copy < 0)
 		o.copy = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM) < 0 &&
 			 fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MEM) >= 0;
+	if (o.dmabuf && o.copy) {
+		fprintf(stderr, "fdma bench: --mem dmabuf needs memory-mapped channels and card memory; %s has none\n",
+			o.uri);
+		fdma_close(dev);
+		return EXIT_USAGE;
+	}
 	ch = fdma_find_chan(dev, o.dir, o.copy ? FDMA_KIND_MEM : FDMA_KIND_MM);
 	if (ch < 0 || fdma_chan_set_wait(dev, ch, o.wait, 0) ||
 	    (o.coal_count >= 0 && fdma_chan_set_coalesce(dev, ch, (unsigned int)o.coal_count,
@@ -941,9 +1138,11 @@ int fdma_cmd_bench(int argc, char **argv)
 		fdma_close(dev);
 		return EXIT_FAIL;
 	}
-	if (2 * o.batch > info.chan[ch].ring_size) {
+	/* Two batches in flight, and 3 of read-backs beside them (struct cardchk). */
+	if ((o.dmabuf && o.dir == FDMA_C2H ? 5 : 2) * o.batch > info.chan[ch].ring_size) {
 		fprintf(stderr, "fdma bench: --batch %u needs %u ring entries, the ring has %u\n",
-			o.batch, 2 * o.batch, info.chan[ch].ring_size);
+			o.batch, (o.dmabuf && o.dir == FDMA_C2H ? 5 : 2) * o.batch,
+			info.chan[ch].ring_size);
 		fdma_close(dev);
 		return EXIT_USAGE;
 	}

@@ -5,6 +5,8 @@
  * to back, written as they arrive), and report rate, drops, latency and
  * CPU. With --testgen the channel's test generator is the source and every
  * frame is checked (header, sequence, CRC-32 of the payload).
+ * With --mem dmabuf the frames land in imported dma-bufs the CPU never
+ * touches, as GPU memory would be: each frame is seen through the card.
  * --dir h2c hands over to fdma play (cmd_play.c).
  */
 #include <errno.h>
@@ -30,6 +32,7 @@ struct stream_opts {
 	int testgen, drop;	/* drop: -1 = by the source (see usage); -2 = the channel's own */
 	int drop_given;		/* --drop or --hold */
 	int json, progress;
+	int dmabuf;		/* frames into imported dma-bufs, seen through the card */
 	enum fdma_wait_mode wait;
 };
 
@@ -64,6 +67,12 @@ static void usage(FILE *f)
 		"  --require-fps F      exit 1 if fewer than F frames per second arrived\n"
 		"  --timeout S          fail if no frame arrives for S seconds (default 5)\n"
 		"  --wait spin|sleep|adaptive   how to wait for frames (default sleep)\n"
+		"  --mem host|dmabuf    frame buffers in host memory (default) or in dma-bufs\n"
+		"                       imported as GPU memory is (/dev/dma_heap/system, else\n"
+		"                       /dev/udmabuf; on sim:, else a memfd); the CPU never\n"
+		"                       touches those: each frame is copied to card memory and\n"
+		"                       read back into host memory to be checked or written\n"
+		"                       (its time counts as checking)\n"
 		"  --no-progress        no live progress line (shown only when stderr is a terminal)\n"
 		"  --json               one JSON object\n"
 		"  --help               this text\n"
@@ -86,6 +95,7 @@ struct stream_res {
 	double cpu, verify, model;
 	int have_model, interrupted, epipe;
 	int host_clock;		/* the device stamps frames with the host's clock (sim:) */
+	const char *exporter;	/* --mem dmabuf: where the dma-bufs came from */
 	double wakeups, irqs;
 };
 
@@ -116,6 +126,71 @@ static int check_testgen(const struct fdma_frame *f, uint64_t frame, uint64_t *e
 		*gaps += h->seq - *expect;
 	*expect = (uint64_t)h->seq + 1;
 	return 0;
+}
+
+/*
+ * --mem dmabuf: one dma-buf per frame buffer, and a host buffer the frame
+ * is read back into through card memory (the memory-mapped channels are
+ * idle during a capture). The frame the loop works on then points at the
+ * host copy; release_frame() hands the device its own back.
+ */
+struct dmabuf_view {
+	int host, viewed;
+	void *data;			/* the dma-buf's own pointer, NULL when unmapped */
+	uint32_t align;
+	uint64_t card_addr;
+	int bufs[1024];			/* --buffers' limit */
+};
+
+static int open_dmabufs(struct fdma_dev *dev, int ch, const struct fdma_info *info,
+			const struct stream_opts *o, struct dmabuf_view *dv, struct fdma_stream **sp,
+			const char **exporter)
+{
+	/* Whole pages: an exporter hands out nothing smaller. */
+	size_t size = (o->frame + 4095) & ~(size_t)4095;
+	const char *how = NULL;
+
+	if (info->card_size < size || fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM) < 0 ||
+	    fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM) < 0) {
+		fprintf(stderr, "fdma stream: --mem dmabuf sees frames through card memory: %s has "
+			"no memory-mapped channels or too little card memory for a frame\n", o->uri);
+		return -1;
+	}
+	dv->align = info->align;
+	dv->card_addr = 0;
+	for (uint64_t i = 0; i < o->nbufs; i++) {
+		dv->bufs[i] = tool_dmabuf_import("stream", dev, size, &how);
+		if (dv->bufs[i] < 0)
+			return -1;
+	}
+	dv->host = fdma_buf_alloc(dev, size, 0);
+	/* The buffers are the device's: fdma_close() frees them on every path. */
+	if (dv->host < 0 || fdma_stream_open_bufs(dev, ch, dv->bufs,
+						  (unsigned int)o->nbufs, sp)) {
+		fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
+		return -1;
+	}
+	*exporter = how;
+	return 0;
+}
+
+static int view_frame(struct fdma_dev *dev, struct dmabuf_view *dv, struct fdma_frame *f)
+{
+	uint64_t len = (f->len + dv->align - 1) / dv->align * dv->align;
+	int ret = tool_card_view(dev, dv->bufs[f->index], 0, dv->host, 0, len, dv->card_addr);
+
+	dv->data = f->data;
+	dv->viewed = 1;
+	f->data = fdma_buf_addr(dev, dv->host);
+	return ret;
+}
+
+static int release_frame(struct fdma_stream *s, struct dmabuf_view *dv, struct fdma_frame *f)
+{
+	if (dv->viewed)
+		f->data = dv->data;
+	dv->viewed = 0;
+	return fdma_stream_release(s, f);
 }
 
 static double rate_fps(const struct stream_res *r)
@@ -173,7 +248,12 @@ static void print_report(FILE *out, const struct stream_opts *o, int ch, int pac
 			fprintf(out, "\"model_cpu_pct\":%.1f,", r->model / r->secs * 100);
 		else
 			fprintf(out, "\"model_cpu_pct\":null,");
-		fprintf(out, "\"wakeups_per_s\":%.1f,\"irqs_per_s\":%.1f,\"target_met\":%s,"
+		fprintf(out, "\"mem\":\"%s\",\"exporter\":", o->dmabuf ? "dmabuf" : "host");
+		if (r->exporter)
+			tool_json_str(out, r->exporter);
+		else
+			fprintf(out, "null");
+		fprintf(out, ",\"wakeups_per_s\":%.1f,\"irqs_per_s\":%.1f,\"target_met\":%s,"
 			"\"interrupted\":%s}\n",
 			r->wakeups / r->secs, r->irqs / r->secs,
 			target_met < 0 ? "null" : target_met ? "true" : "false",
@@ -192,6 +272,8 @@ static void print_report(FILE *out, const struct stream_opts *o, int ch, int pac
 		fprintf(out, "frames up to %" PRIu64 " bytes", o->frame);
 	}
 	fprintf(out, ", %s mode, %.2f s%s\n", mode, r->secs, r->interrupted ? " (interrupted)" : "");
+	if (r->exporter)
+		fprintf(out, "  frames into dma-bufs (%s), seen through the card\n", r->exporter);
 	fprintf(out, "  frames %" PRIu64 " (%.2f fps, %.1f MB/s), dropped by the device %" PRIu64,
 		r->frames, fps, mbps, r->drops);
 	if (o->testgen)
@@ -235,6 +317,7 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 		{ "require-fps", required_argument, NULL, 'R' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "mem", required_argument, NULL, 'm' },
 		{ "no-progress", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -324,6 +407,13 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 				return -1;
 			}
 			break;
+		case 'm':
+			if (strcmp(optarg, "host") && strcmp(optarg, "dmabuf")) {
+				fprintf(stderr, "fdma stream: --mem must be host or dmabuf, not '%s'\n", optarg);
+				return -1;
+			}
+			o->dmabuf = !strcmp(optarg, "dmabuf");
+			break;
 		case 'P':
 			o->progress = 0;
 			break;
@@ -410,6 +500,7 @@ int fdma_cmd_stream(int argc, char **argv)
 	struct fdma_dev *dev;
 	struct fdma_stream *s = NULL;
 	struct fdma_chan_stats st0, st1;
+	struct dmabuf_view dv = { .host = -1 };
 	uint64_t expect = 0;
 	double t0, cpu0, mcpu0 = 0, mcpu1 = 0, last_seen;
 	int ch, ret, rc = EXIT_OK, fd = -1, target_met = -1, tg_on = 0;
@@ -466,7 +557,10 @@ int fdma_cmd_stream(int argc, char **argv)
 			ret = 0;
 		}
 	}
-	if (ret || fdma_stream_open(dev, ch, (unsigned int)o.nbufs, o.frame, &s)) {
+	if (!ret && o.dmabuf) {
+		if (open_dmabufs(dev, ch, &info, &o, &dv, &s, &r.exporter))
+			goto fail_close;
+	} else if (ret || fdma_stream_open(dev, ch, (unsigned int)o.nbufs, o.frame, &s)) {
 		fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
 		goto fail_close;
 	}
@@ -541,6 +635,14 @@ int fdma_cmd_stream(int argc, char **argv)
 		r.t_last = now;
 		r.frames++;
 		r.bytes += f.len;
+		v0 = tool_thread_cpu();
+		if (o.dmabuf && (o.testgen || fd >= 0) && view_frame(dev, &dv, &f)) {
+			fprintf(stderr, "fdma stream: reading frame %" PRIu64 " through the card: %s\n",
+				r.frames - 1, fdma_errmsg(dev));
+			r.errors++;
+			break;
+		}
+		r.verify += tool_thread_cpu() - v0;
 		if (o.testgen) {
 			v0 = tool_thread_cpu();
 			if (check_testgen(&f, o.frame, &expect, &r.gaps)) {
@@ -568,7 +670,7 @@ int fdma_cmd_stream(int argc, char **argv)
 				r.bytes_written += f.len;
 			}
 		}
-		if (fdma_stream_release(s, &f)) {
+		if (release_frame(s, &dv, &f)) {
 			fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
 			r.errors++;
 			break;

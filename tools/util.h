@@ -117,4 +117,20 @@ void tool_pat_fill(void *p, size_t len, uint64_t tag);
 /* Bytes that differ from the pattern (0 if all match). */
 size_t tool_pat_check(const void *p, size_t len, uint64_t tag);
 
+/*
+ * --mem dmabuf: a size-byte dma-buf from the first exporter there is
+ * (/dev/dma_heap/system, /dev/udmabuf, and on sim: a memfd) imported into
+ * dev: its handle, with the exporter's name in *how; -1 with every
+ * exporter's reason printed ("fdma CMD: ...").
+ */
+int tool_dmabuf_import(const char *cmd, struct fdma_dev *dev, size_t size, const char **how);
+/*
+ * Memory the CPU cannot map, seen through the card: len bytes of buffer
+ * src at off written to card memory at card_addr, then read back into
+ * buffer dst at dst_off, on the memory-mapped channels, which must be
+ * idle (synchronous helpers). 0 or the library's negative errno.
+ */
+int tool_card_view(struct fdma_dev *dev, int src, uint64_t off, int dst, uint64_t dst_off,
+		   uint64_t len, uint64_t card_addr);
+
 #endif

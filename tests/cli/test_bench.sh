@@ -58,6 +58,25 @@ expect_fail "bench --dir copy on a device without a memory-to-memory channel nam
 	"no memory-to-memory channel" bench sim:paced=0 --dir copy --sizes 4K --seconds 0.1
 expect_usage "bench --dir sideways exits 2" bench sim: --dir sideways
 
+# --mem dmabuf: the slots are an imported dma-buf (a memfd stands in on sim:
+# where the system has no exporter) the CPU never touches: filled and
+# checked through the card, every byte.
+for d in c2h h2c; do
+	fdma bench sim:paced=0 --mem dmabuf --dir $d --sizes 4K,64K --seconds 0.2 --json
+	json "bench --mem dmabuf --dir $d: every byte checked through the card, no memcpy row" \
+		'len(L) == 2 and all(o["mem"] == "dmabuf" and o["check"] == "card" and o["exporter"] and o["errors"] == 0 and o["bytes_checked"] == o["bytes"] > 0 and o["memcpy_mbps"] is None for o in L)'
+done
+fdma bench sim:engine=xdma,paced=0 --mem dmabuf --sizes 64K --batch 8 --seconds 0.2 --json
+json "bench --mem dmabuf on the XDMA engine" \
+	'L[0]["mem"] == "dmabuf" and L[0]["errors"] == 0 and L[0]["bytes_checked"] == L[0]["bytes"] > 0'
+fdma bench sim: --sizes 64K --seconds 0.2 --json
+json "host memory, the default: mem host, checked by the CPU, no exporter" \
+	'L[0]["mem"] == "host" and L[0]["check"] == "cpu" and L[0]["exporter"] is None'
+expect_fail "bench --mem dmabuf: a transfer that fails mid-run is an error, exit 1" \
+	"after an error" bench sim:paced=0,fault=data@3000 --mem dmabuf --sizes 4K --seconds 0.2
+expect_usage "bench --mem gpu exits 2" bench sim: --mem gpu
+expect_usage "bench --mem dmabuf --per-call exits 2, naming it" bench sim: --mem dmabuf --per-call
+
 # Text: 100 columns by default, no null, '-' where nothing is known.
 for dev in sim: sim:paced=0; do
 	fdma bench "$dev" --sizes 4K,1M --seconds 0.1

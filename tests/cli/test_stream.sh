@@ -31,6 +31,14 @@ fdma stream sim:paced=0 --testgen --fps 0 --frame-size 1000 --frames 7 -o "$T/od
 json "stream --frame-size 1000: 7 frames" 'L[0]["frames"] == 7 and L[0]["errors"] == 0'
 check_frames "$T/odd.raw" 1000 7 "1000-byte frames: every byte right"
 
+# Frames into dma-bufs the CPU never touches: each seen through the card,
+# checked, and written from the host copy.
+fdma stream sim:paced=0 --mem dmabuf --testgen --fps 0 --frame-size 1000 --frames 9 -o "$T/dmabuf.raw" --json
+json "stream --mem dmabuf: 9 frames seen through the card, checked and written" \
+	'L[0]["frames"] == 9 and L[0]["errors"] == 0 and L[0]["mem"] == "dmabuf" and L[0]["exporter"] and L[0]["bytes_checked"] == L[0]["bytes"] == 9000 and L[0]["bytes_written"] == 9000'
+check_frames "$T/dmabuf.raw" 1000 9 "stream --mem dmabuf: the file's 9 frames, every byte"
+expect_usage "stream --mem gpu exits 2" stream sim: --mem gpu
+
 # To standard output (a pipe): the frames on stdout, the report on stderr.
 $TO "$FDMA" stream sim:paced=0 --testgen --fps 0 --frame-size 4K --frames 5 -o - --json \
 	>"$T/pipe.raw" 2>"$T/err"

@@ -64,6 +64,22 @@ json_ok() {
 	fi
 }
 
+# check_dmabuf_rows NAME: every row of /tmp/NAME.json moved dma-buf memory
+# and checked every byte of it.
+check_dmabuf_rows() {
+	if grep -v '"mem":"dmabuf"' /tmp/"$1".json | grep -q . ||
+	   grep -q '"bytes":0,' /tmp/"$1".json; then
+		fail "$1"_rows "not every row moved dma-buf memory: $(head -1 /tmp/"$1".json)"
+		return 1
+	fi
+	for row in $(sed 's/.*"bytes":\([0-9]*\).*"bytes_checked":\([0-9]*\).*/\1=\2/' /tmp/"$1".json); do
+		if [ "${row%=*}" != "${row#*=}" ]; then
+			fail "$1"_rows "bytes and bytes_checked differ: $row"
+			return 1
+		fi
+	done
+}
+
 # run NAME CMD...: CMD must exit 0 (and, sanitized, report nothing); its
 # stdout is kept in /tmp/NAME.json.
 run() {
@@ -147,6 +163,25 @@ elif run fdma_bench_copy$TAG $E/fdma bench "$URI" --dir copy --sizes 4K,64K --ba
 	--seconds 1 --json && json_ok fdma_bench_copy$TAG /tmp/fdma_bench_copy$TAG.json; then
 	grep -q '"dir":"copy"' /tmp/fdma_bench_copy$TAG.json ||
 		fail fdma_bench_copy_dir$TAG "the rows do not say dir copy"
+fi
+
+# dma-buf memory, GPU memory's path: the CPU never touches it, every byte
+# is checked through the card. The exporters the command can use are
+# udmabuf and the system dma-heap (6.12 guests; 6.1 guests have vgem only).
+# A stream buffer is one bus-contiguous piece: a page, for udmabuf.
+if [ ! -e /dev/dma_heap/system ] && [ ! -e /dev/udmabuf ]; then
+	echo "VMTEST SKIP fdma_bench_dmabuf$TAG: no udmabuf or dma-heap in this kernel"
+else
+	for d in c2h h2c; do
+		run fdma_bench_dmabuf_$d$TAG $E/fdma bench "$URI" --mem dmabuf --dir $d --sizes 4K,64K \
+			--batch 8 --seconds 1 --json &&
+			json_ok fdma_bench_dmabuf_$d$TAG /tmp/fdma_bench_dmabuf_$d$TAG.json &&
+			check_dmabuf_rows fdma_bench_dmabuf_$d$TAG
+	done
+	run fdma_stream_dmabuf$TAG $E/fdma stream "$URI" --mem dmabuf --testgen --frame-size 4096 \
+		--fps 0 --frames 64 --buffers 8 --json &&
+		json_ok fdma_stream_dmabuf$TAG /tmp/fdma_stream_dmabuf$TAG.json &&
+		check_dmabuf_rows fdma_stream_dmabuf$TAG
 fi
 
 # Small frames (TCG) from the test generator, every frame checked. Under
