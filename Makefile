@@ -206,7 +206,9 @@ $(VL_DIR)/Vfdma_sim_top__ALL.a: $(RTL_V) $(RTL_VH)
 $(addprefix $(BUILD)/rtl/,verilated.o verilated_threads.o): $(BUILD)/rtl/%.o: $(VL_INC)/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(RTL_CXXFLAGS) -w -c $< -o $@
-$(BUILD)/rtl/harness.o: rtl/sim/harness.cpp rtl/sim/fdma_rtl.h $(VL_DIR)/Vfdma_sim_top__ALL.a
+# The model's headers too: the harness reads struct fdma_model_cfg.
+$(BUILD)/rtl/harness.o: rtl/sim/harness.cpp rtl/sim/fdma_rtl.h model/fdma_model.h model/fdma_link.h \
+		$(VL_DIR)/Vfdma_sim_top__ALL.a
 	$(CXX) $(RTL_CXXFLAGS) -I$(VL_DIR) -Imodel -Irtl/sim -c $< -o $@
 $(BUILD)/rtl/fdma_link.o: model/fdma_link.c model/fdma_link.h
 	@mkdir -p $(dir $@)

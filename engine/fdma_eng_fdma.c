@@ -34,6 +34,7 @@ static int fd_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 	caps->coalesce = !!(caps_reg & FDMA_CAPS_COALESCE);
 	caps->testgen = !!(caps_reg & FDMA_CAPS_TESTGEN);
 	caps->mem2mem = !!(caps_reg & FDMA_CAPS_MEM2MEM);
+	caps->stream_bytes = !!(caps_reg & FDMA_CAPS_STREAM_BYTES);
 	caps->max_desc_len = fdma_plat_rd32(p, FDMA_REG_MAX_DESC_LEN);
 	/* Keep split pieces aligned: round the advertised maximum down. */
 	caps->max_desc_len &= ~(caps->align - 1);

@@ -47,7 +47,7 @@ int fdma_ering_init(struct fdma_ering *r, struct fdma_plat *p,
 	r->plat = p;
 	r->ch = ch;
 	r->caps = caps->chan_caps[ch];
-	r->align = caps->align;
+	r->align = caps->stream_bytes && (r->caps & FDMA_CH_CAP_STREAM) ? 1 : caps->align;
 	r->max_desc_len = caps->max_desc_len;
 	r->card_size = caps->card_size;
 	r->desc = desc;

@@ -72,6 +72,7 @@ struct fdma_eng_caps {
 	bool coal_emulated;	/* count coalescing done by descriptor flags, not by the engine */
 	bool testgen;
 	bool mem2mem;		/* 1.2: a MEM2MEM channel exists */
+	bool stream_bytes;	/* 1.3: stream descriptors of any address and length */
 	bool poll_wb;		/* XDMA: completions from the poll-mode write-back */
 	bool overrun_flag;	/* stream C2H: the engine flags the first frame after drops */
 	u32 user_irqs;		/* the FPGA's own interrupt lines the engine forwards */
@@ -120,7 +121,7 @@ struct fdma_ering {
 	u32 ch;
 	u32 reg;		/* the channel's register block */
 	u32 caps;		/* FDMA_CH_CAP_* */
-	u32 align;
+	u32 align;		/* of this channel's addresses and lengths: 1 on a byte stream */
 	u32 max_desc_len;
 	u64 card_size;
 

@@ -29,7 +29,7 @@
 
 #define FDMA_ID_MAGIC		0x46444d41u	/* "FDMA" */
 #define FDMA_VERSION_MAJOR	1u
-#define FDMA_VERSION_MINOR	2u	/* 1.1: STATUS.BUSY; 1.2: MEM2MEM channels */
+#define FDMA_VERSION_MINOR	3u	/* 1.1: STATUS.BUSY; 1.2: MEM2MEM channels; 1.3: STREAM_BYTES */
 
 /* PCI identity of an FDMA engine (see docs/engine.md). */
 /*
@@ -57,6 +57,12 @@
 #define FDMA_CAPS_COALESCE	(1u << 16)	/* count + timer coalescing */
 #define FDMA_CAPS_TESTGEN	(1u << 17)	/* stream test generator/checker */
 #define FDMA_CAPS_MEM2MEM	(1u << 18)	/* 1.2: at least one memory-to-memory channel */
+/*
+ * 1.3: stream channels take descriptors of any address and any length
+ * (bytes); memory-mapped and MEM2MEM channels keep the alignment. A host
+ * that does not know the bit keeps to the alignment, which stays valid.
+ */
+#define FDMA_CAPS_STREAM_BYTES	(1u << 19)
 #define FDMA_CAPS_MAKE(nchan, align_log2) \
 	((u32)(nchan) | ((u32)(align_log2) << 8))
 

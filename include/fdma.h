@@ -107,6 +107,13 @@ const char *fdma_errmsg(const struct fdma_dev *dev);
 int fdma_get_info(struct fdma_dev *dev, struct fdma_info *info);
 /* First channel with this direction and kind (FDMA_KIND_MEM: any direction), or -ENOENT. */
 int fdma_find_chan(struct fdma_dev *dev, enum fdma_dir dir, enum fdma_kind kind);
+/*
+ * The alignment of channel ch's requests (buffer offsets and lengths), in
+ * bytes: fdma_info.align, or 1 on the stream channels of an engine that
+ * takes frames of any length from any address (FDMA engine 1.3
+ * STREAM_BYTES, on sim:; kdev: keeps user space to the DMA alignment).
+ */
+int fdma_chan_align(struct fdma_dev *dev, int ch);
 
 /* ---- buffers ---------------------------------------------------------- */
 

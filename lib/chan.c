@@ -264,6 +264,12 @@ int fdma_chan_testgen_counts(struct fdma_dev *dev, int ch, uint64_t *frames, uin
 	return 0;
 }
 
+int fdma_chan_align(struct fdma_dev *dev, int ch)
+{
+	CHECK_CHAN(dev, ch);
+	return (int)dev->chan_align[ch];
+}
+
 int fdma_chan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st)
 {
 	CHECK_CHAN(dev, ch);

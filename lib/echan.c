@@ -49,6 +49,7 @@ int fdma_echan_setup(struct fdma_dev *dev, int ch, u32 ring_size)
 	if (ret)
 		return fdma_err(dev, ret, "bad ring for channel %d", ch);
 	c->present = true;
+	dev->chan_align[ch] = c->ring.align;
 	c->mode = FDMA_WAIT_ADAPTIVE;
 	c->spin_us = 50;
 	c->irq_on = false;

@@ -123,6 +123,8 @@ struct fdma_dev {
 	bool link_known;	/* link describes the device's link: ceilings can be computed */
 	struct fdma_link_cfg link;
 	struct fdma_buf buf[FDMA_MAX_BUFS];
+	/* fdma_chan_align(): set by the backend as it opens each channel */
+	u32 chan_align[FDMA_MAX_CHAN];
 	/* sim: the engine core drives the device model in-process */
 	struct fdma_eng_caps caps;
 	struct fdma_plat plat;

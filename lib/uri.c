@@ -118,7 +118,7 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
 }
 
 #define KNOWN_OPTS \
-	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams memcpy mem ring maxdesc coal coal_us fault wb rtl"
+	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams loop bytes memcpy mem ring maxdesc coal coal_us fault wb rtl"
 
 /* The option's bit in the "seen" mask (its place in KNOWN_OPTS), or -1. */
 static int opt_index(const char *key)
@@ -243,8 +243,14 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 			ret = get_num(key, val, 1, 7, &v, why, whylen);
 			o->model.mm_pairs = (unsigned int)v;
 		} else if (!strcmp(key, "streams")) {
+			ret = get_num(key, val, 0, 4, &v, why, whylen);
+			o->model.streams = (unsigned int)v;
+		} else if (!strcmp(key, "loop")) {
 			ret = get_num(key, val, 0, 1, &v, why, whylen);
-			o->model.streams = v;
+			o->model.loop = v;
+		} else if (!strcmp(key, "bytes")) {
+			ret = get_num(key, val, 0, 1, &v, why, whylen);
+			o->model.stream_bytes = v;
 		} else if (!strcmp(key, "memcpy")) {
 			ret = get_num(key, val, 0, 4, &v, why, whylen);
 			o->model.memcpy_chans = (unsigned int)v;
@@ -286,6 +292,16 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		if (ret)
 			snprintf(why, whylen, "%s", lwhy);
 	}
+	if (!ret && o->model.loop && !o->model.streams) {
+		snprintf(why, whylen, "loop=1 joins stream pairs: it needs streams=1 or more");
+		ret = -EINVAL;
+	}
+	if (!ret && (o->eng == &fdma_eng_xdma || o->rtl) && (o->model.streams > 1 || o->model.loop)) {
+		snprintf(why, whylen, "%s has one stream pair and no loop: streams=%u%s",
+			 o->rtl ? "the RTL" : "the XDMA model", o->model.streams,
+			 o->model.loop ? ", loop=1" : "");
+		ret = -EINVAL;
+	}
 	if (!ret && o->eng == &fdma_eng_xdma &&
 	    (o->model.mm_pairs + (o->model.streams ? 1 : 0) > 4 || o->model.memcpy_chans)) {
 		snprintf(why, whylen,
@@ -294,11 +310,11 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 			 o->model.memcpy_chans ? " and memcpy channels" : "");
 		ret = -EINVAL;
 	}
-	if (!ret && o->model.mm_pairs * 2 + (o->model.streams ? 2 : 0) + o->model.memcpy_chans >
+	if (!ret && o->model.mm_pairs * 2 + o->model.streams * 2 + o->model.memcpy_chans >
 		    FDMA_MAX_CHAN) {
 		snprintf(why, whylen,
 			 "%u memory-mapped pairs, %u stream channels and %u memcpy channels are over the engine's %u channels",
-			 o->model.mm_pairs, o->model.streams ? 2 : 0, o->model.memcpy_chans,
+			 o->model.mm_pairs, o->model.streams * 2, o->model.memcpy_chans,
 			 FDMA_MAX_CHAN);
 		ret = -EINVAL;
 	}

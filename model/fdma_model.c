@@ -14,6 +14,7 @@
 #include "fdma_regs.h"
 #include "fdma_model.h"
 #include "fdma_mcommon.h"
+#include "fdma_wire.h"
 
 /* The test block names the fault kinds without the model's header. */
 _Static_assert(FDMA_MDBG_FAULT_DESC == FDMA_FAULT_DESC && FDMA_MDBG_FAULT_DATA == FDMA_FAULT_DATA &&
@@ -81,6 +82,12 @@ struct mchan {
 	/* H2C stream checker */
 	struct fdma_tchk chk;
 
+	/* loop: the wire this channel feeds (H2C) or drains (C2H), and the channel at its other end */
+	struct fdma_wire *wire;
+	unsigned int peer;
+	bool w_in_frame;		/* C2H: a frame from the wire is being delivered */
+	u32 w_len, w_off;
+
 	u32 tg_frames, tg_errors, overruns, irqs;
 };
 
@@ -97,6 +104,7 @@ struct fdma_model {
 	pthread_mutex_t mdbg_lock;
 	atomic_uint mdbg_seen;
 	struct fdma_link_clock clk[2];	/* [0] H2C (downstream), [1] C2H (upstream) */
+	struct fdma_wire wires[FDMA_MAX_CHANNELS / 2];
 	struct mchan chan[FDMA_MAX_CHANNELS];
 };
 
@@ -191,7 +199,8 @@ void fdma_model_cfg_defaults(struct fdma_model_cfg *c)
 	fdma_link_defaults(&c->link);
 	c->paced = true;
 	c->mm_pairs = 1;
-	c->streams = true;
+	c->streams = 1;
+	c->stream_bytes = true;
 	c->card_size = 1ull << 30;
 	c->max_desc_len = 16u << 20;
 	c->align_log2 = 6;
@@ -382,6 +391,14 @@ static void chan_reset(struct mchan *c)
 	c->gen.in_frame = false;
 	c->pending_overrun = false;
 	c->chk.in_frame = false;
+	/* The wire keeps whole frames; a frame half sent or half delivered is lost. */
+	if (c->wire && !is_c2h(c))
+		fdma_wire_abort(c->wire);
+	if (c->wire && is_c2h(c) && c->w_in_frame) {
+		fdma_wire_pop(c->wire);
+		fdma_model_kick(c->m, c->peer);
+	}
+	c->w_in_frame = false;
 	c->gen.seq = 0;
 	c->chk.seq = 0;
 	c->chk.frames = 0;
@@ -598,11 +615,13 @@ static u16 check_desc(struct mchan *c, const struct fdma_desc *d, void **host, v
 	}
 	u64 hbus = c2h ? d->dst : d->src;
 	u64 card = c2h ? d->src : d->dst;
+	/* 1.3 STREAM_BYTES: a stream descriptor is bytes at any address. */
+	u32 align_log2 = is_stream(c) && m->cfg.stream_bytes ? 0 : m->cfg.align_log2;
 
 	if (d->len == 0 || d->len > m->cfg.max_desc_len)
 		return FDMA_CPL_LEN_ERR;
-	if (!aligned(hbus, m->cfg.align_log2) || !aligned(d->len, m->cfg.align_log2) ||
-	    (!is_stream(c) && !aligned(card, m->cfg.align_log2)))
+	if (!aligned(hbus, align_log2) || !aligned(d->len, align_log2) ||
+	    (!is_stream(c) && !aligned(card, align_log2)))
 		return FDMA_CPL_ALIGN_ERR;
 	if (!is_stream(c) && (card > m->cfg.card_size || d->len > m->cfg.card_size - card))
 		return FDMA_CPL_RANGE_ERR;
@@ -621,6 +640,39 @@ static void checker_feed(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
 	c->tg_errors = c->chk.errors;
 	wr(c, FDMA_CH_TG_FRAMES, c->tg_frames);
 	wr(c, FDMA_CH_TG_ERRORS, c->tg_errors);
+}
+
+/* H2C into the wire; its room was made sure of before the fetch (wire_blocked()). */
+static void wire_send(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
+{
+	bool eof = ctrl & FDMA_DESC_EOF;
+
+	fdma_wire_put(c->wire, data, len, ctrl & FDMA_DESC_SOF, eof);
+	/* A whole frame is there for the other end: wake it. */
+	if (eof)
+		fdma_model_kick(c->m, c->peer);
+}
+
+/*
+ * H2C into the wire: whether the next descriptor must wait for room (the
+ * receiving end frees it and kicks us). A frame larger than the whole wire
+ * could never go: the channel halts with LEN_ERR.
+ */
+static bool wire_blocked(struct mchan *c)
+{
+	const struct fdma_desc *d = &c->ring[c->cidx & (c->size - 1)];
+	u32 len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
+	u32 ctrl = __atomic_load_n(&d->ctrl, __ATOMIC_RELAXED);
+	int room;
+
+	if (!c->ring || len == 0)
+		return false;	/* run_desc() reports it */
+	room = fdma_wire_room(c->wire, len, ctrl & FDMA_DESC_SOF, ctrl & FDMA_DESC_EOF);
+	if (room < 0) {
+		halt(c, d, FDMA_CPL_LEN_ERR);
+		return true;
+	}
+	return !room;
 }
 
 /*
@@ -672,6 +724,8 @@ static bool run_desc(struct mchan *c)
 	/* The host's rule keeps src and dst apart; memmove keeps the model defined anyway. */
 	if (is_m2m(c))
 		memmove(dst, host, d.len);
+	else if (is_stream(c) && c->wire)
+		wire_send(c, host, d.len, d.ctrl);
 	else if (is_stream(c))
 		checker_feed(c, host, d.len, d.ctrl);
 	else if (is_c2h(c))
@@ -808,6 +862,80 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 	return n;
 }
 
+/*
+ * C2H stream channel fed by the wire (loop). A frame with no buffer posted
+ * at its start is dropped with DROP, as a NIC drops a packet it has no
+ * buffer for (counted as an overrun, the next frame flagged), and waits
+ * otherwise, which holds the sending end back. Returns descriptors used,
+ * and frames dropped.
+ */
+static u32 run_wire_rx(struct mchan *c, u32 pidx)
+{
+	u32 n = 0;
+
+	while (!c->w_in_frame) {
+		u32 len = fdma_wire_peek(c->wire);
+
+		if (!len)
+			return n;
+		if (pidx == c->cidx) {
+			if (!(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_DROP))
+				return n;
+			fdma_wire_pop(c->wire);
+			fdma_model_kick(c->m, c->peer);
+			c->overruns++;
+			c->pending_overrun = true;
+			c->status |= FDMA_CH_ST_OVERRUN;
+			wr(c, FDMA_CH_OVERRUNS, c->overruns);
+			__atomic_store_n(&c->wb->overruns, c->overruns, __ATOMIC_RELEASE);
+			publish_status(c);
+			n++;
+			continue;
+		}
+		c->w_in_frame = true;
+		c->w_len = len;
+		c->w_off = 0;
+		if (c->avail_ns < now_ns())
+			c->avail_ns = now_ns();
+	}
+	while (c->w_in_frame && c->cidx != pidx && n < BUDGET && engine_enabled(c->m)) {
+		enum fdma_fault f;
+		struct fdma_desc d;
+		void *host = NULL, *unused;
+		u32 piece;
+		u16 flags = 0;
+
+		if (!fetch_desc(c, &d, &host, &unused, &f))
+			return n;
+		piece = c->w_len - c->w_off;
+		if (piece > d.len)
+			piece = d.len;
+		fdma_wire_read(c->wire, c->w_off, host, piece);
+		pace(c, piece);
+		if (f == FDMA_FAULT_DATA) {
+			halt(c, &d, FDMA_CPL_DATA_ERR);
+			return n;
+		}
+		if (c->w_off == 0) {
+			flags |= FDMA_CPL_F_SOF;
+			if (c->pending_overrun)
+				flags |= FDMA_CPL_F_OVERRUN;
+			c->pending_overrun = false;
+		}
+		c->w_off += piece;
+		if (c->w_off == c->w_len) {
+			flags |= FDMA_CPL_F_EOF;
+			c->w_in_frame = false;
+			fdma_wire_pop(c->wire);
+			fdma_model_kick(c->m, c->peer);
+		}
+		write_cpl(c, &d, piece, FDMA_CPL_OK, flags);
+		coalesce(c, d.ctrl & FDMA_DESC_IRQ);
+		n++;
+	}
+	return n;
+}
+
 /* Work through posted descriptors. Returns how many were handled. */
 static u32 process(struct mchan *c, u64 *deadline)
 {
@@ -826,11 +954,11 @@ static u32 process(struct mchan *c, u64 *deadline)
 	if (c->was_empty && pidx != c->cidx)
 		c->avail_ns = now_ns();
 	if (is_stream(c) && is_c2h(c)) {
-		n = run_generator(c, pidx, deadline);
+		n = c->wire ? run_wire_rx(c, pidx) : run_generator(c, pidx, deadline);
 	} else {
-		/* A disabled engine stops at the next descriptor. */
+		/* A disabled engine stops at the next descriptor; a full wire, until it drains. */
 		while (c->cidx != pidx && n < BUDGET && engine_enabled(c->m) &&
-		       run_desc(c))
+		       !(c->wire && wire_blocked(c)) && run_desc(c))
 			n++;
 	}
 	c->was_empty = rd(c, FDMA_CH_PIDX) == c->cidx;
@@ -963,8 +1091,9 @@ static void init_regs(struct fdma_model *m)
 	gwr(m, FDMA_REG_ID, FDMA_ID_MAGIC);
 	gwr(m, FDMA_REG_VERSION, FDMA_VERSION_MAJOR << 16 | FDMA_VERSION_MINOR);
 	gwr(m, FDMA_REG_CAPS, FDMA_CAPS_MAKE(m->nchan, cfg->align_log2) |
-			      FDMA_CAPS_COALESCE | (cfg->streams ? FDMA_CAPS_TESTGEN : 0) |
-			      (cfg->memcpy_chans ? FDMA_CAPS_MEM2MEM : 0));
+			      FDMA_CAPS_COALESCE | (cfg->streams && !cfg->loop ? FDMA_CAPS_TESTGEN : 0) |
+			      (cfg->memcpy_chans ? FDMA_CAPS_MEM2MEM : 0) |
+			      (cfg->streams && cfg->stream_bytes ? FDMA_CAPS_STREAM_BYTES : 0));
 	gwr(m, FDMA_REG_MAX_DESC_LEN, cfg->max_desc_len);
 	gwr(m, FDMA_REG_CARD_SIZE_LO, (u32)cfg->card_size);
 	gwr(m, FDMA_REG_CARD_SIZE_HI, (u32)(cfg->card_size >> 32));
@@ -985,12 +1114,13 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 {
 	struct fdma_model *m;
 	pthread_condattr_t ca;
-	unsigned int n_mm_st = cfg->mm_pairs * 2 + (cfg->streams ? 2 : 0);
+	unsigned int n_mm_st = cfg->mm_pairs * 2 + cfg->streams * 2;
 	unsigned int n = n_mm_st + cfg->memcpy_chans, i;
 	int ret = 0;
 
 	*mp = NULL;
-	if (n == 0 || n > FDMA_MAX_CHANNELS || cfg->align_log2 > 12 ||
+	if (n == 0 || n > FDMA_MAX_CHANNELS || cfg->streams > FDMA_MAX_CHANNELS / 2 ||
+	    cfg->align_log2 > 12 ||
 	    !cfg->max_desc_len || cfg->ring_max < 2 || (cfg->ring_max & (cfg->ring_max - 1)))
 		return -EINVAL;
 	/* The channels are cache-line aligned: so must the whole be. */
@@ -1026,8 +1156,8 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 		else if (i >= n_mm_st)
 			c->caps = FDMA_CH_CAP_MEM2MEM;
 		else
-			c->caps = FDMA_CH_CAP_STREAM | FDMA_CH_CAP_TESTGEN |
-				  (i == cfg->mm_pairs * 2 ? FDMA_CH_CAP_C2H : 0);
+			c->caps = FDMA_CH_CAP_STREAM | (cfg->loop ? 0 : FDMA_CH_CAP_TESTGEN) |
+				  ((i - cfg->mm_pairs * 2) % 2 ? 0 : FDMA_CH_CAP_C2H);
 		c->status = FDMA_CH_ST_IDLE;
 		pthread_mutex_init(&c->lock, NULL);
 		/* Deadlines are CLOCK_MONOTONIC, like every other time here. */
@@ -1036,8 +1166,19 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 		pthread_cond_init(&c->cond, &ca);
 		pthread_condattr_destroy(&ca);
 	}
+	/* Pair k is channels s0 + 2k (C2H) and s0 + 2k + 1 (H2C); wire k carries pair k's H2C. */
+	for (i = 0; cfg->loop && i < cfg->streams && !ret; i++) {
+		unsigned int s0 = cfg->mm_pairs * 2, to = (i ^ 1) < cfg->streams ? i ^ 1 : i;
+
+		/* 4 MiB: a few hundred jumbo frames, or one large one, in flight. */
+		ret = fdma_wire_init(&m->wires[i], 4u << 20, 1024);
+		m->chan[s0 + 2 * i + 1].wire = &m->wires[i];
+		m->chan[s0 + 2 * i + 1].peer = s0 + 2 * to;
+		m->chan[s0 + 2 * to].wire = &m->wires[i];
+		m->chan[s0 + 2 * to].peer = s0 + 2 * i + 1;
+	}
 	init_regs(m);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !ret; i++) {
 		struct mchan *c = &m->chan[i];
 
 		ret = -pthread_create(&c->thread, NULL, chan_main, c);
@@ -1073,6 +1214,8 @@ void fdma_model_destroy(struct fdma_model *m)
 		pthread_cond_destroy(&m->chan[i].cond);
 		fdma_tgen_free(&m->chan[i].gen);
 	}
+	for (i = 0; i < FDMA_MAX_CHANNELS / 2; i++)
+		fdma_wire_free(&m->wires[i]);
 	for (i = 0; i < 2; i++)
 		pthread_mutex_destroy(&m->clk[i].lock);
 	pthread_mutex_destroy(&m->mdbg_lock);

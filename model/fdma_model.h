@@ -45,7 +45,14 @@ struct fdma_model_cfg {
 	struct fdma_link_cfg link;
 	bool paced;		/* hold transfers for the link's time */
 	unsigned int mm_pairs;	/* H2C + C2H memory-mapped channel pairs */
-	bool streams;		/* plus one C2H and one H2C stream channel */
+	unsigned int streams;	/* plus this many stream pairs: a C2H and an H2C channel each */
+	bool stream_bytes;	/* 1.3: stream descriptors of any address and length */
+	/*
+	 * Stream pair k's H2C frames arrive on pair k ^ 1's C2H channel (pair
+	 * k's own where k ^ 1 has none), as two ports joined by a cable; such
+	 * channels have no test generator or checker.
+	 */
+	bool loop;
 	unsigned int memcpy_chans;	/* plus this many MEM2MEM channels (engine 1.2) */
 	uint64_t card_size;	/* card memory, bytes (sparse) */
 	uint32_t max_desc_len;

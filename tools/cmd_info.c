@@ -115,10 +115,11 @@ int fdma_cmd_info(int argc, char **argv)
 			printf("\"write_mbps\":null,\"read_mbps\":null,");
 		printf("\"channel_list\":[");
 		for (uint32_t i = 0; i < in.nchan; i++) {
-			printf("%s{\"index\":%u,\"dir\":\"%s\",\"kind\":\"%s\",\"ring\":%u,\"testgen\":%s,\"source\":",
+			printf("%s{\"index\":%u,\"dir\":\"%s\",\"kind\":\"%s\",\"ring\":%u,\"testgen\":%s,"
+			       "\"align\":%d,\"source\":",
 			       i ? "," : "", i, in.chan[i].dir == FDMA_C2H ? "c2h" : "h2c",
 			       kind_name(in.chan[i].kind, true), in.chan[i].ring_size,
-			       in.chan[i].testgen ? "true" : "false");
+			       in.chan[i].testgen ? "true" : "false", fdma_chan_align(dev, (int)i));
 			tool_json_str(stdout, source[i]);
 			printf("}");
 		}
@@ -155,7 +156,7 @@ int fdma_cmd_info(int argc, char **argv)
 			break;
 		}
 		for (uint32_t i = 0; i < in.nchan; i++)
-			printf("channel %-2u %s%s, ring %u%s%s%s\n", i,
+			printf("channel %-2u %s%s, ring %u%s%s%s%s\n", i,
 			       /* A copy has no direction across the link: it crosses both ways. */
 			       in.chan[i].kind == FDMA_KIND_MEM ? "" :
 			       in.chan[i].dir == FDMA_C2H ? "C2H " : "H2C ",
@@ -163,6 +164,8 @@ int fdma_cmd_info(int argc, char **argv)
 			       in.chan[i].ring_size,
 			       in.chan[i].testgen ? (in.chan[i].dir == FDMA_C2H ? ", test generator"
 									  : ", test checker") : "",
+			       /* Frames of any length from any address (engine 1.3). */
+			       fdma_chan_align(dev, (int)i) == 1 && in.align > 1 ? ", any length" : "",
 			       source[i][0] ? ", " : "", source[i]);
 	}
 	fdma_close(dev);

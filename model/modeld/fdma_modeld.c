@@ -242,7 +242,7 @@ static int parse_args(struct modeld *d, int argc, char **argv)
 	}
 	free(opts);
 	{
-		unsigned int nchan = d->so.model.mm_pairs * 2 + (d->so.model.streams ? 2 : 0);
+		unsigned int nchan = d->so.model.mm_pairs * 2 + d->so.model.streams * 2;
 
 		if (nchan > d->nvec) {
 			msg("the options give %u channels but only %u vectors: vector v kicks and "

@@ -9,15 +9,15 @@
 
 . tests/cli/lib.sh
 
-# The engine's ID ("FDMA") and VERSION (1.2) read back as the spec says.
+# The engine's ID ("FDMA") and VERSION (1.3) read back as the spec says.
 fdma reg sim: 0 --json
 json "fdma reg sim: 0 reads the engine's ID" \
 	'len(L) == 1 and L[0]["bar"] == 0 and L[0]["offset"] == 0 and L[0]["value"] == 0x46444d41 and L[0]["written"] is False'
 fdma reg sim: bar0:0x4
-if [ "$rc" -eq 0 ] && grep -q '^BAR0 0x0004 = 0x00010002 (65538)$' "$T/out"; then
-	ok "fdma reg sim: bar0:0x4 prints VERSION 1.2 in hex and decimal"
+if [ "$rc" -eq 0 ] && grep -q '^BAR0 0x0004 = 0x00010003 (65539)$' "$T/out"; then
+	ok "fdma reg sim: bar0:0x4 prints VERSION 1.3 in hex and decimal"
 else
-	bad "fdma reg sim: bar0:0x4 prints VERSION 1.2 in hex and decimal" "exit $rc: $(head -n 1 "$T/out")"
+	bad "fdma reg sim: bar0:0x4 prints VERSION 1.3 in hex and decimal" "exit $rc: $(head -n 1 "$T/out")"
 fi
 
 # Writes: the engine's registers need --force; with it the write lands.
@@ -57,9 +57,16 @@ json "fdma info --json lists the channels (dir, kind, ring, testgen)" \
 fdma info sim:channels=2,streams=0,ring=64 --json
 json "fdma info --json: 2 channel pairs without streams, ring 64" \
 	'len(L[0]["channel_list"]) == 4 and all(c["kind"] == "mm" and c["ring"] == 64 for c in L[0]["channel_list"])'
+fdma info sim:streams=2,loop=1 --json
+json "fdma info --json: two joined stream pairs, byte streams (align 1), no generator" \
+	'[(c["dir"], c["kind"], c["testgen"], c["align"]) for c in L[0]["channel_list"]] == [("h2c", "mm", False, 64), ("c2h", "mm", False, 64), ("c2h", "stream", False, 1), ("h2c", "stream", False, 1), ("c2h", "stream", False, 1), ("h2c", "stream", False, 1)]'
+fdma info sim:bytes=0 --json
+json "fdma info --json: bytes=0, an engine before 1.3: streams keep the alignment" \
+	'[c["align"] for c in L[0]["channel_list"]] == [64, 64, 64, 64]'
+expect_fail "sim:loop=1 without stream pairs names what it needs" "needs streams" info sim:loop=1,streams=0
 fdma info sim:memcpy=2 --json
 json "fdma info --json: memcpy=2 adds two memory-to-memory channels after the others" \
-	'[c["kind"] for c in L[0]["channel_list"]] == ["mm", "mm", "stream", "stream", "mem", "mem"] and L[0]["version"] == "1.2"'
+	'[c["kind"] for c in L[0]["channel_list"]] == ["mm", "mm", "stream", "stream", "mem", "mem"] and L[0]["version"] == "1.3"'
 fdma info sim:memcpy=1
 if [ "$rc" -eq 0 ] && grep -q '^channel 4  memory-to-memory, ring 1024$' "$T/out" &&
 	grep -q 'MB/s copies (memory to memory)$' "$T/out"; then
