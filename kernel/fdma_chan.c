@@ -456,7 +456,8 @@ static u32 chan_reap(struct fdma_chan *c, bool recover)
 	u32 n, i, total = 0;
 
 	lockdep_assert_held(&c->lock);
-	if (!c->up)
+	/* Not a network interface's ring: only its NAPI may reap it. */
+	if (!c->up || c->net)
 		return 0;
 	while ((n = c->ops->reap(c, e, ARRAY_SIZE(e)))) {
 		for (i = 0; i < n; i++)
@@ -497,6 +498,11 @@ EXPORT_SYMBOL_NS_GPL(fdma_chan_irq, FDMA);
 
 void fdma_chan_intr(struct fdma_chan *c)
 {
+	/* A network interface's ring: its NAPI reaps (fdma_net.c). */
+	if (READ_ONCE(c->net)) {
+		fdma_net_kick(c);
+		return;
+	}
 	mutex_lock(&c->lock);
 	if (c->ops->irq_ack && c->up)
 		c->ops->irq_ack(c);

@@ -53,4 +53,11 @@ static inline void fdma_vm_flags_set(struct vm_area_struct *vma,
 	static int name(struct platform_device *pdev) { fn(pdev); return 0; }
 #endif
 
+/* 6.6 split page_pool's header; the calls used here are the same in both. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#include <net/page_pool/helpers.h>
+#else
+#include <net/page_pool.h>
+#endif
+
 #endif /* FDMA_COMPAT_H */

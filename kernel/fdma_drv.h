@@ -128,6 +128,7 @@ extern unsigned int fdma_param_max_bufs;
 extern unsigned int fdma_param_edu_dma_bits;
 extern enum fdma_irq_mode fdma_param_irq_mode;
 extern bool fdma_param_dmaengine;
+extern bool fdma_param_net;
 
 /* User pages pinned by registrations, all devices (debugfs pinned_pages). */
 extern atomic64_t fdma_pinned_total;
@@ -433,6 +434,13 @@ struct fdma_chan {
 	 */
 	struct fdma_dmae_chan *dmae;
 	bool dmae_owned;
+	/*
+	 * The network interface that holds the channel (net=1, with
+	 * dmae_owned set too): its ring is the interface's alone, driven
+	 * without lock, its interrupt schedules the interface's NAPI
+	 * (fdma_net.c). Set and cleared under lock.
+	 */
+	struct fdma_net *net;
 
 	struct fdma_chan_stats st;
 };
@@ -449,6 +457,7 @@ struct fdma_vec {
 struct fdma_sysfs;
 struct fdma_dmae;
 struct fdma_dmae_chan;
+struct fdma_net;
 
 struct fdma_dev {
 	struct device dev;	/* /sys/class/fdma/fdmaN; release frees this */
@@ -504,6 +513,7 @@ struct fdma_dev {
 
 	struct fdma_sysfs *sysfs;
 	struct fdma_dmae *dmae[2];	/* dmaengine providers: memcpy, slave */
+	struct fdma_net *net[FDMA_MAX_CHANNELS / 2];	/* network interfaces (net=1) */
 
 	struct mutex files_lock;	/* files */
 	struct list_head files;		/* open files, woken and revoked on remove */
@@ -539,6 +549,16 @@ void fdma_dev_put(struct fdma_dev *fdev);
 
 /* fdma_ring.c */
 extern const struct fdma_ring_ops fdma_ring_engine_ops;
+
+/*
+ * fdma_net.c: network interfaces over stream pairs (net=1). register and
+ * unregister: at probe and first thing at remove; irq: a hard interrupt
+ * of a channel an interface holds; kick: the same from process context.
+ */
+int fdma_net_register(struct fdma_dev *fdev);
+void fdma_net_unregister(struct fdma_dev *fdev);
+void fdma_net_irq(struct fdma_chan *c);
+void fdma_net_kick(struct fdma_chan *c);
 
 /* fdma_irq.c */
 int fdma_irq_setup(struct fdma_dev *fdev);

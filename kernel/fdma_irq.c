@@ -56,9 +56,20 @@ static void fdma_irq_count(struct fdma_dev *fdev, u32 mask)
 static irqreturn_t fdma_irq_msi(int irq, void *data)
 {
 	struct fdma_vec *v = data;
+	u32 mask = v->chan_mask, thread = 0;
 
-	fdma_irq_count(v->fdev, v->chan_mask);
-	return IRQ_WAKE_THREAD;
+	fdma_irq_count(v->fdev, mask);
+	/* A network interface's channel is polled by its NAPI: scheduled from here. */
+	while (mask) {
+		struct fdma_chan *c = &v->fdev->chan[__ffs(mask)];
+
+		if (READ_ONCE(c->net))
+			fdma_net_irq(c);
+		else
+			thread |= mask & -mask;
+		mask &= mask - 1;
+	}
+	return thread ? IRQ_WAKE_THREAD : IRQ_HANDLED;
 }
 
 /* The thread: acknowledge and reap every channel of the vector. */

@@ -17,6 +17,11 @@ module_param_named(ivshmem, fdma_param_ivshmem, bool, 0444);
 MODULE_PARM_DESC(ivshmem,
 		 "Bind QEMU ivshmem-doorbell (1af4:1110) devices holding an FDMA register file in BAR2 (VM harness; default 0)");
 
+bool fdma_param_net;
+module_param_named(net, fdma_param_net, bool, 0444);
+MODULE_PARM_DESC(net,
+		 "Make every stream channel pair of an FDMA engine with byte streams (1.3) a network interface fdmaNnK; the character device cannot use those channels (default 0)");
+
 bool fdma_param_dmaengine;
 module_param_named(dmaengine, fdma_param_dmaengine, bool, 0444);
 MODULE_PARM_DESC(dmaengine,

@@ -296,7 +296,9 @@ int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = fdma_dev_publish(fdev, THIS_MODULE);
 	if (ret)
 		goto err_drvdata;
-	/* Optional: the character device works without it. */
+	/* Optional, both: the character device works without them. */
+	if (fdma_param_net)
+		fdma_net_register(fdev);
 	if (fdma_param_dmaengine) {
 		ret = fdma_dmae_register(fdev);
 		if (ret)
@@ -341,6 +343,8 @@ void fdma_pci_remove(struct pci_dev *pdev)
 		return;
 	}
 
+	/* The interfaces stop first, with traffic flowing and the engine still there. */
+	fdma_net_unregister(fdev);
 	/* Dead first: the provider's descriptors fail from here on. */
 	WRITE_ONCE(fdev->dead, true);
 	/* No new dmaengine clients; those holding a channel keep its memory. */

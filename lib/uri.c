@@ -118,7 +118,7 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
 }
 
 #define KNOWN_OPTS \
-	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams loop bytes memcpy mem ring maxdesc coal coal_us fault wb rtl"
+	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams loop wire bytes memcpy mem ring maxdesc coal coal_us fault wb rtl"
 
 /* The option's bit in the "seen" mask (its place in KNOWN_OPTS), or -1. */
 static int opt_index(const char *key)
@@ -248,6 +248,9 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		} else if (!strcmp(key, "loop")) {
 			ret = get_num(key, val, 0, 1, &v, why, whylen);
 			o->model.loop = v;
+		} else if (!strcmp(key, "wire")) {
+			ret = get_num(key, val, 1, 400000, &v, why, whylen);
+			o->model.wire_mbps = (unsigned int)v;
 		} else if (!strcmp(key, "bytes")) {
 			ret = get_num(key, val, 0, 1, &v, why, whylen);
 			o->model.stream_bytes = v;
@@ -291,6 +294,11 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		ret = fdma_link_validate(&o->model.link, lwhy, sizeof(lwhy));
 		if (ret)
 			snprintf(why, whylen, "%s", lwhy);
+	}
+	if (!ret && o->model.wire_mbps && !o->model.loop) {
+		snprintf(why, whylen, "wire=%u is the rate of the loop=1 wire: it needs loop=1",
+			 o->model.wire_mbps);
+		ret = -EINVAL;
 	}
 	if (!ret && o->model.loop && !o->model.streams) {
 		snprintf(why, whylen, "loop=1 joins stream pairs: it needs streams=1 or more");

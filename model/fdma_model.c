@@ -87,6 +87,9 @@ struct mchan {
 	unsigned int peer;
 	bool w_in_frame;		/* C2H: a frame from the wire is being delivered */
 	u32 w_len, w_off;
+	u64 w_next_ns;			/* wire_mbps: when the next frame may come off the wire */
+	/* running, for the channel at the wire's other end to see (it is not ours) */
+	atomic_bool up;
 
 	u32 tg_frames, tg_errors, overruns, irqs;
 };
@@ -381,6 +384,7 @@ static void pace(struct mchan *c, u32 len)
 static void chan_reset(struct mchan *c)
 {
 	c->running = false;
+	atomic_store_explicit(&c->up, false, memory_order_relaxed);
 	c->halted = false;
 	c->stuck = false;
 	c->stopped = false;
@@ -438,6 +442,7 @@ static void latch_ring(struct mchan *c)
 	u32 size = rd(c, FDMA_CH_RING_SIZE);
 
 	c->running = true;
+	atomic_store_explicit(&c->up, true, memory_order_relaxed);
 	c->was_empty = true;
 	if (!size || (size & (size - 1)) || size > m->cfg.ring_max ||
 	    (ring & 31) || (cpl & 15) || (wb & 63)) {
@@ -536,6 +541,7 @@ static void service_control(struct mchan *c)
 		latch_ring(c);
 	else if (!(ctrl & FDMA_CH_CTRL_RUN) && c->running) {
 		c->running = false;
+		atomic_store_explicit(&c->up, false, memory_order_relaxed);
 		c->status &= ~FDMA_CH_ST_RUNNING;
 		publish_status(c);
 	}
@@ -643,10 +649,24 @@ static void checker_feed(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
 }
 
 /* H2C into the wire; its room was made sure of before the fetch (wire_blocked()). */
+/*
+ * Whether the receiving end runs. A port whose other end is down loses
+ * what it sends, as over a cable: held back by a stopped receiver, the
+ * sender would stall for good.
+ */
+static bool wire_peer_up(const struct mchan *c)
+{
+	return atomic_load_explicit(&c->m->chan[c->peer].up, memory_order_relaxed);
+}
+
 static void wire_send(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
 {
 	bool eof = ctrl & FDMA_DESC_EOF;
 
+	if (!wire_peer_up(c)) {
+		fdma_wire_abort(c->wire);
+		return;
+	}
 	fdma_wire_put(c->wire, data, len, ctrl & FDMA_DESC_SOF, eof);
 	/* A whole frame is there for the other end: wake it. */
 	if (eof)
@@ -660,13 +680,17 @@ static void wire_send(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
  */
 static bool wire_blocked(struct mchan *c)
 {
-	const struct fdma_desc *d = &c->ring[c->cidx & (c->size - 1)];
-	u32 len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
-	u32 ctrl = __atomic_load_n(&d->ctrl, __ATOMIC_RELAXED);
+	const struct fdma_desc *d;
+	u32 len, ctrl;
 	int room;
 
-	if (!c->ring || len == 0)
-		return false;	/* run_desc() reports it */
+	if (!c->ring || !wire_peer_up(c))
+		return false;	/* run_desc() reports a bad ring; a down peer takes all */
+	d = &c->ring[c->cidx & (c->size - 1)];
+	len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
+	ctrl = __atomic_load_n(&d->ctrl, __ATOMIC_RELAXED);
+	if (len == 0)
+		return false;
 	room = fdma_wire_room(c->wire, len, ctrl & FDMA_DESC_SOF, ctrl & FDMA_DESC_EOF);
 	if (room < 0) {
 		halt(c, d, FDMA_CPL_LEN_ERR);
@@ -869,15 +893,28 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
  * otherwise, which holds the sending end back. Returns descriptors used,
  * and frames dropped.
  */
-static u32 run_wire_rx(struct mchan *c, u32 pidx)
+static u32 run_wire_rx(struct mchan *c, u32 pidx, u64 *deadline)
 {
+	u32 rate = c->m->cfg.wire_mbps;
 	u32 n = 0;
 
 	while (!c->w_in_frame) {
 		u32 len = fdma_wire_peek(c->wire);
+		u64 now;
 
 		if (!len)
 			return n;
+		/* A rated wire carries one frame after another, each for its time (paced or not). */
+		if (rate) {
+			now = now_ns();
+			if (now < c->w_next_ns) {
+				*deadline = c->w_next_ns;
+				return n;
+			}
+			/* Back to back after a late wake-up (under 1 ms): the rate holds on average. */
+			c->w_next_ns = (c->w_next_ns + 1000000 > now ? c->w_next_ns : now) +
+				       (u64)((len < 60 ? 60 : len) + 24) * 8000 / rate;
+		}
 		if (pidx == c->cidx) {
 			if (!(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_DROP))
 				return n;
@@ -954,7 +991,7 @@ static u32 process(struct mchan *c, u64 *deadline)
 	if (c->was_empty && pidx != c->cidx)
 		c->avail_ns = now_ns();
 	if (is_stream(c) && is_c2h(c)) {
-		n = c->wire ? run_wire_rx(c, pidx) : run_generator(c, pidx, deadline);
+		n = c->wire ? run_wire_rx(c, pidx, deadline) : run_generator(c, pidx, deadline);
 	} else {
 		/* A disabled engine stops at the next descriptor; a full wire, until it drains. */
 		while (c->cidx != pidx && n < BUDGET && engine_enabled(c->m) &&

@@ -53,6 +53,12 @@ struct fdma_model_cfg {
 	 * channels have no test generator or checker.
 	 */
 	bool loop;
+	/*
+	 * loop: the wire's own rate, Mbit/s (0: none, only the PCIe link's).
+	 * A frame of len bytes takes max(len, 60) + 24 bytes of it (FCS,
+	 * preamble and gap), as on Ethernet, paced link or not.
+	 */
+	unsigned int wire_mbps;
 	unsigned int memcpy_chans;	/* plus this many MEM2MEM channels (engine 1.2) */
 	uint64_t card_size;	/* card memory, bytes (sparse) */
 	uint32_t max_desc_len;

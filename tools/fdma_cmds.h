@@ -14,6 +14,8 @@ int fdma_cmd_model(int argc, char **argv);
 int fdma_cmd_info(int argc, char **argv);
 int fdma_cmd_bench(int argc, char **argv);
 int fdma_cmd_stream(int argc, char **argv);
+/* fdma loop: frames out of an H2C stream channel and back in on a C2H one */
+int fdma_cmd_loop(int argc, char **argv);
 /* fdma play: frames from a file to an H2C stream channel (also stream --dir h2c) */
 int fdma_cmd_play(int argc, char **argv);
 /* fdma dump / load: card memory to a file and back */

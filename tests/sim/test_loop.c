@@ -297,6 +297,57 @@ static void test_reset_midframe(void **state)
 	fdma_close(dev);
 }
 
+/*
+ * wire=100: a 100 Mbit/s wire carries 300 frames of 1000 bytes (1024 with
+ * Ethernet's overhead) in no less than 24.6 ms, every byte intact. A
+ * lower bound only: a slow machine may take longer.
+ */
+static void test_wire_rate(void **state)
+{
+	const uint32_t len = 1000, n = 300;
+	struct fdma_dev *dev = sim_open("sim:loop=1,wire=100");
+	struct fdma_stream *s = NULL;
+	struct fdma_cpl c[16];
+	int rx, tx, buf;
+	int64_t t0, us;
+	uint32_t sent = 0, got = 0, reaped = 0;
+
+	(void)state;
+	find_pair(dev, 0, &rx, &tx);
+	buf = sim_buf(dev, len, 0);
+	pattern_fill(fdma_buf_addr(dev, buf), len, 13);
+	assert_fdma_ok(dev, fdma_stream_open(dev, rx, 64, 4096, &s));
+	t0 = sim_now_us();
+	while (got < n) {
+		struct fdma_frame f;
+
+		/* Keep 16 frames queued; take what arrived. */
+		while (sent < n && sent - reaped < 16)
+			queue_frame(dev, tx, buf, 0, len, 1, sent++);
+		if (fdma_inflight(dev, tx) > 0) {
+			int k = fdma_reap(dev, tx, c, 16, 0, 0);
+
+			assert_true(k >= 0);
+			for (int i = 0; i < k; i++)
+				assert_int_equal(c[i].res, 0);
+			reaped += (uint32_t)k;
+		}
+		if (fdma_stream_get(s, &f, 1000) == 0) {
+			assert_int_equal(f.len, len);
+			assert_pattern(f.data, len, 13);
+			assert_fdma_ok(dev, fdma_stream_release(s, &f));
+			got++;
+		}
+		assert_true(sim_now_us() - t0 < 30 * SIM_TIMEOUT_US);
+	}
+	us = sim_now_us() - t0;
+	print_message("300 frames of 1000 bytes over a 100 Mbit/s wire: %.1f ms (%.1f Mbit/s of frames)\n",
+		      us / 1e3, n * len * 8.0 / us);
+	assert_true(us >= (int64_t)(n * (len + 24) * 8 / 100 * 95 / 100));
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
 /* bytes=0, an engine before 1.3: stream requests keep the alignment. */
 static void test_aligned_engine(void **state)
 {
@@ -334,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_frame_too_big),
 		cmocka_unit_test(test_reset_midframe),
 		cmocka_unit_test(test_aligned_engine),
+		cmocka_unit_test(test_wire_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

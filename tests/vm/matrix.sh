@@ -36,6 +36,10 @@ MATRIX=(
 	"--arch arm64 --kernel 6.1 --noncoherent --no-asan"
 	"--arch arm64 --kernel 6.12 --noncoherent --no-asan"
 	"--arch x86_64 --kernel 6.12 --opts fault=stuck@3 --no-asan"	# a stuck channel recovered
+	# The network interfaces over joined stream pairs, with traffic (docs/net.md):
+	# on 6.12 over the paced gen2 x1 link, on 6.1 over a 100 Mbit/s wire too.
+	"--arch x86_64 --kernel 6.12 --opts loop=1,streams=2,paced=1 --append fdmavm_only=net --no-asan"
+	"--arch x86_64 --kernel 6.1 --opts loop=1,streams=2,paced=1,wire=100 --append fdmavm_only=net --no-asan"
 	"tests/vm/versal/run.sh"	# xlnx-versal-virt, 6.1 and 6.12: zynqmp_dma, dmatest, the DT binding
 	"tests/vm/proxy/run.sh --engine xdma"	# fdma.ko on the XDMA model behind x-pci-proxy-dev, 6.1 and 6.12
 	"tests/vm/proxy/run.sh --engine fdma --kernel 6.12"	# the FDMA engine's own register path, no ivshmem doorbell

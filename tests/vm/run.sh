@@ -393,6 +393,16 @@ if [ "$ARCH" = arm64 ]; then
 else
 	e2e_copy build e2e
 fi
+# Debian's iperf3 and ethtool for the network interface's tests (net.sh),
+# with their libraries: x86_64 guests only (the arm64 sysroot has neither).
+if [ "$ARCH" = x86_64 ]; then
+	for b in iperf3 ethtool; do
+		p=$(command -v "$b") || { echo "note: no $b here (apt-get install $b): net.sh runs without it"; continue; }
+		mkdir -p "$GBIN/libs/usr/bin"
+		cp -L "$p" "$GBIN/libs/usr/bin/"
+		copy_libs_host "$p"
+	done
+fi
 # The same built with AddressSanitizer and UBSan (as make test-asan builds
 # them): the kdev: backend's memory handling checked where it runs.
 if [ $ASAN = 0 ]; then
@@ -529,7 +539,7 @@ run_kernel() { # VERSION
 		# Modules ours depend on, so "modprobe fdma" works in the guest,
 		# and vgem: test_dmabuf's exporter where there is no udmabuf (6.1).
 		local todo deps d f
-		todo="vgem $(for ko in "${mods[@]}"; do modinfo -F depends "$ko"; done | tr ',' ' ')"
+		todo="vgem pktgen $(for ko in "${mods[@]}"; do modinfo -F depends "$ko"; done | tr ',' ' ')"
 		while [ -n "${todo// /}" ]; do
 			deps=$todo; todo=""
 			for d in $deps; do

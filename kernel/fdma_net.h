@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * fdma.ko: a network interface over a stream channel pair (net=1). The
+ * H2C stream channel sends frames, the C2H stream channel receives them,
+ * one frame per descriptor chain, on an FDMA engine with byte streams
+ * (engine 1.3, docs/engine.md section 8): a packet goes from where the
+ * stack put it, head and page fragments, with no copy and no padding.
+ *
+ * One object per file, as NIC drivers do: the interface and its life
+ * (fdma_net.c), transmit (fdma_net_tx.c), receive (fdma_net_rx.c),
+ * ethtool (fdma_net_ethtool.c). Both rings are driven through the engine
+ * core (fdma_ering_*) without the channel layer's mutex: the channels are
+ * claimed for the interface's lifetime, the transmit ring is touched only
+ * under the queue's xmit lock (transmit, and completion in NAPI), the
+ * receive ring only by NAPI (and by open and stop, with NAPI off).
+ */
+#ifndef FDMA_NET_H
+#define FDMA_NET_H
+
+#include <linux/netdevice.h>
+#include <linux/u64_stats_sync.h>
+
+#include "fdma_drv.h"
+
+struct page_pool;
+
+/* Counters of one ring, written in one context (see above), read anywhere. */
+struct fdma_net_stats {
+	u64_stats_t packets;
+	u64_stats_t bytes;
+	u64_stats_t doorbells;
+	u64_stats_t errors;	/* completions with an error status */
+	u64_stats_t ring_full;	/* transmit: queue stopped for want of descriptors */
+	u64_stats_t dropped;	/* receive: no page, or a frame too long or short */
+	struct u64_stats_sync syncp;
+};
+
+/* What a transmit descriptor holds until its completion. */
+struct fdma_net_txb {
+	struct sk_buff *skb;	/* on the frame's last descriptor only */
+	dma_addr_t dma;
+	u32 len;
+	bool page;		/* a fragment (dma_unmap_page), else the head */
+};
+
+struct fdma_net {
+	struct net_device *ndev;
+	struct fdma_dev *fdev;
+	struct fdma_chan *tx, *rx;
+	u32 pair;
+	struct napi_struct napi;
+	struct work_struct reset_work;	/* recovery: a halted channel, a stuck queue */
+
+	/* transmit: slot i of the ring (the descriptor's index) */
+	struct fdma_net_txb *txb;
+	u32 tx_wake;		/* free descriptors that wake a stopped queue */
+	struct fdma_net_stats txs;
+
+	/* receive */
+	struct page_pool *pool;
+	struct page **rxp;	/* slot i's page */
+	u32 rx_headroom;	/* bytes before the frame: skb headroom */
+	u32 rx_buf_len;		/* bytes the engine may write */
+	u32 overruns_seen;	/* the engine's drop count at open */
+	struct fdma_net_stats rxs;
+
+	/* ethtool */
+	u32 coal[2][2];		/* [tx, rx][frames, usecs] */
+	bool per_packet;	/* private flag: a doorbell and an interrupt per packet */
+	bool tx_pause;		/* receive holds the sender back (else the engine drops) */
+	bool up;		/* rings running (open), under RTNL */
+};
+
+/* fdma_net.c (and, for the rest of the driver, fdma_drv.h's four) */
+void fdma_net_apply_coalesce(struct fdma_net *np);
+void fdma_net_set_per_packet(struct fdma_net *np, bool on);
+int fdma_net_restart(struct fdma_net *np);
+
+/* fdma_net_tx.c */
+int fdma_net_tx_init(struct fdma_net *np);
+void fdma_net_tx_free(struct fdma_net *np);
+netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev);
+bool fdma_net_tx_clean(struct fdma_net *np, int budget);
+void fdma_net_tx_drain(struct fdma_net *np, bool device_let_go);
+
+/* fdma_net_rx.c */
+int fdma_net_rx_init(struct fdma_net *np);
+void fdma_net_rx_free(struct fdma_net *np);
+int fdma_net_rx_fill(struct fdma_net *np);
+int fdma_net_rx_poll(struct fdma_net *np, int budget);
+void fdma_net_rx_drain(struct fdma_net *np, bool device_let_go);
+u64 fdma_net_rx_overruns(struct fdma_net *np);
+
+/* fdma_net_ethtool.c */
+extern const struct ethtool_ops fdma_net_ethtool_ops;
+
+static inline void fdma_net_count(struct fdma_net_stats *s, u64_stats_t *ctr, u64 n)
+{
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_add(ctr, n);
+	u64_stats_update_end(&s->syncp);
+}
+
+static inline u64 fdma_net_read(const struct fdma_net_stats *s, const u64_stats_t *ctr)
+{
+	unsigned int start;
+	u64 v;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		v = u64_stats_read(ctr);
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+	return v;
+}
+
+#endif /* FDMA_NET_H */

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fdma.ko network interface: transmit. A packet is its head and page
+ * fragments, each one H2C stream descriptor (the first with SOF, the last
+ * with EOF), mapped where the stack left them. Descriptors are written at
+ * once; the doorbell is rung once per burst (netdev_xmit_more(), through
+ * BQL's __netdev_tx_sent_queue()). The queue stops while a largest packet
+ * might not fit, so transmit never finds the ring full; completion (in
+ * NAPI, under the same xmit lock) wakes it. The ring's producer (pidx)
+ * and consumer (cidx) are the engine core's: both sides run under the
+ * queue's xmit lock, so the ring needs no ordering of its own.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/skbuff.h>
+
+#include "fdma_net.h"
+
+/* Descriptors the largest packet takes: its head and every fragment. */
+#define TX_MAX_DESC	(MAX_SKB_FRAGS + 1)
+
+int fdma_net_tx_init(struct fdma_net *np)
+{
+	np->txb = kcalloc(np->fdev->ring_size, sizeof(*np->txb), GFP_KERNEL);
+	if (!np->txb)
+		return -ENOMEM;
+	/* Wake with room for a few largest packets, so that the queue does not flap. */
+	np->tx_wake = min_t(u32, np->fdev->ring_size / 2, 4 * TX_MAX_DESC);
+	return 0;
+}
+
+void fdma_net_tx_free(struct fdma_net *np)
+{
+	kfree(np->txb);
+	np->txb = NULL;
+}
+
+static void txb_unmap(struct fdma_net *np, struct fdma_net_txb *b)
+{
+	struct device *dma = np->fdev->dma_dev;
+
+	if (b->page)
+		dma_unmap_page(dma, b->dma, b->len, DMA_TO_DEVICE);
+	else
+		dma_unmap_single(dma, b->dma, b->len, DMA_TO_DEVICE);
+	b->len = 0;
+}
+
+/* Map the packet's pieces into the slots from the producer index on; their count, or -ENOMEM. */
+static int tx_map(struct fdma_net *np, struct sk_buff *skb)
+{
+	struct fdma_ering *r = &np->tx->ring;
+	struct device *dma = np->fdev->dma_dev;
+	u32 mask = r->size - 1, n = 0, i;
+	struct fdma_net_txb *b;
+
+	if (skb_headlen(skb)) {
+		b = &np->txb[r->pidx & mask];
+		b->dma = dma_map_single(dma, skb->data, skb_headlen(skb), DMA_TO_DEVICE);
+		if (dma_mapping_error(dma, b->dma))
+			return -ENOMEM;
+		b->len = skb_headlen(skb);
+		b->page = false;
+		n++;
+	}
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *f = &skb_shinfo(skb)->frags[i];
+
+		if (!skb_frag_size(f))
+			continue;
+		b = &np->txb[(r->pidx + n) & mask];
+		b->dma = skb_frag_dma_map(dma, f, 0, skb_frag_size(f), DMA_TO_DEVICE);
+		if (dma_mapping_error(dma, b->dma))
+			goto unwind;
+		b->len = skb_frag_size(f);
+		b->page = true;
+		n++;
+	}
+	return n;
+unwind:
+	while (n--)
+		txb_unmap(np, &np->txb[(r->pidx + n) & mask]);
+	return -ENOMEM;
+}
+
+netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev)
+{
+	struct fdma_net *np = netdev_priv(ndev);
+	struct netdev_queue *txq = netdev_get_tx_queue(ndev, 0);
+	struct fdma_ering *r = &np->tx->ring;
+	u32 mask = r->size - 1, first = r->pidx, i;
+	int n;
+	bool kick;
+
+	if (unlikely(fdma_ering_space(r) < TX_MAX_DESC)) {
+		/* Stopped below before this could happen: a bug, not a full ring. */
+		netif_tx_stop_queue(txq);
+		netdev_err_once(ndev, "transmit with the ring full\n");
+		return NETDEV_TX_BUSY;
+	}
+	n = tx_map(np, skb);
+	if (n <= 0) {
+		/* A mapping failed, or an empty packet: dropped and counted. */
+		fdma_net_count(&np->txs, &np->txs.errors, 1);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
+	for (i = 0; i < (u32)n; i++) {
+		struct fdma_net_txb *b = &np->txb[(first + i) & mask];
+		bool last = i == (u32)n - 1;
+		struct fdma_ereq q = {
+			.host = b->dma,
+			.len = b->len,
+			.flags = (i == 0 ? FDMA_DESC_SOF : 0) | (last ? FDMA_DESC_EOF : 0),
+			.cookie = (first + i) & mask,
+		};
+
+		b->skb = last ? skb : NULL;
+		/* Room was checked; a refusal would be a length the checks let through. */
+		if (WARN_ON_ONCE(fdma_ering_post(r, &q)))
+			break;
+	}
+	skb_tx_timestamp(skb);
+
+	/* Stop before the next packet could not fit; completion wakes the queue. */
+	if (fdma_ering_space(r) < TX_MAX_DESC) {
+		netif_tx_stop_queue(txq);
+		fdma_net_count(&np->txs, &np->txs.ring_full, 1);
+	}
+	/* BQL: true when the doorbell is due (no more packets coming now, or stopped). */
+	kick = __netdev_tx_sent_queue(txq, skb->len, netdev_xmit_more());
+	if (kick || np->per_packet || netif_xmit_stopped(txq)) {
+		fdma_ering_doorbell(r);
+		fdma_net_count(&np->txs, &np->txs.doorbells, 1);
+	}
+	return NETDEV_TX_OK;
+}
+
+/*
+ * Completions, in NAPI: unmap, free the packets, tell BQL, wake the queue.
+ * Returns true if a completion carried an error (the channel then halted:
+ * the caller resets it).
+ */
+bool fdma_net_tx_clean(struct fdma_net *np, int budget)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(np->ndev, 0);
+	struct fdma_ering *r = &np->tx->ring;
+	unsigned int pkts = 0, bytes = 0, errors = 0;
+	struct fdma_ecpl e[32];
+	u32 got, i;
+
+	__netif_tx_lock(txq, smp_processor_id());
+	while ((got = fdma_ering_reap(r, e, ARRAY_SIZE(e)))) {
+		for (i = 0; i < got; i++) {
+			struct fdma_net_txb *b = &np->txb[e[i].cookie & (r->size - 1)];
+
+			if (e[i].status != FDMA_CPL_OK)
+				errors++;
+			txb_unmap(np, b);
+			if (!b->skb)
+				continue;
+			pkts++;
+			bytes += b->skb->len;
+			napi_consume_skb(b->skb, budget);
+			b->skb = NULL;
+		}
+	}
+	netdev_tx_completed_queue(txq, pkts, bytes);
+	if (netif_tx_queue_stopped(txq) && fdma_ering_space(r) >= np->tx_wake &&
+	    netif_carrier_ok(np->ndev))
+		netif_tx_wake_queue(txq);
+	__netif_tx_unlock(txq);
+
+	u64_stats_update_begin(&np->txs.syncp);
+	u64_stats_add(&np->txs.packets, pkts);
+	u64_stats_add(&np->txs.bytes, bytes);
+	u64_stats_add(&np->txs.errors, errors);
+	u64_stats_update_end(&np->txs.syncp);
+	return errors;
+}
+
+/*
+ * After a reset (device_let_go: acknowledged) every packet still posted is
+ * dropped. Without the acknowledgment the device may still read them:
+ * their memory is kept (unmapped but never freed) rather than reused.
+ */
+void fdma_net_tx_drain(struct fdma_net *np, bool device_let_go)
+{
+	struct fdma_ering *r = &np->tx->ring;
+	struct fdma_ecpl e[32];
+	u32 got, i;
+
+	while ((got = fdma_ering_cancel(r, e, ARRAY_SIZE(e)))) {
+		for (i = 0; i < got; i++) {
+			struct fdma_net_txb *b = &np->txb[e[i].cookie & (r->size - 1)];
+
+			if (!device_let_go) {
+				b->skb = NULL;	/* leaked on purpose */
+				continue;
+			}
+			txb_unmap(np, b);
+			if (b->skb)
+				dev_kfree_skb_any(b->skb);
+			b->skb = NULL;
+		}
+	}
+	netdev_tx_reset_queue(netdev_get_tx_queue(np->ndev, 0));
+}

@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# fdma loop: frames out and back through the model's joined stream pairs
+# (sim:loop=1), every byte and the order checked, per ring discipline:
+# per-packet rings a doorbell per frame on each side, batched fewer than
+# one. Short runs, no timing targets.
+
+. tests/cli/lib.sh
+
+fdma loop sim:loop=1,paced=0 --sizes 64,1500 --seconds 0.3 --json
+json "loop: both modes for each size, every frame back, none lost" \
+	'len(L) == 4 and all(o["errors"] == 0 and o["frames"] > 0 and o["pps"] > 0 for o in L) and [(o["mode"], o["size"]) for o in L] == [("per-packet", 64), ("batched", 64), ("per-packet", 1500), ("batched", 1500)]'
+json "loop: per-packet rings two doorbells a frame (send, give the buffer back), batched fewer than one" \
+	'all(abs(o["doorbells_per_packet"] - 2) < 0.01 for o in L if o["mode"] == "per-packet") and all(o["doorbells_per_packet"] < 1 for o in L if o["mode"] == "batched")'
+
+fdma loop sim:loop=1,streams=2,paced=0 --sizes 100 --mode batched --seconds 0.2 --json
+json "loop on two joined pairs: pair 0's H2C to pair 1's C2H" \
+	'L[0]["tx"] == 3 and L[0]["rx"] == 4 and L[0]["errors"] == 0 and L[0]["frames"] > 0'
+
+fdma loop sim:loop=1,wire=100 --sizes 1000 --mode batched --seconds 0.5 --json
+json "loop over a 100 Mbit/s wire: at most the wire's rate (1000-byte frames take 1024 bytes of it)" \
+	'L[0]["errors"] == 0 and 0 < L[0]["mbps"] <= 100 * 1000 / 1024 * 1.02'
+
+expect_fail "loop on a stream channel fed by its test generator names loop=1" "loop=1" \
+	loop sim: --sizes 64 --seconds 0.1
+expect_fail "loop without stream channels says what it needs" "stream channel" \
+	loop sim:streams=0 --sizes 64 --seconds 0.1
+expect_usage "loop --mode sideways exits 2" loop sim:loop=1 --mode sideways
+expect_usage "loop --sizes 0 exits 2" loop sim:loop=1 --sizes 0
+expect_usage "loop --burst 1000 exits 2" loop sim:loop=1 --burst 1000
+expect_usage "loop without a URI exits 2" loop
+finish

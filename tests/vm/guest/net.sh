@@ -1,0 +1,279 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# tests/vm/guest/net.sh: fdma.ko's network interfaces (net=1) with real
+# traffic. The model joins its two stream pairs as a cable joins two ports
+# (fdma-modeld --opts loop=1,streams=2): interface A's frames arrive at B
+# and B's at A. B moves into a network namespace, so traffic between the
+# two link-local addresses crosses the "cable" instead of the loopback.
+# Traffic: busybox ping, pktgen (bursts of 1 and 32, linear and in page
+# fragments), iperf3 (TCP both ways). Asserted: every packet sent is
+# received (no drops anywhere, softnet's included), BQL has nothing in
+# flight afterwards, doorbells per packet below 1 with bursts, interrupts
+# per packet below 1 with coalescing, no NETDEV WATCHDOG; and coalescing,
+# MTU, up/down with traffic flowing. Speed under TCG means nothing: the
+# figures printed are counts and ratios.
+T=/tests
+# pass, fail: vmlib.sh.
+. "$T/vmlib.sh"
+
+A=""
+B=""
+for i in $(seq 50); do
+	for d in /sys/class/net/fdma*n0; do
+		[ -e "$d" ] && A=${d##*/}
+	done
+	[ -n "$A" ] && [ -e "/sys/class/net/${A%n0}n1" ] && break
+	A=""
+	sleep 0.1
+done
+if [ -z "$A" ]; then
+	fail net_ifaces "no fdmaNn0 and fdmaNn1 after insmod net=1: $(ls /sys/class/net | tr '\n' ' ')"
+	exit 0
+fi
+B=${A%n0}n1
+MACB=$(cat /sys/class/net/$B/address)
+if [ "$(ethtool -i $A | sed -n 's/^driver: //p')" = fdma ]; then
+	pass net_ifaces
+else
+	fail net_ifaces "ethtool -i $A: $(ethtool -i $A 2>&1 | head -1)"
+fi
+
+# B in a namespace of its own, held by a sleeping process.
+unshare -n sleep 100000 &
+NS=$!
+sleep 0.2
+inns() { nsenter -t "$NS" -n "$@"; }
+if ! ip link set "$B" netns "$NS"; then
+	fail net_netns "ip link set $B netns $NS failed"
+	kill "$NS"
+	exit 0
+fi
+# No IPv6: its own traffic (DAD, router solicitations) would blur the counts.
+for w in "" inns; do
+	$w sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 \
+		"net.ipv6.conf.$A.disable_ipv6=1" "net.ipv6.conf.$B.disable_ipv6=1" 2>/dev/null
+done
+ip addr add 169.254.10.1/16 dev "$A"
+ip link set "$A" up
+inns ip link set lo up
+inns ip addr add 169.254.10.2/16 dev "$B"
+inns ip link set "$B" up
+sleep 0.5
+
+# pnd WHERE IFACE FIELD: a field of /proc/net/dev (1 rx bytes, 2 rx
+# packets, 3 rx errs, 4 rx drop, 9 tx bytes, 10 tx packets, 11 tx errs,
+# 12 tx drop), in WHERE (a: here, b: B's namespace).
+pnd() {
+	if [ "$1" = b ]; then inns cat /proc/net/dev; else cat /proc/net/dev; fi |
+		sed -n "s/^ *$2: *//p" | awk "{ print \$$3 }"
+}
+# es WHERE IFACE NAME: an ethtool -S counter.
+es() {
+	if [ "$1" = b ]; then inns ethtool -S "$2"; else ethtool -S "$2"; fi |
+		sed -n "s/^ *$3: //p"
+}
+# snap: the counters a check compares, before and after.
+snap() {
+	a_tx=$(pnd a "$A" 10); a_rx=$(pnd a "$A" 2); b_tx=$(pnd b "$B" 10); b_rx=$(pnd b "$B" 2)
+	a_db=$(es a "$A" tx_doorbells); a_ti=$(es a "$A" tx_irqs); b_ri=$(es b "$B" rx_irqs)
+	b_nb=$(es b "$B" rx_no_buffer)
+}
+# settle: snap once nothing moves any more (up to 5 s): the receiving NAPI
+# may still be at work, an ARP reply on its way.
+settle() {
+	snap
+	for i in $(seq 50); do
+		sleep 0.1
+		l="$a_tx $a_rx $b_tx $b_rx"
+		snap
+		[ "$l" = "$a_tx $a_rx $b_tx $b_rx" ] && return
+	done
+}
+# no_drops NAME: no error or drop counted on either side, softnet's included.
+no_drops() {
+	d="$(pnd a "$A" 3) $(pnd a "$A" 4) $(pnd a "$A" 11) $(pnd a "$A" 12)"
+	d="$d $(pnd b "$B" 3) $(pnd b "$B" 4) $(pnd b "$B" 11) $(pnd b "$B" 12)"
+	d="$d $(es a "$A" rx_no_buffer) $(es b "$B" rx_no_buffer)"
+	# softnet_stat's second column, in hex: packets dropped for a full backlog.
+	sn=$(awk '$2 != "00000000" { n++ } END { print n + 0 }' /proc/net/softnet_stat)
+	case " $d " in
+	*" "[1-9]*) fail "$1" "errors or drops: $d (rx errs, rx drop, tx errs, tx drop of A, of B; engine drops A, B)" ;;
+	*) [ "$sn" = 0 ] && return 0
+	   fail "$1" "softnet dropped packets on $sn CPUs: $(cut -d' ' -f2 /proc/net/softnet_stat | tr '\n' ' ')" ;;
+	esac
+	return 1
+}
+
+# ---- ping ------------------------------------------------------------------------
+if ping -c 20 -W 2 169.254.10.2 >/tmp/ping.out 2>&1 &&
+   grep -q '20 packets received' /tmp/ping.out; then
+	pass net_ping
+else
+	fail net_ping "$(tail -2 /tmp/ping.out | tr '\n' ' ')"
+fi
+if ping -c 5 -s 1400 -W 2 169.254.10.2 >/tmp/ping.out 2>&1 &&
+   grep -q '5 packets received' /tmp/ping.out; then
+	pass net_ping_1400
+else
+	fail net_ping_1400 "$(tail -2 /tmp/ping.out | tr '\n' ' ')"
+fi
+
+# ---- pktgen ------------------------------------------------------------------------
+# pg NAME BURST FRAGS COUNT [drop]: COUNT UDP packets of 60 bytes from A
+# to B, in bursts (xmit_more) and fragments as given; every one must
+# arrive, or, with drop (B without flow control), be counted as dropped
+# for want of a buffer.
+pg() {
+	name=$1
+	P=/proc/net/pktgen
+	echo "rem_device_all" >$P/kpktgend_0
+	echo "add_device $A" >$P/kpktgend_0
+	{
+		echo "count $4"; echo "pkt_size 60"; echo "burst $2"; echo "frags $3"
+		echo "delay 0"; echo "dst 169.254.10.2"; echo "dst_mac $MACB"
+	} | while read -r l; do echo "$l" >$P/"$A"; done
+	settle
+	t0_tx=$a_tx t0_rx=$b_rx t0_db=$a_db t0_ti=$a_ti t0_ri=$b_ri t0_nb=$b_nb
+	echo start >$P/pgctrl
+	sed -n 's/^Result: //p' $P/"$A" | head -1
+	sent=$(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' $P/"$A" | head -1)
+	settle
+	tx=$((a_tx - t0_tx)); rx=$((b_rx - t0_rx))
+	db=$((a_db - t0_db)); ti=$((a_ti - t0_ti)); ri=$((b_ri - t0_ri)); nb=$((b_nb - t0_nb))
+	echo "    $name: sent $sent, A tx $tx, B rx $rx, B dropped $nb; doorbells $db, A tx irqs $ti, B rx irqs $ri"
+	if [ "${5:-}" = drop ]; then
+		[ "$sent" -ge "$4" ] && [ "$tx" -ge "$sent" ] && [ $((rx + nb)) = "$tx" ] && return 0
+		fail "$name" "pktgen sent $sent (count $4), A counted $tx sent, B $rx received and $nb dropped"
+		return 1
+	fi
+	# pktgen may finish its last burst past the count, and an ARP exchange
+	# adds a packet or two: every one sent must arrive.
+	if [ "$sent" -lt "$4" ] || [ "$tx" -lt "$sent" ] || [ "$rx" != "$tx" ]; then
+		fail "$name" "pktgen sent $sent (count $4), A counted $tx sent, B $rx received"
+		return 1
+	fi
+	no_drops "$name" || return 1
+	return 0
+}
+
+modprobe pktgen 2>/tmp/pg.err || fail net_pktgen "modprobe pktgen: $(cat /tmp/pg.err)"
+if [ -e /proc/net/pktgen/pgctrl ]; then
+	if pg net_pktgen_burst1 1 0 3000; then
+		# One packet per call: a doorbell each (xmit_more is never set).
+		[ "$db" -ge "$tx" ] && pass net_pktgen_burst1 ||
+			fail net_pktgen_burst1 "$db doorbells for $tx packets without bursts"
+	fi
+	if pg net_pktgen_burst32 32 0 6400; then
+		# Bursts: fewer doorbells than packets; coalescing: fewer interrupts.
+		if [ $((db * 4)) -ge "$tx" ]; then
+			fail net_pktgen_burst32 "$db doorbells for $tx packets in bursts of 32"
+		elif [ "$ti" -ge "$tx" ] || [ "$ri" -ge "$rx" ]; then
+			fail net_pktgen_burst32 "interrupts: $ti on A's transmit, $ri on B's receive, for $tx packets"
+		else
+			pass net_pktgen_burst32
+		fi
+	fi
+	# Scatter-gather: each packet a head and two page fragments.
+	pg net_pktgen_frags 32 2 3200 && pass net_pktgen_frags
+	# The simplest driver, for comparison: a doorbell and an interrupt per packet.
+	ethtool --set-priv-flags "$A" per-packet on
+	inns ethtool --set-priv-flags "$B" per-packet on
+	if pg net_pktgen_per_packet 32 0 3200; then
+		if [ "$db" -lt "$tx" ]; then
+			fail net_pktgen_per_packet "$db doorbells for $tx packets in per-packet mode"
+		else
+			pass net_pktgen_per_packet
+		fi
+	fi
+	ethtool --set-priv-flags "$A" per-packet off
+	inns ethtool --set-priv-flags "$B" per-packet off
+	# Without flow control on B, what B has no page for is dropped by the
+	# engine, and counted: sent = received + dropped, nothing unaccounted.
+	if inns ethtool -A "$B" tx off && inns ethtool -a "$B" | grep -q '^TX:[[:space:]]*off'; then
+		pg net_pktgen_nopause 32 0 6400 drop && pass net_pktgen_nopause
+	else
+		fail net_pktgen_nopause "ethtool -A $B tx off: $(inns ethtool -a "$B" 2>&1 | tr '\n' ' ')"
+	fi
+	inns ethtool -A "$B" tx on
+	sleep 0.5
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
+fi
+
+# ---- iperf3 ------------------------------------------------------------------------
+if command -v iperf3 >/dev/null; then
+	settle
+	t0_atx=$a_tx t0_arx=$a_rx t0_btx=$b_tx t0_brx=$b_rx
+	# One server per test (-1), in B's namespace; TCP from A, then to A (-R).
+	if inns iperf3 -s -1 -D && sleep 1 && iperf3 -c 169.254.10.2 -t 3 >/tmp/iperf.out 2>&1 &&
+	   inns iperf3 -s -1 -D && sleep 1 && iperf3 -c 169.254.10.2 -t 3 -R >>/tmp/iperf.out 2>&1; then
+		sed -n 's/^\[ *[0-9]*\] *\(0.00-.*receiver\)$/    iperf3: \1/p' /tmp/iperf.out
+		settle
+		if [ $((a_tx - t0_atx)) != $((b_rx - t0_brx)) ] || [ $((b_tx - t0_btx)) != $((a_rx - t0_arx)) ]; then
+			fail net_iperf3 "A sent $((a_tx - t0_atx)), B received $((b_rx - t0_brx)); B sent $((b_tx - t0_btx)), A received $((a_rx - t0_arx))"
+		elif no_drops net_iperf3; then
+			pass net_iperf3
+		fi
+	else
+		fail net_iperf3 "$(tail -3 /tmp/iperf.out | tr '\n' ' ')"
+	fi
+else
+	echo "VMTEST SKIP net_iperf3: no iperf3 in this guest"
+fi
+
+# ---- BQL, coalescing, MTU, up and down ---------------------------------------------
+bql=$(cat /sys/class/net/"$A"/queues/tx-0/byte_queue_limits/inflight)
+bqlb=$(inns cat /sys/class/net/"$B"/queues/tx-0/byte_queue_limits/inflight 2>/dev/null || echo 0)
+[ "$bql" = 0 ] && [ "$bqlb" = 0 ] && pass net_bql_idle ||
+	fail net_bql_idle "BQL inflight after the traffic: $A $bql, $B $bqlb"
+
+if ethtool -C "$A" rx-frames 8 rx-usecs 40 tx-frames 16 tx-usecs 80 &&
+   ethtool -c "$A" | grep -q '^rx-usecs: *40' && ethtool -c "$A" | grep -q '^tx-frames: *16'; then
+	pass net_coalesce
+else
+	fail net_coalesce "ethtool -C/-c: $(ethtool -c "$A" 2>&1 | tr '\n' ' ')"
+fi
+ethtool -C "$A" rx-frames 100000 2>/dev/null && fail net_coalesce_bad "rx-frames 100000 accepted" ||
+	pass net_coalesce_bad
+
+max=$(dmesg | sed -n "s/.*$A: channels.*MTU up to \([0-9]*\).*/\1/p" | head -1)
+if ip link set "$A" mtu 3000 && inns ip link set "$B" mtu 3000 &&
+   ping -c 3 -s 2900 -W 2 169.254.10.2 >/tmp/ping.out 2>&1 && grep -q '3 packets received' /tmp/ping.out &&
+   ! ip link set "$A" mtu 9000 2>/dev/null; then
+	pass net_mtu
+else
+	fail net_mtu "MTU 3000 and a 2900-byte ping, 9000 refused (max ${max:-?}): $(tail -1 /tmp/ping.out)"
+fi
+ip link set "$A" mtu 1500
+inns ip link set "$B" mtu 1500
+
+# Down and up with traffic flowing (a ping flood from B's side).
+inns ping -A -q -c 100000 169.254.10.1 >/dev/null 2>&1 &
+FLOOD=$!
+sleep 1
+ip link set "$A" down
+sleep 0.5
+ip link set "$A" up
+sleep 1
+kill "$FLOOD" 2>/dev/null
+wait "$FLOOD" 2>/dev/null
+# A first ping to settle ARP after the link came back, then none may be lost.
+ping -c 1 -W 2 169.254.10.2 >/tmp/ping0.out 2>&1
+sed -n 's/^\(.*packets received.*\)$/    first ping after up: \1/p' /tmp/ping0.out
+if ping -c 5 -W 2 169.254.10.2 >/tmp/ping.out 2>&1 && grep -q '5 packets received' /tmp/ping.out; then
+	pass net_updown
+else
+	fail net_updown "no ping after down and up with traffic: $(tail -3 /tmp/ping.out | tr '\n' ' ')"
+fi
+
+if dmesg | grep -q 'NETDEV WATCHDOG'; then
+	fail net_watchdog "$(dmesg | grep -m1 'NETDEV WATCHDOG')"
+else
+	pass net_watchdog
+fi
+
+# Traffic flowing into rmmod (run-guest.sh's unload): run-guest.sh ends it
+# and the namespace after (net.pids).
+inns ping -A -q -c 1000000 169.254.10.1 >/dev/null 2>&1 &
+echo "$! $NS" >/tmp/net.pids
+sleep 1
