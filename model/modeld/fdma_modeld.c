@@ -160,6 +160,7 @@ static int parse_args(struct modeld *d, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char why[256], *opts;
+	bool given;
 	u64 v;
 	int c;
 
@@ -230,8 +231,10 @@ static int parse_args(struct modeld *d, int argc, char **argv)
 		msg("--socket and --guest-mem are required (try --help)");
 		return 2;
 	}
-	/* TCG speed means nothing: unpaced unless the options say otherwise. */
-	if (asprintf(&opts, "paced=0%s%s", *d->opts ? "," : "", d->opts) < 0) {
+	/* TCG speed means nothing: unpaced unless the options say otherwise (paced=1). */
+	given = !strncmp(d->opts, "paced=", 6) || strstr(d->opts, ",paced=");
+	if (asprintf(&opts, "%s%s%s", given ? "" : "paced=0", !given && *d->opts ? "," : "",
+		     d->opts) < 0) {
 		msg("out of memory");
 		return 1;
 	}
