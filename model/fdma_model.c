@@ -88,8 +88,6 @@ struct mchan {
 	bool w_in_frame;		/* C2H: a frame from the wire is being delivered */
 	u32 w_len, w_off;
 	u64 w_next_ns;			/* wire_mbps: when the next frame may come off the wire */
-	/* running, for the channel at the wire's other end to see (it is not ours) */
-	atomic_bool up;
 
 	u32 tg_frames, tg_errors, overruns, irqs;
 };
@@ -384,7 +382,6 @@ static void pace(struct mchan *c, u32 len)
 static void chan_reset(struct mchan *c)
 {
 	c->running = false;
-	atomic_store_explicit(&c->up, false, memory_order_relaxed);
 	c->halted = false;
 	c->stuck = false;
 	c->stopped = false;
@@ -442,7 +439,6 @@ static void latch_ring(struct mchan *c)
 	u32 size = rd(c, FDMA_CH_RING_SIZE);
 
 	c->running = true;
-	atomic_store_explicit(&c->up, true, memory_order_relaxed);
 	c->was_empty = true;
 	if (!size || (size & (size - 1)) || size > m->cfg.ring_max ||
 	    (ring & 31) || (cpl & 15) || (wb & 63)) {
@@ -541,7 +537,6 @@ static void service_control(struct mchan *c)
 		latch_ring(c);
 	else if (!(ctrl & FDMA_CH_CTRL_RUN) && c->running) {
 		c->running = false;
-		atomic_store_explicit(&c->up, false, memory_order_relaxed);
 		c->status &= ~FDMA_CH_ST_RUNNING;
 		publish_status(c);
 	}
@@ -650,13 +645,15 @@ static void checker_feed(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
 
 /* H2C into the wire; its room was made sure of before the fetch (wire_blocked()). */
 /*
- * Whether the receiving end runs. A port whose other end is down loses
- * what it sends, as over a cable: held back by a stopped receiver, the
- * sender would stall for good.
+ * Whether the receiving end runs: its CH_CTRL.RUN, as the host wrote it
+ * (not the other channel's thread's view, which lags the write: a frame
+ * sent just after the host started both channels must arrive). A port
+ * whose other end is down loses what it sends, as over a cable: held back
+ * by a stopped receiver, the sender would stall for good.
  */
 static bool wire_peer_up(const struct mchan *c)
 {
-	return atomic_load_explicit(&c->m->chan[c->peer].up, memory_order_relaxed);
+	return rd(&c->m->chan[c->peer], FDMA_CH_CTRL) & FDMA_CH_CTRL_RUN;
 }
 
 static void wire_send(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
