@@ -85,15 +85,19 @@ void fdma_net_irq(struct fdma_chan *c)
 	napi_schedule_irqoff(&np->napi);
 }
 
-/* The same from process context: an interrupt thread, or irq_mode=poll's thread. */
+/*
+ * The same from process context: an interrupt thread, or irq_mode=poll's
+ * thread. The BH-disabled section is an RCU reader, as the hard
+ * interrupt is: fdma_net_free() waits for both before the interface goes.
+ */
 void fdma_net_kick(struct fdma_chan *c)
 {
-	struct fdma_net *np = READ_ONCE(c->net);
+	struct fdma_net *np;
 
-	if (!np)
-		return;
 	local_bh_disable();
-	napi_schedule(&np->napi);
+	np = READ_ONCE(c->net);
+	if (np)
+		napi_schedule(&np->napi);
 	local_bh_enable();
 }
 
@@ -330,6 +334,8 @@ static void fdma_net_free(struct fdma_net *np)
 		chan_give(np->tx);
 	if (np->rx && READ_ONCE(np->rx->net) == np)
 		chan_give(np->rx);
+	/* An interrupt or a kick that still saw the channel as ours is over. */
+	synchronize_rcu();
 	netif_napi_del(&np->napi);
 	fdma_net_tx_free(np);
 	free_netdev(np->ndev);
