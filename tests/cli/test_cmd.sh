@@ -131,8 +131,8 @@ expect_fail "fdma bench nosuch: exits 1 naming the URI" "nosuch" bench nosuch: -
 
 # ---- stream -----------------------------------------------------------------
 
-fdma stream sim:paced=0 --testgen --frame-size 65536 --fps 200 --seconds 0.3 --json
-json "fdma stream --testgen 64K frames at 200 fps: frames, no errors, no drops" \
+fdma stream sim:paced=0 --testgen --frame-size 65536 --fps 200 --hold --seconds 0.3 --json
+json "fdma stream --testgen 64K frames at 200 fps: held back: frames, no errors, no drops" \
 	'len(L) == 1 and num(L[0], "frames") > 0 and L[0]["errors"] == 0 and L[0]["dropped"] == 0'
 
 expect_usage "fdma stream --frame-size 10 exits 2" stream sim: --frame-size 10
