@@ -775,23 +775,105 @@ static int build_frame(struct mchan *c, u32 len, u64 t_ready)
 	return fdma_tgen_build(&c->gen, len, t_ready);
 }
 
-/* Lose n frames of a paced source (DROP): counted, and their seq numbers used up. */
-static void drop_frames(struct mchan *c, u64 n, u32 period)
+/* n C2H stream frames dropped for want of a buffer (DROP): counted, the next one flagged. */
+static void count_overruns(struct mchan *c, u32 n)
 {
-	c->overruns += (u32)n;
-	c->gen.seq += (u32)n;
+	c->overruns += n;
 	c->pending_overrun = true;
-	c->next_frame_ns += n * period;
 	c->status |= FDMA_CH_ST_OVERRUN;
 	wr(c, FDMA_CH_OVERRUNS, c->overruns);
 	__atomic_store_n(&c->wb->overruns, c->overruns, __ATOMIC_RELEASE);
 	publish_status(c);
 }
 
+/* Lose n frames of a paced source (DROP): counted, and their seq numbers used up. */
+static void drop_frames(struct mchan *c, u64 n, u32 period)
+{
+	c->gen.seq += (u32)n;
+	c->next_frame_ns += n * period;
+	count_overruns(c, (u32)n);
+}
+
+/*
+ * Where a C2H stream channel's frames come from: the test generator or
+ * the wire. read copies bytes of the frame being delivered; end runs once
+ * its last byte is written, before that buffer's completion.
+ */
+struct c2h_source {
+	void (*read)(struct mchan *c, u32 off, void *dst, u32 len);
+	void (*end)(struct mchan *c, void *ctx);
+};
+
+/*
+ * Deliver the frame being sent (len bytes, *off of them done while
+ * *in_frame) into the buffers posted up to pidx, a piece per buffer:
+ * SOF (and OVERRUN after drops) on the first, EOF on the last. Returns
+ * the descriptors used.
+ */
+static u32 c2h_deliver(struct mchan *c, u32 pidx, const struct c2h_source *src, void *ctx,
+		       u32 len, u32 *off, bool *in_frame)
+{
+	u32 n = 0;
+
+	while (*in_frame && c->cidx != pidx && n < BUDGET && engine_enabled(c->m)) {
+		enum fdma_fault f;
+		struct fdma_desc d;
+		void *host = NULL, *unused;
+		u32 piece;
+		u16 flags = 0;
+
+		if (!fetch_desc(c, &d, &host, &unused, &f))
+			return n;
+		piece = len - *off;
+		if (piece > d.len)
+			piece = d.len;
+		src->read(c, *off, host, piece);
+		pace(c, piece);
+		if (f == FDMA_FAULT_DATA) {
+			halt(c, &d, FDMA_CPL_DATA_ERR);
+			return n;
+		}
+		if (*off == 0) {
+			flags |= FDMA_CPL_F_SOF;
+			if (c->pending_overrun)
+				flags |= FDMA_CPL_F_OVERRUN;
+			c->pending_overrun = false;
+		}
+		*off += piece;
+		if (*off == len) {
+			flags |= FDMA_CPL_F_EOF;
+			*in_frame = false;
+			src->end(c, ctx);
+		}
+		write_cpl(c, &d, piece, FDMA_CPL_OK, flags);
+		coalesce(c, d.ctrl & FDMA_DESC_IRQ);
+		n++;
+	}
+	return n;
+}
+
+static void gen_read(struct mchan *c, u32 off, void *dst, u32 len)
+{
+	memcpy(dst, c->gen.frame + off, len);
+}
+
+/* ctx: the generator's period (ns, 0 for as fast as buffers allow). */
+static void gen_end(struct mchan *c, void *ctx)
+{
+	u32 period = *(const u32 *)ctx;
+
+	c->gen.seq++;
+	c->tg_frames++;
+	wr(c, FDMA_CH_TG_FRAMES, c->tg_frames);
+	c->next_frame_ns = period ? c->next_frame_ns + period : now_ns();
+}
+
+static const struct c2h_source gen_source = { .read = gen_read, .end = gen_end };
+
 /* C2H stream channel with its test generator. Returns descriptors used. */
 static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 {
-	u32 ctrl = rd(c, FDMA_CH_CTRL), n = 0;
+	u32 ctrl = rd(c, FDMA_CH_CTRL);
 	u32 len = rd(c, FDMA_CH_TG_FRAME_LEN);
 	u32 period = rd(c, FDMA_CH_TG_PERIOD_NS);
 	u64 now;
@@ -843,45 +925,24 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 		if (c->avail_ns < now)
 			c->avail_ns = now;
 	}
-	while (c->gen.in_frame && c->cidx != pidx && n < BUDGET && engine_enabled(c->m)) {
-		enum fdma_fault f;
-		struct fdma_desc d;
-		void *host = NULL, *unused;
-		u32 piece;
-		u16 flags = 0;
-
-		if (!fetch_desc(c, &d, &host, &unused, &f))
-			return n;
-		piece = c->gen.len - c->gen.off;
-		if (piece > d.len)
-			piece = d.len;
-		memcpy(host, c->gen.frame + c->gen.off, piece);
-		pace(c, piece);
-		if (f == FDMA_FAULT_DATA) {
-			halt(c, &d, FDMA_CPL_DATA_ERR);
-			return n;
-		}
-		if (c->gen.off == 0) {
-			flags |= FDMA_CPL_F_SOF;
-			if (c->pending_overrun)
-				flags |= FDMA_CPL_F_OVERRUN;
-			c->pending_overrun = false;
-		}
-		c->gen.off += piece;
-		if (c->gen.off == c->gen.len) {
-			flags |= FDMA_CPL_F_EOF;
-			c->gen.in_frame = false;
-			c->gen.seq++;
-			c->tg_frames++;
-			wr(c, FDMA_CH_TG_FRAMES, c->tg_frames);
-			c->next_frame_ns = period ? c->next_frame_ns + period : now_ns();
-		}
-		write_cpl(c, &d, piece, FDMA_CPL_OK, flags);
-		coalesce(c, d.ctrl & FDMA_DESC_IRQ);
-		n++;
-	}
-	return n;
+	return c2h_deliver(c, pidx, &gen_source, &period, c->gen.len, &c->gen.off,
+			   &c->gen.in_frame);
 }
+
+static void wire_read(struct mchan *c, u32 off, void *dst, u32 len)
+{
+	fdma_wire_read(c->wire, off, dst, len);
+}
+
+/* The frame is out of the wire: its room goes back to the sender, who may wait for it. */
+static void wire_end(struct mchan *c, void *ctx)
+{
+	(void)ctx;
+	fdma_wire_pop(c->wire);
+	fdma_model_kick(c->m, c->peer);
+}
+
+static const struct c2h_source wire_source = { .read = wire_read, .end = wire_end };
 
 /*
  * C2H stream channel fed by the wire (loop). A frame with no buffer posted
@@ -917,12 +978,7 @@ static u32 run_wire_rx(struct mchan *c, u32 pidx, u64 *deadline)
 				return n;
 			fdma_wire_pop(c->wire);
 			fdma_model_kick(c->m, c->peer);
-			c->overruns++;
-			c->pending_overrun = true;
-			c->status |= FDMA_CH_ST_OVERRUN;
-			wr(c, FDMA_CH_OVERRUNS, c->overruns);
-			__atomic_store_n(&c->wb->overruns, c->overruns, __ATOMIC_RELEASE);
-			publish_status(c);
+			count_overruns(c, 1);
 			n++;
 			continue;
 		}
@@ -932,42 +988,7 @@ static u32 run_wire_rx(struct mchan *c, u32 pidx, u64 *deadline)
 		if (c->avail_ns < now_ns())
 			c->avail_ns = now_ns();
 	}
-	while (c->w_in_frame && c->cidx != pidx && n < BUDGET && engine_enabled(c->m)) {
-		enum fdma_fault f;
-		struct fdma_desc d;
-		void *host = NULL, *unused;
-		u32 piece;
-		u16 flags = 0;
-
-		if (!fetch_desc(c, &d, &host, &unused, &f))
-			return n;
-		piece = c->w_len - c->w_off;
-		if (piece > d.len)
-			piece = d.len;
-		fdma_wire_read(c->wire, c->w_off, host, piece);
-		pace(c, piece);
-		if (f == FDMA_FAULT_DATA) {
-			halt(c, &d, FDMA_CPL_DATA_ERR);
-			return n;
-		}
-		if (c->w_off == 0) {
-			flags |= FDMA_CPL_F_SOF;
-			if (c->pending_overrun)
-				flags |= FDMA_CPL_F_OVERRUN;
-			c->pending_overrun = false;
-		}
-		c->w_off += piece;
-		if (c->w_off == c->w_len) {
-			flags |= FDMA_CPL_F_EOF;
-			c->w_in_frame = false;
-			fdma_wire_pop(c->wire);
-			fdma_model_kick(c->m, c->peer);
-		}
-		write_cpl(c, &d, piece, FDMA_CPL_OK, flags);
-		coalesce(c, d.ctrl & FDMA_DESC_IRQ);
-		n++;
-	}
-	return n;
+	return n + c2h_deliver(c, pidx, &wire_source, NULL, c->w_len, &c->w_off, &c->w_in_frame);
 }
 
 /* Work through posted descriptors. Returns how many were handled. */

@@ -96,31 +96,19 @@ static void usage(FILE *f)
 		"checking, shown apart; model%% is the simulated device's threads.\n");
 }
 
-/*
- * Frame k: k, then bytes that depend on k and on their place, so that a
- * stale, shifted or damaged frame differs. Byte by byte: a frame starts at
- * any byte offset (its slot is size * i).
- */
-static uint8_t frame_byte(uint64_t k, uint32_t i)
-{
-	return (uint8_t)((k * 0x9e3779b97f4a7c15ull) >> 56) + (uint8_t)(i * 29u + (i >> 8));
-}
-
+/* Frame k: k, then the pattern of k (any byte offset: a slot is size * i). */
 static void frame_fill(uint8_t *p, uint32_t size, uint64_t k)
 {
 	memcpy(p, &k, size < 8 ? size : 8);
-	for (uint32_t i = 8; i < size; i++)
-		p[i] = frame_byte(k, i);
+	if (size > 8)
+		tool_pat_fill(p + 8, size - 8, k);
 }
 
 static int frame_check(const uint8_t *p, uint32_t size, uint64_t k)
 {
 	if (memcmp(p, &k, size < 8 ? size : 8))
 		return -1;
-	for (uint32_t i = 8; i < size; i++)
-		if (p[i] != frame_byte(k, i))
-			return -1;
-	return 0;
+	return size > 8 && tool_pat_check(p + 8, size - 8, k) ? -1 : 0;
 }
 
 /*

@@ -298,13 +298,17 @@ static uint64_t pat_base(uint64_t tag)
 	return 0x9e3779b97f4a7c15ull ^ (tag << 40);
 }
 
+/* Words through memcpy: p may be at any byte (a frame in a slot of any size). */
 void tool_pat_fill(void *p, size_t len, uint64_t tag)
 {
-	uint64_t *w = p, base = pat_base(tag);
+	uint64_t base = pat_base(tag);
 	size_t n = len / 8;
 
-	for (size_t i = 0; i < n; i++)
-		w[i] = base + i;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = base + i;
+
+		memcpy((char *)p + 8 * i, &v, 8);
+	}
 	memset((char *)p + n * 8, (int)(base & 0xff), len - n * 8);
 }
 
@@ -314,21 +318,24 @@ __attribute__((target_clones("avx2", "default")))
 #endif
 size_t tool_pat_check(const void *p, size_t len, uint64_t tag)
 {
-	const uint64_t *w = p;
-	uint64_t base = pat_base(tag), acc = 0;
+	const char *q = p;
+	uint64_t base = pat_base(tag), acc = 0, w;
 	size_t n = len / 8, bad = 0;
 
 	/* Fast pass (vectorises); count only when something is off. */
-	for (size_t i = 0; i < n; i++)
-		acc |= w[i] ^ (base + i);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&w, q + 8 * i, 8);
+		acc |= w ^ (base + i);
+	}
 	for (size_t i = n * 8; i < len; i++)
 		acc |= ((const unsigned char *)p)[i] ^ (base & 0xff);
 	if (!acc)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (w[i] != base + i)
-			for (int b = 0; b < 8; b++)
-				bad += ((w[i] ^ (base + i)) >> (8 * b) & 0xff) != 0;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&w, q + 8 * i, 8);
+		for (int b = 0; b < 8; b++)
+			bad += ((w ^ (base + i)) >> (8 * b) & 0xff) != 0;
+	}
 	for (size_t i = n * 8; i < len; i++)
 		bad += ((const unsigned char *)p)[i] != (base & 0xff);
 	return bad;

@@ -112,6 +112,7 @@ void tool_lat_free(struct tool_lat *l);
 /*
  * Test pattern: 64-bit words, word i of a block tagged t is base(t) + i, so
  * a stale buffer (other tag), a shifted copy (other i) or zeros all fail.
+ * The block may start at any byte.
  */
 void tool_pat_fill(void *p, size_t len, uint64_t tag);
 /* Bytes that differ from the pattern (0 if all match). */
