@@ -1165,8 +1165,13 @@ int fdma_cmd_bench(int argc, char **argv)
 			fails++;
 		} else {
 			print_row(&o, &info, &r, info.link.paced);
-			if (r.errors)
+			fmt_size(o.sizes[i], sz, sizeof(sz));
+			/* The row says it too, but an exit status of 1 needs its reason on stderr. */
+			if (r.errors) {
+				fprintf(stderr, "fdma bench: the %s run had %" PRIu64
+					" errors (failed transfers or bytes that did not match)\n", sz, r.errors);
 				fails++;
+			}
 		}
 		if (tool_stop_requested()) {
 			fmt_size(o.sizes[i], sz, sizeof(sz));
