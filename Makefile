@@ -311,7 +311,7 @@ check-symbols: $(LIBA) $(LIBSO)
 # pages, the udev rule, the DKMS tree (tests/install/test_install.sh).
 # Writes build/install-summary.
 test-install:
-	@tests/install/test_install.sh
+	+@tests/install/test_install.sh
 
 # The library, tools and unit and sim tests built with Debian's arm64 and
 # armhf cross compilers and run under qemu-user (tests/cross/test_cross.sh);
@@ -326,7 +326,7 @@ test-cross:
 # whose QEMU, cross compiler, arm64 sysroot or kernel is missing is skipped
 # and says so (.ci/run installs them all).
 test-vm: $(LIBI) $(MODELD)
-	@tests/vm/matrix.sh
+	+@tests/vm/matrix.sh
 
 # The RTL's 4-state benches (rtl/tb/run.sh, Icarus), then its bounded
 # proofs and their mutation test (rtl/formal/run.sh, docs/rtl.md); each
@@ -349,12 +349,14 @@ formal:
 # then the RTL's proofs, then the installed library, then the cross builds
 # under qemu-user, then the kernel driver in VMs (tests/vm/matrix.sh).
 # Each stage's wall time goes to build/test-times (and the log), so that the
-# CI budget can be read stage by stage.
+# CI budget can be read stage by stage. A stage builds with one job per CPU
+# (TEST_JOBS); its tests still run one at a time.
 TEST_STAGES = test-plain test-asan test-tsan formal test-install test-cross test-vm
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test:
 	@mkdir -p build; : >build/test-times; \
 	for s in $(TEST_STAGES); do \
-		t=$$(date +%s); $(MAKE) --no-print-directory $$s || exit 1; \
+		t=$$(date +%s); $(MAKE) --no-print-directory -j$(TEST_JOBS) $$s || exit 1; \
 		echo "$$s: $$(($$(date +%s) - t)) s" | tee -a build/test-times; \
 	done
 	@cat build/test-times

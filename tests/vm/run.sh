@@ -327,20 +327,54 @@ if [ "$ABUILD" != build ] &&
 fi
 GCFLAGS=(-static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel "${XCFLAGS[@]}")
 GLIBS=("$ABUILD/libfdma-internal.a" "${XLIBS[@]}" -lz -lm -pthread)
-build_guest() { # SRC OUTDIR
-	local name
-	name=$(basename "$1" .c)
-	if ! $GCC "${GCFLAGS[@]}" "$1" "${GLIBS[@]}" -o "$2/$name" >"$TMP/cc-$name.log" 2>&1; then
-		fail "build-$name" "$GCC failed for $1"
-		show "$TMP/cc-$name.log" 20
-	fi
+# Built once per architecture into build/vm-guest/ARCH/ and copied from
+# there: a program is compiled again only when its source, a header or the
+# library is newer than it, so the matrix's later rows compile nothing.
+# Compiles run side by side, one per CPU.
+GCACHE=build/vm-guest/$ARCH
+GDEPS=("$ABUILD/libfdma-internal.a" include/*.h engine/*.h lib/*.h model/*.h
+       tests/vm/guest/*.h tests/vm/smoke/*.h)
+guest_stale() { # BIN SRC: 0 when BIN must be built
+	local d
+	[ -e "$1" ] || return 0
+	for d in "$2" "${GDEPS[@]}"; do
+		[ "$d" -nt "$1" ] && return 0
+	done
+	return 1
 }
-for src in tests/vm/smoke/*.c; do
-	[ -e "$src" ] && build_guest "$src" "$GBIN/smoke"
-done
-for src in tests/vm/guest/*.c; do
-	[ -e "$src" ] && build_guest "$src" "$GBIN/tests"
-done
+build_guests() { # OUTDIR SRC...: build (where stale) and copy each SRC's program
+	local out=$1 src name n=0 jobs
+	shift
+	jobs=$(nproc 2>/dev/null || echo 2)
+	mkdir -p "$GCACHE"
+	for src; do
+		[ -e "$src" ] || continue
+		name=$(basename "$src" .c)
+		guest_stale "$GCACHE/$name" "$src" || continue
+		rm -f "$GCACHE/$name"
+		# -o to a temporary name: an interrupted compile leaves no program that looks new.
+		{ $GCC "${GCFLAGS[@]}" "$src" "${GLIBS[@]}" -o "$GCACHE/$name.tmp" >"$TMP/cc-$name.log" 2>&1 &&
+		  mv "$GCACHE/$name.tmp" "$GCACHE/$name"; } &
+		n=$((n + 1))
+		if [ "$n" -ge "$jobs" ]; then
+			wait -n
+			n=$((n - 1))
+		fi
+	done
+	wait
+	for src; do
+		[ -e "$src" ] || continue
+		name=$(basename "$src" .c)
+		if [ -e "$GCACHE/$name" ]; then
+			cp "$GCACHE/$name" "$out/"
+		else
+			fail "build-$name" "$GCC failed for $src"
+			show "$TMP/cc-$name.log" 20
+		fi
+	done
+}
+build_guests "$GBIN/smoke" tests/vm/smoke/*.c
+build_guests "$GBIN/tests" tests/vm/guest/*.c
 for sh in tests/vm/guest/*.sh; do
 	[ -e "$sh" ] && install -m 755 "$sh" "$GBIN/tests/"
 done
@@ -356,6 +390,8 @@ E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
 # find_lib, copy_libs_arm64 ELF DEST: tests/vm/arm64-libs.sh (LIBDIRS).
 # shellcheck source=tests/vm/arm64-libs.sh
 . tests/vm/arm64-libs.sh
+# shellcheck source=tests/vm/kbuild.sh
+. tests/vm/kbuild.sh
 
 # copy_libs_host ELF: every shared library ldd names, at the host's path.
 copy_libs_host() {
@@ -441,31 +477,32 @@ run_kernel() { # VERSION
 
 	echo "== kernel $v${VARIANT}: $KBOOT/vmlinuz-$v"
 	t0=$(date +%s)
-	# The driver, built for this kernel (in place, as its developer does);
-	# a .ko is used only after a successful build and only if its vermagic
-	# names this kernel.
+	# The driver, built for this kernel from a copy of its sources in
+	# build/vm-kmod/VERSION-fdma (tests/vm/kbuild.sh: rows on the same
+	# kernel share the objects); a .ko is used only after a successful
+	# build and only if its vermagic names this kernel.
 	if [ $HAVE_KMOD = 1 ]; then
 		# With NVIDIA's P2P API, from its stand-in (tests/vm/kmod/nvp2p/:
 		# the header, and a module exporting the calls, built first so
 		# that fdma.ko links against it), so that fdma_nvp2p.c runs too.
-		local nvd="build/vm-kmod/$v-nvp2p"
+		local nvd="build/vm-kmod/$v-nvp2p" fdir="build/vm-kmod/$v-fdma"
 		mkdir -p "$nvd"
-		cmp -s tests/vm/kmod/nvp2p/fdma_nvp2p_standin.c "$nvd/fdma_nvp2p_standin.c" ||
-			cp tests/vm/kmod/nvp2p/fdma_nvp2p_standin.c "$nvd/"
+		vm_put tests/vm/kmod/nvp2p/fdma_nvp2p_standin.c "$nvd/fdma_nvp2p_standin.c"
 		{
 			echo "obj-m := fdma_nvp2p_standin.o"
 			echo "ccflags-y := -I$PWD/tests/vm/kmod/nvp2p$([ $NV_P2P = jetson ] && echo ' -DFDMA_NV_P2P_JETSON')"
-		} >"$nvd/Kbuild"
-		if make -C "$KDIR" M="$PWD/$nvd" "${KMAKE[@]}" modules >"$TMP/nvp2p-$v.log" 2>&1; then
+		} >"$TMP/nvp2p-Kbuild"
+		vm_put "$TMP/nvp2p-Kbuild" "$nvd/Kbuild"
+		if vm_kbuild_ext "$KDIR" "$PWD/$nvd" "${KMAKE[@]}" >"$TMP/nvp2p-$v.log" 2>&1; then
 			mods+=("$nvd/fdma_nvp2p_standin.ko")
 		else
 			fail "kbuild_nvp2p_standin $tag" "the stand-in of NVIDIA's P2P API did not build"
 			show "$TMP/nvp2p-$v.log" 20
 		fi
-		if make -C kernel KDIR="$KDIR" "${KMAKE[@]}" NV_P2P_INC="$PWD/tests/vm/kmod/nvp2p" \
+		if vm_kbuild_fdma "$fdir" "$KDIR" "${KMAKE[@]}" NV_P2P_INC="$PWD/tests/vm/kmod/nvp2p" \
 			NV_P2P=$NV_P2P KBUILD_EXTRA_SYMBOLS="$PWD/$nvd/Module.symvers" \
 			>"$TMP/kbuild-$v.log" 2>&1; then
-			for ko in kernel/*.ko; do
+			for ko in "$fdir"/kernel/*.ko; do
 				[ -e "$ko" ] || continue
 				if [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" != "$v" ]; then
 					fail "kbuild $tag" "$ko is for kernel '$(modinfo -F vermagic "$ko")'"
@@ -473,15 +510,15 @@ run_kernel() { # VERSION
 				fi
 				mods+=("$ko")
 			done
-			if [ ! -e kernel/fdma.ko ]; then
-				fail "kbuild $tag" "make -C kernel succeeded but built no kernel/fdma.ko"
+			if [ ! -e "$fdir/kernel/fdma.ko" ]; then
+				fail "kbuild $tag" "the build succeeded but made no $fdir/kernel/fdma.ko"
 			else
 				pass "kbuild $tag"
-				# (W=1 for arm64: its warnings, for the record)
+				# (W=1 for arm64: the warnings of what was compiled this time, for the record)
 				grep 'warning:' "$TMP/kbuild-$v.log" | head -20 | sed 's/^/    | /'
 			fi
 		else
-			fail "kbuild $tag" "make -C kernel KDIR=$KDIR ${KMAKE[*]} failed"
+			fail "kbuild $tag" "make -C $fdir/kernel KDIR=$KDIR ${KMAKE[*]} failed"
 			show "$TMP/kbuild-$v.log" 40
 		fi
 	fi
@@ -495,7 +532,7 @@ run_kernel() { # VERSION
 		series=${series%.*}
 		mkdir -p "$kb"
 		if src=$(tests/vm/linux-src.sh "/usr/src/linux-source-$series.tar.xz" 2>"$TMP/dmatest-src-$v.log"); then
-			cmp -s "$src/drivers/dma/dmatest.c" "$kb/dmatest.c" || cp "$src/drivers/dma/dmatest.c" "$kb/"
+			vm_put "$src/drivers/dma/dmatest.c" "$kb/dmatest.c"
 			objs+=(dmatest.o)
 		else
 			rm -f "$kb/dmatest.c"
@@ -503,11 +540,12 @@ run_kernel() { # VERSION
 		fi
 		for f in tests/vm/kmod/*.c; do
 			[ -e "$f" ] || continue
-			cmp -s "$f" "$kb/${f##*/}" || cp "$f" "$kb/"
+			vm_put "$f" "$kb/${f##*/}"
 			objs+=("$(basename "$f" .c).o")
 		done
-		echo "obj-m := ${objs[*]}" >"$kb/Kbuild"
-		if make -C "$KDIR" M="$PWD/$kb" "${KMAKE[@]}" modules >"$TMP/kmod-$v.log" 2>&1; then
+		echo "obj-m := ${objs[*]}" >"$TMP/kmod-Kbuild"
+		vm_put "$TMP/kmod-Kbuild" "$kb/Kbuild"
+		if vm_kbuild_ext "$KDIR" "$PWD/$kb" "${KMAKE[@]}" >"$TMP/kmod-$v.log" 2>&1; then
 			for f in "${objs[@]}"; do mods+=("$kb/${f%.o}.ko"); done
 		else
 			fail "kbuild_test_modules $tag" "the out-of-tree build of ${objs[*]} in $kb failed"

@@ -140,6 +140,8 @@ skip() { echo "SKIP $1: $2"; }
 show() { tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'; }
 # shellcheck source=tests/vm/steps-report.sh
 . tests/vm/steps-report.sh
+# shellcheck source=tests/vm/kbuild.sh
+. tests/vm/kbuild.sh
 
 echo "== proxy $ENGINE: kernels ${KERNELS[*]}${OPTS:+, model options $OPTS}"
 
@@ -184,18 +186,11 @@ else
 fi
 
 # fdma.ko for one kernel, from a copy of the sources in the DKMS layout in
-# build/proxy/VERSION/ (tests/vm/run.sh builds kernel/ in place for its own
-# rows: the two never share a directory).
-put() { cmp -s "$1" "$2" || { mkdir -p "$(dirname "$2")" && cp "$1" "$2"; }; }
+# build/proxy/VERSION/ (tests/vm/kbuild.sh; without the P2P stand-in that
+# tests/vm/run.sh builds in, so the two never share a directory).
 build_fdma() { # VERSION
-	local v=$1 b="build/proxy/$1" f
-	for f in kernel/Kbuild kernel/Makefile kernel/*.c kernel/*.h engine/*.c engine/*.h \
-		include/fdma_ioctl.h model/fdma_mdbg.h; do
-		[ -L "$f" ] && continue
-		case $f in *.mod.c) continue ;; esac
-		put "$f" "$b/$f" || return 1
-	done
-	make -C "$b/kernel" KDIR="/lib/modules/$v/build" W=1 >"$TMP/kbuild-$v.log" 2>&1 || return 1
+	local v=$1 b="build/proxy/$1"
+	vm_kbuild_fdma "$b" "/lib/modules/$v/build" W=1 >"$TMP/kbuild-$v.log" 2>&1 || return 1
 	[ "$(modinfo -F vermagic "$b/kernel/fdma.ko" 2>/dev/null | cut -d' ' -f1)" = "$v" ]
 }
 

@@ -176,6 +176,8 @@ skip() { echo "SKIP $1: $2"; }
 show() { tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'; }
 # shellcheck source=tests/vm/steps-report.sh
 . tests/vm/steps-report.sh
+# shellcheck source=tests/vm/kbuild.sh
+. tests/vm/kbuild.sh
 
 echo "== versal-virt: kernels ${KERNELS[*]}"
 [ ${#SKIPPED[@]} -eq 0 ] || printf '%s\n' "${SKIPPED[@]}"
@@ -191,19 +193,18 @@ sources() { tests/vm/linux-src.sh "$1" 2>"$TMP/tar.log"; }
 # drivers/dma/ paths (zynqmp_dma.c includes ../dmaengine.h) and every
 # tests/vm/versal/*.c as a module of its own. Files are copied only when
 # they differ, so a second run's make finds nothing to do.
-put() { cmp -s "$1" "$2" || { mkdir -p "$(dirname "$2")" && cp "$1" "$2"; }; }
 build_modules() { # VERSION SRCDIR: 0 when every module was built
 	local v=$1 src=$2 b="build/versal/$1" f objs=("${FIXTURE_OBJS[@]}")
-	for f in "${FIXTURE_FILES[@]}"; do put "$src/$f" "$b/${f#drivers/dma/}" || return 1; done
+	for f in "${FIXTURE_FILES[@]}"; do vm_put "$src/$f" "$b/${f#drivers/dma/}" || return 1; done
 	for f in "$HERE"/*.c; do
 		[ -e "$f" ] || continue
-		put "$f" "$b/${f##*/}" || return 1
+		vm_put "$f" "$b/${f##*/}" || return 1
 		objs+=("$(basename "$f" .c).o")
 	done
 	echo "obj-m += ${objs[*]}" >"$TMP/Kbuild"
-	put "$TMP/Kbuild" "$b/Kbuild" || return 1
-	make -C "$SYSROOT/usr/src/linux-headers-$v" M="$ROOT/$b" ARCH=arm64 \
-		CROSS_COMPILE=aarch64-linux-gnu- modules >"$TMP/kbuild-$v.log" 2>&1 || return 1
+	vm_put "$TMP/Kbuild" "$b/Kbuild" || return 1
+	vm_kbuild_ext "$SYSROOT/usr/src/linux-headers-$v" "$ROOT/$b" ARCH=arm64 \
+		CROSS_COMPILE=aarch64-linux-gnu- >"$TMP/kbuild-$v.log" 2>&1 || return 1
 	MODS=()
 	for f in "${objs[@]}"; do
 		[ -e "$b/${f%.o}.ko" ] || { echo "no $b/${f%.o}.ko" >>"$TMP/kbuild-$v.log"; return 1; }
@@ -216,17 +217,10 @@ build_modules() { # VERSION SRCDIR: 0 when every module was built
 
 # fdma.ko and fdma_dmac.ko for this kernel, from a copy of the sources in
 # the DKMS layout (kernel/, engine/, include/, model/) in
-# build/versal/VERSION/fdma: tests/vm/run.sh builds kernel/ in place for
-# its own kernels.
+# build/versal/VERSION/fdma (tests/vm/kbuild.sh).
 build_fdma() { # VERSION: 0 when both modules were built
-	local v=$1 b="build/versal/$1/fdma" f m
-	for f in kernel/Kbuild kernel/Makefile kernel/*.c kernel/*.h engine/*.c engine/*.h \
-		include/fdma_ioctl.h model/fdma_mdbg.h; do
-		[ -L "$f" ] && continue
-		case $f in *.mod.c) continue ;; esac
-		put "$f" "$b/$f" || return 1
-	done
-	make -C "$b/kernel" KDIR="$SYSROOT/usr/src/linux-headers-$v" ARCH=arm64 \
+	local v=$1 b="build/versal/$1/fdma" m
+	vm_kbuild_fdma "$b" "$SYSROOT/usr/src/linux-headers-$v" ARCH=arm64 \
 		CROSS_COMPILE=aarch64-linux-gnu- >>"$TMP/kbuild-$v.log" 2>&1 || return 1
 	for m in fdma fdma_dmac; do
 		[ "$(modinfo -F vermagic "$b/kernel/$m.ko" 2>/dev/null | cut -d' ' -f1)" = "$v" ] ||

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+#
+# tests/vm/kbuild.sh: how the VM runners (tests/vm/run.sh, tests/vm/proxy/run.sh,
+# tests/vm/versal/run.sh) build kernel modules. Sourced from the repository root.
+#
+# fdma.ko is built from a copy of its sources in the DKMS layout (kernel/,
+# engine/, include/, model/), one copy per kernel and flavour under build/,
+# never in kernel/ itself: the matrix's rows alternate between kernels, and
+# an in-place build would compile every file again for each row (about a
+# minute each on two cores). A copy is touched only where a file changed,
+# so a row finds its kernel's objects from the row before and Kbuild
+# rebuilds only what changed.
+
+# vm_put SRC DEST: DEST becomes a copy of SRC, left alone when already equal
+# (an untouched file keeps its time stamp, and make its object).
+vm_put() { cmp -s "$1" "$2" || { mkdir -p "$(dirname "$2")" && cp "$1" "$2"; }; }
+
+# Kbuild's own parallelism: the runners call it outside make's job server.
+VM_KJOBS=-j$(nproc 2>/dev/null || echo 2)
+
+# vm_kbuild_fdma DIR KDIR MAKEARGS...: fdma.ko and fdma_dmac.ko built for the
+# kernel tree KDIR in DIR/kernel; 0 when make succeeded (the caller checks
+# the modules' vermagic).
+vm_kbuild_fdma() {
+	local b=$1 kdir=$2 f
+	shift 2
+	for f in kernel/Kbuild kernel/Makefile kernel/*.c kernel/*.h engine/*.c engine/*.h \
+		include/fdma_ioctl.h model/fdma_mdbg.h; do
+		[ -L "$f" ] && continue		# the engine links of an in-place build
+		case $f in *.mod.c) continue ;; esac
+		vm_put "$f" "$b/$f" || return 1
+	done
+	make -C "$b/kernel" "$VM_KJOBS" KDIR="$kdir" "$@"
+}
+
+# vm_kbuild_ext KDIR DIR MAKEARGS...: the out-of-tree modules whose sources
+# and Kbuild are in DIR.
+vm_kbuild_ext() {
+	local kdir=$1 dir=$2
+	shift 2
+	make -C "$kdir" "$VM_KJOBS" M="$dir" "$@" modules
+}
