@@ -53,6 +53,8 @@ static int fd_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 	caps->coal_timer = caps->coalesce;
 	caps->coal_emulated = false;
 	caps->overrun_flag = true;
+	caps->stream_drop = true;
+	caps->c2h_stream_len = 0;
 	caps->poll_wb = false;
 	caps->user_irqs = 0;
 	return 0;

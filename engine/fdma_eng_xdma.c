@@ -98,8 +98,8 @@ static bool is_xdma_id(u32 v, u32 target)
 
 static int x_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 {
-	u32 dir, n, nchan = 0, align = 1, v, nh2c = 0;
-	bool tg;
+	u32 dir, n, nchan = 0, align = 1, salign = 1, c2h_len = 64, v, nh2c = 0;
+	bool tg, bytes = true;
 
 	if (!is_xdma_id(fdma_plat_rd32(p, XDMA_BLK_CFG + XDMA_ID), XDMA_TARGET_CFG) ||
 	    !is_xdma_id(fdma_plat_rd32(p, XDMA_BLK_IRQ + XDMA_ID), XDMA_TARGET_IRQ))
@@ -131,12 +131,33 @@ static int x_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 				al = XDMA_ALIGN_LEN(a);
 			if (al & (al - 1))
 				return -EPROTO;
-			if (al > align)
-				align = al;
+			if (!(v & XDMA_ID_STREAM)) {
+				align = al > align ? al : align;
+				continue;
+			}
+			salign = al > salign ? al : salign;
+			/*
+			 * Byte streams (PG195, "Address Alignment" and "Length
+			 * Granularity"): AXI-ST takes any address and length,
+			 * except that each C2H descriptor is a multiple of 64
+			 * bytes (the frame in it has any length). Whatever the
+			 * C2H channel reports for lengths is kept on top.
+			 */
+			if (XDMA_ALIGN_ADDR(a) > 1 || (!dir && XDMA_ALIGN_LEN(a) > 1))
+				bytes = false;
+			else if (dir && XDMA_ALIGN_LEN(a) > c2h_len)
+				c2h_len = XDMA_ALIGN_LEN(a);
 		}
 	}
-	if (!nchan || align > 4096)
+	/* Without byte streams, the stream channels' alignment is everyone's. */
+	if (!bytes && salign > align)
+		align = salign;
+	if (!nchan || align > 4096 || c2h_len > 4096 || (c2h_len & (c2h_len - 1)))
 		return -EPROTO;
+	caps->stream_bytes = bytes;
+	caps->c2h_stream_len = bytes ? c2h_len : 0;
+	/* The engine always holds a frame back; dropping is the design's (the test block's). */
+	caps->stream_drop = tg;
 	for (n = nchan; n < FDMA_MAX_CHANNELS; n++) {
 		caps->chan_caps[n] = 0;
 		caps->hw_chan[n] = 0;

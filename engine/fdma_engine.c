@@ -47,7 +47,19 @@ int fdma_ering_init(struct fdma_ering *r, struct fdma_plat *p,
 	r->plat = p;
 	r->ch = ch;
 	r->caps = caps->chan_caps[ch];
-	r->align = caps->stream_bytes && (r->caps & FDMA_CH_CAP_STREAM) ? 1 : caps->align;
+	/*
+	 * A byte stream takes any address; its lengths too, but for C2H
+	 * buffers on an engine that wants them in units (XDMA: 64 bytes, while
+	 * the frames that land in them have any length).
+	 */
+	if (caps->stream_bytes && (r->caps & FDMA_CH_CAP_STREAM)) {
+		r->addr_align = 1;
+		r->align = (r->caps & FDMA_CH_CAP_C2H) && caps->c2h_stream_len ?
+			   caps->c2h_stream_len : 1;
+	} else {
+		r->addr_align = caps->align;
+		r->align = caps->align;
+	}
 	r->max_desc_len = caps->max_desc_len;
 	r->card_size = caps->card_size;
 	r->desc = desc;
@@ -89,7 +101,7 @@ int fdma_ering_check(const struct fdma_ering *r, const struct fdma_ereq *q,
 		*why = "length is zero";
 		return -EINVAL;
 	}
-	if (!aligned(q->host, r->align) || !aligned(q->len, r->align)) {
+	if (!aligned(q->host, r->addr_align) || !aligned(q->len, r->align)) {
 		*why = "host address or length not a multiple of the engine's alignment";
 		return -EINVAL;
 	}

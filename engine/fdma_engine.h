@@ -72,7 +72,9 @@ struct fdma_eng_caps {
 	bool coal_emulated;	/* count coalescing done by descriptor flags, not by the engine */
 	bool testgen;
 	bool mem2mem;		/* 1.2: a MEM2MEM channel exists */
-	bool stream_bytes;	/* 1.3: stream descriptors of any address and length */
+	bool stream_bytes;	/* stream descriptors of any address and length (FDMA 1.3; XDMA) */
+	u32 c2h_stream_len;	/* ... but C2H stream buffers: multiples of this (XDMA: 64) */
+	bool stream_drop;	/* stream C2H: CH_CTRL.DROP drops a frame with no buffer */
 	bool poll_wb;		/* XDMA: completions from the poll-mode write-back */
 	bool overrun_flag;	/* stream C2H: the engine flags the first frame after drops */
 	u32 user_irqs;		/* the FPGA's own interrupt lines the engine forwards */
@@ -122,6 +124,7 @@ struct fdma_ering {
 	u32 reg;		/* the channel's register block */
 	u32 caps;		/* FDMA_CH_CAP_* */
 	u32 align;		/* of this channel's addresses and lengths: 1 on a byte stream */
+	u32 addr_align;		/* of its addresses alone (<= align) */
 	u32 max_desc_len;
 	u64 card_size;
 

@@ -365,6 +365,9 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 	np->rx_headroom = NET_SKB_PAD + NET_IP_ALIGN;
 	np->tx_pause = true;
 	np->rx_buf_len = SKB_WITH_OVERHEAD(PAGE_SIZE) - np->rx_headroom;
+	/* XDMA: C2H stream buffers are multiples of 64 bytes (the frames in them any length). */
+	if (fdev->caps.c2h_stream_len)
+		np->rx_buf_len = round_down(np->rx_buf_len, fdev->caps.c2h_stream_len);
 
 	ret = fdma_net_tx_init(np);
 	if (ret)
@@ -430,7 +433,7 @@ int fdma_net_register(struct fdma_dev *fdev)
 		return -ENODEV;
 	}
 	if (!fdev->caps.stream_bytes) {
-		dev_warn(fdev->dma_dev, "%s: net=1 needs byte streams (FDMA engine 1.3): no network interface\n",
+		dev_warn(fdev->dma_dev, "%s: net=1 needs byte streams (FDMA engine 1.3, XDMA AXI-ST): no network interface\n",
 			 dev_name(&fdev->dev));
 		return -EOPNOTSUPP;
 	}

@@ -152,6 +152,11 @@ static int fdma_net_set_pauseparam(struct net_device *ndev, struct ethtool_pause
 		return -EINVAL;
 	if (np->tx_pause == !!pp->tx_pause)
 		return 0;
+	/* XDMA always holds a frame back: without a design that drops, there is no "off". */
+	if (!pp->tx_pause && !np->fdev->caps.stream_drop) {
+		netdev_info(ndev, "the engine holds frames back and cannot drop them: tx pause stays on\n");
+		return -EOPNOTSUPP;
+	}
 	np->tx_pause = pp->tx_pause;
 	return fdma_net_restart(np);
 }

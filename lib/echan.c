@@ -431,6 +431,11 @@ int fdma_echan_set_drop(struct fdma_dev *dev, int ch, int drop)
 {
 	struct fdma_chan *c = &dev->ch[ch];
 
+	/* XDMA always holds a frame back; only a test block in front of it drops. */
+	if (drop && !dev->caps.stream_drop)
+		return fdma_err(dev, -EOPNOTSUPP,
+				"%s drops no frames on channel %d: it holds the source back until a buffer is posted",
+				dev->info.engine, ch);
 	c->ctrl_flags = drop ? FDMA_CH_CTRL_DROP : 0;
 	fdma_ering_set_ctrl(&c->ring, FDMA_CH_CTRL_DROP, c->ctrl_flags);
 	return 0;

@@ -839,6 +839,7 @@ static int kchan_setup(struct fdma_dev *dev, int ch)
 	/* Only what fdma_ering_check() and fdma_ering_ndesc() read. */
 	kc->rules.caps = k->in.chan_caps[ch];
 	kc->rules.align = k->align;
+	kc->rules.addr_align = k->align;
 	/* The driver keeps user space to the DMA alignment, byte streams too (fdma_ioctl.c). */
 	dev->chan_align[ch] = k->align;
 	kc->rules.max_desc_len = k->in.max_desc_len;

@@ -304,17 +304,16 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		snprintf(why, whylen, "loop=1 joins stream pairs: it needs streams=1 or more");
 		ret = -EINVAL;
 	}
-	if (!ret && (o->eng == &fdma_eng_xdma || o->rtl) && (o->model.streams > 1 || o->model.loop)) {
-		snprintf(why, whylen, "%s has one stream pair and no loop: streams=%u%s",
-			 o->rtl ? "the RTL" : "the XDMA model", o->model.streams,
-			 o->model.loop ? ", loop=1" : "");
+	if (!ret && o->rtl && (o->model.streams > 1 || o->model.loop)) {
+		snprintf(why, whylen, "the RTL has one stream pair and no loop: streams=%u%s",
+			 o->model.streams, o->model.loop ? ", loop=1" : "");
 		ret = -EINVAL;
 	}
 	if (!ret && o->eng == &fdma_eng_xdma &&
-	    (o->model.mm_pairs + (o->model.streams ? 1 : 0) > 4 || o->model.memcpy_chans)) {
+	    (o->model.mm_pairs + o->model.streams > 4 || o->model.memcpy_chans)) {
 		snprintf(why, whylen,
-			 "XDMA has at most 4 channels per direction and no memcpy channels: %u memory-mapped pairs%s%s",
-			 o->model.mm_pairs, o->model.streams ? " and a stream pair" : "",
+			 "XDMA has at most 4 channels per direction and no memcpy channels: %u memory-mapped pairs and %u stream pairs%s",
+			 o->model.mm_pairs, o->model.streams,
 			 o->model.memcpy_chans ? " and memcpy channels" : "");
 		ret = -EINVAL;
 	}

@@ -16,6 +16,7 @@
 #include "fdma_plat.h"
 #include "fdma_mcommon.h"
 #include "fdma_mdbg.h"
+#include "fdma_wire.h"
 #include "xdma_regs.h"
 #include "xdma_model.h"
 
@@ -58,6 +59,18 @@ struct xch {
 	struct fdma_tchk chk;
 	u64 next_frame_ns;
 	bool pending_overrun;
+
+	/*
+	 * loop: the wire this stream channel feeds (H2C) or drains (C2H), and
+	 * the channel at its other end. The wire is single-producer and
+	 * single-consumer: only this channel's thread touches its end.
+	 */
+	struct fdma_wire *wire;
+	struct xch *peer;
+	u32 w_gen;		/* the chain the wire state belongs to */
+	bool w_in;		/* C2H: a frame from the wire is being delivered */
+	u32 w_len, w_off;
+	u64 w_next_ns;		/* wire_mbps: when the next frame may come off the wire */
 };
 
 struct xdma_model {
@@ -73,6 +86,7 @@ struct xdma_model {
 	u64 desc_count, faults;
 	struct fdma_link_clock clk[2];
 	struct xch ch[NCH];	/* [0..3] H2C, [4..7] C2H */
+	struct fdma_wire wires[XDMA_MAX_CHAN];
 };
 
 static struct xch *chan_at(struct xdma_model *m, bool c2h, u32 n)
@@ -327,6 +341,65 @@ static void idle_source(struct xch *c, u64 now, u64 *deadline)
 	*deadline = c->next_frame_ns;
 }
 
+/* ---- the loop's wire (lock held) --------------------------------------------- */
+
+/*
+ * A new chain (RUN rose again): the wire keeps whole frames only, so a
+ * frame this channel had half sent, or half delivered, is lost.
+ */
+static void wire_new_chain(struct xch *c)
+{
+	if (c->w_gen == c->gen)
+		return;
+	c->w_gen = c->gen;
+	if (!c->c2h) {
+		fdma_wire_abort(c->wire);
+		c->eop_prev = true;
+	} else if (c->w_in && c->w_off) {
+		c->w_in = false;
+		fdma_wire_pop(c->wire);
+		pthread_cond_signal(&c->peer->cond);
+	}
+}
+
+/* C2H: a frame off the wire for this buffer? Sets *deadline while the wire's rate holds it. */
+static bool wire_frame(struct xch *c, u64 now, u64 *deadline)
+{
+	u32 rate = c->m->cfg.wire_mbps, len;
+
+	if (c->w_in)
+		return true;
+	len = fdma_wire_peek(c->wire);
+	if (!len)
+		return false;
+	/* A rated wire carries one frame after another, each for its time. */
+	if (rate) {
+		if (now < c->w_next_ns) {
+			*deadline = c->w_next_ns;
+			return false;
+		}
+		c->w_next_ns = (c->w_next_ns + 1000000 > now ? c->w_next_ns : now) +
+			       (u64)((len < 60 ? 60 : len) + 24) * 8000 / rate;
+	}
+	c->w_in = true;
+	c->w_len = len;
+	c->w_off = 0;
+	if (c->avail_ns < now)
+		c->avail_ns = now;
+	return true;
+}
+
+/* Sleep on the channel's condition until deadline (0: a millisecond) or a signal. */
+static void chan_wait(struct xch *c, u64 deadline)
+{
+	struct timespec ts;
+	u64 t = deadline ? deadline : fdma_mnow_ns() + 1000000;
+
+	ts.tv_sec = (time_t)(t / 1000000000ull);
+	ts.tv_nsec = (long)(t % 1000000000ull);
+	pthread_cond_timedwait(&c->cond, &c->m->lock, &ts);
+}
+
 /*
  * Run one descriptor of the chain (lock held on entry and exit, dropped
  * while data moves). Returns false when the chain stopped.
@@ -341,6 +414,10 @@ static bool run_one(struct xch *c)
 	bool stop, eop = false, pn = paced(m);
 	void *host = NULL;
 	bool bad_card = false;
+	/* PG195: AXI-ST takes any address and length, but C2H descriptors are multiples of 64. */
+	bool bytes = c->stream && m->cfg.stream_bytes;
+	u32 amask = bytes ? 0 : (1u << m->cfg.align_log2) - 1;
+	u32 lmask = bytes ? (c->c2h ? 63u : 0) : amask;
 
 	if (f == FDMA_FAULT_STUCK || f == FDMA_FAULT_NOACK) {
 		c->stuck = true;
@@ -367,31 +444,51 @@ static bool run_one(struct xch *c)
 	len = d.len & XDMA_DESC_LEN_MAX;
 	src = addr64(d.src_lo, d.src_hi);
 	dst = addr64(d.dst_lo, d.dst_hi);
-	if (!len || (len & ((1u << m->cfg.align_log2) - 1)) ||
-	    ((c->c2h ? dst : src) & ((1u << m->cfg.align_log2) - 1))) {
+	if (!len || (len & lmask) || ((c->c2h ? dst : src) & amask)) {
 		stop_err(c, c->stream ? XDMA_ST_LEN : XDMA_ST_ALIGN);
 		return false;
 	}
+	if (c->wire)
+		wire_new_chain(c);
 	if (c->stream && c->c2h) {
 		u64 deadline = 0;
 
 		/* Wait for the source; RUN falling or a new chain ends the wait. */
-		while (!frame_ready(c, fdma_mnow_ns(), &deadline)) {
-			struct timespec ts;
-			u64 t = deadline ? deadline : fdma_mnow_ns() + 1000000;
-
+		while (!(c->wire ? wire_frame(c, fdma_mnow_ns(), &deadline) :
+				   frame_ready(c, fdma_mnow_ns(), &deadline))) {
 			if (atomic_load(&m->quit) || !(c->ctrl & XDMA_CTRL_RUN) || c->gen != gen)
 				goto out_stopped;
-			ts.tv_sec = (time_t)(t / 1000000000ull);
-			ts.tv_nsec = (long)(t % 1000000000ull);
-			pthread_cond_timedwait(&c->cond, &m->lock, &ts);
+			chan_wait(c, deadline);
 			deadline = 0;
 		}
-		piece = c->gen_st.len - c->gen_st.off;
+		if (c->wire) {
+			piece = c->w_len - c->w_off;
+		} else {
+			piece = c->gen_st.len - c->gen_st.off;
+			if (c->gen_st.off == 0 && c->pending_overrun)
+				c->pending_overrun = false;
+		}
 		if (piece > len)
 			piece = len;
-		if (c->gen_st.off == 0 && c->pending_overrun)
-			c->pending_overrun = false;
+	} else if (c->wire) {
+		bool sof = c->eop_prev, eof = d.ctrl & XDMA_DESC_EOP;
+		int room = 1;
+
+		/*
+		 * Room for it on the wire: the receiver frees it and signals us.
+		 * XDMA's RUN bit runs one chain, not a port: a receiver between
+		 * chains is no port that is down, so the wire always holds.
+		 */
+		while (!(room = fdma_wire_room(c->wire, len, sof, eof))) {
+			if (atomic_load(&m->quit) || !(c->ctrl & XDMA_CTRL_RUN) || c->gen != gen)
+				goto out_stopped;
+			chan_wait(c, 0);
+		}
+		/* A frame larger than the whole wire could never go. */
+		if (room < 0) {
+			stop_err(c, XDMA_ST_LEN);
+			return false;
+		}
 	}
 	pthread_mutex_unlock(&m->lock);
 
@@ -410,12 +507,18 @@ static bool run_one(struct xch *c)
 		pace(c, len, pn);
 	} else if (c->c2h) {
 		host = m->host.dma(m->host.ctx, dst, piece);
-		if (host && f != FDMA_FAULT_DATA)
-			memcpy(host, c->gen_st.frame + c->gen_st.off, piece);
+		if (host && f != FDMA_FAULT_DATA) {
+			if (c->wire)
+				fdma_wire_read(c->wire, c->w_off, host, piece);
+			else
+				memcpy(host, c->gen_st.frame + c->gen_st.off, piece);
+		}
 		pace(c, piece, pn);
 	} else {
 		host = m->host.dma(m->host.ctx, src, len);
-		if (host && f != FDMA_FAULT_DATA && (c->tg_ctrl & XDMA_TG_CTRL_EN))
+		if (host && f != FDMA_FAULT_DATA && c->wire)
+			fdma_wire_put(c->wire, host, len, c->eop_prev, d.ctrl & XDMA_DESC_EOP);
+		else if (host && f != FDMA_FAULT_DATA && (c->tg_ctrl & XDMA_TG_CTRL_EN))
 			fdma_tchk_feed(&c->chk, host, len, c->eop_prev, d.ctrl & XDMA_DESC_EOP);
 		pace(c, len, pn);
 	}
@@ -442,7 +545,23 @@ static bool run_one(struct xch *c)
 		stop_err(c, XDMA_ST_READ_UR);
 		return false;
 	}
-	if (c->stream && c->c2h) {
+	if (c->stream && c->c2h && c->wire) {
+		struct xdma_result *res = m->host.dma(m->host.ctx, src, sizeof(*res));
+
+		c->w_off += piece;
+		if (c->w_off == c->w_len) {
+			/* The frame is out of the wire: its room goes back to the sender. */
+			eop = true;
+			c->w_in = false;
+			fdma_wire_pop(c->wire);
+			pthread_cond_signal(&c->peer->cond);
+		}
+		if (res) {
+			res->len = piece;
+			rflags = eop ? XDMA_RES_EOP : 0;
+			__atomic_store_n(&res->status, XDMA_RES_MAGIC << 16 | rflags, __ATOMIC_RELEASE);
+		}
+	} else if (c->stream && c->c2h) {
 		struct xdma_result *res = m->host.dma(m->host.ctx, src, sizeof(*res));
 
 		c->gen_st.off += piece;
@@ -463,6 +582,9 @@ static bool run_one(struct xch *c)
 		c->eop_prev = d.ctrl & XDMA_DESC_EOP;
 		c->tg_frames = c->chk.frames;
 		c->tg_errors = c->chk.errors;
+		/* A whole frame is there for the other end: wake it. */
+		if (c->wire && c->eop_prev)
+			pthread_cond_signal(&c->peer->cond);
 	}
 	c->completed++;
 	write_wb(c, false);
@@ -544,9 +666,14 @@ static u32 chan_read(struct xch *c, u32 reg)
 	case XDMA_CH_COMPLETED:
 		return c->completed;
 	case XDMA_CH_ALIGN: {
-		u32 a = 1u << c->m->cfg.align_log2;
+		u32 a = 1u << c->m->cfg.align_log2, l = a;
 
-		return a << 16 | a << 8 | 64;
+		/* What PG195 gives AXI-ST; C2H's 64-byte descriptors as its length granularity. */
+		if (c->stream && c->m->cfg.stream_bytes) {
+			a = 1;
+			l = c->c2h ? 64 : 1;
+		}
+		return a << 16 | l << 8 | 64;
 	}
 	case XDMA_CH_WB_LO:
 		return c->wb_lo;
@@ -786,7 +913,7 @@ static void bar0_write(struct xdma_model *m, u32 off, u32 val)
 /* The stream channel a test-block offset names, and the register in it. */
 static struct xch *tg_chan(struct xdma_model *m, u32 off, u32 *reg)
 {
-	if (off < 0x100 || off >= 0x900)
+	if (m->cfg.loop || off < 0x100 || off >= 0x900)
 		return NULL;
 	*reg = off & 0xff;
 	{
@@ -802,8 +929,9 @@ static u32 bar1_read(struct xdma_model *m, u32 off)
 	struct xch *c;
 	u32 reg;
 
+	/* With loop the design behind the streams is the wire: no test block. */
 	if (off == XDMA_TG_MAGIC)
-		return XDMA_TG_MAGIC_VAL;
+		return m->cfg.loop ? 0 : XDMA_TG_MAGIC_VAL;
 	if (off == XDMA_TG_SCRATCH)
 		return m->scratch;
 	if (off >= 0xf00 && off < 0x1000) {
@@ -937,7 +1065,7 @@ void xdma_model_write(struct xdma_model *m, unsigned int bar, uint32_t off, uint
 int xdma_model_create(const struct fdma_model_cfg *cfg, const struct fdma_model_host *host,
 		      struct xdma_model **mp)
 {
-	unsigned int per_dir = cfg->mm_pairs + (cfg->streams ? 1 : 0), bit = 0;
+	unsigned int per_dir = cfg->mm_pairs + cfg->streams, bit = 0;
 	struct xdma_model *m;
 	pthread_condattr_t ca;
 	int ret = 0;
@@ -971,7 +1099,7 @@ int xdma_model_create(const struct fdma_model_cfg *cfg, const struct fdma_model_
 			c->present = true;
 			c->c2h = dir;
 			c->n = n;
-			c->stream = n == cfg->mm_pairs;
+			c->stream = n >= cfg->mm_pairs;
 			c->bit = 1u << bit++;
 			c->eop_prev = true;
 			pthread_condattr_init(&ca);
@@ -980,8 +1108,19 @@ int xdma_model_create(const struct fdma_model_cfg *cfg, const struct fdma_model_
 			pthread_condattr_destroy(&ca);
 		}
 	}
+	/* Stream pair k's H2C frames arrive on pair k ^ 1's C2H channel (k's own where k ^ 1 has none). */
+	for (unsigned int i = 0; cfg->loop && i < cfg->streams && !ret; i++) {
+		unsigned int to = (i ^ 1) < cfg->streams ? i ^ 1 : i;
+		struct xch *tx = &m->ch[cfg->mm_pairs + i];
+		struct xch *rx = &m->ch[XDMA_MAX_CHAN + cfg->mm_pairs + to];
+
+		ret = fdma_wire_init(&m->wires[i], 4u << 20, 1024);
+		tx->wire = rx->wire = &m->wires[i];
+		tx->peer = rx;
+		rx->peer = tx;
+	}
 	m->mdbg[(FDMA_MDBG_MAGIC - 0xf00) / 4] = FDMA_MDBG_MAGIC_VAL;
-	for (unsigned int i = 0; i < NCH; i++) {
+	for (unsigned int i = 0; i < NCH && !ret; i++) {
 		struct xch *c = &m->ch[i];
 
 		if (!c->present)
@@ -1021,6 +1160,8 @@ void xdma_model_destroy(struct xdma_model *m)
 			fdma_tgen_free(&c->gen_st);
 		}
 	}
+	for (unsigned int i = 0; i < XDMA_MAX_CHAN; i++)
+		fdma_wire_free(&m->wires[i]);
 	for (int i = 0; i < 2; i++)
 		pthread_mutex_destroy(&m->clk[i].lock);
 	pthread_mutex_destroy(&m->lock);

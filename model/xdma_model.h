@@ -12,11 +12,16 @@
  * the model's test block at 0xf00 (fdma_mdbg.h's offsets).
  *
  * Configuration is struct fdma_model_cfg: mm_pairs memory-mapped H2C/C2H
- * channel pairs, plus (streams) one AXI-Stream pair as the next channel of
+ * channel pairs, plus streams AXI-Stream pairs as the next channels of
  * each direction; at most 4 per direction. A real XDMA IP is all
  * memory-mapped or all stream; the model may mix them to test both in one
- * device. align_log2 is what the alignment registers report; max_desc_len
- * is ignored (the engine's limit is the 28-bit length). Faults: desc (a
+ * device. align_log2 is what the memory-mapped channels' alignment
+ * registers report; with stream_bytes the stream channels report what
+ * PG195 gives AXI-ST (any address and length, C2H descriptors in
+ * multiples of 64 bytes), else align_log2 too. loop joins the stream
+ * pairs through the wire as on the FDMA model (fdma_model.h), without
+ * the test block: the wire holds a frame until the receiver has a buffer.
+ * max_desc_len is ignored (the engine's limit is the 28-bit length). Faults: desc (a
  * descriptor read fails), magic, data (a data read or write fails), stuck
  * (the channel stops completing until RUN is cleared), irq (the next
  * interrupt is lost), noack (stuck, and it ignores RUN being cleared).

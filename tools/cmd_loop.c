@@ -53,6 +53,7 @@ struct loop_run {
 	const struct loop_opts *o;
 	enum loop_mode mode;
 	uint32_t size;
+	uint32_t rslot;		/* a receive buffer: size, rounded up to the channel's length unit (XDMA: 64) */
 	int txbuf, rxbuf;
 	uint8_t *tx, *rxp;
 	atomic_bool stop;
@@ -182,8 +183,8 @@ static int post_rx(struct loop_run *r, const uint32_t *slots, unsigned int n)
 	struct fdma_req req[RX_BUFS];
 
 	for (unsigned int i = 0; i < n; i++)
-		req[i] = (struct fdma_req){ .buf = r->rxbuf, .offset = (uint64_t)slots[i] * r->size,
-					    .len = r->size, .user_data = slots[i] };
+		req[i] = (struct fdma_req){ .buf = r->rxbuf, .offset = (uint64_t)slots[i] * r->rslot,
+					    .len = r->rslot, .user_data = slots[i] };
 	return fdma_submit(r->dev, r->o->rx, req, n) == (int)n ? 0 : -1;
 }
 
@@ -193,28 +194,43 @@ static int run_one(struct fdma_dev *dev, const struct loop_opts *o, enum loop_mo
 	struct loop_run r = { .dev = dev, .o = o, .mode = mode, .size = size,
 			      .txbuf = -1, .rxbuf = -1 };
 	unsigned int batch = mode == MODE_BATCHED ? o->burst : 1;
+	unsigned int unit = (unsigned int)fdma_chan_align(dev, o->rx);
 	struct fdma_chan_stats t0, t1, r0, r1;
+	struct fdma_info info;
 	struct fdma_cpl cpl[RX_BUFS];
 	uint32_t slots[RX_BUFS];
 	uint64_t expect = 0;
 	double start, c0, m0 = 0, m1 = 0, verify = 0, stop_at = 0;
 	pthread_t th;
+	bool timer;
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
+	if (fdma_get_info(dev, &info) || (int)unit < 1) {
+		fprintf(stderr, "fdma loop: %s\n", fdma_errmsg(dev));
+		return -1;
+	}
+	r.rslot = (size + unit - 1) / unit * unit;
 	r.txbuf = fdma_buf_alloc(dev, (size_t)size * TX_SLOTS, 0);
-	r.rxbuf = fdma_buf_alloc(dev, (size_t)size * RX_BUFS, 0);
+	r.rxbuf = fdma_buf_alloc(dev, (size_t)r.rslot * RX_BUFS, 0);
 	if (r.txbuf < 0 || r.rxbuf < 0) {
 		fprintf(stderr, "fdma loop: %s\n", fdma_errmsg(dev));
 		goto out;
 	}
 	r.tx = fdma_buf_addr(dev, r.txbuf);
 	r.rxp = fdma_buf_addr(dev, r.rxbuf);
-	/* Interrupt-driven both ways, as a driver is: coalesced only when batched. */
+	/*
+	 * Interrupt-driven both ways, as a driver is: coalesced only when
+	 * batched, by count and time. Without a timer (XDMA) a count would
+	 * leave a run's last frames waiting for the rest of it: there every
+	 * completion asks, and the engine merges what comes before the host
+	 * acknowledges.
+	 */
+	timer = mode == MODE_BATCHED && (info.coal & FDMA_COAL_TIMER);
 	if (fdma_chan_set_wait(dev, o->tx, FDMA_WAIT_SLEEP, 0) ||
 	    fdma_chan_set_wait(dev, o->rx, FDMA_WAIT_SLEEP, 0) ||
-	    fdma_chan_set_coalesce(dev, o->tx, batch, mode == MODE_BATCHED ? 100 : 0) ||
-	    fdma_chan_set_coalesce(dev, o->rx, batch, mode == MODE_BATCHED ? 20 : 0) ||
+	    fdma_chan_set_coalesce(dev, o->tx, timer ? batch : 1, timer ? 100 : 0) ||
+	    fdma_chan_set_coalesce(dev, o->rx, timer ? batch : 1, timer ? 20 : 0) ||
 	    fdma_chan_set_drop(dev, o->rx, 0)) {
 		fprintf(stderr, "fdma loop: %s\n", fdma_errmsg(dev));
 		goto out;
@@ -263,7 +279,7 @@ static int run_one(struct fdma_dev *dev, const struct loop_opts *o, enum loop_mo
 				uint32_t slot = (uint32_t)cpl[i].user_data;
 
 				if (cpl[i].res || cpl[i].len != size ||
-				    frame_check(r.rxp + (uint64_t)slot * size, size, expect))
+				    frame_check(r.rxp + (uint64_t)slot * r.rslot, size, expect))
 					res->errors++;
 				expect++;
 				res->frames++;

@@ -22,6 +22,12 @@ fdma loop sim:loop=1,wire=100 --sizes 1000 --mode batched --seconds 0.5 --json
 json "loop over a 100 Mbit/s wire: at most the wire's rate (1000-byte frames take 1024 bytes of it)" \
 	'L[0]["errors"] == 0 and 0 < L[0]["mbps"] <= 100 * 1000 / 1024 * 1.02'
 
+# XDMA's AXI-ST (the XDMA model, engine=xdma): frames of any length out,
+# into C2H buffers of 64-byte multiples; no interrupt timer.
+fdma loop sim:engine=xdma,loop=1,paced=0 --sizes 65,1500 --seconds 0.3 --json
+json "loop on the XDMA model: odd sizes into 64-byte-unit buffers, every frame back" \
+	'len(L) == 4 and all(o["errors"] == 0 and o["frames"] > 0 for o in L) and all(o["doorbells_per_packet"] < 1 for o in L if o["mode"] == "batched")'
+
 expect_fail "loop on a stream channel fed by its test generator names loop=1" "loop=1" \
 	loop sim: --sizes 64 --seconds 0.1
 expect_fail "loop without stream channels says what it needs" "stream channel" \
