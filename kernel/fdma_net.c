@@ -359,8 +359,14 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 	INIT_WORK(&np->reset_work, fdma_net_reset_work);
 	u64_stats_init(&np->txs.syncp);
 	u64_stats_init(&np->rxs.syncp);
+	/*
+	 * Without an interrupt timer (XDMA) a count would leave the last
+	 * frames of a burst waiting for the rest of it: an interrupt per
+	 * descriptor, which NAPI's masking merges under load.
+	 */
 	for (i = 0; i < 4; i++)
-		np->coal[i / 2][i % 2] = fdma_net_coal_default[i / 2][i % 2];
+		np->coal[i / 2][i % 2] = fdev->caps.coal_timer ?
+					 fdma_net_coal_default[i / 2][i % 2] : i % 2 ? 0 : 1;
 	/* The frame after the stack's headroom, and the skb's own tail after the page's end. */
 	np->rx_headroom = NET_SKB_PAD + NET_IP_ALIGN;
 	np->tx_pause = true;

@@ -108,6 +108,12 @@ static int fdma_net_set_coalesce(struct net_device *ndev, struct ethtool_coalesc
 		NL_SET_ERR_MSG_MOD(ack, "usecs: the engine's timer goes up to 1000000");
 		return -EINVAL;
 	}
+	if (!np->fdev->caps.coal_timer &&
+	    (ec->tx_max_coalesced_frames > 1 || ec->rx_max_coalesced_frames > 1 ||
+	     ec->tx_coalesce_usecs || ec->rx_coalesce_usecs)) {
+		NL_SET_ERR_MSG_MOD(ack, "no interrupt timer: frames 1 and usecs 0 only (NAPI masks interrupts)");
+		return -EOPNOTSUPP;
+	}
 	np->coal[0][0] = ec->tx_max_coalesced_frames;
 	np->coal[0][1] = ec->tx_coalesce_usecs;
 	np->coal[1][0] = ec->rx_max_coalesced_frames;

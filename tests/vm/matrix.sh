@@ -29,7 +29,9 @@ cd "$ROOT" || exit 1
 # rows run the harder non-coherent case), and x86_64 6.12 without
 # swiotlb=force (about 230 s; the 6.12 row bounces every mapping). Each
 # still runs by hand: tests/vm/run.sh --arch arm64 --kernel 6.12 (coherent,
-# with the ASan copy), tests/vm/run.sh --arch x86_64.
+# with the ASan copy), tests/vm/run.sh --arch x86_64. The XDMA model's
+# steps run on 6.1 (tests/vm/proxy/run.sh --engine xdma takes both), its
+# network interfaces on 6.12.
 MATRIX=(
 	"--arch x86_64 --kernel 6.1"				# full, with the ASan e2e copy
 	"--arch x86_64 --kernel 6.12 --append swiotlb=force --no-asan"
@@ -41,7 +43,9 @@ MATRIX=(
 	"--arch x86_64 --kernel 6.12 --opts loop=1,streams=2,paced=1 --append fdmavm_only=net --no-asan"
 	"--arch x86_64 --kernel 6.1 --opts loop=1,streams=2,paced=1,wire=100 --append fdmavm_only=net --no-asan"
 	"tests/vm/versal/run.sh"	# xlnx-versal-virt, 6.1 and 6.12: zynqmp_dma, dmatest, the DT binding
-	"tests/vm/proxy/run.sh --engine xdma"	# fdma.ko on the XDMA model behind x-pci-proxy-dev, 6.1 and 6.12
+	"tests/vm/proxy/run.sh --engine xdma --kernel 6.1"	# fdma.ko on the XDMA model behind x-pci-proxy-dev
+	# The network interfaces on XDMA's AXI-ST (byte streams, PG195) over the paced gen2 x1 link.
+	"tests/vm/proxy/run.sh --engine xdma --kernel 6.12 --net --opts paced=1"
 	"tests/vm/proxy/run.sh --engine fdma --kernel 6.12"	# the FDMA engine's own register path, no ivshmem doorbell
 )
 

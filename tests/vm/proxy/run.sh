@@ -25,12 +25,15 @@ set -u
 usage() {
 	cat <<'EOF'
 usage: tests/vm/proxy/run.sh [--engine xdma|fdma] [--kernel 6.1|6.12|VERSION]...
-                             [--opts OPTIONS] [--keep] [--timeout S]
+                             [--opts OPTIONS] [--net] [--keep] [--timeout S]
 
   --engine E     the model behind the proxy: xdma (default) or fdma
   --kernel K     a series (6.1, 6.12) or one kernel (e.g. 6.1.0-57-amd64) with headers;
                  repeatable (default: 6.1 and 6.12)
   --opts OPTS    more model options (fdma-proxyd --opts), e.g. "channels=2"
+  --net          the network interfaces instead of the steps of guest/: the model's
+                 two stream pairs joined (loop=1,streams=2), fdma.ko net=1, and
+                 tests/vm/guest/net.sh with traffic (docs/net.md)
   --study        also the runs of docs/studies/xdma.md (study/70-study.sh); the
                  figures are printed as "STUDY {json}" lines
   --keep         keep the temp dir (console logs, initramfs, the model's log) and say where
@@ -49,6 +52,7 @@ ENGINE=xdma
 OPTS=""
 KEEP=0
 STUDY=0
+NET=0
 TIMEOUT=400
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -63,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--opts=*) OPTS=${1#*=}; shift ;;
 	--keep) KEEP=1; shift ;;
 	--study) STUDY=1; shift ;;
+	--net) NET=1; shift ;;
 	--timeout) [ $# -ge 2 ] || usage_error "--timeout needs seconds"
 		TIMEOUT=$2; shift 2 ;;
 	--timeout=*) TIMEOUT=${1#*=}; shift ;;
@@ -81,6 +86,7 @@ case $ENGINE in
 xdma|fdma) ;;
 *) usage_error "bad --engine '$ENGINE': expected xdma or fdma" ;;
 esac
+[ $NET = 1 ] && OPTS=loop=1,streams=2${OPTS:+,$OPTS}
 MOPTS=engine=$ENGINE${OPTS:+,$OPTS}
 [ ${#KERNELS_ARG[@]} -gt 0 ] || KERNELS_ARG=(6.1 6.12)
 
@@ -166,7 +172,7 @@ for p in "${GUEST_PROGS[@]}"; do
 		show "$TMP/cc-$p.log" 20
 	fi
 done
-install -m 755 tests/vm/guest/vmlib.sh tests/vm/guest/e2e.sh "$GBIN/tests/"
+install -m 755 tests/vm/guest/vmlib.sh tests/vm/guest/e2e.sh tests/vm/guest/net.sh "$GBIN/tests/"
 # libfdma's end-to-end tests and the fdma command (dynamically linked:
 # cmocka has no static library), with every shared library they load.
 E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
@@ -183,6 +189,18 @@ if make -s "${E2E[@]}" >"$TMP/e2e.log" 2>&1; then
 else
 	fail build-e2e "make ${E2E[*]} failed (log below)"
 	show "$TMP/e2e.log" 20
+fi
+# --net: Debian's iperf3 and ethtool, with their libraries.
+if [ $NET = 1 ]; then
+	for b in iperf3 ethtool; do
+		p=$(command -v "$b") || { echo "note: no $b here (apt-get install $b): net.sh runs without it"; continue; }
+		mkdir -p "$GBIN/libs/usr/bin"
+		cp -L "$p" "$GBIN/libs/usr/bin/"
+		for l in $(ldd "$p" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+			mkdir -p "$GBIN/libs$(dirname "$l")"
+			cp -L "$l" "$GBIN/libs$l"
+		done
+	done
 fi
 
 # fdma.ko for one kernel, from a copy of the sources in the DKMS layout in
@@ -215,7 +233,21 @@ run_kernel() { # VERSION
 		[ -e "$R/$a" ] || ln -s /bin/busybox "$R/$a"
 	done
 	install -m 755 tests/vm/steps-init.sh "$R/init"
-	install -m 644 "$HERE"/guest/*.sh "$R/steps/"
+	if [ $NET = 1 ]; then
+		install -m 644 "$HERE"/net/*.sh "$R/steps/"
+		# pktgen, for modprobe in the guest (Debian builds it as a module).
+		a=$(modinfo -k "$v" -n pktgen 2>/dev/null)
+		mkdir -p "$R/lib/modules/$v/kernel"
+		case $a in
+		*.xz) xz -dc "$a" >"$R/lib/modules/$v/kernel/pktgen.ko" ;;
+		*.ko) cp "$a" "$R/lib/modules/$v/kernel/" ;;
+		*) echo "note: no pktgen module for $v: net.sh runs without it" ;;
+		esac
+		cp "/lib/modules/$v/modules.builtin" "/lib/modules/$v/modules.order" "$R/lib/modules/$v/" 2>/dev/null
+		depmod -b "$R" "$v" 2>/dev/null
+	else
+		install -m 644 "$HERE"/guest/*.sh "$R/steps/"
+	fi
 	if [ $STUDY = 1 ]; then
 		install -m 644 "$HERE"/study/*.sh "$R/steps/"
 	fi
