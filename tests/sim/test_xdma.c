@@ -362,6 +362,53 @@ static void test_user_irq(void **state)
 	}
 }
 
+/*
+ * Byte streams from the alignment registers (PG195: AXI-ST takes any
+ * address and length; C2H descriptors in 64-byte multiples): the stream
+ * channels' alignment is 1 for H2C and 64 for C2H, whose buffers may sit
+ * at any offset; the memory-mapped channels keep theirs. With bytes=0 the
+ * stream channels report the memory-mapped alignment and keep it.
+ */
+static void test_byte_streams(void **state)
+{
+	struct fdma_dev *dev;
+	struct fdma_info info;
+	struct fdma_req r = { .len = 100, .flags = FDMA_REQ_SOF | FDMA_REQ_EOF };
+	int h2c, c2h, mm, buf;
+
+	(void)state;
+	dev = open_xdma("streams=1");
+	assert_fdma_ok(dev, fdma_get_info(dev, &info));
+	h2c = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_STREAM);
+	c2h = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+	mm = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM);
+	assert_true(h2c >= 0 && c2h >= 0 && mm >= 0);
+	assert_int_equal(info.align, 64);
+	assert_int_equal(fdma_chan_align(dev, mm), 64);
+	assert_int_equal(fdma_chan_align(dev, h2c), 1);
+	assert_int_equal(fdma_chan_align(dev, c2h), 64);
+	buf = sim_buf(dev, 4096, 0);
+	/* C2H: a 64-byte multiple at an odd offset goes; 100 bytes do not. */
+	r.buf = buf;
+	r.offset = 3;
+	assert_fdma_err(dev, fdma_submit(dev, c2h, &r, 1), -EINVAL, "alignment");
+	r.len = 128;
+	r.flags = 0;
+	assert_fdma_err(dev, fdma_submit(dev, c2h, &r, 1), 1, NULL);
+	assert_fdma_ok(dev, fdma_chan_reset(dev, c2h));
+	fdma_close(dev);
+
+	dev = open_xdma("streams=1,bytes=0");
+	h2c = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_STREAM);
+	c2h = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+	assert_int_equal(fdma_chan_align(dev, h2c), 64);
+	assert_int_equal(fdma_chan_align(dev, c2h), 64);
+	buf = sim_buf(dev, 4096, 0);
+	r = (struct fdma_req){ .buf = buf, .offset = 3, .len = 128 };
+	assert_fdma_err(dev, fdma_submit(dev, c2h, &r, 1), -EINVAL, "alignment");
+	fdma_close(dev);
+}
+
 /* An XDMA has at most 4 channels a direction and no memcpy channels: said at open. */
 static void test_bad_config(void **state)
 {
@@ -372,6 +419,9 @@ static void test_bad_config(void **state)
 	if (sim_target())
 		skip();
 	assert_int_equal(fdma_open(&dev, "sim:engine=xdma,channels=4", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "at most 4 channels per direction"));
+	assert_int_equal(fdma_open(&dev, "sim:engine=xdma,channels=2,streams=3", err, sizeof(err)),
+			 -EINVAL);
 	assert_non_null(strstr(err, "at most 4 channels per direction"));
 	assert_int_equal(fdma_open(&dev, "sim:engine=xdma,memcpy=1", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "no memcpy"));
@@ -392,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_magic_fault),
 		cmocka_unit_test(test_packet_over_buffers),
 		cmocka_unit_test(test_user_irq),
+		cmocka_unit_test(test_byte_streams),
 		cmocka_unit_test(test_bad_config),
 	};
 
