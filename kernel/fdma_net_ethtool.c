@@ -111,7 +111,7 @@ static int fdma_net_set_coalesce(struct net_device *ndev, struct ethtool_coalesc
 	if (!np->fdev->caps.coal_timer &&
 	    (ec->tx_max_coalesced_frames > 1 || ec->rx_max_coalesced_frames > 1 ||
 	     ec->tx_coalesce_usecs || ec->rx_coalesce_usecs)) {
-		NL_SET_ERR_MSG_MOD(ack, "no interrupt timer: frames 1 and usecs 0 only (NAPI masks interrupts)");
+		NL_SET_ERR_MSG_MOD(ack, "no interrupt timer: frames 1 and usecs 0 only");
 		return -EOPNOTSUPP;
 	}
 	np->coal[0][0] = ec->tx_max_coalesced_frames;
