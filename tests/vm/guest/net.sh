@@ -169,7 +169,10 @@ if [ -e /proc/net/pktgen/pgctrl ]; then
 	fi
 	if pg net_pktgen_burst32 32 0 6400; then
 		# Bursts: fewer doorbells than packets; coalescing: fewer interrupts.
-		if [ $((db * 4)) -ge "$tx" ]; then
+		# (Fewer than 1 per packet, not a fixed ratio: where BQL or a slow
+		# wire stops the queue, each stop rings too: 0.10 to 0.42 seen on
+		# the 100 Mbit/s wire.)
+		if [ "$db" -ge "$tx" ]; then
 			fail net_pktgen_burst32 "$db doorbells for $tx packets in bursts of 32"
 		elif [ "$ti" -ge "$tx" ] || [ "$ri" -ge "$rx" ]; then
 			fail net_pktgen_burst32 "interrupts: $ti on A's transmit, $ri on B's receive, for $tx packets"
