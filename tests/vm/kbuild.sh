@@ -2,7 +2,14 @@
 # shellcheck shell=bash
 #
 # tests/vm/kbuild.sh: how the VM runners (tests/vm/run.sh, tests/vm/proxy/run.sh,
-# tests/vm/versal/run.sh) build kernel modules. Sourced from the repository root.
+# tests/vm/versal/run.sh) build: kernel modules, and one runner at a time.
+# Sourced from the repository root.
+#
+# The matrix (tests/vm/matrix.sh) runs rows side by side. What they build
+# under build/ is shared (the library, the guest programs, fdma.ko for
+# each kernel), so a runner holds build/.vm-build.lock while it builds
+# and lets go of it while its guest runs: builds one at a time, guests
+# side by side.
 #
 # fdma.ko is built from a copy of its sources in the DKMS layout (kernel/,
 # engine/, include/, model/), one copy per kernel and flavour under build/,
@@ -41,3 +48,11 @@ vm_kbuild_ext() {
 	shift 2
 	make -C "$kdir" "$VM_KJOBS" M="$dir" "$@" modules
 }
+
+# vm_build_lock, vm_build_unlock: the builds' lock (above); fd 9.
+vm_build_lock() {
+	mkdir -p build
+	exec 9>>build/.vm-build.lock
+	flock 9
+}
+vm_build_unlock() { flock -u 9; }

@@ -10,6 +10,11 @@
 # given here (e.g. --keep, --timeout S: both scripts take them) go to every
 # run. build/vm-summary gets "passed failed" (runs) for make test's total.
 #
+# Rows run side by side, VM_JOBS at a time (default: one per CPU): a TCG
+# guest keeps one CPU busy, and the runners build one at a time
+# (tests/vm/kbuild.sh's lock). A row's output goes to its log and is
+# printed whole when it ends; the longest rows come first.
+#
 # A run that exits 77 (QEMU, a cross compiler, the arm64 sysroot, a kernel
 # or a linux-source tarball missing) is listed as skipped with its SKIP
 # line; .ci/run installs all of it (the arm64 sysroot:
@@ -37,44 +42,80 @@ MATRIX=(
 	"--arch x86_64 --kernel 6.12 --append swiotlb=force --no-asan"
 	"--arch arm64 --kernel 6.1 --noncoherent --no-asan"
 	"--arch arm64 --kernel 6.12 --noncoherent --no-asan"
-	"--arch x86_64 --kernel 6.12 --opts fault=stuck@3 --no-asan"	# a stuck channel recovered
-	# The network interfaces over joined stream pairs, with traffic (docs/net.md):
-	# on 6.12 over the paced gen2 x1 link, on 6.1 over a 100 Mbit/s wire too.
-	"--arch x86_64 --kernel 6.12 --opts loop=1,streams=2,paced=1 --append fdmavm_only=net --no-asan"
-	"--arch x86_64 --kernel 6.1 --opts loop=1,streams=2,paced=1,wire=100 --append fdmavm_only=net --no-asan"
-	"tests/vm/versal/run.sh"	# xlnx-versal-virt, 6.1 and 6.12: zynqmp_dma, dmatest, the DT binding
-	"tests/vm/proxy/run.sh --engine xdma --kernel 6.1"	# fdma.ko on the XDMA model behind x-pci-proxy-dev
 	# The network interfaces on XDMA's AXI-ST (byte streams, PG195) over the paced gen2 x1 link.
 	"tests/vm/proxy/run.sh --engine xdma --kernel 6.12 --net --opts paced=1"
+	"tests/vm/versal/run.sh"	# xlnx-versal-virt, 6.1 and 6.12: zynqmp_dma, dmatest, the DT binding
+	"tests/vm/proxy/run.sh --engine xdma --kernel 6.1"	# fdma.ko on the XDMA model behind x-pci-proxy-dev
 	"tests/vm/proxy/run.sh --engine fdma --kernel 6.12"	# the FDMA engine's own register path, no ivshmem doorbell
+	# The network interfaces over joined stream pairs, with traffic (docs/net.md):
+	# on 6.1 over a 100 Mbit/s wire, on 6.12 over the paced gen2 x1 link.
+	"--arch x86_64 --kernel 6.1 --opts loop=1,streams=2,paced=1,wire=100 --append fdmavm_only=net --no-asan"
+	"--arch x86_64 --kernel 6.12 --opts loop=1,streams=2,paced=1 --append fdmavm_only=net --no-asan"
+	"--arch x86_64 --kernel 6.12 --opts fault=stuck@3 --no-asan"	# a stuck channel recovered
 )
 
 LOGS=build/vm-logs
 mkdir -p "$LOGS" || exit 1
-rm -f "$LOGS"/run-*.log
+rm -f "$LOGS"/run-*.log "$LOGS"/run-*.rc
+JOBS=${VM_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $JOBS in ''|*[!0-9]*|0) JOBS=1 ;; esac
 RUNS_PASS=0
 RUNS_FAIL=0
 RUNS_SKIP=0
 TABLE=()
 T0=$(date +%s)
-i=0
-for args in "${MATRIX[@]}"; do
-	i=$((i + 1))
-	log=$LOGS/run-$i.log
+N=${#MATRIX[@]}
+
+row_cmd() { # I: the command line of row I (1-based)
+	local args=${MATRIX[$(($1 - 1))]}
 	case $args in
-	tests/*) cmd=$args ;;
-	*) cmd="tests/vm/run.sh $args" ;;
+	tests/*) echo "$args" ;;
+	*) echo "tests/vm/run.sh $args" ;;
 	esac
-	echo
-	echo "=== vm run $i/${#MATRIX[@]}: $cmd${*:+ $*}"
+}
+# run_row I: row I, its output in its log, then "STATUS SECONDS" in run-I.rc.
+run_row() {
+	local i=$1 cmd t rc
+	cmd=$(row_cmd "$i")
 	t=$(date +%s)
 	# shellcheck disable=SC2086  # one string: the script and its options
-	$cmd "$@" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	t=$(($(date +%s) - t))
+	$cmd "${EXTRA[@]}" >"$LOGS/run-$i.log" 2>&1 </dev/null
+	rc=$?
+	echo "$rc $(($(date +%s) - t))" >"$LOGS/run-$i.rc"
+}
+# report: print each row that ended and was not printed yet.
+declare -A PRINTED=()
+report() {
+	local i
+	for ((i = 1; i <= N; i++)); do
+		[ -e "$LOGS/run-$i.rc" ] && [ -z "${PRINTED[$i]:-}" ] || continue
+		PRINTED[$i]=1
+		echo
+		echo "=== vm run $i/$N: $(row_cmd "$i")${EXTRA[*]:+ ${EXTRA[*]}}"
+		cat "$LOGS/run-$i.log"
+	done
+}
+
+EXTRA=("$@")
+running=0
+for ((i = 1; i <= N; i++)); do
+	run_row "$i" &
+	running=$((running + 1))
+	if [ "$running" -ge "$JOBS" ]; then
+		wait -n
+		running=$((running - 1))
+		report
+	fi
+done
+wait
+report
+
+for ((i = 1; i <= N; i++)); do
+	log=$LOGS/run-$i.log
+	read -r rc t <"$LOGS/run-$i.rc" || { rc=1; t=0; }
 	counts=$(sed -n 's/^vm: \([0-9]* passed, [0-9]* failed\)$/\1/p' "$log" | tail -1)
 	what=$(sed -n 's/^== \(.*\): kernels \(.*\)$/\1 (\2)/p' "$log" | head -1)
-	[ -n "$what" ] || what=$args
+	[ -n "$what" ] || what=${MATRIX[$((i - 1))]}
 	case $rc in
 	0) RUNS_PASS=$((RUNS_PASS + 1)); st=PASS ;;
 	77) RUNS_SKIP=$((RUNS_SKIP + 1)); st=SKIP; counts=$(grep -m1 '^SKIP' "$log") ;;
@@ -84,7 +125,7 @@ for args in "${MATRIX[@]}"; do
 done
 
 echo
-echo "=== vm matrix ($(($(date +%s) - T0)) s; logs in $LOGS/):"
+echo "=== vm matrix ($(($(date +%s) - T0)) s, $JOBS at a time; logs in $LOGS/):"
 printf '  %s\n' "${TABLE[@]}"
 if [ $RUNS_PASS -eq 0 ] && [ $RUNS_FAIL -eq 0 ]; then
 	echo "vm: SKIPPED (see the SKIP lines above; .ci/run installs what it needs)"

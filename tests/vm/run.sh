@@ -292,6 +292,10 @@ fail_context() {
 
 echo "== $ARCH${VARIANT}: kernels ${KERNELS[*]}${APPEND:+, kernel arguments \"$APPEND\"}$([ $ASAN = 0 ] && echo ", no ASan e2e")"
 
+# shellcheck source=tests/vm/kbuild.sh
+. tests/vm/kbuild.sh
+vm_build_lock
+
 # ---- host side: the model ------------------------------------------------------
 MODELD=build/fdma-modeld
 if ! make -s build/libfdma-internal.a >"$TMP/make.log" 2>&1 ||
@@ -390,8 +394,6 @@ E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
 # find_lib, copy_libs_arm64 ELF DEST: tests/vm/arm64-libs.sh (LIBDIRS).
 # shellcheck source=tests/vm/arm64-libs.sh
 . tests/vm/arm64-libs.sh
-# shellcheck source=tests/vm/kbuild.sh
-. tests/vm/kbuild.sh
 
 # copy_libs_host ELF: every shared library ldd names, at the host's path.
 copy_libs_host() {
@@ -602,6 +604,8 @@ run_kernel() { # VERSION
 		return
 	fi
 
+	# The builds are done: other rows may build while this guest runs.
+	vm_build_unlock
 	# The model: listening before QEMU starts (QEMU connects at device realize).
 	rm -f "$SOCK" "$RAM"
 	"$MODELD" --socket "$SOCK" --guest-mem "$RAM" --guest-mem-size "$GUEST_MEM" --vectors 8 \
@@ -617,6 +621,7 @@ run_kernel() { # VERSION
 		show "$MLOG"
 		wait "$MPID" 2>/dev/null
 		MPID=""
+		vm_build_lock
 		return
 	fi
 	nchan=$(sed -n 's/.*listening on .*: \([0-9]*\) channels.*/\1/p' "$MLOG" | head -1)
@@ -640,6 +645,7 @@ run_kernel() { # VERSION
 	wait "$QPID"
 	qrc=$?
 	QPID=""
+	vm_build_lock
 	# QEMU is gone, so the model sees the disconnect and exits on its own.
 	for _ in $(seq 50); do
 		kill -0 "$MPID" 2>/dev/null || break

@@ -148,6 +148,7 @@ show() { tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'; }
 . tests/vm/steps-report.sh
 # shellcheck source=tests/vm/kbuild.sh
 . tests/vm/kbuild.sh
+vm_build_lock
 
 echo "== proxy $ENGINE: kernels ${KERNELS[*]}${OPTS:+, model options $OPTS}"
 
@@ -271,12 +272,15 @@ run_kernel() { # VERSION
 	      -append "console=ttyS0 panic=-1 quiet loglevel=4 page_poison=1 fdmavm_name=proxy fdmavm_engine=$ENGINE${OPTS:+ fdmavm_opts=$OPTS}")
 	echo "$PROXYD --ivshmem $SOCK --vectors 32 --opts $MOPTS -- ${QCMD[*]}" >"$TMP/qemu-$v.cmd"
 	tq=$(date +%s)
+	# The builds are done: other rows may build while this guest runs.
+	vm_build_unlock
 	timeout -k 5 "$TIMEOUT" "$PROXYD" --ivshmem "$SOCK" --vectors 32 --opts "$MOPTS" -- "${QCMD[@]}" \
 		</dev/null >"$LOG" 2>"$MLOG" &
 	QPID=$!
 	wait "$QPID"
 	qrc=$?
 	QPID=""
+	vm_build_lock
 	t1=$(date +%s)
 
 	# Results, from the console outside the kernel-log section.

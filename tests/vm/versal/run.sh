@@ -178,6 +178,7 @@ show() { tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'; }
 . tests/vm/steps-report.sh
 # shellcheck source=tests/vm/kbuild.sh
 . tests/vm/kbuild.sh
+vm_build_lock
 
 echo "== versal-virt: kernels ${KERNELS[*]}"
 [ ${#SKIPPED[@]} -eq 0 ] || printf '%s\n' "${SKIPPED[@]}"
@@ -378,11 +379,14 @@ run_kernel() { # VERSION
 	      -append "console=ttyAMA0 panic=-1 quiet loglevel=4 fdmavm_name=versal")
 	echo "${QCMD[*]}" >"$TMP/qemu-$v.cmd"
 	tq=$(date +%s)
+	# The builds are done: other rows may build while this guest runs.
+	vm_build_unlock
 	timeout -k 5 "$TIMEOUT" "${QCMD[@]}" </dev/null >"$LOG" 2>&1 &
 	QPID=$!
 	wait "$QPID"
 	qrc=$?
 	QPID=""
+	vm_build_lock
 	t1=$(date +%s)
 
 	# Results, from the console outside the kernel-log section.
