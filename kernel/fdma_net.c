@@ -20,8 +20,14 @@
 #include "fdma_compat.h"
 #include "fdma_net.h"
 
-/* Coalescing at open, [tx, rx][frames, usecs]: see docs/net.md. */
+/*
+ * Coalescing at open, [tx, rx][frames, usecs]: see docs/net.md. Without an
+ * interrupt timer (XDMA) a count would leave the last frames of a burst
+ * waiting for the rest of it: an interrupt per descriptor, which NAPI's
+ * masking merges under load.
+ */
 static const u32 fdma_net_coal_default[2][2] = { { 32, 100 }, { 16, 20 } };
+static const u32 fdma_net_coal_untimed[2][2] = { { 1, 0 }, { 1, 0 } };
 
 static bool ring_halted(struct fdma_chan *c)
 {
@@ -346,6 +352,7 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 {
 	struct net_device *ndev;
 	struct fdma_net *np;
+	const u32 (*coal)[2];
 	int ret, i;
 
 	ndev = alloc_etherdev(sizeof(*np));
@@ -359,14 +366,9 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 	INIT_WORK(&np->reset_work, fdma_net_reset_work);
 	u64_stats_init(&np->txs.syncp);
 	u64_stats_init(&np->rxs.syncp);
-	/*
-	 * Without an interrupt timer (XDMA) a count would leave the last
-	 * frames of a burst waiting for the rest of it: an interrupt per
-	 * descriptor, which NAPI's masking merges under load.
-	 */
+	coal = fdev->caps.coal_timer ? fdma_net_coal_default : fdma_net_coal_untimed;
 	for (i = 0; i < 4; i++)
-		np->coal[i / 2][i % 2] = fdev->caps.coal_timer ?
-					 fdma_net_coal_default[i / 2][i % 2] : i % 2 ? 0 : 1;
+		np->coal[i / 2][i % 2] = coal[i / 2][i % 2];
 	/* The frame after the stack's headroom, and the skb's own tail after the page's end. */
 	np->rx_headroom = NET_SKB_PAD + NET_IP_ALIGN;
 	np->tx_pause = true;

@@ -87,7 +87,6 @@ struct mchan {
 	unsigned int peer;
 	bool w_in_frame;		/* C2H: a frame from the wire is being delivered */
 	u32 w_len, w_off;
-	u64 w_next_ns;			/* wire_mbps: when the next frame may come off the wire */
 
 	u32 tg_frames, tg_errors, overruns, irqs;
 };
@@ -953,7 +952,6 @@ static const struct c2h_source wire_source = { .read = wire_read, .end = wire_en
  */
 static u32 run_wire_rx(struct mchan *c, u32 pidx, u64 *deadline)
 {
-	u32 rate = c->m->cfg.wire_mbps;
 	u32 n = 0;
 
 	while (!c->w_in_frame) {
@@ -963,16 +961,9 @@ static u32 run_wire_rx(struct mchan *c, u32 pidx, u64 *deadline)
 		if (!len)
 			return n;
 		/* A rated wire carries one frame after another, each for its time (paced or not). */
-		if (rate) {
-			now = now_ns();
-			if (now < c->w_next_ns) {
-				*deadline = c->w_next_ns;
-				return n;
-			}
-			/* Back to back after a late wake-up (under 1 ms): the rate holds on average. */
-			c->w_next_ns = (c->w_next_ns + 1000000 > now ? c->w_next_ns : now) +
-				       (u64)((len < 60 ? 60 : len) + 24) * 8000 / rate;
-		}
+		now = now_ns();
+		if (!fdma_wire_due(c->wire, len, now, deadline))
+			return n;
 		if (pidx == c->cidx) {
 			if (!(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_DROP))
 				return n;
@@ -985,8 +976,8 @@ static u32 run_wire_rx(struct mchan *c, u32 pidx, u64 *deadline)
 		c->w_in_frame = true;
 		c->w_len = len;
 		c->w_off = 0;
-		if (c->avail_ns < now_ns())
-			c->avail_ns = now_ns();
+		if (c->avail_ns < now)
+			c->avail_ns = now;
 	}
 	return n + c2h_deliver(c, pidx, &wire_source, NULL, c->w_len, &c->w_off, &c->w_in_frame);
 }
@@ -1226,7 +1217,7 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 		unsigned int s0 = cfg->mm_pairs * 2, to = (i ^ 1) < cfg->streams ? i ^ 1 : i;
 
 		/* 4 MiB: a few hundred jumbo frames, or one large one, in flight. */
-		ret = fdma_wire_init(&m->wires[i], 4u << 20, 1024);
+		ret = fdma_wire_init(&m->wires[i], 4u << 20, 1024, cfg->wire_mbps);
 		m->chan[s0 + 2 * i + 1].wire = &m->wires[i];
 		m->chan[s0 + 2 * i + 1].peer = s0 + 2 * to;
 		m->chan[s0 + 2 * to].wire = &m->wires[i];

@@ -10,7 +10,7 @@
 
 #include "fdma_wire.h"
 
-int fdma_wire_init(struct fdma_wire *w, uint64_t bytes, uint32_t frames)
+int fdma_wire_init(struct fdma_wire *w, uint64_t bytes, uint32_t frames, uint32_t mbps)
 {
 	memset(w, 0, sizeof(*w));
 	if (!bytes || (bytes & (bytes - 1)) || !frames || (frames & (frames - 1)))
@@ -23,6 +23,7 @@ int fdma_wire_init(struct fdma_wire *w, uint64_t bytes, uint32_t frames)
 	}
 	w->size = bytes;
 	w->nframes = frames;
+	w->mbps = mbps;
 	return 0;
 }
 
@@ -106,6 +107,20 @@ uint32_t fdma_wire_peek(struct fdma_wire *w)
 	if (atomic_load_explicit(&w->fhead, memory_order_acquire) == ftail)
 		return 0;
 	return w->flen[ftail & (w->nframes - 1)];
+}
+
+bool fdma_wire_due(struct fdma_wire *w, uint32_t len, uint64_t now, uint64_t *deadline)
+{
+	if (!w->mbps)
+		return true;
+	if (now < w->next_ns) {
+		*deadline = w->next_ns;
+		return false;
+	}
+	/* Back to back after a late wake-up (under 1 ms): the rate holds on average. */
+	w->next_ns = (w->next_ns + 1000000 > now ? w->next_ns : now) +
+		     (uint64_t)((len < 60 ? 60 : len) + 24) * 8000 / w->mbps;
+	return true;
 }
 
 void fdma_wire_read(const struct fdma_wire *w, uint32_t off, void *dst, uint32_t len)

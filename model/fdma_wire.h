@@ -34,10 +34,17 @@ struct fdma_wire {
 	/* Published by the consumer: frames taken and bytes freed (release). */
 	_Alignas(64) atomic_uint_fast64_t ftail;
 	atomic_uint_fast64_t rpos;
+	/* The consumer's own: the wire's rate (Mbit/s, 0: none), when the next frame may come off. */
+	uint32_t mbps;
+	uint64_t next_ns;
 };
 
-/* bytes and frames: powers of two. 0 or -ENOMEM / -EINVAL. */
-int fdma_wire_init(struct fdma_wire *w, uint64_t bytes, uint32_t frames);
+/*
+ * bytes and frames: powers of two; mbps: the wire's rate (0: none). A
+ * frame of len bytes takes max(len, 60) + 24 bytes of it, as on Ethernet.
+ * 0 or -ENOMEM / -EINVAL.
+ */
+int fdma_wire_init(struct fdma_wire *w, uint64_t bytes, uint32_t frames, uint32_t mbps);
 void fdma_wire_free(struct fdma_wire *w);
 
 /*
@@ -53,6 +60,12 @@ void fdma_wire_abort(struct fdma_wire *w);
 
 /* Consumer. The length of the next whole frame, 0 if none yet. */
 uint32_t fdma_wire_peek(struct fdma_wire *w);
+/*
+ * Whether the wire's rate lets that frame (len bytes) off at now (ns),
+ * one frame after another, each for its time; if not, *deadline is when.
+ * Always true on a wire without a rate.
+ */
+bool fdma_wire_due(struct fdma_wire *w, uint32_t len, uint64_t now, uint64_t *deadline);
 /* Copy len bytes from offset off of that frame. */
 void fdma_wire_read(const struct fdma_wire *w, uint32_t off, void *dst, uint32_t len);
 /* Done with that frame, delivered or dropped: its room goes back. */

@@ -70,7 +70,6 @@ struct xch {
 	u32 w_gen;		/* the chain the wire state belongs to */
 	bool w_in;		/* C2H: a frame from the wire is being delivered */
 	u32 w_len, w_off;
-	u64 w_next_ns;		/* wire_mbps: when the next frame may come off the wire */
 };
 
 struct xdma_model {
@@ -365,22 +364,13 @@ static void wire_new_chain(struct xch *c)
 /* C2H: a frame off the wire for this buffer? Sets *deadline while the wire's rate holds it. */
 static bool wire_frame(struct xch *c, u64 now, u64 *deadline)
 {
-	u32 rate = c->m->cfg.wire_mbps, len;
+	u32 len;
 
 	if (c->w_in)
 		return true;
 	len = fdma_wire_peek(c->wire);
-	if (!len)
+	if (!len || !fdma_wire_due(c->wire, len, now, deadline))
 		return false;
-	/* A rated wire carries one frame after another, each for its time. */
-	if (rate) {
-		if (now < c->w_next_ns) {
-			*deadline = c->w_next_ns;
-			return false;
-		}
-		c->w_next_ns = (c->w_next_ns + 1000000 > now ? c->w_next_ns : now) +
-			       (u64)((len < 60 ? 60 : len) + 24) * 8000 / rate;
-	}
 	c->w_in = true;
 	c->w_len = len;
 	c->w_off = 0;
@@ -1114,7 +1104,7 @@ int xdma_model_create(const struct fdma_model_cfg *cfg, const struct fdma_model_
 		struct xch *tx = &m->ch[cfg->mm_pairs + i];
 		struct xch *rx = &m->ch[XDMA_MAX_CHAN + cfg->mm_pairs + to];
 
-		ret = fdma_wire_init(&m->wires[i], 4u << 20, 1024);
+		ret = fdma_wire_init(&m->wires[i], 4u << 20, 1024, cfg->wire_mbps);
 		tx->wire = rx->wire = &m->wires[i];
 		tx->peer = rx;
 		rx->peer = tx;

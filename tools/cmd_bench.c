@@ -1159,13 +1159,13 @@ int fdma_cmd_bench(int argc, char **argv)
 		struct tool_progress prog;
 		char sz[32];
 
+		fmt_size(o.sizes[i], sz, sizeof(sz));
 		tool_progress_init(&prog, o.progress && !o.json);
 		if ((o.per_call ? run_size_per_call(dev, &o, ch, o.sizes[i], &r)
 				: run_size(dev, &o, ch, o.sizes[i], &r, &prog))) {
 			fails++;
 		} else {
 			print_row(&o, &info, &r, info.link.paced);
-			fmt_size(o.sizes[i], sz, sizeof(sz));
 			/* The row says it too, but an exit status of 1 needs its reason on stderr. */
 			if (r.errors) {
 				fprintf(stderr, "fdma bench: the %s run had %" PRIu64
@@ -1174,7 +1174,6 @@ int fdma_cmd_bench(int argc, char **argv)
 			}
 		}
 		if (tool_stop_requested()) {
-			fmt_size(o.sizes[i], sz, sizeof(sz));
 			fprintf(stderr, "fdma bench: interrupted during the %s run\n", sz);
 			break;
 		}

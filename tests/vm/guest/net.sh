@@ -298,8 +298,19 @@ else
 	pass net_watchdog
 fi
 
-# Traffic flowing into rmmod (run-guest.sh's unload): run-guest.sh ends it
-# and the namespace after (net.pids).
+# rmmod with traffic flowing, then the flood and B's namespace ended, and
+# the kernel log looked at for what the teardown may have left.
 inns ping -A -q -c 1000000 169.254.10.1 >/dev/null 2>&1 &
-echo "$! $NS" >/tmp/net.pids
+FLOOD=$!
 sleep 1
+if rmmod fdma 2>/tmp/rm.err; then
+	pass rmmod_net
+else
+	fail rmmod_net "$(cat /tmp/rm.err)"
+fi
+kill "$FLOOD" "$NS" 2>/dev/null
+if dmesg | grep -q 'NETDEV WATCHDOG\|BUG:\|WARNING:'; then
+	fail net_dmesg "$(dmesg | grep -m1 'NETDEV WATCHDOG\|BUG:\|WARNING:')"
+else
+	pass net_dmesg
+fi

@@ -174,6 +174,15 @@ for p in "${GUEST_PROGS[@]}"; do
 	fi
 done
 install -m 755 tests/vm/guest/vmlib.sh tests/vm/guest/e2e.sh tests/vm/guest/net.sh "$GBIN/tests/"
+# copy_libs_host ELF: every shared library ldd names, at the host's path
+# under the guest's /.
+copy_libs_host() {
+	local l
+	for l in $(ldd "$1" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+		mkdir -p "$GBIN/libs$(dirname "$l")"
+		cp -L "$l" "$GBIN/libs$l"
+	done
+}
 # libfdma's end-to-end tests and the fdma command (dynamically linked:
 # cmocka has no static library), with every shared library they load.
 E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
@@ -182,10 +191,7 @@ E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
 if make -s "${E2E[@]}" >"$TMP/e2e.log" 2>&1; then
 	for b in "${E2E[@]}"; do
 		cp "$b" "$GBIN/e2e/"
-		for l in $(ldd "$b" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
-			mkdir -p "$GBIN/libs$(dirname "$l")"
-			cp -L "$l" "$GBIN/libs$l"
-		done
+		copy_libs_host "$b"
 	done
 else
 	fail build-e2e "make ${E2E[*]} failed (log below)"
@@ -197,10 +203,7 @@ if [ $NET = 1 ]; then
 		p=$(command -v "$b") || { echo "note: no $b here (apt-get install $b): net.sh runs without it"; continue; }
 		mkdir -p "$GBIN/libs/usr/bin"
 		cp -L "$p" "$GBIN/libs/usr/bin/"
-		for l in $(ldd "$p" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
-			mkdir -p "$GBIN/libs$(dirname "$l")"
-			cp -L "$l" "$GBIN/libs$l"
-		done
+		copy_libs_host "$p"
 	done
 fi
 
