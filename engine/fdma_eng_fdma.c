@@ -34,7 +34,8 @@ static int fd_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 	caps->coalesce = !!(caps_reg & FDMA_CAPS_COALESCE);
 	caps->testgen = !!(caps_reg & FDMA_CAPS_TESTGEN);
 	caps->mem2mem = !!(caps_reg & FDMA_CAPS_MEM2MEM);
-	caps->stream_bytes = !!(caps_reg & FDMA_CAPS_STREAM_BYTES);
+	/* STREAM_BYTES: both directions; H2C_BYTES: C2H buffers stay aligned */
+	caps->stream_bytes = !!(caps_reg & (FDMA_CAPS_STREAM_BYTES | FDMA_CAPS_H2C_BYTES));
 	caps->max_desc_len = fdma_plat_rd32(p, FDMA_REG_MAX_DESC_LEN);
 	/* Keep split pieces aligned: round the advertised maximum down. */
 	caps->max_desc_len &= ~(caps->align - 1);
@@ -54,7 +55,8 @@ static int fd_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 	caps->coal_emulated = false;
 	caps->overrun_flag = true;
 	caps->stream_drop = true;
-	caps->c2h_stream_len = 0;
+	caps->c2h_stream_len = caps_reg & FDMA_CAPS_STREAM_BYTES ? 0 : caps->align;
+	caps->c2h_stream_addr = caps->c2h_stream_len;
 	caps->poll_wb = false;
 	caps->user_irqs = 0;
 	return 0;

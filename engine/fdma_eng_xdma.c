@@ -156,6 +156,7 @@ static int x_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 		return -EPROTO;
 	caps->stream_bytes = bytes;
 	caps->c2h_stream_len = bytes ? c2h_len : 0;
+	caps->c2h_stream_addr = 0;
 	/* The engine always holds a frame back; dropping is the design's (the test block's). */
 	caps->stream_drop = tg;
 	for (n = nchan; n < FDMA_MAX_CHANNELS; n++) {

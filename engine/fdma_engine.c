@@ -48,14 +48,16 @@ int fdma_ering_init(struct fdma_ering *r, struct fdma_plat *p,
 	r->ch = ch;
 	r->caps = caps->chan_caps[ch];
 	/*
-	 * A byte stream takes any address; its lengths too, but for C2H
-	 * buffers on an engine that wants them in units (XDMA: 64 bytes, while
-	 * the frames that land in them have any length).
+	 * An H2C byte stream takes any address and length. C2H buffers may
+	 * still want units (XDMA: lengths of 64 bytes, while the frames that
+	 * land in them have any length; an engine with H2C_BYTES alone: its
+	 * alignment for both).
 	 */
 	if (caps->stream_bytes && (r->caps & FDMA_CH_CAP_STREAM)) {
-		r->addr_align = 1;
-		r->align = (r->caps & FDMA_CH_CAP_C2H) && caps->c2h_stream_len ?
-			   caps->c2h_stream_len : 1;
+		bool c2h = r->caps & FDMA_CH_CAP_C2H;
+
+		r->addr_align = c2h && caps->c2h_stream_addr ? caps->c2h_stream_addr : 1;
+		r->align = c2h && caps->c2h_stream_len ? caps->c2h_stream_len : 1;
 	} else {
 		r->addr_align = caps->align;
 		r->align = caps->align;

@@ -72,8 +72,9 @@ struct fdma_eng_caps {
 	bool coal_emulated;	/* count coalescing done by descriptor flags, not by the engine */
 	bool testgen;
 	bool mem2mem;		/* 1.2: a MEM2MEM channel exists */
-	bool stream_bytes;	/* stream descriptors of any address and length (FDMA 1.3; XDMA) */
-	u32 c2h_stream_len;	/* ... but C2H stream buffers: multiples of this (XDMA: 64) */
+	bool stream_bytes;	/* H2C stream descriptors of any address and length (FDMA 1.3; XDMA) */
+	u32 c2h_stream_len;	/* ... C2H stream buffers' lengths: multiples of this (XDMA: 64; 0: any) */
+	u32 c2h_stream_addr;	/* ... and their addresses (0: any) */
 	bool stream_drop;	/* stream C2H: CH_CTRL.DROP drops a frame with no buffer */
 	bool poll_wb;		/* XDMA: completions from the poll-mode write-back */
 	bool overrun_flag;	/* stream C2H: the engine flags the first frame after drops */

@@ -63,6 +63,12 @@
  * that does not know the bit keeps to the alignment, which stays valid.
  */
 #define FDMA_CAPS_STREAM_BYTES	(1u << 19)
+/*
+ * 1.3: H2C stream channels alone take descriptors of any address and
+ * length; C2H stream buffers keep the alignment (an engine without a C2H
+ * byte shifter). STREAM_BYTES says this and more.
+ */
+#define FDMA_CAPS_H2C_BYTES	(1u << 20)
 #define FDMA_CAPS_MAKE(nchan, align_log2) \
 	((u32)(nchan) | ((u32)(align_log2) << 8))
 

@@ -371,6 +371,9 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 		np->coal[i / 2][i % 2] = coal[i / 2][i % 2];
 	/* The frame after the stack's headroom, and the skb's own tail after the page's end. */
 	np->rx_headroom = NET_SKB_PAD + NET_IP_ALIGN;
+	/* An engine whose C2H buffers start aligned (H2C_BYTES alone): past that. */
+	if (fdev->caps.c2h_stream_addr)
+		np->rx_headroom = round_up(np->rx_headroom, fdev->caps.c2h_stream_addr);
 	np->tx_pause = true;
 	np->rx_buf_len = SKB_WITH_OVERHEAD(PAGE_SIZE) - np->rx_headroom;
 	/* XDMA: C2H stream buffers are multiples of 64 bytes (the frames in them any length). */

@@ -252,8 +252,12 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 			ret = get_num(key, val, 1, 400000, &v, why, whylen);
 			o->model.wire_mbps = (unsigned int)v;
 		} else if (!strcmp(key, "bytes")) {
-			ret = get_num(key, val, 0, 1, &v, why, whylen);
-			o->model.stream_bytes = v;
+			/* h2c: the H2C_BYTES engine (C2H buffers aligned), as the RTL */
+			if (!strcmp(val, "h2c"))
+				v = FDMA_BYTES_H2C;
+			else
+				ret = get_num(key, val, 0, 1, &v, why, whylen);
+			o->model.stream_bytes = (unsigned int)v;
 		} else if (!strcmp(key, "memcpy")) {
 			ret = get_num(key, val, 0, 4, &v, why, whylen);
 			o->model.memcpy_chans = (unsigned int)v;
@@ -307,6 +311,10 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 	if (!ret && o->rtl && (o->model.streams > 1 || o->model.loop)) {
 		snprintf(why, whylen, "the RTL has one stream pair and no loop: streams=%u%s",
 			 o->model.streams, o->model.loop ? ", loop=1" : "");
+		ret = -EINVAL;
+	}
+	if (!ret && o->eng == &fdma_eng_xdma && o->model.stream_bytes == FDMA_BYTES_H2C) {
+		snprintf(why, whylen, "bytes=h2c is an FDMA engine's: XDMA's AXI-ST takes bytes=0 or 1");
 		ret = -EINVAL;
 	}
 	if (!ret && o->eng == &fdma_eng_xdma &&

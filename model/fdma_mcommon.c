@@ -82,29 +82,37 @@ void fdma_tgen_free(struct fdma_tgen *g)
 	g->cap = 0;
 }
 
+/*
+ * The checker sees a byte stream, as the RTL's does: a frame's header may
+ * come in several descriptors (a byte stream's pieces have any length).
+ */
 void fdma_tchk_feed(struct fdma_tchk *k, const u8 *data, u32 len, bool sof, bool eof)
 {
 	if (sof) {
 		if (k->in_frame)
 			k->errors++;		/* the previous frame never ended */
-		k->in_frame = len >= sizeof(k->hdr);
-		if (!k->in_frame) {
-			k->errors++;
-			return;
-		}
-		memcpy(&k->hdr, data, sizeof(k->hdr));
-		k->crc = crc32(0, data + sizeof(k->hdr), len - sizeof(k->hdr));
-		k->len = len;
-	} else if (k->in_frame) {
-		k->crc = crc32(k->crc, data, len);
-		k->len += len;
-	} else {
+		k->in_frame = true;
+		k->len = 0;
+		k->crc = crc32(0, NULL, 0);
+	} else if (!k->in_frame) {
 		k->errors++;			/* data outside a frame */
 		return;
 	}
+	if (k->len < sizeof(k->hdr)) {
+		u32 n = (u32)sizeof(k->hdr) - k->len;
+
+		if (n > len)
+			n = len;
+		memcpy((u8 *)&k->hdr + k->len, data, n);
+		k->len += n;
+		data += n;
+		len -= n;
+	}
+	k->crc = crc32(k->crc, data, len);
+	k->len += len;
 	if (eof) {
-		bool ok = k->hdr.magic == FDMA_FRAME_MAGIC && k->hdr.len == k->len &&
-			  k->hdr.crc == k->crc && k->hdr.seq == k->seq;
+		bool ok = k->len >= sizeof(k->hdr) && k->hdr.magic == FDMA_FRAME_MAGIC &&
+			  k->hdr.len == k->len && k->hdr.crc == k->crc && k->hdr.seq == k->seq;
 
 		k->seq = k->hdr.seq + 1;
 		if (ok)

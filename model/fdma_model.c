@@ -200,7 +200,7 @@ void fdma_model_cfg_defaults(struct fdma_model_cfg *c)
 	c->paced = true;
 	c->mm_pairs = 1;
 	c->streams = 1;
-	c->stream_bytes = true;
+	c->stream_bytes = FDMA_BYTES_ALL;
 	c->card_size = 1ull << 30;
 	c->max_desc_len = 16u << 20;
 	c->align_log2 = 6;
@@ -615,8 +615,10 @@ static u16 check_desc(struct mchan *c, const struct fdma_desc *d, void **host, v
 	}
 	u64 hbus = c2h ? d->dst : d->src;
 	u64 card = c2h ? d->src : d->dst;
-	/* 1.3 STREAM_BYTES: a stream descriptor is bytes at any address. */
-	u32 align_log2 = is_stream(c) && m->cfg.stream_bytes ? 0 : m->cfg.align_log2;
+	/* 1.3 STREAM_BYTES: a stream descriptor is bytes at any address; H2C_BYTES: H2C's alone. */
+	bool bytes = is_stream(c) && (m->cfg.stream_bytes == FDMA_BYTES_ALL ||
+				      (m->cfg.stream_bytes == FDMA_BYTES_H2C && !c2h));
+	u32 align_log2 = bytes ? 0 : m->cfg.align_log2;
 
 	if (d->len == 0 || d->len > m->cfg.max_desc_len)
 		return FDMA_CPL_LEN_ERR;
@@ -1132,6 +1134,11 @@ unsigned int fdma_model_nchan(const struct fdma_model *m)
 
 static void init_regs(struct fdma_model *m)
 {
+	static const u32 caps_bytes[] = {
+		[FDMA_BYTES_NONE] = 0,
+		[FDMA_BYTES_ALL] = FDMA_CAPS_STREAM_BYTES,
+		[FDMA_BYTES_H2C] = FDMA_CAPS_H2C_BYTES,
+	};
 	const struct fdma_model_cfg *cfg = &m->cfg;
 
 	gwr(m, FDMA_REG_ID, FDMA_ID_MAGIC);
@@ -1139,7 +1146,7 @@ static void init_regs(struct fdma_model *m)
 	gwr(m, FDMA_REG_CAPS, FDMA_CAPS_MAKE(m->nchan, cfg->align_log2) |
 			      FDMA_CAPS_COALESCE | (cfg->streams && !cfg->loop ? FDMA_CAPS_TESTGEN : 0) |
 			      (cfg->memcpy_chans ? FDMA_CAPS_MEM2MEM : 0) |
-			      (cfg->streams && cfg->stream_bytes ? FDMA_CAPS_STREAM_BYTES : 0));
+			      (cfg->streams ? caps_bytes[cfg->stream_bytes] : 0));
 	gwr(m, FDMA_REG_MAX_DESC_LEN, cfg->max_desc_len);
 	gwr(m, FDMA_REG_CARD_SIZE_LO, (u32)cfg->card_size);
 	gwr(m, FDMA_REG_CARD_SIZE_HI, (u32)(cfg->card_size >> 32));

@@ -41,12 +41,20 @@ enum fdma_fault {
 
 #include "fdma_mdbg.h"
 
+/* What a stream descriptor may be (1.3, docs/engine.md section 8). */
+enum {
+	FDMA_BYTES_NONE = 0,	/* aligned, as in 1.0 to 1.2 */
+	FDMA_BYTES_ALL = 1,	/* STREAM_BYTES: any address and length, both ways */
+	FDMA_BYTES_H2C = 2,	/* H2C_BYTES: H2C alone; C2H buffers stay aligned */
+};
+
 struct fdma_model_cfg {
 	struct fdma_link_cfg link;
 	bool paced;		/* hold transfers for the link's time */
 	unsigned int mm_pairs;	/* H2C + C2H memory-mapped channel pairs */
 	unsigned int streams;	/* plus this many stream pairs: a C2H and an H2C channel each */
-	bool stream_bytes;	/* 1.3: stream descriptors of any address and length */
+	/* 1.3: stream descriptors of any address and length: FDMA_BYTES_* */
+	unsigned int stream_bytes;
 	/*
 	 * Stream pair k's H2C frames arrive on pair k ^ 1's C2H channel (pair
 	 * k's own where k ^ 1 has none), as two ports joined by a cable; such

@@ -13,6 +13,9 @@
 //
 // Kind (fixed at synthesis): C2H (else H2C), STREAM (else memory-mapped to
 // card memory), TESTGEN (a test generator or checker beside the stream).
+// An H2C stream channel is a byte stream (engine 1.3, CAPS.H2C_BYTES): its
+// descriptors have any address and length, and a byte packer joins a
+// frame's pieces into whole words (section 8).
 `include "fdma_defs.vh"
 
 module fdma_chan #(
@@ -80,6 +83,7 @@ module fdma_chan #(
 	output wire         m_valid,
 	input  wire         m_ready,
 	output wire [63:0]  m_data,
+	output wire [7:0]   m_keep,      // bytes of a frame's last word; all others whole
 	output wire         m_sof,
 	output wire         m_last,
 	// stream in (C2H): the design's source
@@ -96,6 +100,7 @@ module fdma_chan #(
 	localparam STGW_LOG2 = MAX_WR_LOG2 - 3;           // words per staging slot
 	localparam [2:0] DSLOT = 3'd7;
 	localparam [31:0] AMASK = (32'd1 << ALIGN_LOG2) - 1;
+	localparam        BYTES = STREAM && !C2H;         // descriptors of any address and length
 	localparam [31:0] CAP = (C2H ? 32'd1 : 32'd0) | (STREAM ? 32'd2 : 32'd0) |
 				(TESTGEN ? 32'd4 : 32'd0);
 
@@ -265,6 +270,8 @@ module fdma_chan #(
 	wire        rst_pend = r_reset_req != reset_ack || (eng_rst && !eng_rst_done);
 	wire        abort = rst_pend;
 	wire [31:0] d_len = dw2[31:0];
+	// the 8-byte words a byte stream's descriptor touches, in bytes + 7
+	wire [32:0] h_span = {30'd0, dw0[2:0]} + {1'b0, dw2[31:0]} + 33'd7;
 	wire [31:0] d_ctrl = dw2[63:32];
 	wire [63:0] d_src = dw0, d_dst = dw1;
 	wire [31:0] coal_n = r_coal_count == 0 ? 32'd1 : r_coal_count;
@@ -304,17 +311,35 @@ module fdma_chan #(
 	wire [9:0]        dr_next = {{(10-SLOTW_LOG2){1'b0}}, dr_word} + 10'd1;
 	wire              dr_last_of_slot = {dr_next, 3'b000} == {3'b000, s_len[hd]};
 	wire              use_chk = TESTGEN && !C2H && r_tg_ctrl[0];
-	wire              sink_ready = STREAM ? (use_chk || m_ready) : card_wready;
-	wire              dr_fire = dr_valid && sink_ready;
+	wire              dr_fire;
 
 	assign card_we = !C2H && !STREAM && dr_valid;
 	assign card_wa = cw_addr;
 	assign card_wd = rob[rob_ra];
-	assign m_valid = !C2H && STREAM && dr_valid && !use_chk;
-	assign m_data  = rob[rob_ra];
-	reg               m_first;
-	assign m_sof   = m_first && d_ctrl[`D_SOF];
-	assign m_last  = dr_left == 32'd1 && d_ctrl[`D_EOF];
+	reg               m_first;       // the next word drained is the descriptor's first
+
+	// ---- H2C byte stream: the packer (fdma_pack.v) ---------------------------
+	// A descriptor is read as the 8-byte words that cover it (an 8-byte
+	// group never crosses a page, so the extra bytes read are in memory the
+	// host mapped); the packer keeps the descriptor's bytes and packs a
+	// frame's pieces into whole words.
+	reg  [2:0]        b_lo;          // the descriptor's first byte lane
+	reg  [2:0]        b_end;         // the lane after its last byte (0: all 8)
+	wire              o_valid, o_sof, o_last, pk_ready;
+	wire [63:0]       o_data;
+	wire [7:0]        o_keep;
+	wire              o_ready = use_chk || m_ready;
+	wire              w_last = dr_left == 32'd1;               // the descriptor's last word
+	wire [2:0]        w_lo = m_first ? b_lo : 3'd0;
+	wire [3:0]        w_hi = w_last && b_end != 3'd0 ? {1'b0, b_end} : 4'd8;
+
+	wire              sink_ready = BYTES ? pk_ready : STREAM ? (use_chk || m_ready) : card_wready;
+	assign dr_fire = dr_valid && sink_ready;
+	assign m_valid = BYTES && o_valid && !use_chk;
+	assign m_data  = o_data;
+	assign m_keep  = o_keep;
+	assign m_sof   = o_sof;
+	assign m_last  = o_last;
 
 	// C2H: words from card memory or the source into staging slots, sent as writes
 	reg  [63:0]       f_addr;        // host address of the next word to fill
@@ -409,8 +434,8 @@ module fdma_chan #(
 		assign tg_errors = 32'd0;
 	end else if (TESTGEN) begin : g_chk
 		fdma_tg_chk chk (
-			.clk(clk), .rst(tg_rst), .valid(dr_fire && use_chk),
-			.data(m_data), .sof(m_sof), .last(m_last),
+			.clk(clk), .rst(tg_rst), .valid(o_valid && use_chk),
+			.data(o_data), .keep(o_keep), .sof(o_sof), .last(o_last),
 			.frames(tg_frames), .errors(tg_errors));
 		assign tg_valid = 1'b0; assign tg_data = 64'd0; assign tg_keep = 8'd0;
 		assign tg_last = 1'b0; assign tg_ovr = 1'b0;
@@ -469,7 +494,7 @@ module fdma_chan #(
 	assign quiet = st == S_IDLE && !abort && !pub_due && !work && unsig == 0 &&
 		       !(running == 1'b0 && !halted && r_ctrl[`CTRL_RUN] && en) &&
 		       !(running && !r_ctrl[`CTRL_RUN]) &&
-		       !(stopped && r_pidx != pidx_at_stop) &&
+		       !(stopped && r_pidx != pidx_at_stop) && !(BYTES && (o_valid || !pk_ready)) &&
 		       !(STREAM && C2H && (use_tg ? r_tg_ctrl[0] && running : s_valid));
 
 	// ---- sequential part ---------------------------------------------------
@@ -682,17 +707,22 @@ module fdma_chan #(
 			S_CHECK: begin
 				rec_cookie <= dw3;
 				rec_flags <= 0;
-				if (d_len == 0 || d_len > max_desc_len) begin
+				if (d_len == 0 || d_len > max_desc_len || (BYTES && h_span[32])) begin
 					e_code <= `CPL_LEN_ERR; st <= S_ERR;
-				end else if ((d_len & AMASK) != 0 ||
-					     ((!STREAM || !C2H) && (d_src[31:0] & AMASK) != 0) ||
+				end else if ((!BYTES && (d_len & AMASK) != 0) ||
+					     (!STREAM && (d_src[31:0] & AMASK) != 0) ||
 					     ((!STREAM || C2H) && (d_dst[31:0] & AMASK) != 0)) begin
 					e_code <= `CPL_ALIGN_ERR; st <= S_ERR;
 				end else if (!STREAM && ((C2H ? d_src : d_dst) > CARD_BYTES ||
 							 {32'd0, d_len} > CARD_BYTES - (C2H ? d_src : d_dst))) begin
 					e_code <= `CPL_RANGE_ERR; st <= S_ERR;
 				end else if (!C2H) begin
-					rd_addr <= d_src; rd_left <= d_len; dr_left <= d_len >> 3;
+					// a byte stream reads the 8-byte words that cover it
+					rd_addr <= BYTES ? {d_src[63:3], 3'b000} : d_src;
+					rd_left <= BYTES ? {h_span[31:3], 3'b000} : d_len;
+					dr_left <= BYTES ? {3'd0, h_span[31:3]} : d_len >> 3;
+					b_lo <= d_src[2:0];
+					b_end <= d_src[2:0] + d_len[2:0];
 					dr_word <= 0; h2c_err_seen <= 1'b0; m_first <= 1'b1;
 					cw_addr <= d_dst[CARD_AW+2:3];
 					st <= S_H2C;
@@ -904,10 +934,25 @@ module fdma_chan #(
 		end
 	end
 
+	generate if (BYTES) begin : g_pack
+		fdma_pack pack (
+			.clk(clk), .rst(rst), .clear(st == S_RST),
+			.in_valid(dr_valid), .in_ready(pk_ready), .in_data(rob[rob_ra]),
+			.in_lo(w_lo), .in_n(w_hi - {1'b0, w_lo}),
+			.in_sof(m_first && d_ctrl[`D_SOF]), .in_eof(w_last && d_ctrl[`D_EOF]),
+			.out_valid(o_valid), .out_ready(o_ready), .out_data(o_data), .out_keep(o_keep),
+			.out_sof(o_sof), .out_last(o_last));
+	end else begin : g_nopack
+		assign pk_ready = 1'b0;
+		assign o_valid = 1'b0; assign o_data = 64'd0; assign o_keep = 8'd0;
+		assign o_sof = 1'b0; assign o_last = 1'b0;
+	end endgenerate
+
 	// What a channel of this kind does not use (ports are the same for every kind).
 	/* verilator lint_off UNUSEDSIGNAL */
 	wire _unused = &{1'b0, now_ns, card_rd, cpl_hdr[127:75], cpl_hdr[71:48], cpl_hdr[44],
 			 cpl_hdr[31], cpl_hdr[29:15], cpl_hdr[13:10], h_off[9], h_off[2:0], d_ctrl[31:4],
+			 h_span[2:0], d_ctrl[2:1], o_ready, w_lo, w_hi,
 			 f_n[12:9], f_n[2:0], tg_ready, cf_pop, tg_rst};
 	/* verilator lint_on UNUSEDSIGNAL */
 

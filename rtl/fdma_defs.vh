@@ -5,7 +5,7 @@
 `define FDMA_DEFS_VH
 
 `define FDMA_ID_MAGIC      32'h46444d41
-`define FDMA_VERSION       32'h00010001   // 1.1: STATUS.BUSY; no MEM2MEM channels
+`define FDMA_VERSION       32'h00010003   // 1.3: H2C byte streams; no MEM2MEM channels (1.2)
 
 // global block (byte offsets)
 `define R_ID               12'h000

@@ -78,6 +78,7 @@ module fdma_engine #(
 	output wire         m_axis_tvalid,
 	input  wire         m_axis_tready,
 	output wire [63:0]  m_axis_tdata,
+	output wire [7:0]   m_axis_tkeep,   // a frame's last word: its bytes
 	output wire         m_axis_tuser,   // first word of a frame
 	output wire         m_axis_tlast,
 	// nothing to do until the host writes a register (simulation uses it to sleep)
@@ -86,7 +87,8 @@ module fdma_engine #(
 	`include "fdma_tlp.vh"
 	localparam NCH = 4;
 	localparam [63:0] CARD_BYTES = 64'd8 << CARD_AW;
-	localparam [31:0] CAPS = NCH | (ALIGN_LOG2 << 8) | (1 << 16) | (1 << 17);
+	// COALESCE, TESTGEN, H2C_BYTES (1.3: the H2C stream channel is a byte stream)
+	localparam [31:0] CAPS = NCH | (ALIGN_LOG2 << 8) | (1 << 16) | (1 << 17) | (1 << 20);
 
 	// ---- time --------------------------------------------------------------
 	// ns exact for any whole MHz: 1000 / CLK_MHZ a clock, the remainder
@@ -229,6 +231,7 @@ module fdma_engine #(
 		wire        cw_we, cr_re, mv, ms, ml, sr;
 		wire [CARD_AW-1:0] cw_a, cr_a;
 		wire [63:0] cw_d, md;
+		wire [7:0]  mk;
 		/* verilator lint_on UNUSEDSIGNAL */
 		fdma_chan #(
 			.CH(c), .C2H(c == 1 || c == 2), .STREAM(c >= 2), .TESTGEN(c >= 2),
@@ -253,7 +256,7 @@ module fdma_engine #(
 			.card_re(cr_re), .card_ra(cr_a), .card_rready(c == 1 ? card_rready : 1'b0),
 			.card_rvalid(c == 1 ? card_rvalid : 1'b0), .card_rd(card_rd),
 			.m_valid(mv), .m_ready(c == 3 ? m_axis_tready : 1'b0), .m_data(md),
-			.m_sof(ms), .m_last(ml),
+			.m_keep(mk), .m_sof(ms), .m_last(ml),
 			.s_valid(c == 2 ? s_axis_tvalid : 1'b0), .s_ready(sr), .s_data(s_axis_tdata),
 			.s_keep(s_axis_tkeep), .s_last(s_axis_tlast),
 			.busy(ch_busy[c]), .quiet(ch_quiet[c]));
@@ -267,7 +270,7 @@ module fdma_engine #(
 			assign s_axis_tready = sr;
 		end
 		if (c == 3) begin : g_m
-			assign m_axis_tvalid = mv; assign m_axis_tdata = md;
+			assign m_axis_tvalid = mv; assign m_axis_tdata = md; assign m_axis_tkeep = mk;
 			assign m_axis_tuser = ms; assign m_axis_tlast = ml;
 		end
 	end endgenerate

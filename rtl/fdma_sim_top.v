@@ -96,7 +96,7 @@ module fdma_sim_top #(
 		.card_re(re), .card_ra(ra), .card_rready(rready), .card_rvalid(rvalid), .card_rd(rd),
 		.s_axis_tvalid(1'b0), .s_axis_tready(), .s_axis_tdata(64'd0), .s_axis_tkeep(8'd0),
 		.s_axis_tlast(1'b0),
-		.m_axis_tvalid(), .m_axis_tready(1'b1), .m_axis_tdata(), .m_axis_tuser(),
+		.m_axis_tvalid(), .m_axis_tready(1'b1), .m_axis_tdata(), .m_axis_tkeep(), .m_axis_tuser(),
 		.m_axis_tlast(),
 		.quiet(eng_quiet));
 

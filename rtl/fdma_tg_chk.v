@@ -11,6 +11,7 @@ module fdma_tg_chk (
 	input  wire        rst,
 	input  wire        valid,       // one word, accepted
 	input  wire [63:0] data,
+	input  wire [7:0]  keep,        // a frame's last word: its bytes (a prefix)
 	input  wire        sof,
 	input  wire        last,
 	output reg  [31:0] frames,
@@ -26,10 +27,28 @@ module fdma_tg_chk (
 	wire [31:0] s_now  = w_now == 0 ? data[63:32] : seq_got;
 	wire [31:0] l_now  = w_now == 1 ? data[31:0] : hlen;
 	wire [31:0] c_now  = w_now == 1 ? data[63:32] : hcrc;
+	// bytes in this word: 8 but on a frame's last word (engine 1.3 byte streams)
+	wire [3:0]  nb = !last ? 4'd8 : {3'd0, keep[0]} + {3'd0, keep[1]} + {3'd0, keep[2]} +
+			 {3'd0, keep[3]} + {3'd0, keep[4]} + {3'd0, keep[5]} + {3'd0, keep[6]} +
+			 {3'd0, keep[7]};
 	// Temporaries of the clocked block below, computed only for an accepted
 	// word (the CRC's XOR tree is the costliest logic here).
 	reg  [31:0] k_now;
 	reg         good;
+
+	// the CRC of a word's first n bytes (n < 8)
+	function [31:0] crc32_part;
+		input [31:0] c;
+		input [63:0] d;
+		input [3:0]  n;
+		integer b;
+		begin
+			crc32_part = c;
+			for (b = 0; b < 7; b = b + 1)
+				if (b < n)
+					crc32_part = crc32_d8(crc32_part, d[b * 8 +: 8]);
+		end
+	endfunction
 
 	/* verilator lint_off BLKSEQ */
 	always @(posedge clk) begin
@@ -39,8 +58,8 @@ module fdma_tg_chk (
 		end else if (valid) begin
 			k_now = sof ? 32'hffffffff : crc;
 			if (w_now >= 4)
-				k_now = crc32_d64(k_now, data);
-			good = m_now && w_now >= 3 && l_now == (w_now + 1'b1) << 3 &&
+				k_now = nb == 4'd8 ? crc32_d64(k_now, data) : crc32_part(k_now, data, nb);
+			good = m_now && w_now >= 3 && l_now == (w_now << 3) + {28'd0, nb} &&
 			       ~k_now == c_now && s_now == exp_seq;
 			if (!sof && !in_frame) begin
 				// bytes outside a frame: one error per run of them

@@ -29,7 +29,7 @@ module chan_top #(
 		.cpl_data(cpl_data), .irq_req(), .irq_vec(), .irq_ack(irq_ack),
 		.card_we(), .card_wa(), .card_wd(), .card_wready(card_wready), .card_wbusy(card_wbusy),
 		.card_re(), .card_ra(), .card_rready(card_rready), .card_rvalid(card_rvalid),
-		.card_rd(card_rd), .m_valid(), .m_ready(m_ready), .m_data(), .m_sof(), .m_last(),
+		.card_rd(card_rd), .m_valid(), .m_ready(m_ready), .m_data(), .m_keep(), .m_sof(), .m_last(),
 		.s_valid(s_valid), .s_ready(), .s_data(s_data), .s_keep(s_keep), .s_last(s_last),
 		.busy(), .quiet());
 	/* verilator lint_on PINCONNECTEMPTY */

@@ -4,7 +4,8 @@
 # rtl/fdma_chan.v) for an H2C memory-mapped, a C2H memory-mapped and a C2H
 # stream channel: from reset, for DEPTH clocks, with every input free (the
 # host's register writes, completions, card memory, the stream source),
-# checked by yosys-smtbmc with z3. Then the test of the proofs: each
+# checked by yosys-smtbmc with z3; and the H2C byte stream's packer
+# (rtl/fdma_pack.v) alone, for all time by k-induction. Then the test of the proofs: each
 # property is broken on purpose in a copy of the RTL (the mutations below)
 # and the check must find the counterexample (a VCD trace beside its log);
 # a mutation it does not catch fails the run.
@@ -25,12 +26,23 @@ fail=0
 # 4.8.12 spends minutes per word-level definition of the flattened channel
 # (nested 64-bit selects and shifts) before the first step, while the
 # and-inverter form of the same logic loads and solves 16 steps in seconds.
+#
+# C2H "pack" is the byte packer alone (fdma_pack.v under pack_top.v), whose
+# properties are proved for all time: k-induction (-i) on top of the
+# bounded check of its first K clocks (PACK_K, 3).
 prove() {
 	p_name=$1 p_c2h=$2 p_stream=$3 p_src=$4 p_depth=${5:-$DEPTH}
+	if [ "$p_c2h" = pack ]; then
+		p_read="-DFDMA_PACK_ALONE $p_src/fdma_pack.v rtl/formal/pack_top.v"
+		p_top="prep -top pack_top"
+	else
+		p_read="$p_src/fdma_chan.v $p_src/fdma_pack.v rtl/fdma_fifo.v rtl/formal/chan_top.v"
+		p_top="chparam -set C2H $p_c2h -set STREAM $p_stream chan_top
+		prep -top chan_top"
+	fi
 	yosys -l "$OUT/$p_name.yosys.log" -p "
-		read_verilog -formal -I$p_src -Irtl $p_src/fdma_chan.v rtl/fdma_fifo.v rtl/formal/chan_top.v
-		chparam -set C2H $p_c2h -set STREAM $p_stream chan_top
-		prep -top chan_top
+		read_verilog -formal -I$p_src -Irtl $p_read
+		$p_top
 		flatten
 		memory_map
 		opt -full
@@ -41,10 +53,18 @@ prove() {
 		opt_clean
 		dffunmap
 		write_smt2 $OUT/$p_name.smt2" >/dev/null 2>&1 || return 2
-	yosys-smtbmc -s z3 --presat -t "$p_depth" --dump-vcd "$OUT/$p_name.vcd" \
-		"$OUT/$p_name.smt2" >"$OUT/$p_name.log" 2>&1
-	grep -q 'Status: PASSED' "$OUT/$p_name.log" && return 0
+	if [ "$p_c2h" = pack ]; then
+		yosys-smtbmc -s z3 --presat -t "${PACK_K:-3}" --dump-vcd "$OUT/$p_name.vcd" \
+			"$OUT/$p_name.smt2" >"$OUT/$p_name.log" 2>&1
+		grep -q 'Status: PASSED' "$OUT/$p_name.log" || p_depth=0
+		[ "$p_depth" = 0 ] || yosys-smtbmc -s z3 -i -t "${PACK_K:-3}" \
+			--dump-vcd "$OUT/$p_name.vcd" "$OUT/$p_name.smt2" >>"$OUT/$p_name.log" 2>&1
+	else
+		yosys-smtbmc -s z3 --presat -t "$p_depth" --dump-vcd "$OUT/$p_name.vcd" \
+			"$OUT/$p_name.smt2" >"$OUT/$p_name.log" 2>&1
+	fi
 	grep -q 'Status: FAILED' "$OUT/$p_name.log" && return 1
+	grep -q 'Status: PASSED' "$OUT/$p_name.log" && return 0
 	return 2
 }
 
@@ -71,7 +91,11 @@ spawn() {
 proof() {
 	t0=$(date +%s)
 	if prove "$1" "$2" "$3" rtl "${4:-$DEPTH}"; then
-		echo "PASS: $1: every property holds for ${4:-$DEPTH} clocks from reset ($(($(date +%s) - t0)) s)"
+		if [ "$2" = pack ]; then
+			echo "PASS: $1: every property holds for all time (${PACK_K:-3}-induction, $(($(date +%s) - t0)) s)"
+		else
+			echo "PASS: $1: every property holds for ${4:-$DEPTH} clocks from reset ($(($(date +%s) - t0)) s)"
+		fi
 	else
 		echo "FAIL: $1: a property fails or the check did not run: $OUT/$1.log"
 	fi
@@ -82,10 +106,12 @@ proof() {
 mutate_one() {
 	name=$1 c2h=$2 stream=$3 expr=$4 what=$5 clocks=${6:-$DEPTH}
 	d="$OUT/mut-$name"
+	f=fdma_chan.v
+	[ "$c2h" = pack ] && f=fdma_pack.v
 	mkdir -p "$d"
-	cp rtl/*.vh "$d/"
-	sed "$expr" rtl/fdma_chan.v >"$d/fdma_chan.v"
-	if cmp -s rtl/fdma_chan.v "$d/fdma_chan.v"; then
+	cp rtl/*.vh rtl/fdma_chan.v rtl/fdma_pack.v "$d/"
+	sed "$expr" "rtl/$f" >"$d/$f"
+	if cmp -s "rtl/$f" "$d/$f"; then
 		echo "FAIL: mutation $name changed nothing (the RTL moved: update run.sh)"
 	elif prove "mut-$name" "$c2h" "$stream" "$d" "$clocks"; then
 		echo "FAIL: mutation $name ($what) was not caught"
@@ -105,6 +131,13 @@ mutate() {
 spawn c2h_stream_deep proof c2h_stream_deep 1 1 "${DEEP:-24}"
 mutate stream_keep_midframe 1 1 's/(STREAM \&\& src_last ? {28.d0, kbytes}/(STREAM ? {28'"'"'d0, kbytes}/' \
 	"a stray tkeep before a frame's end counts" "${DEEP:-24}"
+spawn pack proof pack pack 0
+mutate pack_sof_keeps pack 0 's/wire \[2:0\]   a_n = in_sof ? 3.d0 : acc_n;/wire [2:0]   a_n = acc_n;/' \
+	"a new frame takes the bytes an unended one left"
+mutate pack_last_early pack 0 's/out_last <= in_eof \&\& tot <= 4.d8;/out_last <= in_eof;/' \
+	"a frame's word is marked last while bytes are still owed"
+mutate pack_lanes_outside pack 0 's/wire \[W-1:0\] w_bytes = w_sh \& ~({W{1.b1}} << (in_n \* LW));/wire [W-1:0] w_bytes = w_sh;/' \
+	"bytes past a descriptor's end are packed"
 spawn h2c_mm proof h2c_mm 0 0
 spawn c2h_mm proof c2h_mm 1 0
 spawn c2h_stream proof c2h_stream 1 1
