@@ -112,7 +112,7 @@ int fdma_find_chan(struct fdma_dev *dev, enum fdma_dir dir, enum fdma_kind kind)
  * bytes: fdma_info.align, or 1 on the stream channels of an engine that
  * takes frames of any length from any address (FDMA engine 1.3
  * STREAM_BYTES; XDMA's AXI-ST, whose C2H buffers are 64-byte multiples:
- * 64 there, at any offset). On sim:; kdev: keeps user space to the DMA
+ * 64 there, at any offset; with H2C_BYTES alone, the H2C ones only). On sim:; kdev: keeps user space to the DMA
  * alignment.
  */
 int fdma_chan_align(struct fdma_dev *dev, int ch);

@@ -902,7 +902,8 @@ int fdma_chan_set_drop(struct fdma_chan *c, bool drop)
 	mutex_lock(&c->lock);
 	if (READ_ONCE(c->fdev->dead) || !c->up) {
 		ret = -ENODEV;
-	} else if (!c->ops->set_ctrl) {
+	} else if (!c->ops->set_ctrl || (drop && !c->fdev->caps.stream_drop)) {
+		/* XDMA always holds a frame back; only a test block in front of it drops. */
 		ret = -EOPNOTSUPP;
 	} else {
 		c->ctrl_flags = drop ? FDMA_CH_CTRL_DROP : 0;

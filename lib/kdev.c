@@ -630,11 +630,16 @@ static int kdev_set_drop(struct fdma_dev *dev, int ch, int drop)
 	struct fdma_ioc_drop d = { .chan = (u32)ch, .drop = drop ? 1 : 0 };
 
 	if (ioctl(dev->kdev->fd, FDMA_IOC_DROP, &d)) {
-		/* A dmaengine channel (fdma_dmac.ko): its source decides. */
+		/*
+		 * A dmaengine channel (fdma_dmac.ko): its source decides. An
+		 * engine that cannot drop (XDMA without a test block) holds.
+		 */
 		if (errno == EOPNOTSUPP)
 			return fdma_err(dev, -EOPNOTSUPP,
-					"channel %d cannot choose between dropping and holding frames: its source decides (a dmaengine channel)",
-					ch);
+					"channel %d cannot %s: %s",
+					ch, drop ? "drop frames" : "choose between dropping and holding frames",
+					drop ? "the engine holds the source back until a buffer is posted, or its source decides (a dmaengine channel)"
+					     : "its source decides (a dmaengine channel)");
 		return kerr(dev, "fdma_chan_set_drop: FDMA_IOC_DROP");
 	}
 	return 0;

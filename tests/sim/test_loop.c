@@ -8,7 +8,7 @@
  * drops whole frames (DROP) or holds the sender back; a frame too large
  * for the wire halts its channel; a frame cut short by a reset is lost,
  * never delivered in part. An engine without STREAM_BYTES keeps the
- * alignment rule.
+ * alignment rule; one with H2C_BYTES alone keeps it for C2H buffers.
  *
  * On the XDMA model (FDMA_TEST_SIM=engine=xdma) the same, with what PG195
  * gives XDMA's AXI-ST: C2H buffers of 64-byte multiples (any address),
@@ -402,6 +402,44 @@ static void test_aligned_engine(void **state)
 	fdma_close(dev);
 }
 
+/*
+ * An engine with H2C byte streams alone (1.3 H2C_BYTES, as the RTL): frames
+ * of any length leave from any address, and land in aligned C2H buffers,
+ * whose offsets and lengths keep the alignment rule.
+ */
+static void test_h2c_bytes_engine(void **state)
+{
+	static const uint32_t lens[] = { 1, 65, 1001, 1500, 4097 };
+	struct fdma_dev *dev = sim_open("sim:paced=0,loop=1,bytes=h2c");
+	struct fdma_stream *s = NULL;
+	struct fdma_info info;
+	struct fdma_req r = { .offset = 64, .len = 65, .flags = FDMA_REQ_SOF | FDMA_REQ_EOF };
+	int rx, tx, buf;
+
+	(void)state;
+	find_pair(dev, 0, &rx, &tx);
+	assert_fdma_ok(dev, fdma_get_info(dev, &info));
+	assert_int_equal(fdma_chan_align(dev, tx), 1);
+	assert_int_equal(fdma_chan_align(dev, rx), (int)info.align);
+	buf = sim_buf(dev, 16384, 0);
+	r.buf = buf;
+	assert_fdma_err(dev, fdma_submit(dev, rx, &r, 1), -EINVAL, "alignment");
+	r.offset = 1;
+	r.len = 1024;
+	assert_fdma_err(dev, fdma_submit(dev, rx, &r, 1), -EINVAL, "alignment");
+	assert_fdma_ok(dev, fdma_stream_open(dev, rx, 8, 8192, &s));
+	for (unsigned int i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		uint64_t off = 3 + 17 * i;
+		unsigned int npieces = lens[i] >= 3 ? 1 + i % 3 : 1;
+
+		pattern_fill((uint8_t *)fdma_buf_addr(dev, buf) + off, lens[i], 300 + i);
+		send_frame(dev, tx, buf, off, lens[i], npieces);
+		recv_frame(dev, s, lens[i], 300 + i);
+	}
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_frame_too_big),
 		cmocka_unit_test(test_reset_midframe),
 		cmocka_unit_test(test_aligned_engine),
+		cmocka_unit_test(test_h2c_bytes_engine),
 		cmocka_unit_test(test_wire_rate),
 	};
 
