@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "fdma.h"
 #include "fdma_internal.h"
@@ -182,6 +183,106 @@ static void coalescing(void)
 	fdma_buf_free(dev, buf);
 }
 
+/* A frame the H2C stream's checker counts (docs/engine.md section 14). */
+static void build_frame(uint8_t *p, uint32_t seq, uint32_t len)
+{
+	struct fdma_frame_hdr h = { .magic = FDMA_FRAME_MAGIC, .seq = seq, .len = len };
+	size_t nwords = (len - sizeof(h)) / 8;
+
+	for (size_t i = 0; i < nwords; i++) {
+		uint64_t w = (uint64_t)seq << 32 | i;
+
+		memcpy(p + sizeof(h) + 8 * i, &w, 8);
+	}
+	memset(p + sizeof(h) + 8 * nwords, 0, len - sizeof(h) - 8 * nwords);
+	h.crc = (uint32_t)crc32(0, p + sizeof(h), len - (uInt)sizeof(h));
+	memcpy(p, &h, sizeof(h));
+}
+
+/*
+ * H2C byte streams: 1500-byte frames to the checker, 64 at once, from
+ * aligned buffers in one piece, from offset 2 (a packet behind its
+ * Ethernet header's alignment), and as a packet's three pieces (a 66-byte
+ * head at offset 2, then 700 and 734 bytes at odd offsets).
+ */
+static void byte_streams(void)
+{
+	enum { LEN = 1500, N = 64, SLOT = 2048 };
+	static const struct {
+		const char *what;
+		uint32_t off[3], len[3];
+		unsigned int pieces;
+	} shapes[] = {
+		{ "aligned, one piece", { 0 }, { LEN }, 1 },
+		{ "offset 2, one piece", { 2 }, { LEN }, 1 },
+		{ "three pieces, odd offsets", { 2, 2048 - 700 - 1, 2048 - 734 - 3 }, { 66, 700, 734 }, 3 },
+	};
+	int ch = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_STREAM);
+	int buf = fdma_buf_alloc(dev, (size_t)N * 3 * SLOT, 0);
+	uint8_t *p;
+	uint32_t seq = 0;
+	uint64_t fr0 = 0, er0 = 0;
+
+	if (ch < 0 || buf < 0)
+		die("byte streams: channel or buffer", ch < 0 ? ch : buf);
+	p = fdma_buf_addr(dev, buf);
+	if (fdma_chan_set_testgen(dev, ch, 64, 0, 1))
+		die("fdma_chan_set_testgen", -EIO);
+	printf("| 1500-byte frames | descriptors | clocks per frame | MB/s (RTL) | TLPs up per frame | checker: good, bad |\n");
+	printf("|---|---|---|---|---|---|\n");
+	for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+		struct fdma_req r[3 * N];
+		struct fdma_cpl c[3 * N];
+		struct fdma_rtl_counts a, b;
+		unsigned int nr = 0, got = 0;
+		uint64_t fr, er;
+		uint8_t frame[LEN];
+		int ret;
+
+		for (unsigned int i = 0; i < N; i++) {
+			uint32_t done = 0;
+
+			build_frame(frame, seq++, LEN);
+			for (unsigned int j = 0; j < shapes[k].pieces; j++) {
+				uint64_t off = (uint64_t)(i * 3 + j) * SLOT + shapes[k].off[j];
+
+				memcpy(p + off, frame + done, shapes[k].len[j]);
+				r[nr++] = (struct fdma_req){ .buf = buf, .offset = off, .len = shapes[k].len[j],
+					.flags = (j == 0 ? FDMA_REQ_SOF : 0) |
+						 (j == shapes[k].pieces - 1 ? FDMA_REQ_EOF : 0) };
+				done += shapes[k].len[j];
+			}
+		}
+		counts(&a);
+		ret = fdma_submit(dev, ch, r, nr);
+		if (ret != (int)nr)
+			die("fdma_submit", ret);
+		while (got < nr) {
+			ret = fdma_reap(dev, ch, c + got, nr - got, 1, 120 * 1000000);
+			if (ret <= 0)
+				die("fdma_reap", ret ? ret : -ETIMEDOUT);
+			for (int i = 0; i < ret; i++)
+				if (c[got + i].res)
+					die("byte stream transfer", c[got + i].res);
+			got += (unsigned int)ret;
+		}
+		counts(&b);
+		if (fdma_chan_testgen_counts(dev, ch, &fr, &er))
+			die("fdma_chan_testgen_counts", -EIO);
+		printf("| %s | %u | %.0f | %.1f | %.1f | %llu, %llu |\n", shapes[k].what, nr / N,
+		       (double)(b.cycles - a.cycles) / N,
+		       (double)N * LEN / ((b.cycles - a.cycles) * CLK_NS * 1e-9) / 1e6,
+		       (double)(b.tlps_up - a.tlps_up) / N, (unsigned long long)(fr - fr0),
+		       (unsigned long long)(er - er0));
+		if (fr - fr0 != N || er != er0)
+			die("the checker did not count every frame good", -EIO);
+		fr0 = fr;
+		er0 = er;
+	}
+	fdma_chan_set_testgen(dev, ch, 64, 0, 0);
+	fdma_buf_free(dev, buf);
+}
+
 int main(int argc, char **argv)
 {
 	const char *uri = argc > 1 ? argv[1] : "rtl:";
@@ -204,6 +305,8 @@ int main(int argc, char **argv)
 	overhead();
 	printf("\n");
 	coalescing();
+	printf("\n");
+	byte_streams();
 	fdma_close(dev);
 	return 0;
 }
