@@ -63,6 +63,10 @@ json "fdma info --json: two joined stream pairs, byte streams (align 1), no gene
 fdma info sim:bytes=0 --json
 json "fdma info --json: bytes=0, an engine before 1.3: streams keep the alignment" \
 	'[c["align"] for c in L[0]["channel_list"]] == [64, 64, 64, 64]'
+fdma info sim:bytes=h2c --json
+json "fdma info --json: bytes=h2c, H2C byte streams alone: C2H stream buffers keep the alignment" \
+	'[c["align"] for c in L[0]["channel_list"]] == [64, 64, 64, 1]'
+expect_fail "bytes=h2c on XDMA names why not" "an FDMA engine's" info sim:engine=xdma,bytes=h2c
 expect_fail "sim:loop=1 without stream pairs names what it needs" "needs streams" info sim:loop=1,streams=0
 fdma info sim:memcpy=2 --json
 json "fdma info --json: memcpy=2 adds two memory-to-memory channels after the others" \

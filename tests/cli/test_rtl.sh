@@ -22,6 +22,8 @@ export FDMA_RTL_LIB
 fdma info rtl: --json
 json "info rtl: is the RTL engine with its four channels" \
 	'L[0]["backend"] == "rtl" and "RTL" in L[0]["name"] and L[0]["channels"] == 4 and len(L[0]["channel_list"]) == 4'
+json "info rtl: is engine 1.3 with H2C byte streams alone (align 1 on the H2C stream, 64 elsewhere)" \
+	'L[0]["version"] == "1.3" and [(c["dir"], c["kind"], c["align"]) for c in L[0]["channel_list"]] == [("h2c", "mm", 64), ("c2h", "mm", 64), ("c2h", "stream", 64), ("h2c", "stream", 1)]'
 
 for dir in h2c c2h; do
 	fdma bench rtl:paced=0 --dir $dir --sizes 64K --seconds 1 --json
