@@ -43,12 +43,24 @@ u64 fdma_link_clock_reserve(struct fdma_link_clock *lc, u64 not_before, u64 cost
 	return done;
 }
 
+void fdma_frame_fill(u8 *p, u32 seq, u32 len, u64 tstamp_ns)
+{
+	struct fdma_frame_hdr h = { .magic = FDMA_FRAME_MAGIC, .seq = seq, .len = len,
+				    .tstamp_ns = tstamp_ns };
+	size_t nwords = (len - sizeof(h)) / 8, i;
+
+	for (i = 0; i < nwords; i++) {
+		u64 w = (u64)seq << 32 | i;
+
+		memcpy(p + sizeof(h) + 8 * i, &w, 8);
+	}
+	memset(p + sizeof(h) + nwords * 8, 0, len - sizeof(h) - nwords * 8);
+	h.crc = crc32(0, p + sizeof(h), len - sizeof(h));
+	memcpy(p, &h, sizeof(h));
+}
+
 int fdma_tgen_build(struct fdma_tgen *g, u32 len, u64 t_ready)
 {
-	struct fdma_frame_hdr *h;
-	u64 *w;
-	size_t nwords, i;
-
 	if (len > g->cap) {
 		u8 *p = realloc(g->frame, len);
 
@@ -57,18 +69,7 @@ int fdma_tgen_build(struct fdma_tgen *g, u32 len, u64 t_ready)
 		g->frame = p;
 		g->cap = len;
 	}
-	h = (struct fdma_frame_hdr *)g->frame;
-	w = (u64 *)(g->frame + sizeof(*h));
-	nwords = (len - sizeof(*h)) / 8;
-	for (i = 0; i < nwords; i++)
-		w[i] = (u64)g->seq << 32 | i;
-	memset(g->frame + sizeof(*h) + nwords * 8, 0, len - sizeof(*h) - nwords * 8);
-	h->magic = FDMA_FRAME_MAGIC;
-	h->seq = g->seq;
-	h->len = len;
-	h->crc = crc32(0, g->frame + sizeof(*h), len - sizeof(*h));
-	h->tstamp_ns = t_ready;
-	h->rsvd = 0;
+	fdma_frame_fill(g->frame, g->seq, len, t_ready);
 	g->len = len;
 	g->off = 0;
 	g->in_frame = true;

@@ -38,6 +38,12 @@ struct fdma_tgen {
 };
 
 /* Build frame seq of len bytes stamped t_ready; -ENOMEM. */
+/*
+ * A generator frame of len (>= 32) bytes at p, at any address: the header,
+ * payload word i = seq << 32 | i, a zero tail. The generators send it, and
+ * tests and tools build what a checker counts good with it.
+ */
+void fdma_frame_fill(u8 *p, u32 seq, u32 len, u64 tstamp_ns);
 int fdma_tgen_build(struct fdma_tgen *g, u32 len, u64 t_ready);
 void fdma_tgen_free(struct fdma_tgen *g);
 

@@ -333,7 +333,8 @@ module fdma_chan #(
 	wire [2:0]        w_lo = m_first ? b_lo : 3'd0;
 	wire [3:0]        w_hi = w_last && b_end != 3'd0 ? {1'b0, b_end} : 4'd8;
 
-	wire              sink_ready = BYTES ? pk_ready : STREAM ? (use_chk || m_ready) : card_wready;
+	// the drain's sink: the packer (every H2C stream is a byte stream) or card memory
+	wire              sink_ready = BYTES ? pk_ready : card_wready;
 	assign dr_fire = dr_valid && sink_ready;
 	assign m_valid = BYTES && o_valid && !use_chk;
 	assign m_data  = o_data;
@@ -494,7 +495,8 @@ module fdma_chan #(
 	assign quiet = st == S_IDLE && !abort && !pub_due && !work && unsig == 0 &&
 		       !(running == 1'b0 && !halted && r_ctrl[`CTRL_RUN] && en) &&
 		       !(running && !r_ctrl[`CTRL_RUN]) &&
-		       !(stopped && r_pidx != pidx_at_stop) && !(BYTES && (o_valid || !pk_ready)) &&
+		       !(stopped && r_pidx != pidx_at_stop) &&
+		       !(BYTES && (o_valid || !pk_ready)) &&        // a word held or owed
 		       !(STREAM && C2H && (use_tg ? r_tg_ctrl[0] && running : s_valid));
 
 	// ---- sequential part ---------------------------------------------------

@@ -17,10 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "fdma.h"
 #include "fdma_internal.h"
+#include "fdma_mcommon.h"
 #include "fdma_rtl.h"
 
 #define CLK_NS 8.0
@@ -48,18 +48,19 @@ static void fill(uint8_t *p, size_t n, uint64_t seed)
 		p[i] = (uint8_t)((i * 131 + seed * 7 + (i >> 8)) ^ (i >> 16));
 }
 
-/* n transfers of sz bytes on channel ch, all posted at once; clocks taken. */
-static uint64_t run(int ch, int buf, uint64_t sz, unsigned int n, struct fdma_rtl_counts *d)
+/*
+ * Post n requests on channel ch at once and reap them all, each whole;
+ * what the engine's edge counted meanwhile in *d.
+ */
+static void post_all(int ch, const struct fdma_req *r, unsigned int n, struct fdma_rtl_counts *d)
 {
-	struct fdma_req r[256];
 	struct fdma_cpl c[256];
 	struct fdma_rtl_counts a, b;
 	unsigned int got = 0;
 	int ret;
 
-	for (unsigned int i = 0; i < n; i++)
-		r[i] = (struct fdma_req){ .buf = buf, .offset = i * sz, .card_addr = i * sz,
-					  .len = sz, .user_data = i };
+	if (n > 256)
+		die("post_all: too many requests", -EINVAL);
 	counts(&a);
 	ret = fdma_submit(dev, ch, r, n);
 	if (ret != (int)n)
@@ -69,7 +70,7 @@ static uint64_t run(int ch, int buf, uint64_t sz, unsigned int n, struct fdma_rt
 		if (ret <= 0)
 			die("fdma_reap", ret ? ret : -ETIMEDOUT);
 		for (int i = 0; i < ret; i++)
-			if (c[got + i].res || c[got + i].len != sz)
+			if (c[got + i].res || c[got + i].len != r[got + i].len)
 				die("transfer", c[got + i].res);
 		got += (unsigned int)ret;
 	}
@@ -80,6 +81,17 @@ static uint64_t run(int ch, int buf, uint64_t sz, unsigned int n, struct fdma_rt
 	d->msix = b.msix - a.msix;
 	d->reordered = b.reordered - a.reordered;
 	d->bad_tlps = b.bad_tlps - a.bad_tlps;
+}
+
+/* n transfers of sz bytes on channel ch, all posted at once; clocks taken. */
+static uint64_t run(int ch, int buf, uint64_t sz, unsigned int n, struct fdma_rtl_counts *d)
+{
+	struct fdma_req r[256];
+
+	for (unsigned int i = 0; i < n; i++)
+		r[i] = (struct fdma_req){ .buf = buf, .offset = i * sz, .card_addr = i * sz,
+					  .len = sz, .user_data = i };
+	post_all(ch, r, n, d);
 	return d->cycles;
 }
 
@@ -183,22 +195,6 @@ static void coalescing(void)
 	fdma_buf_free(dev, buf);
 }
 
-/* A frame the H2C stream's checker counts (docs/engine.md section 14). */
-static void build_frame(uint8_t *p, uint32_t seq, uint32_t len)
-{
-	struct fdma_frame_hdr h = { .magic = FDMA_FRAME_MAGIC, .seq = seq, .len = len };
-	size_t nwords = (len - sizeof(h)) / 8;
-
-	for (size_t i = 0; i < nwords; i++) {
-		uint64_t w = (uint64_t)seq << 32 | i;
-
-		memcpy(p + sizeof(h) + 8 * i, &w, 8);
-	}
-	memset(p + sizeof(h) + 8 * nwords, 0, len - sizeof(h) - 8 * nwords);
-	h.crc = (uint32_t)crc32(0, p + sizeof(h), len - (uInt)sizeof(h));
-	memcpy(p, &h, sizeof(h));
-}
-
 /*
  * H2C byte streams: 1500-byte frames to the checker, 64 at once, from
  * aligned buffers in one piece, from offset 2 (a packet behind its
@@ -232,17 +228,15 @@ static void byte_streams(void)
 	printf("|---|---|---|---|---|---|\n");
 	for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
 		struct fdma_req r[3 * N];
-		struct fdma_cpl c[3 * N];
-		struct fdma_rtl_counts a, b;
-		unsigned int nr = 0, got = 0;
+		struct fdma_rtl_counts d;
+		unsigned int nr = 0;
 		uint64_t fr, er;
 		uint8_t frame[LEN];
-		int ret;
 
 		for (unsigned int i = 0; i < N; i++) {
 			uint32_t done = 0;
 
-			build_frame(frame, seq++, LEN);
+			fdma_frame_fill(frame, seq++, LEN, 0);
 			for (unsigned int j = 0; j < shapes[k].pieces; j++) {
 				uint64_t off = (uint64_t)(i * 3 + j) * SLOT + shapes[k].off[j];
 
@@ -253,26 +247,12 @@ static void byte_streams(void)
 				done += shapes[k].len[j];
 			}
 		}
-		counts(&a);
-		ret = fdma_submit(dev, ch, r, nr);
-		if (ret != (int)nr)
-			die("fdma_submit", ret);
-		while (got < nr) {
-			ret = fdma_reap(dev, ch, c + got, nr - got, 1, 120 * 1000000);
-			if (ret <= 0)
-				die("fdma_reap", ret ? ret : -ETIMEDOUT);
-			for (int i = 0; i < ret; i++)
-				if (c[got + i].res)
-					die("byte stream transfer", c[got + i].res);
-			got += (unsigned int)ret;
-		}
-		counts(&b);
+		post_all(ch, r, nr, &d);
 		if (fdma_chan_testgen_counts(dev, ch, &fr, &er))
 			die("fdma_chan_testgen_counts", -EIO);
 		printf("| %s | %u | %.0f | %.1f | %.1f | %llu, %llu |\n", shapes[k].what, nr / N,
-		       (double)(b.cycles - a.cycles) / N,
-		       (double)N * LEN / ((b.cycles - a.cycles) * CLK_NS * 1e-9) / 1e6,
-		       (double)(b.tlps_up - a.tlps_up) / N, (unsigned long long)(fr - fr0),
+		       (double)d.cycles / N, (double)N * LEN / (d.cycles * CLK_NS * 1e-9) / 1e6,
+		       (double)d.tlps_up / N, (unsigned long long)(fr - fr0),
 		       (unsigned long long)(er - er0));
 		if (fr - fr0 != N || er != er0)
 			die("the checker did not count every frame good", -EIO);

@@ -108,6 +108,24 @@ static uint32_t recv_frame(struct fdma_dev *dev, struct fdma_stream *s, uint32_t
 	return first_flags;
 }
 
+/*
+ * Frames of the given lengths looped back byte for byte, each from its own
+ * odd offset in buf (never aligned twice the same way) in 1 to 3 pieces,
+ * frame i holding pattern seed + i.
+ */
+static void loop_lengths(struct fdma_dev *dev, int tx, struct fdma_stream *s, int buf,
+			 const uint32_t *lens, unsigned int n, uint64_t seed)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t off = 1 + 13 * i;
+		unsigned int npieces = lens[i] >= 3 ? 1 + i % 3 : 1;
+
+		pattern_fill((uint8_t *)fdma_buf_addr(dev, buf) + off, lens[i], seed + i);
+		send_frame(dev, tx, buf, off, lens[i], npieces);
+		recv_frame(dev, s, lens[i], seed + i);
+	}
+}
+
 /* Lengths around every boundary, from odd addresses, in 1 to 3 pieces. */
 static void test_any_length(void **state)
 {
@@ -123,14 +141,7 @@ static void test_any_length(void **state)
 	assert_int_equal(fdma_chan_align(dev, rx), on_xdma(dev) ? 64 : 1);
 	buf = sim_buf(dev, BUFSZ + 256, 0);
 	assert_fdma_ok(dev, fdma_stream_open(dev, rx, 8, BUFSZ, &s));
-	for (unsigned int i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
-		uint64_t off = 1 + 13 * i;	/* never aligned twice the same way */
-		unsigned int npieces = lens[i] >= 3 ? 1 + i % 3 : 1;
-
-		pattern_fill((uint8_t *)fdma_buf_addr(dev, buf) + off, lens[i], 100 + i);
-		send_frame(dev, tx, buf, off, lens[i], npieces);
-		recv_frame(dev, s, lens[i], 100 + i);
-	}
+	loop_lengths(dev, tx, s, buf, lens, sizeof(lens) / sizeof(lens[0]), 100);
 	fdma_stream_close(s);
 	fdma_close(dev);
 }
@@ -428,14 +439,7 @@ static void test_h2c_bytes_engine(void **state)
 	r.len = 1024;
 	assert_fdma_err(dev, fdma_submit(dev, rx, &r, 1), -EINVAL, "alignment");
 	assert_fdma_ok(dev, fdma_stream_open(dev, rx, 8, 8192, &s));
-	for (unsigned int i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
-		uint64_t off = 3 + 17 * i;
-		unsigned int npieces = lens[i] >= 3 ? 1 + i % 3 : 1;
-
-		pattern_fill((uint8_t *)fdma_buf_addr(dev, buf) + off, lens[i], 300 + i);
-		send_frame(dev, tx, buf, off, lens[i], npieces);
-		recv_frame(dev, s, lens[i], 300 + i);
-	}
+	loop_lengths(dev, tx, s, buf, lens, sizeof(lens) / sizeof(lens[0]), 300);
 	fdma_stream_close(s);
 	fdma_close(dev);
 }

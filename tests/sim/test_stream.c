@@ -8,11 +8,11 @@
  * the frames built here as good, and a corrupted one as bad.
  */
 #include <string.h>
-#include <zlib.h>
 
 #include "sim_util.h"
 #include "fdma_plat.h"
 #include "fdma_regs.h"
+#include "fdma_mcommon.h"
 
 #define GET_TIMEOUT_US SIM_TIMEOUT_US
 
@@ -442,21 +442,6 @@ static void test_camera_cannot_keep_up(void **state)
 
 /* ---- H2C stream and its checker -------------------------------------------- */
 
-/* Build generator-format frame seq of len bytes at p. */
-static void build_frame(uint8_t *p, uint32_t seq, uint32_t len)
-{
-	struct fdma_frame_hdr h = { .magic = FDMA_FRAME_MAGIC, .seq = seq, .len = len };
-	size_t nwords = (len - sizeof(h)) / 8;
-
-	for (size_t i = 0; i < nwords; i++) {
-		uint64_t w = (uint64_t)seq << 32 | i;
-
-		memcpy(p + sizeof(h) + 8 * i, &w, 8);
-	}
-	memset(p + sizeof(h) + 8 * nwords, 0, len - sizeof(h) - 8 * nwords);
-	h.crc = (uint32_t)crc32(0, p + sizeof(h), len - (uInt)sizeof(h));
-	memcpy(p, &h, sizeof(h));
-}
 
 /* Send one frame at buffer offset off as pieces of the given lengths. */
 static void send_frame(struct fdma_dev *dev, int ch, int buf, uint64_t off, const uint32_t *pieces,
@@ -521,7 +506,7 @@ static void test_h2c_checker(void **state)
 		struct fdma_cpl c[10];
 
 		for (int i = 0; i < 10; i++) {
-			build_frame(p + (size_t)i * len, seq + (uint32_t)i, len);
+			fdma_frame_fill(p + (size_t)i * len, seq + (uint32_t)i, len, 0);
 			r[i] = (struct fdma_req){ .buf = buf, .offset = (uint64_t)i * len, .len = len,
 						  .flags = FDMA_REQ_SOF | FDMA_REQ_EOF,
 						  .user_data = (uint64_t)i };
@@ -541,10 +526,10 @@ static void test_h2c_checker(void **state)
 		const uint32_t a = info.align;
 		const uint32_t two[2] = { 2048, len - 2048 }, three[3] = { a, 4096, len - a - 4096 };
 
-		build_frame(p, seq, len);
+		fdma_frame_fill(p, seq, len, 0);
 		send_frame(dev, ch, buf, 0, two, 2);
 		seq++;
-		build_frame(p + len, seq, len);
+		fdma_frame_fill(p + len, seq, len, 0);
 		send_frame(dev, ch, buf, len, three, 3);
 		seq++;
 	}
@@ -553,18 +538,18 @@ static void test_h2c_checker(void **state)
 	{
 		const uint32_t one[1] = { len };
 
-		build_frame(p, seq, len);
+		fdma_frame_fill(p, seq, len, 0);
 		p[100] ^= 0x01;
 		send_frame(dev, ch, buf, 0, one, 1);
 		seq++;
 		expect_counts(dev, ch, 20, 1);
 		/* The checker goes on: the next good frame counts. */
-		build_frame(p, seq, len);
+		fdma_frame_fill(p, seq, len, 0);
 		send_frame(dev, ch, buf, 0, one, 1);
 		seq++;
 		expect_counts(dev, ch, 21, 1);
 		/* A wrong sequence number is an error too. */
-		build_frame(p, seq + 5, len);
+		fdma_frame_fill(p, seq + 5, len, 0);
 		send_frame(dev, ch, buf, 0, one, 1);
 		expect_counts(dev, ch, 21, 2);
 	}
@@ -614,7 +599,7 @@ static void test_h2c_bytes(void **state)
 		for (int j = 0; j < 5; j++) {
 			uint64_t off = offs[k++ % (sizeof(offs) / sizeof(offs[0]))];
 
-			build_frame(p + off, seq++, n);
+			fdma_frame_fill(p + off, seq++, n, 0);
 			send_frame(dev, ch, buf, off, split[j], count[j]);
 			frames++;
 		}
@@ -624,14 +609,14 @@ static void test_h2c_bytes(void **state)
 	{
 		const uint32_t n = 1501, short_one[2] = { 700, n - 701 }, whole[2] = { 700, n - 700 };
 
-		build_frame(p + 5, seq++, n);
+		fdma_frame_fill(p + 5, seq++, n, 0);
 		send_frame(dev, ch, buf, 5, short_one, 2);
 		expect_counts(dev, ch, frames, 1);
-		build_frame(p + 5, seq++, n);
+		fdma_frame_fill(p + 5, seq++, n, 0);
 		p[5 + n - 1] ^= 0x80;
 		send_frame(dev, ch, buf, 5, whole, 2);
 		expect_counts(dev, ch, frames, 2);
-		build_frame(p + 5, seq++, n);
+		fdma_frame_fill(p + 5, seq++, n, 0);
 		send_frame(dev, ch, buf, 5, whole, 2);
 		expect_counts(dev, ch, frames + 1, 2);
 	}

@@ -391,19 +391,10 @@ E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
      build/tests/sim/test_coalesce build/tests/sim/test_stream build/tests/sim/test_errors
      build/tests/sim/test_errmsg build/tests/sim/test_copy build/tests/sim/test_dmabuf)
 
-# find_lib, copy_libs_arm64 ELF DEST: tests/vm/arm64-libs.sh (LIBDIRS).
-# shellcheck source=tests/vm/arm64-libs.sh
-. tests/vm/arm64-libs.sh
-
-# copy_libs_host ELF: every shared library ldd names, at the host's path.
-copy_libs_host() {
-	local l
-	# "lib => /path (addr)" and "/lib64/ld-linux... (addr)": copy each /path.
-	for l in $(ldd "$1" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
-		mkdir -p "$GBIN/libs$(dirname "$l")"
-		cp -L "$l" "$GBIN/libs$l"
-	done
-}
+# copy_libs_host, copy_progs_host, find_lib, copy_libs_arm64 ELF DEST:
+# tests/vm/guest-libs.sh (LIBDIRS).
+# shellcheck source=tests/vm/guest-libs.sh
+. tests/vm/guest-libs.sh
 # e2e_copy BUILDDIR DEST MAKEARGS...: build the e2e binaries in BUILDDIR, copy
 # them and every shared library they load.
 e2e_copy() {
@@ -422,7 +413,7 @@ e2e_copy() {
 			copy_libs_arm64 "$b" "$GBIN/libs" >"$TMP/libs.log" 2>&1 ||
 				{ fail "build-e2e-$bdir" "$(cat "$TMP/libs.log")"; rm -rf "${GBIN:?}/$dest"; return; }
 		else
-			copy_libs_host "$b"
+			copy_libs_host "$b" "$GBIN/libs"
 		fi
 	done
 }
@@ -434,12 +425,7 @@ fi
 # Debian's iperf3 and ethtool for the network interface's tests (net.sh),
 # with their libraries: x86_64 guests only (the arm64 sysroot has neither).
 if [ "$ARCH" = x86_64 ]; then
-	for b in iperf3 ethtool; do
-		p=$(command -v "$b") || { echo "note: no $b here (apt-get install $b): net.sh runs without it"; continue; }
-		mkdir -p "$GBIN/libs/usr/bin"
-		cp -L "$p" "$GBIN/libs/usr/bin/"
-		copy_libs_host "$p"
-	done
+	copy_progs_host "$GBIN/libs" iperf3 ethtool
 fi
 # The same built with AddressSanitizer and UBSan (as make test-asan builds
 # them): the kdev: backend's memory handling checked where it runs.

@@ -174,15 +174,9 @@ for p in "${GUEST_PROGS[@]}"; do
 	fi
 done
 install -m 755 tests/vm/guest/vmlib.sh tests/vm/guest/e2e.sh tests/vm/guest/net.sh "$GBIN/tests/"
-# copy_libs_host ELF: every shared library ldd names, at the host's path
-# under the guest's /.
-copy_libs_host() {
-	local l
-	for l in $(ldd "$1" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
-		mkdir -p "$GBIN/libs$(dirname "$l")"
-		cp -L "$l" "$GBIN/libs$l"
-	done
-}
+# copy_libs_host, copy_progs_host ELF DEST: tests/vm/guest-libs.sh.
+# shellcheck source=tests/vm/guest-libs.sh
+. tests/vm/guest-libs.sh
 # libfdma's end-to-end tests and the fdma command (dynamically linked:
 # cmocka has no static library), with every shared library they load.
 E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
@@ -191,7 +185,7 @@ E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
 if make -s "${E2E[@]}" >"$TMP/e2e.log" 2>&1; then
 	for b in "${E2E[@]}"; do
 		cp "$b" "$GBIN/e2e/"
-		copy_libs_host "$b"
+		copy_libs_host "$b" "$GBIN/libs"
 	done
 else
 	fail build-e2e "make ${E2E[*]} failed (log below)"
@@ -199,12 +193,7 @@ else
 fi
 # --net: Debian's iperf3 and ethtool, with their libraries.
 if [ $NET = 1 ]; then
-	for b in iperf3 ethtool; do
-		p=$(command -v "$b") || { echo "note: no $b here (apt-get install $b): net.sh runs without it"; continue; }
-		mkdir -p "$GBIN/libs/usr/bin"
-		cp -L "$p" "$GBIN/libs/usr/bin/"
-		copy_libs_host "$p"
-	done
+	copy_progs_host "$GBIN/libs" iperf3 ethtool
 fi
 
 # fdma.ko for one kernel, from a copy of the sources in the DKMS layout in

@@ -310,8 +310,8 @@ fi
 # tests/vm/run.sh build them, with the libraries they load from the
 # sysroot: the kdev: end-to-end checks on the ZDMA node (guest/40-dmac.sh).
 LIBDIRS=("$SYSROOT/lib/aarch64-linux-gnu" "$SYSROOT/usr/lib/aarch64-linux-gnu" /usr/aarch64-linux-gnu/lib)
-# shellcheck source=tests/vm/arm64-libs.sh
-. tests/vm/arm64-libs.sh
+# shellcheck source=tests/vm/guest-libs.sh
+. tests/vm/guest-libs.sh
 E2E=(build-a64/fdma build-a64/tests/sim/test_copy)
 build_e2e() {
 	local b

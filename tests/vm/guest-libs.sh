@@ -1,11 +1,36 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 #
-# tests/vm/arm64-libs.sh: sourced by tests/vm/run.sh and
-# tests/vm/versal/run.sh to put dynamically linked arm64 programs (the e2e
-# tests, the fdma command) into a guest with the libraries they load.
-# LIBDIRS: the arm64 library folders to search, in order (the sysroot's,
+# tests/vm/guest-libs.sh: sourced by the VM runners (tests/vm/run.sh,
+# tests/vm/proxy/run.sh, tests/vm/versal/run.sh) to put dynamically linked
+# programs (the e2e tests, the fdma command, Debian's iperf3 and ethtool)
+# into a guest with the libraries they load: the host's own, or arm64 ones.
+# LIBDIRS (arm64): the library folders to search, in order (the sysroot's,
 # then the cross toolchain's).
+
+# copy_libs_host ELF DEST: every shared library ldd names, at the host's
+# path under DEST (the guest's /).
+copy_libs_host() {
+	local l
+	# "lib => /path (addr)" and "/lib64/ld-linux... (addr)": copy each /path.
+	for l in $(ldd "$1" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+		mkdir -p "$2$(dirname "$l")"
+		cp -L "$l" "$2$l"
+	done
+}
+# copy_progs_host DEST NAME...: the host's programs NAME (from PATH) into
+# DEST/usr/bin with their libraries; one not installed is noted and left
+# out (net.sh runs without it).
+copy_progs_host() {
+	local dest=$1 b p
+	shift
+	for b in "$@"; do
+		p=$(command -v "$b") || { echo "note: no $b here (apt-get install $b): net.sh runs without it"; continue; }
+		mkdir -p "$dest/usr/bin"
+		cp -L "$p" "$dest/usr/bin/"
+		copy_libs_host "$p" "$dest"
+	done
+}
 
 # find_lib NAME: the arm64 library NAME, from the sysroot or the cross
 # toolchain's folder (the first that has it).
