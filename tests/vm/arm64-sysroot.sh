@@ -10,7 +10,9 @@
 #     linux-headers-6.12-arm64 name the versions), the headers' -common
 #     package, and the host's linux-kbuild-<ver> linked in;
 #   - busybox-static, libc6, zlib1g(-dev), libcmocka0/-dev for the guest's
-#     programs.
+#     programs;
+#   - iperf3 and ethtool with their libraries (libiperf0, libsctp1, libssl3,
+#     libmnl0) for the network interface's tests (tests/vm/guest/net.sh).
 # With --libs-only, only the libraries (libc6, zlib1g(-dev), libcmocka0/-dev):
 # what the cross builds and their tests under qemu-user need (make
 # CROSS_COMPILE=..., make test-cross; docs/install.md). --arch armhf (the
@@ -33,8 +35,8 @@ usage() {
 	cat <<'EOF'
 usage: tests/vm/arm64-sysroot.sh [--arch arm64|armhf] [--libs-only] [DIR]
 
-Fetch and unpack the arm64 kernels, headers, busybox, libc, zlib and cmocka
-that tests/vm/run.sh --arch arm64 needs into DIR (default build/arm64-sysroot).
+Fetch and unpack the arm64 kernels, headers, busybox, libc, zlib, cmocka,
+iperf3 and ethtool that tests/vm/run.sh --arch arm64 needs into DIR (default build/arm64-sysroot).
 --libs-only: only libc, zlib and cmocka (for make CROSS_COMPILE=... and
 make test-cross). --arch armhf: the armhf libraries (implies --libs-only;
 default DIR build/armhf-sysroot).
@@ -86,8 +88,11 @@ if [ $LIBS_ONLY = 1 ] && { [ -s "$LIBSTAMP" ] || [ -s "$STAMP" ]; } &&
 	exit 0
 fi
 # The stamp lists "KERNEL-VERSION KBUILD-PACKAGE PACKAGE-VERSION" per kernel.
+# A sysroot unpacked before the network tools came is fetched again.
+NETPKGS=(iperf3 libiperf0 libsctp1 libssl3 ethtool libmnl0)
 if [ $LIBS_ONLY = 0 ] && [ -s "$STAMP" ]; then
 	ok=1
+	[ -x "$DIR/usr/bin/iperf3" ] && [ -x "$DIR/sbin/ethtool" ] || ok=0
 	while read -r v kb ver; do
 		[ -r "$DIR/boot/vmlinuz-$v" ] && [ -d "$DIR/usr/src/linux-headers-$v" ] &&
 			host_kbuild_ok "$kb" "$ver" || ok=0
@@ -96,7 +101,7 @@ if [ $LIBS_ONLY = 0 ] && [ -s "$STAMP" ]; then
 		note "$DIR is complete ($(cut -d' ' -f1 "$STAMP" | paste -sd' ')): nothing to do"
 		exit 0
 	fi
-	note "$DIR does not match the host's kernel build packages any more: fetching again"
+	note "$DIR does not match the host's kernel build packages any more, or lacks iperf3 or ethtool: fetching again"
 fi
 
 # ---- the host's Debian mirror --------------------------------------------------------
@@ -196,7 +201,7 @@ dep() {
 
 # ---- what to fetch -------------------------------------------------------------------
 PKGS=(libc6 zlib1g zlib1g-dev libcmocka0 libcmocka-dev)
-[ $LIBS_ONLY = 1 ] || PKGS+=(busybox-static)
+[ $LIBS_ONLY = 1 ] || PKGS+=(busybox-static "${NETPKGS[@]}")
 KERNELS=()	# "VERSION KBUILD-PACKAGE PACKAGE-VERSION"
 [ $LIBS_ONLY = 1 ] ||
 for meta in "linux-image-arm64 linux-headers-arm64" "linux-image-6.12-arm64 linux-headers-6.12-arm64"; do

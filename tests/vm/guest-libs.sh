@@ -65,3 +65,16 @@ copy_libs_arm64() {
 		done
 	done
 }
+# copy_progs_arm64 DEST PATH...: the arm64 programs at PATH (the sysroot's
+# iperf3 and ethtool) into DEST/usr/bin with their libraries; one missing
+# is noted and left out, as on the host.
+copy_progs_arm64() {
+	local dest=$1 p
+	shift
+	for p in "$@"; do
+		[ -x "$p" ] || { echo "note: no $p (tests/vm/arm64-sysroot.sh fetches it): net.sh runs without it"; continue; }
+		mkdir -p "$dest/usr/bin"
+		cp -L "$p" "$dest/usr/bin/"
+		copy_libs_arm64 "$p" "$dest" || return 1
+	done
+}

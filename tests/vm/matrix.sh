@@ -53,6 +53,9 @@ MATRIX=(
 	# on 6.1 over a 100 Mbit/s wire, on 6.12 over the paced gen2 x1 link.
 	"--arch x86_64 --kernel 6.1 --opts loop=1,streams=2,paced=1,wire=100 --append fdmavm_only=net --no-asan"
 	"--arch x86_64 --kernel 6.12 --opts loop=1,streams=2,paced=1 --append fdmavm_only=net --no-asan"
+	# And on arm64 with a non-coherent PCIe host (page_pool's device syncs do
+	# real work), on an engine with byte streams for transmit only.
+	"--arch arm64 --kernel 6.12 --noncoherent --opts loop=1,streams=2,paced=1,bytes=h2c --append fdmavm_only=net --no-asan"
 	"--arch x86_64 --kernel 6.12 --opts fault=stuck@3 --no-asan"	# a stuck channel recovered
 )
 

@@ -423,9 +423,13 @@ else
 	e2e_copy build e2e
 fi
 # Debian's iperf3 and ethtool for the network interface's tests (net.sh),
-# with their libraries: x86_64 guests only (the arm64 sysroot has neither).
+# with their libraries: the host's, or the arm64 sysroot's.
 if [ "$ARCH" = x86_64 ]; then
 	copy_progs_host "$GBIN/libs" iperf3 ethtool
+elif copy_progs_arm64 "$GBIN/libs" "$SYSROOT/usr/bin/iperf3" "$SYSROOT/sbin/ethtool" >"$TMP/libs.log" 2>&1; then
+	cat "$TMP/libs.log"
+else
+	fail "net-tools ($ARCH)" "$(cat "$TMP/libs.log")"
 fi
 # The same built with AddressSanitizer and UBSan (as make test-asan builds
 # them): the kdev: backend's memory handling checked where it runs.
