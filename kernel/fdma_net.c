@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * fdma.ko network interface (net=1): stream pair k of device fdmaN is the
- * Ethernet interface fdmaNnK, on an FDMA engine with byte streams. See
+ * Ethernet interface fdmaNnK. See
  * fdma_net.h for the layout and the locking, docs/net.md for its use.
  *
  * Interrupts: a channel's hard interrupt masks that channel (IRQ_EN off)
@@ -353,6 +353,9 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 	struct net_device *ndev;
 	struct fdma_net *np;
 	const u32 (*coal)[2];
+	/* C2H stream buffers: where they start and what their lengths are multiples of. */
+	u32 rx_addr = fdev->caps.stream_bytes ? fdev->caps.c2h_stream_addr : fdev->caps.align;
+	u32 rx_len = fdev->caps.stream_bytes ? fdev->caps.c2h_stream_len : fdev->caps.align;
 	int ret, i;
 
 	ndev = alloc_etherdev(sizeof(*np));
@@ -371,14 +374,14 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 		np->coal[i / 2][i % 2] = coal[i / 2][i % 2];
 	/* The frame after the stack's headroom, and the skb's own tail after the page's end. */
 	np->rx_headroom = NET_SKB_PAD + NET_IP_ALIGN;
-	/* An engine whose C2H buffers start aligned (H2C_BYTES alone): past that. */
-	if (fdev->caps.c2h_stream_addr)
-		np->rx_headroom = round_up(np->rx_headroom, fdev->caps.c2h_stream_addr);
+	/* C2H buffers that must start aligned (H2C_BYTES alone, no byte streams): past that. */
+	if (rx_addr)
+		np->rx_headroom = round_up(np->rx_headroom, rx_addr);
 	np->tx_pause = true;
 	np->rx_buf_len = SKB_WITH_OVERHEAD(PAGE_SIZE) - np->rx_headroom;
 	/* XDMA: C2H stream buffers are multiples of 64 bytes (the frames in them any length). */
-	if (fdev->caps.c2h_stream_len)
-		np->rx_buf_len = round_down(np->rx_buf_len, fdev->caps.c2h_stream_len);
+	if (rx_len)
+		np->rx_buf_len = round_down(np->rx_buf_len, rx_len);
 
 	ret = fdma_net_tx_init(np);
 	if (ret)
@@ -409,8 +412,9 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 	if (ret)
 		goto err;
 	fdev->net[pair] = np;
-	netdev_info(ndev, "channels %u (transmit) and %u (receive) of %s, MTU up to %u\n",
-		    tx->idx, rx->idx, dev_name(&fdev->dev), ndev->max_mtu);
+	netdev_info(ndev, "channels %u (transmit) and %u (receive) of %s, MTU up to %u%s\n",
+		    tx->idx, rx->idx, dev_name(&fdev->dev), ndev->max_mtu,
+		    np->bounce ? ", packets copied to be sent (no H2C byte streams)" : "");
 	return 0;
 err:
 	fdma_net_free(np);
@@ -419,8 +423,9 @@ err:
 
 /*
  * net=1 at probe: every stream pair (the k-th H2C and the k-th C2H stream
- * channel) becomes an interface. An engine without byte streams gets none:
- * its stream requests must be whole alignment units, and a packet is not.
+ * channel) becomes an interface. On an engine without byte streams, whose
+ * stream requests are whole alignment units, transmit copies (see
+ * fdma_net.h).
  */
 int fdma_net_register(struct fdma_dev *fdev)
 {
@@ -442,11 +447,6 @@ int fdma_net_register(struct fdma_dev *fdev)
 		dev_warn(fdev->dma_dev, "%s: net=1, but the engine has no stream channel pair\n",
 			 dev_name(&fdev->dev));
 		return -ENODEV;
-	}
-	if (!fdev->caps.stream_bytes) {
-		dev_warn(fdev->dma_dev, "%s: net=1 needs byte streams (FDMA engine 1.3, XDMA AXI-ST): no network interface\n",
-			 dev_name(&fdev->dev));
-		return -EOPNOTSUPP;
 	}
 	for (i = 0; i < min(ntx, nrx) && !ret; i++)
 		ret = fdma_net_add(fdev, i, tx[i], rx[i]);

@@ -2,9 +2,13 @@
 /*
  * fdma.ko: a network interface over a stream channel pair (net=1). The
  * H2C stream channel sends frames, the C2H stream channel receives them,
- * one frame per descriptor chain, on an FDMA engine with byte streams
- * (engine 1.3, docs/engine.md section 8): a packet goes from where the
- * stack put it, head and page fragments, with no copy and no padding.
+ * one frame per descriptor chain. On an engine with H2C byte streams
+ * (FDMA 1.3, docs/engine.md section 8; XDMA's AXI-ST) a packet goes from
+ * where the stack put it, head and page fragments, with no copy and no
+ * padding. On one without, whose stream requests are whole alignment
+ * units, it is copied into a bounce page of its ring slot and padded with
+ * zeros to the alignment, as Ethernet pads a short frame: the receiver's
+ * IP layer trims by the packet's own length.
  *
  * One object per file, as NIC drivers do: the interface and its life
  * (fdma_net.c), transmit (fdma_net_tx.c), receive (fdma_net_rx.c),
@@ -41,6 +45,13 @@ struct fdma_net_txb {
 	dma_addr_t dma;
 	u32 len;
 	bool page;		/* a fragment (dma_unmap_page), else the head */
+	bool copied;		/* in the slot's bounce page: nothing to unmap */
+};
+
+/* A transmit slot's bounce page, mapped for the interface's life (copy mode). */
+struct fdma_net_bounce {
+	void *va;
+	dma_addr_t dma;
 };
 
 struct fdma_net {
@@ -54,6 +65,8 @@ struct fdma_net {
 	/* transmit: slot i of the ring (the descriptor's index) */
 	struct fdma_net_txb *txb;
 	u32 tx_wake;		/* free descriptors that wake a stopped queue */
+	struct fdma_net_bounce *bounce;	/* copy mode: slot i's page; NULL with byte streams */
+	u32 tx_align;		/* copy mode: frames padded to this */
 	struct fdma_net_stats txs;
 
 	/* receive */

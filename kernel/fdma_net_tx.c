@@ -2,7 +2,9 @@
 /*
  * fdma.ko network interface: transmit. A packet is its head and page
  * fragments, each one H2C stream descriptor (the first with SOF, the last
- * with EOF), mapped where the stack left them. Descriptors are written at
+ * with EOF), mapped where the stack left them; on an engine without H2C
+ * byte streams, one descriptor of its slot's bounce page, the packet
+ * copied there and padded to the alignment. Descriptors are written at
  * once; the doorbell is rung once per burst (netdev_xmit_more(), through
  * BQL's __netdev_tx_sent_queue()). The queue stops while a largest packet
  * might not fit, so transmit never finds the ring full; completion (in
@@ -18,18 +20,62 @@
 /* Descriptors the largest packet takes: its head and every fragment. */
 #define TX_MAX_DESC	(MAX_SKB_FRAGS + 1)
 
+/*
+ * Copy mode: a page per ring slot, mapped once. A frame fits one page:
+ * the MTU is bounded by the receive page (fdma_net_add()).
+ */
+static int tx_bounce_init(struct fdma_net *np)
+{
+	struct device *dma = np->fdev->dma_dev;
+	u32 i;
+
+	np->bounce = kcalloc(np->fdev->ring_size, sizeof(*np->bounce), GFP_KERNEL);
+	if (!np->bounce)
+		return -ENOMEM;
+	for (i = 0; i < np->fdev->ring_size; i++) {
+		struct page *pg = alloc_page(GFP_KERNEL);
+
+		if (!pg)
+			return -ENOMEM;
+		np->bounce[i].dma = dma_map_page(dma, pg, 0, PAGE_SIZE, DMA_TO_DEVICE);
+		if (dma_mapping_error(dma, np->bounce[i].dma)) {
+			__free_page(pg);
+			return -ENOMEM;
+		}
+		np->bounce[i].va = page_address(pg);
+	}
+	return 0;
+}
+
 int fdma_net_tx_init(struct fdma_net *np)
 {
-	np->txb = kcalloc(np->fdev->ring_size, sizeof(*np->txb), GFP_KERNEL);
+	struct fdma_dev *fdev = np->fdev;
+
+	np->txb = kcalloc(fdev->ring_size, sizeof(*np->txb), GFP_KERNEL);
 	if (!np->txb)
 		return -ENOMEM;
 	/* Wake with room for a few largest packets, so that the queue does not flap. */
-	np->tx_wake = min_t(u32, np->fdev->ring_size / 2, 4 * TX_MAX_DESC);
-	return 0;
+	np->tx_wake = min_t(u32, fdev->ring_size / 2, 4 * TX_MAX_DESC);
+	if (fdev->caps.stream_bytes)
+		return 0;
+	np->tx_align = fdev->caps.align;
+	return tx_bounce_init(np);
 }
 
 void fdma_net_tx_free(struct fdma_net *np)
 {
+	struct device *dma = np->fdev->dma_dev;
+	u32 i;
+
+	/* A channel that never acknowledged its reset may still read them: kept. */
+	if (np->bounce && !(np->tx && np->tx->broken)) {
+		for (i = 0; i < np->fdev->ring_size && np->bounce[i].va; i++) {
+			dma_unmap_page(dma, np->bounce[i].dma, PAGE_SIZE, DMA_TO_DEVICE);
+			free_page((unsigned long)np->bounce[i].va);
+		}
+	}
+	kfree(np->bounce);
+	np->bounce = NULL;
 	kfree(np->txb);
 	np->txb = NULL;
 }
@@ -40,7 +86,7 @@ static void txb_unmap(struct fdma_net *np, struct fdma_net_txb *b)
 
 	if (b->page)
 		dma_unmap_page(dma, b->dma, b->len, DMA_TO_DEVICE);
-	else
+	else if (!b->copied)
 		dma_unmap_single(dma, b->dma, b->len, DMA_TO_DEVICE);
 	b->len = 0;
 }
@@ -82,6 +128,32 @@ unwind:
 	return -ENOMEM;
 }
 
+/*
+ * Copy mode: the packet whole into the slot's bounce page, zeros up to the
+ * alignment; one descriptor. Returns 1, or a negative errno.
+ */
+static int tx_copy(struct fdma_net *np, struct sk_buff *skb)
+{
+	struct fdma_ering *r = &np->tx->ring;
+	u32 slot = r->pidx & (r->size - 1), len = round_up(skb->len, np->tx_align);
+	struct fdma_net_bounce *c = &np->bounce[slot];
+	struct fdma_net_txb *b = &np->txb[slot];
+
+	/* The stack segments large sends (no TSO): a longer packet is a bug upstream. */
+	if (!skb->len || len > PAGE_SIZE)
+		return -EMSGSIZE;
+	if (skb_copy_bits(skb, 0, c->va, skb->len))
+		return -EFAULT;
+	memset(c->va + skb->len, 0, len - skb->len);
+	/* The CPU's writes reach memory (or the device's view) before the doorbell. */
+	dma_sync_single_for_device(np->fdev->dma_dev, c->dma, len, DMA_TO_DEVICE);
+	b->dma = c->dma;
+	b->len = len;
+	b->page = false;
+	b->copied = true;
+	return 1;
+}
+
 netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct fdma_net *np = netdev_priv(ndev);
@@ -97,7 +169,7 @@ netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev)
 		netdev_err_once(ndev, "transmit with the ring full\n");
 		return NETDEV_TX_BUSY;
 	}
-	n = tx_map(np, skb);
+	n = np->bounce ? tx_copy(np, skb) : tx_map(np, skb);
 	if (n <= 0) {
 		/* A mapping failed, or an empty packet: dropped and counted. */
 		fdma_net_count(&np->txs, &np->txs.errors, 1);
