@@ -249,6 +249,13 @@ static void coalesce(struct mchan *c, bool force)
 {
 	u32 count = rd(c, FDMA_CH_COAL_COUNT);
 
+	/*
+	 * The same Dekker as raise_irq()'s: the completion's wb.cidx store is
+	 * visible before this IRQ_EN load, or the host, enabling IRQ_EN now,
+	 * may read the old wb.cidx while we read IRQ_EN off, and sleep with
+	 * the completion pending and no interrupt coming.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
 	/* Completions while interrupts are off are never signalled later. */
 	if (!(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_IRQ_EN)) {
 		c->unsig = 0;
