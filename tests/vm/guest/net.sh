@@ -47,6 +47,13 @@ unshare -n sleep 100000 &
 NS=$!
 sleep 0.2
 inns() { nsenter -t "$NS" -n "$@"; }
+# flood N: a ping flood from B's side, N pings, in the background; FLOOD is
+# its PID (nsenter execs ping: the function's own subshell would be
+# another process, and killing it would leave the flood running).
+flood() {
+	nsenter -t "$NS" -n ping -A -q -c "$1" 169.254.10.1 >/dev/null 2>&1 &
+	FLOOD=$!
+}
 if ! ip link set "$B" netns "$NS"; then
 	fail net_netns "ip link set $B netns $NS failed"
 	kill "$NS"
@@ -267,8 +274,7 @@ ip link set "$A" mtu 1500
 inns ip link set "$B" mtu 1500
 
 # Down and up with traffic flowing (a ping flood from B's side).
-inns ping -A -q -c 100000 169.254.10.1 >/dev/null 2>&1 &
-FLOOD=$!
+flood 100000
 sleep 1
 ip link set "$A" down
 sleep 0.5
@@ -286,6 +292,7 @@ if [ "${sent:-0}" = 10 ] && [ "${got:-0}" = 10 ]; then
 	pass net_updown
 else
 	fail net_updown "${got:-0} of ${sent:-0} pings answered after down and up with traffic"
+	sed 's/^/    /' /tmp/ping.out
 	# Where the packets went: both sides' counters, the neighbours.
 	ethtool -S "$A" | tr -s ' \n' ' '; echo
 	inns ethtool -S "$B" | tr -s ' \n' ' '; echo
@@ -300,8 +307,7 @@ fi
 
 # rmmod with traffic flowing, then the flood and B's namespace ended, and
 # the kernel log looked at for what the teardown may have left.
-inns ping -A -q -c 1000000 169.254.10.1 >/dev/null 2>&1 &
-FLOOD=$!
+flood 1000000
 sleep 1
 if rmmod fdma 2>/tmp/rm.err; then
 	pass rmmod_net
