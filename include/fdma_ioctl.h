@@ -238,7 +238,9 @@ struct fdma_ioc_req {
  * nothing. A request on registered memory is split where the memory is
  * not contiguous (one completion still): -E2BIG if the batch needs more
  * descriptors than the ring holds (FDMA_IOC_INFO ring_size), -EAGAIN if
- * not that many are free now.
+ * not that many are free now. A C2H stream request cannot be split (a
+ * frame starts in its one descriptor): -EMSGSIZE where its range is not
+ * one piece of device-contiguous memory.
  */
 struct fdma_ioc_submit {
 	__u32 chan;

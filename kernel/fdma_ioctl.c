@@ -24,6 +24,8 @@
  *             channel's ring holds: it could never be posted
  *   -EINVAL   a bad field: channel, flags, reserved, length 0, misaligned,
  *             count 0 or over FDMA_IOC_MAX_BATCH
+ *   -EMSGSIZE FDMA_IOC_SUBMIT: a C2H stream request whose range is not one
+ *             piece of device-contiguous memory (it must be one descriptor)
  *   -EBADF    a handle that is not one of this file's buffers
  *   -ERANGE   a range beyond the buffer or beyond card memory
  *   -EAGAIN   no room now in the queue or the ring (reap, then retry)
@@ -388,10 +390,13 @@ static int ioc_check_pieces(struct fdma_chan *c, const struct fdma_sub *s,
 		pieces++;
 		done += len;
 	}
-	/* A C2H stream buffer is one descriptor: a frame starts in it. */
+	/*
+	 * A C2H stream buffer is one descriptor: a frame starts in it. Its own
+	 * errno, as only here does the memory's layout decide, not a field.
+	 */
 	if ((c->caps & FDMA_CH_CAP_STREAM) && (c->caps & FDMA_CH_CAP_C2H) &&
 	    pieces != 1)
-		return -EINVAL;
+		return -EMSGSIZE;
 	return 0;
 }
 

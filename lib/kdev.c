@@ -341,6 +341,10 @@ static int kdev_queue(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 			return fdma_err(dev, -E2BIG,
 					"channel %d: the batch needs more descriptors than the ring's %u (registered memory takes one per page)",
 					ch, kc->rules.size);
+		case EMSGSIZE:
+			return fdma_err(dev, -EMSGSIZE,
+					"channel %d: a C2H stream buffer is one descriptor, so one piece of device-contiguous memory, and a request's range is not (the driver gives large buffers in chunks, or page by page when it has no contiguous memory to spare): use smaller frames",
+					ch);
 		case EIO:
 			return fdma_err(dev, -EIO, "channel %d did not come back from a reset", ch);
 		case ENODEV:

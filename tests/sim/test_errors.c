@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -284,6 +285,50 @@ static void test_batch_never_fits(void **state)
 	assert_pattern(fdma_buf_addr(dev, buf), (size_t)n * in.align, 17);
 	free(r);
 	assert_fdma_ok(dev, fdma_buf_free(dev, buf));
+	fdma_close(dev);
+}
+
+/*
+ * kdev: a C2H stream request is one descriptor (a frame starts in it), so
+ * its range must be one piece of device-contiguous memory. A memfd's page
+ * mapped twice, side by side, never is: registered, it is the same page
+ * twice. Refused with -EMSGSIZE and a message that says what to change,
+ * not the -EINVAL of a bad field; nothing is queued.
+ */
+static void test_stream_buf_not_one_piece(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+	struct fdma_req r = { .len = 8192 };
+	struct fdma_info in;
+	char *p;
+	int fd;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_get_info(dev, &in));
+	if (ch < 0 || strcmp(in.backend, "kdev")) {
+		fdma_close(dev);
+		print_message("a kdev: device with a C2H stream channel only: physical memory is the driver's\n");
+		skip();
+	}
+	fd = memfd_create("fdma-twice", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 4096), 0);
+	p = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	for (int i = 0; i < 2; i++)
+		assert_true(mmap(p + i * 4096, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+				 fd, 0) == p + i * 4096);
+	/* The same page: what is written through one view shows through the other. */
+	p[0] = 0x5a;
+	assert_int_equal(p[4096], 0x5a);
+	r.buf = fdma_buf_register(dev, p, 8192);
+	assert_fdma_ok(dev, r.buf);
+	assert_fdma_err(dev, fdma_submit(dev, ch, &r, 1), -EMSGSIZE, "one piece");
+	assert_int_equal(fdma_inflight(dev, ch), 0);
+	assert_fdma_ok(dev, fdma_buf_free(dev, r.buf));
+	munmap(p, 8192);
+	close(fd);
 	fdma_close(dev);
 }
 
@@ -679,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_bad_requests),
 		cmocka_unit_test(test_request_larger_than_ring),
 		cmocka_unit_test(test_buffer_errors),
+		cmocka_unit_test(test_stream_buf_not_one_piece),
 		cmocka_unit_test(test_kdev_open_errors),
 		cmocka_unit_test(test_free_busy),
 		cmocka_unit_test(test_bad_channels),

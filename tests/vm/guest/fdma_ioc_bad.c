@@ -792,14 +792,15 @@ static void fuzz(void)
 			vt_fail(F, "free buffer %u after the resets: %s", live[i].handle,
 				strerror(errno));
 	nlive = 0;
-	vt_info("%ld ioctls in %.1f s: %ld succeeded, %ld mmaps; refused with EINVAL %ld, EBADF %ld, ERANGE %ld, EFAULT %ld, ENOTTY %ld, EAGAIN %ld, E2BIG %ld, EBUSY %ld, ENOMEM %ld, ETIMEDOUT %ld, EOPNOTSUPP %ld, ENOSPC %ld, EINTR %ld",
+	vt_info("%ld ioctls in %.1f s: %ld succeeded, %ld mmaps; refused with EINVAL %ld, EBADF %ld, ERANGE %ld, EFAULT %ld, ENOTTY %ld, EAGAIN %ld, E2BIG %ld, EBUSY %ld, ENOMEM %ld, ETIMEDOUT %ld, EOPNOTSUPP %ld, ENOSPC %ld, EINTR %ld, EMSGSIZE %ld",
 		calls, vt_now() - t0, ok, maps, errs[EINVAL], errs[EBADF], errs[ERANGE],
 		errs[EFAULT], errs[ENOTTY], errs[EAGAIN], errs[E2BIG], errs[EBUSY], errs[ENOMEM],
-		errs[ETIMEDOUT], errs[EOPNOTSUPP], errs[ENOSPC], errs[EINTR]);
+		errs[ETIMEDOUT], errs[EOPNOTSUPP], errs[ENOSPC], errs[EINTR], errs[EMSGSIZE]);
 	for (int e = 1; e < 160; e++)
 		if (errs[e] && e != EINVAL && e != EBADF && e != ERANGE && e != EFAULT &&
 		    e != ENOTTY && e != EAGAIN && e != E2BIG && e != EBUSY && e != ENOMEM &&
-		    e != ETIMEDOUT && e != EOPNOTSUPP && e != ENOSPC && e != EINTR)
+		    e != ETIMEDOUT && e != EOPNOTSUPP && e != ENOSPC && e != EINTR &&
+		    e != EMSGSIZE)
 			vt_fail(F, "%ld calls failed with an unexpected %s", errs[e], strerror(e));
 	vt_info("succeeded: INFO %ld, BUF_ALLOC %ld, BUF_REGISTER %ld, BUF_FREE %ld, SUBMIT %ld, WAIT %ld, COALESCE %ld, CHAN_RESET %ld, TESTGEN %ld, STATS %ld, DROP %ld, CQ_EVENTFD %ld",
 		okc[0], okc[1], okc[2], okc[3], okc[4], okc[5], okc[6], okc[7], okc[8], okc[9],
