@@ -371,9 +371,12 @@ static int ioc_buf_nvp2p(struct fdma_file *f, void __user *argp,
 static int ioc_check_pieces(struct fdma_chan *c, const struct fdma_sub *s,
 			    u32 *ndesc)
 {
-	u32 pieces = 0;
+	/* A C2H stream buffer is one descriptor: a frame starts in it. */
+	bool whole = (c->caps & FDMA_CH_CAP_STREAM) && (c->caps & FDMA_CH_CAP_C2H);
 	u64 done = 0;
 
+	if (whole && s->len > c->fdev->caps.max_desc_len)
+		return -EINVAL;
 	while (done < s->len) {
 		struct fdma_ereq q = { 0 };
 		u32 len = fdma_chan_piece(c, s, done, &q);
@@ -381,22 +384,17 @@ static int ioc_check_pieces(struct fdma_chan *c, const struct fdma_sub *s,
 
 		if (!len)
 			return -EINVAL;
+		/* Not the length but the memory's layout: an errno of its own. */
+		if (whole && len < s->len)
+			return -EMSGSIZE;
 		ret = c->ops->check(c, &q, NULL);
 		if (ret)
 			return ret;
 		*ndesc += c->ops->ndesc(c, len);
 		if (*ndesc > c->fdev->ring_size)
 			return -E2BIG;
-		pieces++;
 		done += len;
 	}
-	/*
-	 * A C2H stream buffer is one descriptor: a frame starts in it. Its own
-	 * errno, as only here does the memory's layout decide, not a field.
-	 */
-	if ((c->caps & FDMA_CH_CAP_STREAM) && (c->caps & FDMA_CH_CAP_C2H) &&
-	    pieces != 1)
-		return -EMSGSIZE;
 	return 0;
 }
 

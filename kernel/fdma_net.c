@@ -353,9 +353,6 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 	struct net_device *ndev;
 	struct fdma_net *np;
 	const u32 (*coal)[2];
-	/* C2H stream buffers: where they start and what their lengths are multiples of. */
-	u32 rx_addr = fdev->caps.stream_bytes ? fdev->caps.c2h_stream_addr : fdev->caps.align;
-	u32 rx_len = fdev->caps.stream_bytes ? fdev->caps.c2h_stream_len : fdev->caps.align;
 	int ret, i;
 
 	ndev = alloc_etherdev(sizeof(*np));
@@ -372,20 +369,17 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 	coal = fdev->caps.coal_timer ? fdma_net_coal_default : fdma_net_coal_untimed;
 	for (i = 0; i < 4; i++)
 		np->coal[i / 2][i % 2] = coal[i / 2][i % 2];
-	/* The frame after the stack's headroom, and the skb's own tail after the page's end. */
-	np->rx_headroom = NET_SKB_PAD + NET_IP_ALIGN;
-	/* C2H buffers that must start aligned (H2C_BYTES alone, no byte streams): past that. */
-	if (rx_addr)
-		np->rx_headroom = round_up(np->rx_headroom, rx_addr);
+	/*
+	 * The frame after the stack's headroom, and the skb's own tail after
+	 * the page's end. A receive buffer keeps the C2H ring's rules (1 for a
+	 * byte stream): where it starts (H2C_BYTES alone, no byte streams) and
+	 * what its length is a multiple of (those, and XDMA's 64 bytes).
+	 */
+	np->rx_headroom = round_up(NET_SKB_PAD + NET_IP_ALIGN, rx->ring.addr_align);
 	np->tx_pause = true;
-	np->rx_buf_len = SKB_WITH_OVERHEAD(PAGE_SIZE) - np->rx_headroom;
-	/* XDMA: C2H stream buffers are multiples of 64 bytes (the frames in them any length). */
-	if (rx_len)
-		np->rx_buf_len = round_down(np->rx_buf_len, rx_len);
+	np->rx_buf_len = round_down(SKB_WITH_OVERHEAD(PAGE_SIZE) - np->rx_headroom,
+				    rx->ring.align);
 
-	ret = fdma_net_tx_init(np);
-	if (ret)
-		goto err;
 	ret = chan_take(tx, np);
 	if (ret)
 		goto err;
@@ -394,6 +388,9 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 	if (ret)
 		goto err;
 	np->rx = rx;
+	ret = fdma_net_tx_init(np);
+	if (ret)
+		goto err;
 
 	snprintf(ndev->name, IFNAMSIZ, "%sn%u", dev_name(&fdev->dev), pair);
 	SET_NETDEV_DEV(ndev, fdev->dma_dev);

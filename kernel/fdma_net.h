@@ -45,7 +45,6 @@ struct fdma_net_txb {
 	dma_addr_t dma;
 	u32 len;
 	bool page;		/* a fragment (dma_unmap_page), else the head */
-	bool copied;		/* in the slot's bounce page: nothing to unmap */
 };
 
 /* A transmit slot's bounce page, mapped for the interface's life (copy mode). */
@@ -65,7 +64,7 @@ struct fdma_net {
 	/* transmit: slot i of the ring (the descriptor's index) */
 	struct fdma_net_txb *txb;
 	u32 tx_wake;		/* free descriptors that wake a stopped queue */
-	struct fdma_net_bounce *bounce;	/* copy mode: slot i's page; NULL with byte streams */
+	struct fdma_net_bounce *bounce;	/* copy mode: slot i's page (else NULL) */
 	u32 tx_align;		/* copy mode: frames padded to this */
 	struct fdma_net_stats txs;
 

@@ -47,6 +47,7 @@ static int tx_bounce_init(struct fdma_net *np)
 	return 0;
 }
 
+/* After np->tx is taken: its ring's rules decide between zero-copy and copy. */
 int fdma_net_tx_init(struct fdma_net *np)
 {
 	struct fdma_dev *fdev = np->fdev;
@@ -56,9 +57,9 @@ int fdma_net_tx_init(struct fdma_net *np)
 		return -ENOMEM;
 	/* Wake with room for a few largest packets, so that the queue does not flap. */
 	np->tx_wake = min_t(u32, fdev->ring_size / 2, 4 * TX_MAX_DESC);
-	if (fdev->caps.stream_bytes)
+	if (np->tx->ring.align == 1)
 		return 0;
-	np->tx_align = fdev->caps.align;
+	np->tx_align = np->tx->ring.align;
 	return tx_bounce_init(np);
 }
 
@@ -84,9 +85,10 @@ static void txb_unmap(struct fdma_net *np, struct fdma_net_txb *b)
 {
 	struct device *dma = np->fdev->dma_dev;
 
-	if (b->page)
+	/* Copy mode: the slot's bounce page, which stays mapped. */
+	if (!np->bounce && b->page)
 		dma_unmap_page(dma, b->dma, b->len, DMA_TO_DEVICE);
-	else if (!b->copied)
+	else if (!np->bounce)
 		dma_unmap_single(dma, b->dma, b->len, DMA_TO_DEVICE);
 	b->len = 0;
 }
@@ -139,8 +141,8 @@ static int tx_copy(struct fdma_net *np, struct sk_buff *skb)
 	struct fdma_net_bounce *c = &np->bounce[slot];
 	struct fdma_net_txb *b = &np->txb[slot];
 
-	/* The stack segments large sends (no TSO): a longer packet is a bug upstream. */
-	if (!skb->len || len > PAGE_SIZE)
+	/* The stack segments large sends (no TSO), and the MTU fits a page. */
+	if (!skb->len || WARN_ON_ONCE(len > PAGE_SIZE))
 		return -EMSGSIZE;
 	if (skb_copy_bits(skb, 0, c->va, skb->len))
 		return -EFAULT;
@@ -149,8 +151,6 @@ static int tx_copy(struct fdma_net *np, struct sk_buff *skb)
 	dma_sync_single_for_device(np->fdev->dma_dev, c->dma, len, DMA_TO_DEVICE);
 	b->dma = c->dma;
 	b->len = len;
-	b->page = false;
-	b->copied = true;
 	return 1;
 }
 
@@ -171,7 +171,7 @@ netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev)
 	}
 	n = np->bounce ? tx_copy(np, skb) : tx_map(np, skb);
 	if (n <= 0) {
-		/* A mapping failed, or an empty packet: dropped and counted. */
+		/* A mapping or a copy failed, or an empty packet: dropped and counted. */
 		fdma_net_count(&np->txs, &np->txs.errors, 1);
 		dev_kfree_skb_any(skb);
 		return NETDEV_TX_OK;
@@ -265,7 +265,8 @@ void fdma_net_tx_drain(struct fdma_net *np, bool device_let_go)
 		for (i = 0; i < got; i++) {
 			struct fdma_net_txb *b = &np->txb[e[i].cookie & (r->size - 1)];
 
-			if (!device_let_go) {
+			/* Copied packets were never the device's: only their pages are kept. */
+			if (!device_let_go && !np->bounce) {
 				b->skb = NULL;	/* leaked on purpose */
 				continue;
 			}

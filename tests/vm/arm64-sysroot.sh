@@ -92,7 +92,7 @@ fi
 NETPKGS=(iperf3 libiperf0 libsctp1 libssl3 ethtool libmnl0)
 if [ $LIBS_ONLY = 0 ] && [ -s "$STAMP" ]; then
 	ok=1
-	[ -x "$DIR/usr/bin/iperf3" ] && [ -x "$DIR/sbin/ethtool" ] || ok=0
+	[ -x "$DIR/usr/bin/iperf3" ] && { [ -x "$DIR/sbin/ethtool" ] || [ -x "$DIR/usr/sbin/ethtool" ]; } || ok=0
 	while read -r v kb ver; do
 		[ -r "$DIR/boot/vmlinuz-$v" ] && [ -d "$DIR/usr/src/linux-headers-$v" ] &&
 			host_kbuild_ok "$kb" "$ver" || ok=0

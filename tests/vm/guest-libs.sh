@@ -18,17 +18,19 @@ copy_libs_host() {
 		cp -L "$l" "$2$l"
 	done
 }
-# copy_progs_host DEST NAME...: the host's programs NAME (from PATH) into
-# DEST/usr/bin with their libraries; one not installed is noted and left
-# out (net.sh runs without it).
-copy_progs_host() {
-	local dest=$1 b p
-	shift
+# copy_progs DEST COPYLIBS PROG...: each program PROG (a path, or a name
+# looked up in PATH) into DEST/usr/bin with the libraries COPYLIBS
+# (copy_libs_host or copy_libs_arm64) finds for it; one not there is noted
+# and left out (net.sh runs without it).
+copy_progs() {
+	local dest=$1 libs=$2 b p
+	shift 2
 	for b in "$@"; do
-		p=$(command -v "$b") || { echo "note: no $b here (apt-get install $b): net.sh runs without it"; continue; }
-		mkdir -p "$dest/usr/bin"
-		cp -L "$p" "$dest/usr/bin/"
-		copy_libs_host "$p" "$dest"
+		case $b in
+		*/*) p=$b; [ -x "$p" ] ;;
+		*) p=$(command -v "$b") ;;
+		esac || { echo "note: no ${b##*/} (apt-get install ${b##*/}, or the arm64 sysroot's): net.sh runs without it"; continue; }
+		mkdir -p "$dest/usr/bin" && cp -L "$p" "$dest/usr/bin/" && "$libs" "$p" "$dest" || return 1
 	done
 }
 
@@ -63,18 +65,5 @@ copy_libs_arm64() {
 			cp -L "$f" "$2/lib/aarch64-linux-gnu/$need"
 			todo+=("$2/lib/aarch64-linux-gnu/$need")
 		done
-	done
-}
-# copy_progs_arm64 DEST PATH...: the arm64 programs at PATH (the sysroot's
-# iperf3 and ethtool) into DEST/usr/bin with their libraries; one missing
-# is noted and left out, as on the host.
-copy_progs_arm64() {
-	local dest=$1 p
-	shift
-	for p in "$@"; do
-		[ -x "$p" ] || { echo "note: no $p (tests/vm/arm64-sysroot.sh fetches it): net.sh runs without it"; continue; }
-		mkdir -p "$dest/usr/bin"
-		cp -L "$p" "$dest/usr/bin/"
-		copy_libs_arm64 "$p" "$dest" || return 1
 	done
 }

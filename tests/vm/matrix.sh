@@ -51,11 +51,11 @@ MATRIX=(
 	"tests/vm/proxy/run.sh --engine fdma --kernel 6.12"	# the FDMA engine's own register path, no ivshmem doorbell
 	# The network interfaces over joined stream pairs, with traffic (docs/net.md),
 	# one row per kind of engine: byte streams both ways on 6.1 over a 100 Mbit/s
-	# wire; none on 6.12 over the paced gen2 x1 link (transmit copies); for
-	# transmit only (as the RTL) on arm64 with a non-coherent PCIe host
-	# (page_pool's device syncs do real work).
+	# wire; none on 6.12 over the paced gen2 x1 link (transmit copies), every
+	# mapping bounced by swiotlb so that a missing sync loses data; for
+	# transmit only (as the RTL) on arm64 with a non-coherent PCIe host.
 	"--arch x86_64 --kernel 6.1 --opts loop=1,streams=2,paced=1,wire=100 --append fdmavm_only=net --no-asan"
-	"--arch x86_64 --kernel 6.12 --opts loop=1,streams=2,paced=1,bytes=0 --append fdmavm_only=net --no-asan"
+	"--arch x86_64 --kernel 6.12 --opts loop=1,streams=2,paced=1,bytes=0 --append fdmavm_only=net --append swiotlb=force --no-asan"
 	"--arch arm64 --kernel 6.12 --noncoherent --opts loop=1,streams=2,paced=1,bytes=h2c --append fdmavm_only=net --no-asan"
 	"--arch x86_64 --kernel 6.12 --opts fault=stuck@3 --no-asan"	# a stuck channel recovered
 )

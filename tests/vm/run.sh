@@ -391,7 +391,7 @@ E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
      build/tests/sim/test_coalesce build/tests/sim/test_stream build/tests/sim/test_errors
      build/tests/sim/test_errmsg build/tests/sim/test_copy build/tests/sim/test_dmabuf)
 
-# copy_libs_host, copy_progs_host, find_lib, copy_libs_arm64 ELF DEST:
+# copy_libs_host, copy_progs, find_lib, copy_libs_arm64 ELF DEST:
 # tests/vm/guest-libs.sh (LIBDIRS).
 # shellcheck source=tests/vm/guest-libs.sh
 . tests/vm/guest-libs.sh
@@ -425,8 +425,12 @@ fi
 # Debian's iperf3 and ethtool for the network interface's tests (net.sh),
 # with their libraries: the host's, or the arm64 sysroot's.
 if [ "$ARCH" = x86_64 ]; then
-	copy_progs_host "$GBIN/libs" iperf3 ethtool
-elif copy_progs_arm64 "$GBIN/libs" "$SYSROOT/usr/bin/iperf3" "$SYSROOT/sbin/ethtool" >"$TMP/libs.log" 2>&1; then
+	NETPROGS=(copy_libs_host iperf3 ethtool)
+else
+	NETPROGS=(copy_libs_arm64 "$SYSROOT/usr/bin/iperf3" "$SYSROOT/usr/sbin/ethtool")
+	[ -x "$SYSROOT/usr/sbin/ethtool" ] || NETPROGS[2]=$SYSROOT/sbin/ethtool
+fi
+if copy_progs "$GBIN/libs" "${NETPROGS[@]}" >"$TMP/libs.log" 2>&1; then
 	cat "$TMP/libs.log"
 else
 	fail "net-tools ($ARCH)" "$(cat "$TMP/libs.log")"

@@ -174,7 +174,7 @@ for p in "${GUEST_PROGS[@]}"; do
 	fi
 done
 install -m 755 tests/vm/guest/vmlib.sh tests/vm/guest/e2e.sh tests/vm/guest/net.sh "$GBIN/tests/"
-# copy_libs_host, copy_progs_host ELF DEST: tests/vm/guest-libs.sh.
+# copy_libs_host, copy_progs: tests/vm/guest-libs.sh.
 # shellcheck source=tests/vm/guest-libs.sh
 . tests/vm/guest-libs.sh
 # libfdma's end-to-end tests and the fdma command (dynamically linked:
@@ -193,7 +193,7 @@ else
 fi
 # --net: Debian's iperf3 and ethtool, with their libraries.
 if [ $NET = 1 ]; then
-	copy_progs_host "$GBIN/libs" iperf3 ethtool
+	copy_progs "$GBIN/libs" copy_libs_host iperf3 ethtool || fail net-tools "copying iperf3 or ethtool failed"
 fi
 
 # fdma.ko for one kernel, from a copy of the sources in the DKMS layout in
