@@ -554,7 +554,7 @@ static void fuzz(void)
 	struct sigaction sa = { .sa_handler = noop };
 	size_t pool_size = 8 << 20;
 	uint8_t *pool_raw = malloc(pool_size + 4096), *pool;
-	long calls = 0, ok = 0, maps = 0, errs[160] = { 0 }, okc[12] = { 0 };
+	long calls = 0, ok = 0, maps = 0, errs[160] = { 0 }, okc[12] = { 0 }, msgsize_other = 0;
 	double t0 = vt_now();
 	int iters = 12000, efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 
@@ -746,6 +746,9 @@ static void fuzz(void)
 			}
 		} else {
 			errs[e < 160 ? e : 0]++;
+			/* EMSGSIZE is SUBMIT's alone: a C2H stream range not in one piece. */
+			if (e == EMSGSIZE && _IOC_NR(cmd) != _IOC_NR(FDMA_IOC_SUBMIT))
+				msgsize_other++;
 		}
 		/* Random mmaps. */
 		if (!rndn(50)) {
@@ -802,6 +805,8 @@ static void fuzz(void)
 		    e != ETIMEDOUT && e != EOPNOTSUPP && e != ENOSPC && e != EINTR &&
 		    e != EMSGSIZE)
 			vt_fail(F, "%ld calls failed with an unexpected %s", errs[e], strerror(e));
+	if (msgsize_other)
+		vt_fail(F, "%ld calls but FDMA_IOC_SUBMIT failed with EMSGSIZE", msgsize_other);
 	vt_info("succeeded: INFO %ld, BUF_ALLOC %ld, BUF_REGISTER %ld, BUF_FREE %ld, SUBMIT %ld, WAIT %ld, COALESCE %ld, CHAN_RESET %ld, TESTGEN %ld, STATS %ld, DROP %ld, CQ_EVENTFD %ld",
 		okc[0], okc[1], okc[2], okc[3], okc[4], okc[5], okc[6], okc[7], okc[8], okc[9],
 		okc[10], okc[11]);
