@@ -65,7 +65,6 @@ struct fdma_net {
 	struct fdma_net_txb *txb;
 	u32 tx_wake;		/* free descriptors that wake a stopped queue */
 	struct fdma_net_bounce *bounce;	/* copy mode: slot i's page (else NULL) */
-	u32 tx_align;		/* copy mode: frames padded to this */
 	struct fdma_net_stats txs;
 
 	/* receive */

@@ -57,10 +57,7 @@ int fdma_net_tx_init(struct fdma_net *np)
 		return -ENOMEM;
 	/* Wake with room for a few largest packets, so that the queue does not flap. */
 	np->tx_wake = min_t(u32, fdev->ring_size / 2, 4 * TX_MAX_DESC);
-	if (np->tx->ring.align == 1)
-		return 0;
-	np->tx_align = np->tx->ring.align;
-	return tx_bounce_init(np);
+	return np->tx->ring.align == 1 ? 0 : tx_bounce_init(np);
 }
 
 void fdma_net_tx_free(struct fdma_net *np)
@@ -86,10 +83,12 @@ static void txb_unmap(struct fdma_net *np, struct fdma_net_txb *b)
 	struct device *dma = np->fdev->dma_dev;
 
 	/* Copy mode: the slot's bounce page, which stays mapped. */
-	if (!np->bounce && b->page)
-		dma_unmap_page(dma, b->dma, b->len, DMA_TO_DEVICE);
-	else if (!np->bounce)
-		dma_unmap_single(dma, b->dma, b->len, DMA_TO_DEVICE);
+	if (!np->bounce) {
+		if (b->page)
+			dma_unmap_page(dma, b->dma, b->len, DMA_TO_DEVICE);
+		else
+			dma_unmap_single(dma, b->dma, b->len, DMA_TO_DEVICE);
+	}
 	b->len = 0;
 }
 
@@ -137,7 +136,7 @@ unwind:
 static int tx_copy(struct fdma_net *np, struct sk_buff *skb)
 {
 	struct fdma_ering *r = &np->tx->ring;
-	u32 slot = r->pidx & (r->size - 1), len = round_up(skb->len, np->tx_align);
+	u32 slot = r->pidx & (r->size - 1), len = round_up(skb->len, r->align);
 	struct fdma_net_bounce *c = &np->bounce[slot];
 	struct fdma_net_txb *b = &np->txb[slot];
 

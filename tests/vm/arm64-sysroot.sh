@@ -36,7 +36,8 @@ usage() {
 usage: tests/vm/arm64-sysroot.sh [--arch arm64|armhf] [--libs-only] [DIR]
 
 Fetch and unpack the arm64 kernels, headers, busybox, libc, zlib, cmocka,
-iperf3 and ethtool that tests/vm/run.sh --arch arm64 needs into DIR (default build/arm64-sysroot).
+iperf3 and ethtool that tests/vm/run.sh --arch arm64 needs into DIR
+(default build/arm64-sysroot).
 --libs-only: only libc, zlib and cmocka (for make CROSS_COMPILE=... and
 make test-cross). --arch armhf: the armhf libraries (implies --libs-only;
 default DIR build/armhf-sysroot).
@@ -89,7 +90,6 @@ if [ $LIBS_ONLY = 1 ] && { [ -s "$LIBSTAMP" ] || [ -s "$STAMP" ]; } &&
 fi
 # The stamp lists "KERNEL-VERSION KBUILD-PACKAGE PACKAGE-VERSION" per kernel.
 # A sysroot unpacked before the network tools came is fetched again.
-NETPKGS=(iperf3 libiperf0 libsctp1 libssl3 ethtool libmnl0)
 if [ $LIBS_ONLY = 0 ] && [ -s "$STAMP" ]; then
 	ok=1
 	[ -x "$DIR/usr/bin/iperf3" ] && { [ -x "$DIR/sbin/ethtool" ] || [ -x "$DIR/usr/sbin/ethtool" ]; } || ok=0
@@ -201,7 +201,7 @@ dep() {
 
 # ---- what to fetch -------------------------------------------------------------------
 PKGS=(libc6 zlib1g zlib1g-dev libcmocka0 libcmocka-dev)
-[ $LIBS_ONLY = 1 ] || PKGS+=(busybox-static "${NETPKGS[@]}")
+[ $LIBS_ONLY = 1 ] || PKGS+=(busybox-static iperf3 libiperf0 libsctp1 libssl3 ethtool libmnl0)
 KERNELS=()	# "VERSION KBUILD-PACKAGE PACKAGE-VERSION"
 [ $LIBS_ONLY = 1 ] ||
 for meta in "linux-image-arm64 linux-headers-arm64" "linux-image-6.12-arm64 linux-headers-6.12-arm64"; do
