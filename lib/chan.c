@@ -28,6 +28,15 @@ void fdma_efd_drain(int efd)
 	}
 }
 
+void fdma_efd_signal(int efd)
+{
+	uint64_t one = 1;
+
+	if (write(efd, &one, sizeof(one)) != sizeof(one)) {
+		/* Only on overflow, and then the fd is readable anyway. */
+	}
+}
+
 void fdma_chan_info_from_caps(struct fdma_chan_info *ci, u32 caps, u32 ring_size)
 {
 	ci->dir = (caps & FDMA_CH_CAP_C2H) ? FDMA_C2H : FDMA_H2C;

@@ -361,8 +361,8 @@ static void wait_event(struct fdma_chan *c, int64_t deadline)
 	}
 }
 
-int fdma_echan_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
-	      unsigned int min_wait, int64_t timeout_us)
+static int reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
+		unsigned int min_wait, int64_t timeout_us)
 {
 	struct fdma_chan *c = &dev->ch[ch];
 	unsigned int n;
@@ -394,6 +394,21 @@ int fdma_echan_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigne
 	}
 }
 
+int fdma_echan_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
+		    unsigned int min_wait, int64_t timeout_us)
+{
+	struct fdma_chan *c = &dev->ch[ch];
+	int ret = reap(dev, ch, cpls, max, min_wait, timeout_us);
+
+	/*
+	 * The reap drained the fd and may have stopped at max: completions
+	 * left behind raise no interrupt of their own, so the fd says so.
+	 */
+	if (c->fd_used && has_work(c))
+		fdma_efd_signal(c->efd);
+	return ret;
+}
+
 /* ---- settings ---------------------------------------------------------------- */
 
 int fdma_echan_fd(struct fdma_dev *dev, int ch)
@@ -403,6 +418,13 @@ int fdma_echan_fd(struct fdma_dev *dev, int ch)
 	c->fd_used = true;
 	c->mode = FDMA_WAIT_SLEEP;
 	set_irq(c, true);
+	/*
+	 * Completions that came while interrupts were off are never
+	 * signalled: look after enabling them (set_irq() ends with the full
+	 * barrier), as sleep_wait() does, and signal those ourselves.
+	 */
+	if (has_work(c))
+		fdma_efd_signal(c->efd);
 	return c->efd;
 }
 

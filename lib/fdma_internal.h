@@ -163,6 +163,13 @@ void fdma_buf_unmap(struct fdma_buf *b);
 int64_t fdma_now_us(void);
 /* Empty an interrupt eventfd (one read: it is not in semaphore mode). */
 void fdma_efd_drain(int efd);
+/*
+ * Make an fdma_chan_fd() readable again. The device signals new
+ * completions only; the library signals the ones already waiting (taken
+ * after they finished, or left by a reap that stopped at max), so that
+ * the fd is readable whenever there is something to reap.
+ */
+void fdma_efd_signal(int efd);
 /* A channel's description in struct fdma_info, from its CH_CAPS. */
 void fdma_chan_info_from_caps(struct fdma_chan_info *ci, u32 caps, u32 ring_size);
 /*

@@ -484,8 +484,8 @@ static int kwait(struct fdma_dev *dev, int ch, u32 min, int64_t timeout_us)
 	}
 }
 
-static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
-		     unsigned int min_wait, int64_t timeout_us)
+static int reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
+		unsigned int min_wait, int64_t timeout_us)
 {
 	struct fdma_kchan *kc = &dev->kdev->ch[ch];
 	unsigned int n, k;
@@ -552,6 +552,24 @@ static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsign
 	}
 }
 
+/* Entries in the channel's queue not taken yet. */
+static bool cq_waiting(const struct fdma_kchan *kc)
+{
+	return __atomic_load_n(&kc->hdr->tail, __ATOMIC_ACQUIRE) != kc->hdr->head;
+}
+
+static int kdev_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
+		     unsigned int min_wait, int64_t timeout_us)
+{
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+	int ret = reap(dev, ch, cpls, max, min_wait, timeout_us);
+
+	/* Entries left behind at max were signalled once, and drained: say so again. */
+	if (kc->efd >= 0 && cq_waiting(kc))
+		fdma_efd_signal(kc->efd);
+	return ret;
+}
+
 /* ---- settings ------------------------------------------------------------------------ */
 
 /*
@@ -579,6 +597,15 @@ static int kdev_chan_fd(struct fdma_dev *dev, int ch)
 		kc->efd = fd;
 	}
 	kc->mode = FDMA_WAIT_SLEEP;
+	/*
+	 * The driver signals what it publishes from now on. What finished
+	 * before (a poller's completions are published only when it asks) or
+	 * sits in the queue already, the fd must show too.
+	 */
+	if (kdev_inflight(dev, ch) > 0 && !cq_waiting(kc))
+		(void)kwait(dev, ch, 0, 0);
+	if (cq_waiting(kc))
+		fdma_efd_signal(kc->efd);
 	return kc->efd;
 }
 
