@@ -41,9 +41,10 @@ struct fdma_net_stats {
 
 /* What a transmit descriptor holds until its completion. */
 struct fdma_net_txb {
-	struct sk_buff *skb;	/* on the frame's last descriptor only */
+	struct sk_buff *skb;	/* on the frame's last descriptor only; none when copied */
 	dma_addr_t dma;
 	u32 len;
+	u32 pkt_len;		/* on the frame's last descriptor: its bytes, for BQL */
 	bool page;		/* a fragment (dma_unmap_page), else the head */
 };
 
@@ -63,6 +64,7 @@ struct fdma_net {
 
 	/* transmit: slot i of the ring (the descriptor's index) */
 	struct fdma_net_txb *txb;
+	u32 tx_max_desc;	/* descriptors a packet may take: the queue stops below */
 	u32 tx_wake;		/* free descriptors that wake a stopped queue */
 	struct fdma_net_bounce *bounce;	/* copy mode: slot i's page (else NULL) */
 	struct fdma_net_stats txs;

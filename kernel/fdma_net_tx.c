@@ -4,11 +4,12 @@
  * fragments, each one H2C stream descriptor (the first with SOF, the last
  * with EOF), mapped where the stack left them; on an engine without H2C
  * byte streams, one descriptor of its slot's bounce page, the packet
- * copied there and padded to the alignment. Descriptors are written at
- * once; the doorbell is rung once per burst (netdev_xmit_more(), through
- * BQL's __netdev_tx_sent_queue()). The queue stops while a largest packet
- * might not fit, so transmit never finds the ring full; completion (in
- * NAPI, under the same xmit lock) wakes it. The ring's producer (pidx)
+ * copied there and padded to the alignment, and the skb freed at once.
+ * Descriptors are written at once; the doorbell is rung once per burst
+ * (netdev_xmit_more(), through BQL's __netdev_tx_sent_queue()). The queue
+ * stops while a largest packet might not fit (every fragment a descriptor;
+ * one in copy mode), so transmit never finds the ring full; completion
+ * (in NAPI, under the same xmit lock) wakes it. The ring's producer (pidx)
  * and consumer (cidx) are the engine core's: both sides run under the
  * queue's xmit lock, so the ring needs no ordering of its own.
  */
@@ -52,12 +53,15 @@ int fdma_net_tx_init(struct fdma_net *np)
 {
 	struct fdma_dev *fdev = np->fdev;
 
+	bool copy = np->tx->ring.align != 1;
+
 	np->txb = kcalloc(fdev->ring_size, sizeof(*np->txb), GFP_KERNEL);
 	if (!np->txb)
 		return -ENOMEM;
+	np->tx_max_desc = copy ? 1 : TX_MAX_DESC;
 	/* Wake with room for a few largest packets, so that the queue does not flap. */
-	np->tx_wake = min_t(u32, fdev->ring_size / 2, 4 * TX_MAX_DESC);
-	return np->tx->ring.align == 1 ? 0 : tx_bounce_init(np);
+	np->tx_wake = min_t(u32, fdev->ring_size / 2, max_t(u32, 4 * np->tx_max_desc, 16));
+	return copy ? tx_bounce_init(np) : 0;
 }
 
 void fdma_net_tx_free(struct fdma_net *np)
@@ -131,7 +135,8 @@ unwind:
 
 /*
  * Copy mode: the packet whole into the slot's bounce page, zeros up to the
- * alignment; one descriptor. Returns 1, or a negative errno.
+ * alignment; one descriptor. Returns 1, or a negative errno. The skb is
+ * the caller's to free: nothing refers to it once copied.
  */
 static int tx_copy(struct fdma_net *np, struct sk_buff *skb)
 {
@@ -150,6 +155,8 @@ static int tx_copy(struct fdma_net *np, struct sk_buff *skb)
 	dma_sync_single_for_device(np->fdev->dma_dev, c->dma, len, DMA_TO_DEVICE);
 	b->dma = c->dma;
 	b->len = len;
+	b->skb = NULL;
+	b->pkt_len = skb->len;
 	return 1;
 }
 
@@ -158,11 +165,11 @@ netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev)
 	struct fdma_net *np = netdev_priv(ndev);
 	struct netdev_queue *txq = netdev_get_tx_queue(ndev, 0);
 	struct fdma_ering *r = &np->tx->ring;
-	u32 mask = r->size - 1, first = r->pidx, i;
+	u32 mask = r->size - 1, first = r->pidx, len = skb->len, i;
 	int n;
 	bool kick;
 
-	if (unlikely(fdma_ering_space(r) < TX_MAX_DESC)) {
+	if (unlikely(fdma_ering_space(r) < np->tx_max_desc)) {
 		/* Stopped below before this could happen: a bug, not a full ring. */
 		netif_tx_stop_queue(txq);
 		netdev_err_once(ndev, "transmit with the ring full\n");
@@ -185,20 +192,26 @@ netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev)
 			.cookie = (first + i) & mask,
 		};
 
-		b->skb = last ? skb : NULL;
+		if (!np->bounce) {
+			b->skb = last ? skb : NULL;
+			b->pkt_len = last ? len : 0;
+		}
 		/* Room was checked; a refusal would be a length the checks let through. */
 		if (WARN_ON_ONCE(fdma_ering_post(r, &q)))
 			break;
 	}
 	skb_tx_timestamp(skb);
+	/* Copied: the socket gets its memory back now, not at completion. */
+	if (np->bounce)
+		dev_consume_skb_any(skb);
 
 	/* Stop before the next packet could not fit; completion wakes the queue. */
-	if (fdma_ering_space(r) < TX_MAX_DESC) {
+	if (fdma_ering_space(r) < np->tx_max_desc) {
 		netif_tx_stop_queue(txq);
 		fdma_net_count(&np->txs, &np->txs.ring_full, 1);
 	}
 	/* BQL: true when the doorbell is due (no more packets coming now, or stopped). */
-	kick = __netdev_tx_sent_queue(txq, skb->len, netdev_xmit_more());
+	kick = __netdev_tx_sent_queue(txq, len, netdev_xmit_more());
 	if (kick || np->per_packet || netif_xmit_stopped(txq)) {
 		fdma_ering_doorbell(r);
 		fdma_net_count(&np->txs, &np->txs.doorbells, 1);
@@ -227,11 +240,13 @@ bool fdma_net_tx_clean(struct fdma_net *np, int budget)
 			if (e[i].status != FDMA_CPL_OK)
 				errors++;
 			txb_unmap(np, b);
-			if (!b->skb)
+			if (!b->pkt_len)
 				continue;
 			pkts++;
-			bytes += b->skb->len;
-			napi_consume_skb(b->skb, budget);
+			bytes += b->pkt_len;
+			b->pkt_len = 0;
+			if (b->skb)
+				napi_consume_skb(b->skb, budget);
 			b->skb = NULL;
 		}
 	}
@@ -264,7 +279,8 @@ void fdma_net_tx_drain(struct fdma_net *np, bool device_let_go)
 		for (i = 0; i < got; i++) {
 			struct fdma_net_txb *b = &np->txb[e[i].cookie & (r->size - 1)];
 
-			/* Copied packets were never the device's: only their pages are kept. */
+			b->pkt_len = 0;
+			/* Copied packets are gone already: only their pages are kept. */
 			if (!device_let_go && !np->bounce) {
 				b->skb = NULL;	/* leaked on purpose */
 				continue;
