@@ -12,7 +12,8 @@
 #   - busybox-static, libc6, zlib1g(-dev), libcmocka0/-dev for the guest's
 #     programs;
 #   - iperf3 and ethtool with their libraries (libiperf0, libsctp1, libssl3,
-#     libmnl0) for the network interface's tests (tests/vm/guest/net.sh).
+#     libmnl0 on bookworm, found through the tools' Depends) for the network
+#     interface's tests (tests/vm/guest/net.sh).
 # With --libs-only, only the libraries (libc6, zlib1g(-dev), libcmocka0/-dev):
 # what the cross builds and their tests under qemu-user need (make
 # CROSS_COMPILE=..., make test-cross; docs/install.md). --arch armhf (the
@@ -201,7 +202,15 @@ dep() {
 
 # ---- what to fetch -------------------------------------------------------------------
 PKGS=(libc6 zlib1g zlib1g-dev libcmocka0 libcmocka-dev)
-[ $LIBS_ONLY = 1 ] || PKGS+=(busybox-static iperf3 libiperf0 libsctp1 libssl3 ethtool libmnl0)
+# The tools' libraries by their Depends, not by name: Debian renames them
+# (bookworm's libssl3 is trixie's libssl3t64).
+if [ $LIBS_ONLY = 0 ]; then
+	libiperf=$(dep iperf3 'libiperf[0-9]+') || die "cannot find iperf3's library package (apt-cache show iperf3)"
+	libssl=$(dep "$libiperf" 'libssl[0-9.]*(t64)?') || die "cannot find $libiperf's libssl package"
+	libsctp=$(dep "$libiperf" 'libsctp[0-9]+') || die "cannot find $libiperf's libsctp package"
+	libmnl=$(dep ethtool 'libmnl[0-9]+') || die "cannot find ethtool's libmnl package"
+	PKGS+=(busybox-static iperf3 "$libiperf" "$libsctp" "$libssl" ethtool "$libmnl")
+fi
 KERNELS=()	# "VERSION KBUILD-PACKAGE PACKAGE-VERSION"
 [ $LIBS_ONLY = 1 ] ||
 for meta in "linux-image-arm64 linux-headers-arm64" "linux-image-6.12-arm64 linux-headers-6.12-arm64"; do
