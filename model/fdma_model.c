@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1108,8 +1109,14 @@ static void *chan_main(void *arg)
 		}
 		if (deadline <= now)
 			continue;
+		/*
+		 * Polling the doorbell, as an engine does, but yielding: where
+		 * the host's threads outnumber the cores (2 here), a thread the
+		 * host woke would otherwise wait out our time slice, and every
+		 * hand-off of a frame could cost one (docs/studies/net.md).
+		 */
 		if (now - idle_since < IDLE_SPIN_NS) {
-			fdma_cpu_relax();
+			sched_yield();
 			continue;
 		}
 		chan_sleep(c, deadline);
