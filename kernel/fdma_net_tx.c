@@ -53,14 +53,19 @@ int fdma_net_tx_init(struct fdma_net *np)
 {
 	struct fdma_dev *fdev = np->fdev;
 
-	bool copy = np->tx->ring.align != 1;
+	/* A ring too small for a largest packet's pieces copies too (ring_size=). */
+	bool copy = np->tx->ring.align != 1 || fdev->ring_size < TX_MAX_DESC;
 
 	np->txb = kcalloc(fdev->ring_size, sizeof(*np->txb), GFP_KERNEL);
 	if (!np->txb)
 		return -ENOMEM;
 	np->tx_max_desc = copy ? 1 : TX_MAX_DESC;
-	/* Wake with room for a few largest packets, so that the queue does not flap. */
+	/*
+	 * Wake with room for a few largest packets, so that the queue does
+	 * not flap, and never below one: a woken queue must take a packet.
+	 */
 	np->tx_wake = min_t(u32, fdev->ring_size / 2, max_t(u32, 4 * np->tx_max_desc, 16));
+	np->tx_wake = max(np->tx_wake, np->tx_max_desc);
 	return copy ? tx_bounce_init(np) : 0;
 }
 

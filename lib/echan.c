@@ -246,6 +246,9 @@ static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c)
 		fdma_ering_cancel(&c->ring, NULL, 0);	/* nothing to hand back: zero the indices */
 		chan_restart(c);
 	}
+	/* The requests handed back as canceled come with no interrupt: the fd says so. */
+	if (c->fd_used && c->canceling)
+		fdma_efd_signal(c->efd);
 	return 0;
 }
 
@@ -337,12 +340,13 @@ static void wait_event(struct fdma_chan *c, int64_t deadline)
 
 	switch (c->mode) {
 	case FDMA_WAIT_SPIN:
-		set_irq(c, false);
+		/* Off while we poll, unless an fd waits for them (fdma_chan_fd()). */
+		set_irq(c, c->fd_used);
 		while (!has_work(c) && (deadline < 0 || now_us() < deadline))
 			fdma_cpu_relax();
 		return;
 	case FDMA_WAIT_ADAPTIVE:
-		set_irq(c, false);
+		set_irq(c, c->fd_used);
 		spin_end = now_us() + c->spin_us;
 		if (deadline >= 0 && deadline < spin_end)
 			spin_end = deadline;
@@ -401,10 +405,13 @@ int fdma_echan_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigne
 	int ret = reap(dev, ch, cpls, max, min_wait, timeout_us);
 
 	/*
-	 * The reap drained the fd and may have stopped at max: completions
-	 * left behind raise no interrupt of their own, so the fd says so.
+	 * The reap drained the fd. What it left behind raises no interrupt
+	 * of its own: completions past max, and canceled requests still to
+	 * hand back; so the fd says so. Not for the finished pieces of a
+	 * request still running: no reap can take them, and the fd would
+	 * spin until the request ends.
 	 */
-	if (c->fd_used && has_work(c))
+	if (c->fd_used && ((max && ret == (int)max && has_work(c)) || c->canceling))
 		fdma_efd_signal(c->efd);
 	return ret;
 }

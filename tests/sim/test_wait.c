@@ -255,59 +255,105 @@ static void test_chan_fd_poll(void **state)
 	fdma_close(dev);
 }
 
+enum { K = 8, MAX = 3 };
+static const uint64_t fd_sz = 64 << 10;
+
+/* K requests to the card, reaped MAX at a time as the fd polls readable; data checked. */
+static void fd_round(struct fdma_dev *dev, int *fd, int src, int dst, uint64_t seed,
+		     bool take_fd_late)
+{
+	struct fdma_req r[K];
+	struct fdma_cpl c[K];
+	unsigned int got = 0;
+
+	pattern_fill(fdma_buf_addr(dev, src), K * fd_sz, seed);
+	for (int i = 0; i < K; i++)
+		r[i] = (struct fdma_req){ .buf = src, .offset = (uint64_t)i * fd_sz,
+					  .card_addr = (uint64_t)i * fd_sz, .len = fd_sz,
+					  .user_data = seed * K + (uint64_t)i };
+	assert_fdma_err(dev, fdma_submit(dev, 0, r, K), K, NULL);
+	/* Time for all K to finish first (had they not, the test proves less, and still passes). */
+	usleep(200000);
+	if (take_fd_late) {
+		*fd = fdma_chan_fd(dev, 0);
+		assert_fdma_ok(dev, *fd);
+	}
+	while (got < K) {
+		int n;
+
+		assert_int_equal(poll_fd(*fd, SIM_TIMEOUT_US / 1000), 1);
+		n = fdma_reap(dev, 0, c + got, K - got < MAX ? K - got : MAX, 0, 0);
+		assert_fdma_ok(dev, n);
+		got += (unsigned int)n;
+	}
+	for (int i = 0; i < K; i++) {
+		assert_int_equal(c[i].user_data, seed * K + (uint64_t)i);
+		assert_int_equal(c[i].res, 0);
+		assert_int_equal(c[i].len, fd_sz);
+	}
+	memset(fdma_buf_addr(dev, dst), 0, K * fd_sz);
+	assert_fdma_ok(dev, fdma_read_card(dev, dst, 0, 0, K * fd_sz));
+	assert_pattern(fdma_buf_addr(dev, dst), K * fd_sz, seed);
+}
+
 /*
- * The fd is readable whenever there is something to reap, not only when
- * the device has just interrupted: round 0 takes it after K requests
- * finished with interrupts off (spin mode), so the device never signals
- * them; both rounds reap 3 at a time, leaving completions behind that the
- * drained fd must still show.
+ * The fd is readable whenever a reap has something to take, not only
+ * when the device has just interrupted: taken after K requests finished
+ * with interrupts off (spin mode), the device never signalled them; every
+ * round reaps MAX at a time, leaving completions behind that the drained
+ * fd must still show; and a spin-mode wait after the fd was taken (here
+ * fdma_read_card()'s) must not turn the interrupts off under it.
  */
 static void test_chan_fd_level(void **state)
 {
-	enum { K = 8, MAX = 3 };
-	const uint64_t sz = 64 << 10;
 	struct fdma_dev *dev = sim_open("sim:paced=0");
-	int src = sim_buf(dev, K * sz, 0), dst = sim_buf(dev, K * sz, 0);
+	int src = sim_buf(dev, K * fd_sz, 0), dst = sim_buf(dev, K * fd_sz, 0);
 	int fd = -1;
 
 	(void)state;
 	assert_fdma_ok(dev, fdma_chan_set_wait(dev, 0, FDMA_WAIT_SPIN, 0));
-	for (int round = 0; round < 2; round++) {
-		struct fdma_req r[K];
-		struct fdma_cpl c[K];
-		unsigned int got = 0;
-
-		pattern_fill(fdma_buf_addr(dev, src), K * sz, 700 + (uint64_t)round);
-		for (int i = 0; i < K; i++)
-			r[i] = (struct fdma_req){ .buf = src, .offset = (uint64_t)i * sz,
-						  .card_addr = (uint64_t)i * sz, .len = sz,
-						  .user_data = (uint64_t)(round * K + i) };
-		assert_fdma_err(dev, fdma_submit(dev, 0, r, K), K, NULL);
-		/* Time for all K to finish first (had they not, the test proves less, and still passes). */
-		usleep(200000);
-		if (round == 0) {
-			fd = fdma_chan_fd(dev, 0);
-			assert_fdma_ok(dev, fd);
-		}
-		while (got < K) {
-			int n;
-
-			assert_int_equal(poll_fd(fd, SIM_TIMEOUT_US / 1000), 1);
-			n = fdma_reap(dev, 0, c + got, K - got < MAX ? K - got : MAX, 0, 0);
-			assert_fdma_ok(dev, n);
-			got += (unsigned int)n;
-		}
-		for (int i = 0; i < K; i++) {
-			assert_int_equal(c[i].user_data, (uint64_t)(round * K + i));
-			assert_int_equal(c[i].res, 0);
-			assert_int_equal(c[i].len, sz);
-		}
-		memset(fdma_buf_addr(dev, dst), 0, K * sz);
-		assert_fdma_ok(dev, fdma_read_card(dev, dst, 0, 0, K * sz));
-		assert_pattern(fdma_buf_addr(dev, dst), K * sz, 700 + (uint64_t)round);
-	}
+	fd_round(dev, &fd, src, dst, 700, true);
+	fd_round(dev, &fd, src, dst, 701, false);
+	assert_fdma_ok(dev, fdma_chan_set_wait(dev, 0, FDMA_WAIT_SPIN, 0));
+	assert_fdma_ok(dev, fdma_write_card(dev, src, 0, 0, fd_sz));
+	fd_round(dev, &fd, src, dst, 702, false);
 	assert_fdma_ok(dev, fdma_buf_free(dev, src));
 	assert_fdma_ok(dev, fdma_buf_free(dev, dst));
+	fdma_close(dev);
+}
+
+/*
+ * A reset hands requests in flight back as canceled, with no interrupt:
+ * the fd shows them too. One 8 MiB request on the paced link (about 40 ms
+ * at gen2 x1) is still running when the reset comes.
+ */
+static void test_chan_fd_reset(void **state)
+{
+	const uint64_t sz = 8 << 20;
+	struct fdma_dev *dev = sim_open("sim:paced=1");
+	int src = sim_buf(dev, sz, 0);
+	struct fdma_req r = { .buf = src, .len = sz, .user_data = 77 };
+	struct fdma_cpl c;
+	int fd, n = 0;
+
+	(void)state;
+	fd = fdma_chan_fd(dev, 0);
+	assert_fdma_ok(dev, fd);
+	assert_fdma_err(dev, fdma_submit(dev, 0, &r, 1), 1, NULL);
+	assert_fdma_ok(dev, fdma_chan_reset(dev, 0));
+	while (!n) {
+		assert_int_equal(poll_fd(fd, SIM_TIMEOUT_US / 1000), 1);
+		n = fdma_reap(dev, 0, &c, 1, 0, 0);
+		assert_fdma_ok(dev, n);
+	}
+	assert_int_equal(n, 1);
+	assert_int_equal(c.user_data, 77);
+	/* Canceled, or done if it beat the reset. */
+	assert_true(c.res == -ECANCELED || c.res == 0);
+	assert_int_equal(fdma_inflight(dev, 0), 0);
+	/* The channel works after it. */
+	sim_roundtrip(dev, 0x10000, 65536, 3);
+	assert_fdma_ok(dev, fdma_buf_free(dev, src));
 	fdma_close(dev);
 }
 
@@ -346,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_adaptive),
 		cmocka_unit_test(test_chan_fd_poll),
 		cmocka_unit_test(test_chan_fd_level),
+		cmocka_unit_test(test_chan_fd_reset),
 		cmocka_unit_test(test_reap_idle),
 	};
 

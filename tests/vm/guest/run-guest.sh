@@ -62,9 +62,10 @@ if [ "${fdmavm_only:-}" = dmac_study ]; then
 fi
 # fdmavm_only=net (with fdma-modeld --opts loop=1,streams=2): the network
 # interfaces over the joined stream pairs, with real traffic (net.sh,
-# which ends by removing fdma.ko with traffic flowing).
+# which ends by removing fdma.ko with traffic flowing). fdmavm_ring=N
+# loads it with ring_size=N.
 if [ "${fdmavm_only:-}" = net ]; then
-	load net ivshmem=1 net=1 && sh $T/net.sh
+	load net ivshmem=1 net=1 ${fdmavm_ring:+ring_size=$fdmavm_ring} && sh $T/net.sh
 	exit 0
 fi
 # QEMU's edu device: its DMA mask is a QEMU property the driver cannot see.
