@@ -204,6 +204,12 @@ void fdma_sim_host(struct fdma_dev *dev, struct fdma_model_host *host);
 /* The RTL engine through libfdma-rtl.so (sim_rtl.c). */
 extern const struct fdma_sim_model fdma_sim_rtl;
 struct fdma_rtl_counts;
+struct fdma_rtl_plugin;
+/*
+ * libfdma-rtl.so opened and its plugin checked (sim_rtl.c; fdma-proxyd
+ * too): the dlopen() handle, or NULL with a message in err.
+ */
+void *fdma_rtl_plugin_load(const struct fdma_rtl_plugin **pl, char *err, size_t errlen);
 /* The harness's counts (clocks, TLPs, MSI-X messages); -ENODEV if not rtl:. */
 int fdma_rtl_counts_get(struct fdma_dev *dev, struct fdma_rtl_counts *out);
 

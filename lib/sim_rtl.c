@@ -46,7 +46,7 @@ static void rtl_wr(void *ctx, u32 off, u32 val)
  * (the build directory's fdma and tests), else the loader's search path
  * (an installed library).
  */
-static void *load_plugin(char *err, size_t errlen)
+static void *open_plugin(char *err, size_t errlen)
 {
 	const char *env = getenv("FDMA_RTL_LIB");
 	char path[PATH_MAX];
@@ -82,6 +82,22 @@ static void *load_plugin(char *err, size_t errlen)
 	return dl;
 }
 
+void *fdma_rtl_plugin_load(const struct fdma_rtl_plugin **pl, char *err, size_t errlen)
+{
+	void *dl = open_plugin(err, errlen);
+
+	if (!dl)
+		return NULL;
+	*pl = dlsym(dl, "fdma_rtl_plugin");
+	if (!*pl || (*pl)->abi != FDMA_RTL_ABI) {
+		dlclose(dl);
+		snprintf(err, errlen, "libfdma-rtl.so is not this library's plugin (ABI %u wanted)",
+			 FDMA_RTL_ABI);
+		return NULL;
+	}
+	return dl;
+}
+
 static int rtl_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 {
 	struct fdma_model_host host;
@@ -92,17 +108,10 @@ static int rtl_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 
 	if (!s)
 		return fdma_err(dev, -ENOMEM, "out of memory");
-	s->dl = load_plugin(why, sizeof(why));
+	s->dl = fdma_rtl_plugin_load(&s->pl, why, sizeof(why));
 	if (!s->dl) {
 		free(s);
 		return fdma_err(dev, -ENOENT, "%s", why);
-	}
-	s->pl = dlsym(s->dl, "fdma_rtl_plugin");
-	if (!s->pl || s->pl->abi != FDMA_RTL_ABI) {
-		dlclose(s->dl);
-		free(s);
-		return fdma_err(dev, -ENOEXEC, "libfdma-rtl.so is not this library's plugin (ABI %u wanted)",
-				FDMA_RTL_ABI);
 	}
 	if (!o->mem_given)
 		cfg.card_size = 0;

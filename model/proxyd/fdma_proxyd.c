@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "fdma_internal.h"
+#include "fdma_rtl.h"
 #include "xdma_model.h"
 #include "xdma_regs.h"
 #include "../modeld/ivshmem_srv.h"
@@ -83,6 +84,7 @@ struct proxyd;
 /* A model behind the proxy: its PCI identity and BARs, and how a BAR access reaches it. */
 struct pmodel {
 	const struct fdma_eng_ops *eng;
+	bool rtl;			/* the engine's RTL (rtl=1), not a model */
 	uint16_t device_id;		/* 0: XDMA's default for the link */
 	uint32_t bar_size[6];
 	int (*create)(struct proxyd *d, const struct fdma_model_host *host);
@@ -99,6 +101,8 @@ struct proxyd {
 	const struct pmodel *pm;
 	void *model;
 	volatile uint32_t *regs;	/* FDMA: the register file the model polls */
+	void *rtl_dl;			/* rtl=1: libfdma-rtl.so, and its plugin */
+	const struct fdma_rtl_plugin *rtl_pl;
 	uint32_t *user;			/* FDMA: the rest of BAR0, the design's (plain memory) */
 
 	/* PCI function */
@@ -506,12 +510,73 @@ static void fm_destroy(struct proxyd *d)
 	free(d->user);
 }
 
+/*
+ * The RTL (rtl=1): libfdma-rtl.so's Verilated engine, whose harness plays
+ * the root complex. BAR0's register file and MSI-X table are the
+ * engine's (every access a TLP to it); the rest of BAR0 is the design's,
+ * plain memory as for the model. The harness sends each MSI-X vector to
+ * host.irq, which the interrupt carrier delivers.
+ */
+#define RTL_BAR0_BYTES	0x2000u
+
+static int rm_create(struct proxyd *d, const struct fdma_model_host *host)
+{
+	struct fdma_model_cfg cfg = d->so.model;
+	struct fdma_rtl *r;
+	char why[200] = "";
+	int ret;
+
+	d->user = calloc(1, FDMA_BAR0_BYTES - RTL_BAR0_BYTES);
+	if (!d->user)
+		return -ENOMEM;
+	d->rtl_dl = fdma_rtl_plugin_load(&d->rtl_pl, why, sizeof(why));
+	if (!d->rtl_dl) {
+		msg("%s", why);
+		return -ENOENT;
+	}
+	if (!d->so.mem_given)
+		cfg.card_size = 0;	/* the engine's own */
+	ret = d->rtl_pl->create(&cfg, host, &r, why, sizeof(why));
+	if (ret) {
+		msg("the RTL engine: %s", why[0] ? why : strerror(-ret));
+		return ret;
+	}
+	d->model = r;
+	return 0;
+}
+
+static uint32_t rm_rd(struct proxyd *d, int bar, uint32_t off)
+{
+	(void)bar;
+	if (off >= RTL_BAR0_BYTES)
+		return d->user[(off - RTL_BAR0_BYTES) / 4];
+	return d->rtl_pl->read(d->model, off);
+}
+
+static void rm_wr(struct proxyd *d, int bar, uint32_t off, uint32_t val)
+{
+	(void)bar;
+	if (off >= RTL_BAR0_BYTES)
+		d->user[(off - RTL_BAR0_BYTES) / 4] = val;
+	else
+		d->rtl_pl->write(d->model, off, val);
+}
+
+static void rm_destroy(struct proxyd *d)
+{
+	d->rtl_pl->destroy(d->model);
+	free(d->user);
+}
+
 static const struct pmodel pmodels[] = {
 	{ .eng = &fdma_eng_fdma, .device_id = FDMA_PCI_DEVICE,
 	  .bar_size = { FDMA_BAR0_BYTES },
 	  .create = fm_create, .rd = fm_rd, .wr = fm_wr, .destroy = fm_destroy },
 	{ .eng = &fdma_eng_xdma, .bar_size = { USER_BAR_BYTES, XDMA_BAR_BYTES },
 	  .create = xm_create, .rd = xm_rd, .wr = xm_wr, .destroy = xm_destroy },
+	{ .eng = &fdma_eng_fdma, .rtl = true, .device_id = FDMA_PCI_DEVICE,
+	  .bar_size = { FDMA_BAR0_BYTES },
+	  .create = rm_create, .rd = rm_rd, .wr = rm_wr, .destroy = rm_destroy },
 };
 
 /* ---- the proxy ------------------------------------------------------------------- */
@@ -725,7 +790,7 @@ static int parse_args(struct proxyd *d, int argc, char **argv)
 	}
 	free(opts);
 	for (size_t i = 0; i < sizeof(pmodels) / sizeof(pmodels[0]); i++)
-		if (pmodels[i].eng == d->so.eng)
+		if (pmodels[i].eng == d->so.eng && pmodels[i].rtl == d->so.rtl)
 			d->pm = &pmodels[i];
 	return d->pm ? 0 : 2;
 }

@@ -24,10 +24,12 @@ set -u
 
 usage() {
 	cat <<'EOF'
-usage: tests/vm/proxy/run.sh [--engine xdma|fdma] [--kernel 6.1|6.12|VERSION]...
+usage: tests/vm/proxy/run.sh [--engine xdma|fdma|rtl] [--kernel 6.1|6.12|VERSION]...
                              [--opts OPTIONS] [--net] [--keep] [--timeout S]
 
-  --engine E     the model behind the proxy: xdma (default) or fdma
+  --engine E     the model behind the proxy: xdma (default) or fdma, or rtl: the
+                 FDMA engine's RTL, Verilated (libfdma-rtl.so, make rtl), in place
+                 of a model; no test block, so no fault steps, and no --net
   --kernel K     a series (6.1, 6.12) or one kernel (e.g. 6.1.0-57-amd64) with headers;
                  repeatable (default: 6.1 and 6.12)
   --opts OPTS    more model options (fdma-proxyd --opts), e.g. "channels=2"
@@ -84,10 +86,15 @@ case $OPTS in
 esac
 case $ENGINE in
 xdma|fdma) ;;
-*) usage_error "bad --engine '$ENGINE': expected xdma or fdma" ;;
+rtl) [ $NET = 0 ] || usage_error "--net: the RTL has no joined stream pairs" ;;
+*) usage_error "bad --engine '$ENGINE': expected xdma, fdma or rtl" ;;
 esac
 [ $NET = 1 ] && OPTS=loop=1,streams=2${OPTS:+,$OPTS}
-MOPTS=engine=$ENGINE${OPTS:+,$OPTS}
+if [ "$ENGINE" = rtl ]; then
+	MOPTS=engine=fdma,rtl=1${OPTS:+,$OPTS}
+else
+	MOPTS=engine=$ENGINE${OPTS:+,$OPTS}
+fi
 [ ${#KERNELS_ARG[@]} -gt 0 ] || KERNELS_ARG=(6.1 6.12)
 
 # ---- what it needs ----------------------------------------------------------------
@@ -154,6 +161,15 @@ echo "== proxy $ENGINE: kernels ${KERNELS[*]}${OPTS:+, model options $OPTS}"
 
 # ---- host side: the model, the guest programs, libfdma's e2e tests ----------------------
 PROXYD=build/fdma-proxyd
+if [ "$ENGINE" = rtl ]; then
+	command -v verilator >/dev/null || { echo "SKIP: --engine rtl needs Verilator (apt-get install verilator)"; exit 77; }
+	if ! make -s rtl >"$TMP/make-rtl.log" 2>&1 || [ ! -e build/libfdma-rtl.so ]; then
+		fail build-rtl "cannot build build/libfdma-rtl.so (log below)"
+		show "$TMP/make-rtl.log"
+		echo "vm: $NPASS passed, $NFAIL failed"
+		exit 1
+	fi
+fi
 if ! make -s build/libfdma-internal.a "$PROXYD" >"$TMP/make.log" 2>&1; then
 	fail build-proxyd "cannot build $PROXYD (log below)"
 	show "$TMP/make.log"

@@ -26,7 +26,9 @@ dmesg | grep 'fdma' | grep -v taint | say
 /e2e/fdma info --json kdev:/dev/$dev >/tmp/info.json 2>&1
 say </tmp/info.json
 why=""
-grep -q "\"engine\":\"$ENGINE\"" /tmp/info.json || why="$why; engine is not $ENGINE"
+want=$ENGINE
+[ "$ENGINE" = rtl ] && want=fdma	# the RTL is the FDMA engine
+grep -q "\"engine\":\"$want\"" /tmp/info.json || why="$why; engine is not $want"
 grep -q '"channels":4' /tmp/info.json || why="$why; not 4 channels"
 grep -q '"gen":2,"lanes":1' /tmp/info.json || why="$why; not the model's gen2 x1 link"
 [ "$(cat /sys/class/fdma/$dev/irq_mode 2>/dev/null)" = msix ] || why="$why; irq_mode is $(cat /sys/class/fdma/$dev/irq_mode 2>/dev/null), not msix"
