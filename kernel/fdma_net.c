@@ -409,11 +409,10 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 	if (ret)
 		goto err;
 	fdev->net[pair] = np;
-	netdev_info(ndev, "channels %u (transmit) and %u (receive) of %s, MTU up to %u%s\n",
-		    tx->idx, rx->idx, dev_name(&fdev->dev), ndev->max_mtu,
-		    !np->bounce ? "" : np->tx->ring.align != 1 ?
-		    ", packets copied to be sent (no H2C byte streams)" :
-		    ", packets copied to be sent (the ring is smaller than a packet's pieces)");
+	netdev_info(ndev, "channels %u (transmit) and %u (receive) of %s, MTU up to %u\n",
+		    tx->idx, rx->idx, dev_name(&fdev->dev), ndev->max_mtu);
+	if (np->tx_copy_why)
+		netdev_info(ndev, "packets copied to be sent (%s)\n", np->tx_copy_why);
 	return 0;
 err:
 	fdma_net_free(np);

@@ -67,6 +67,7 @@ struct fdma_net {
 	u32 tx_max_desc;	/* descriptors a packet may take: the queue stops below */
 	u32 tx_wake;		/* free descriptors that wake a stopped queue */
 	struct fdma_net_bounce *bounce;	/* copy mode: slot i's page (else NULL) */
+	const char *tx_copy_why;	/* copy mode: why (else NULL) */
 	struct fdma_net_stats txs;
 
 	/* receive */

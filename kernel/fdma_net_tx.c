@@ -54,19 +54,22 @@ int fdma_net_tx_init(struct fdma_net *np)
 	struct fdma_dev *fdev = np->fdev;
 
 	/* A ring too small for a largest packet's pieces copies too (ring_size=). */
-	bool copy = np->tx->ring.align != 1 || fdev->ring_size < TX_MAX_DESC;
+	if (np->tx->ring.align != 1)
+		np->tx_copy_why = "no H2C byte streams";
+	else if (fdev->ring_size < TX_MAX_DESC)
+		np->tx_copy_why = "the ring is smaller than a packet's pieces";
 
 	np->txb = kcalloc(fdev->ring_size, sizeof(*np->txb), GFP_KERNEL);
 	if (!np->txb)
 		return -ENOMEM;
-	np->tx_max_desc = copy ? 1 : TX_MAX_DESC;
+	np->tx_max_desc = np->tx_copy_why ? 1 : TX_MAX_DESC;
 	/*
 	 * Wake with room for a few largest packets, so that the queue does
 	 * not flap, and never below one: a woken queue must take a packet.
 	 */
-	np->tx_wake = min_t(u32, fdev->ring_size / 2, max_t(u32, 4 * np->tx_max_desc, 16));
-	np->tx_wake = max(np->tx_wake, np->tx_max_desc);
-	return copy ? tx_bounce_init(np) : 0;
+	np->tx_wake = clamp_t(u32, fdev->ring_size / 2, np->tx_max_desc,
+			      max_t(u32, 4 * np->tx_max_desc, 16));
+	return np->tx_copy_why ? tx_bounce_init(np) : 0;
 }
 
 void fdma_net_tx_free(struct fdma_net *np)
@@ -160,8 +163,6 @@ static int tx_copy(struct fdma_net *np, struct sk_buff *skb)
 	dma_sync_single_for_device(np->fdev->dma_dev, c->dma, len, DMA_TO_DEVICE);
 	b->dma = c->dma;
 	b->len = len;
-	b->skb = NULL;
-	b->pkt_len = skb->len;
 	return 1;
 }
 
@@ -197,10 +198,9 @@ netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev)
 			.cookie = (first + i) & mask,
 		};
 
-		if (!np->bounce) {
-			b->skb = last ? skb : NULL;
-			b->pkt_len = last ? len : 0;
-		}
+		/* A copied packet's skb is freed below: only its length stays. */
+		b->skb = last && !np->bounce ? skb : NULL;
+		b->pkt_len = last ? len : 0;
 		/* Room was checked; a refusal would be a length the checks let through. */
 		if (WARN_ON_ONCE(fdma_ering_post(r, &q)))
 			break;

@@ -207,9 +207,10 @@ struct fdma_rtl_counts;
 struct fdma_rtl_plugin;
 /*
  * libfdma-rtl.so opened and its plugin checked (sim_rtl.c; fdma-proxyd
- * too): the dlopen() handle, or NULL with a message in err.
+ * too): 0 with the dlopen() handle in *dl, or -ENOENT (not found) or
+ * -ENOEXEC (not this ABI) with a message in err.
  */
-void *fdma_rtl_plugin_load(const struct fdma_rtl_plugin **pl, char *err, size_t errlen);
+int fdma_rtl_plugin_load(void **dl, const struct fdma_rtl_plugin **pl, char *err, size_t errlen);
 /* The harness's counts (clocks, TLPs, MSI-X messages); -ENODEV if not rtl:. */
 int fdma_rtl_counts_get(struct fdma_dev *dev, struct fdma_rtl_counts *out);
 

@@ -82,20 +82,20 @@ static void *open_plugin(char *err, size_t errlen)
 	return dl;
 }
 
-void *fdma_rtl_plugin_load(const struct fdma_rtl_plugin **pl, char *err, size_t errlen)
+int fdma_rtl_plugin_load(void **dl, const struct fdma_rtl_plugin **pl, char *err, size_t errlen)
 {
-	void *dl = open_plugin(err, errlen);
-
-	if (!dl)
-		return NULL;
-	*pl = dlsym(dl, "fdma_rtl_plugin");
+	*dl = open_plugin(err, errlen);
+	if (!*dl)
+		return -ENOENT;
+	*pl = dlsym(*dl, "fdma_rtl_plugin");
 	if (!*pl || (*pl)->abi != FDMA_RTL_ABI) {
-		dlclose(dl);
+		dlclose(*dl);
+		*dl = NULL;
 		snprintf(err, errlen, "libfdma-rtl.so is not this library's plugin (ABI %u wanted)",
 			 FDMA_RTL_ABI);
-		return NULL;
+		return -ENOEXEC;
 	}
-	return dl;
+	return 0;
 }
 
 static int rtl_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
@@ -108,10 +108,10 @@ static int rtl_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 
 	if (!s)
 		return fdma_err(dev, -ENOMEM, "out of memory");
-	s->dl = fdma_rtl_plugin_load(&s->pl, why, sizeof(why));
-	if (!s->dl) {
+	ret = fdma_rtl_plugin_load(&s->dl, &s->pl, why, sizeof(why));
+	if (ret) {
 		free(s);
-		return fdma_err(dev, -ENOENT, "%s", why);
+		return fdma_err(dev, ret, "%s", why);
 	}
 	if (!o->mem_given)
 		cfg.card_size = 0;

@@ -27,6 +27,7 @@
  *
  * Exit status: QEMU's (or 1 if this program fails, 2 on a usage error).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -529,10 +530,10 @@ static int rm_create(struct proxyd *d, const struct fdma_model_host *host)
 	d->user = calloc(1, FDMA_BAR0_BYTES - RTL_BAR0_BYTES);
 	if (!d->user)
 		return -ENOMEM;
-	d->rtl_dl = fdma_rtl_plugin_load(&d->rtl_pl, why, sizeof(why));
-	if (!d->rtl_dl) {
+	ret = fdma_rtl_plugin_load(&d->rtl_dl, &d->rtl_pl, why, sizeof(why));
+	if (ret) {
 		msg("%s", why);
-		return -ENOENT;
+		return ret;
 	}
 	if (!d->so.mem_given)
 		cfg.card_size = 0;	/* the engine's own */
@@ -565,6 +566,7 @@ static void rm_wr(struct proxyd *d, int bar, uint32_t off, uint32_t val)
 static void rm_destroy(struct proxyd *d)
 {
 	d->rtl_pl->destroy(d->model);
+	dlclose(d->rtl_dl);
 	free(d->user);
 }
 
