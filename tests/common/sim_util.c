@@ -156,9 +156,9 @@ void sim_require_fdma_engine(const char *why)
 
 bool sim_on_rtl(void)
 {
-	const char *x = sim_extra();
+	const char *x = sim_extra(), *t = getenv("FDMA_TEST_DEVICE_RTL");
 
-	return x && strstr(x, "rtl=1");
+	return (x && strstr(x, "rtl=1")) || (sim_target() && t && !strcmp(t, "1"));
 }
 
 int64_t sim_timeout_us(void)
@@ -170,7 +170,7 @@ void sim_require_realtime(struct fdma_dev *dev, const char *why)
 {
 	struct fdma_info in;
 
-	if (fdma_get_info(dev, &in) == 0 && !strcmp(in.backend, "rtl")) {
+	if (sim_on_rtl() || (fdma_get_info(dev, &in) == 0 && !strcmp(in.backend, "rtl"))) {
 		fdma_close(dev);
 		print_message("checks %s in real time; the Verilated RTL runs slower: skipped\n", why);
 		skip();

@@ -41,7 +41,11 @@ struct fdma_dev *sim_open_at(const char *uri, const char *file, int line);
  * options make invalid (memcpy channels on XDMA) skips its test.
  */
 const char *sim_extra(void);
-/* The simulated device is the RTL engine (FDMA_TEST_SIM has rtl=1). */
+/*
+ * The device is the RTL engine, simulated at about 1/50 of real time:
+ * FDMA_TEST_SIM has rtl=1, or FDMA_TEST_DEVICE is the RTL behind a driver
+ * (FDMA_TEST_DEVICE_RTL=1: fdma.ko on fdma-proxyd rtl=1 in a guest).
+ */
 bool sim_on_rtl(void);
 /* FDMA_TEST_DEVICE, or NULL when the tests run on the simulated device. */
 const char *sim_target(void);
@@ -61,7 +65,8 @@ void sim_require_fdma_engine(const char *why);
 /*
  * Skips a test that holds the device against wall-clock time (a frame
  * period of real milliseconds) on a device that runs slower than real time:
- * the RTL engine under Verilator (rtl:) simulates about 1/50 of real time.
+ * the RTL engine under Verilator (rtl:, or sim_on_rtl()) simulates about
+ * 1/50 of real time.
  */
 void sim_require_realtime(struct fdma_dev *dev, const char *why);
 /* Bytes of card memory of dev (0 if it cannot tell). */

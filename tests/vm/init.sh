@@ -62,7 +62,7 @@ run_test() {
 	rm -f /tmp/rc /tmp/out
 	{ "$@"; echo $? > /tmp/rc; } 2>&1 | tee /tmp/out
 	rc=$(cat /tmp/rc 2>/dev/null || echo 255)
-	if ! grep -q 'VMTEST \(PASS\|FAIL\) ' /tmp/out; then
+	if ! grep -q 'VMTEST \(PASS\|FAIL\|SKIP\) ' /tmp/out; then
 		echo "VMTEST FAIL $name: exited with status $rc and reported no result"
 	elif [ "$rc" != 0 ] && ! grep -q 'VMTEST FAIL ' /tmp/out; then
 		echo "VMTEST FAIL $name: exited with status $rc"

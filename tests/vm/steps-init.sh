@@ -41,7 +41,7 @@ for step in /steps/*.sh; do
 	{ ( . "$step" ); echo $? >/tmp/rc; } 2>&1 | tee /tmp/out
 	rc=$(cat /tmp/rc 2>/dev/null || echo 255)
 	# A step that reports nothing, or fails without saying so, fails.
-	if ! grep -q 'VMTEST \(PASS\|FAIL\) ' /tmp/out; then
+	if ! grep -q 'VMTEST \(PASS\|FAIL\|SKIP\) ' /tmp/out; then
 		fail "$name" "exited with status $rc and reported no result"
 	elif [ "$rc" != 0 ] && ! grep -q 'VMTEST FAIL ' /tmp/out; then
 		fail "$name" "exited with status $rc"

@@ -31,6 +31,9 @@ if [ -z "$dev" ]; then
 fi
 URI=kdev:/dev/$dev
 export FDMA_TEST_DEVICE=$URI
+# The RTL behind the proxy runs at a fraction of real time: the tests that
+# hold the device against the wall clock skip, and the waits are longer.
+[ "${fdmavm_engine:-}" = rtl ] && export FDMA_TEST_DEVICE_RTL=1
 # test_dmabuf's exporter on kernels without udmabuf (6.1).
 modprobe vgem 2>/dev/null
 

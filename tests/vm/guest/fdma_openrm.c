@@ -160,6 +160,8 @@ static void kill_inflight(void)
 {
 	const char *T = "kill_inflight";
 	long long r0 = vt_attr_ll(dev, "ch0/resets") + vt_attr_ll(dev, "ch1/resets");
+	/* The upper half of card memory, whatever its size (the RTL has 64 MiB). */
+	uint64_t base = (uint64_t)vt_attr_ll(dev, "card_size") / 2;
 	int fd = vt_open_dev(dev, O_RDWR, 2000);
 
 	if (fd < 0) {
@@ -172,7 +174,7 @@ static void kill_inflight(void)
 		for (int i = 0; i < 2; i++) {
 			pid[i] = fork();
 			if (pid[i] == 0)
-				mover(fd, i, (uint64_t)(64 + 8 * i) << 20);
+				mover(fd, i, base + ((uint64_t)(8 * i) << 20));
 		}
 		usleep(20000 + round * 17000);
 		for (int i = 0; i < 2; i++) {
