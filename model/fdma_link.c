@@ -368,6 +368,11 @@ uint64_t fdma_link_xfer_ns(const struct fdma_link_cfg *c, int dir,
 	return (uint64_t)floor(ns + 0.5);
 }
 
+uint64_t fdma_link_fetch_ns(const struct fdma_link_cfg *c)
+{
+	return valid(c) ? c->rtt_ns : 0;
+}
+
 /* snprintf at offset *n of buf, keeping *n within len on truncation. */
 __attribute__((format(printf, 4, 5)))
 static void append(char *buf, size_t len, size_t *n, const char *fmt, ...)

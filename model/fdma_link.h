@@ -113,6 +113,13 @@ double fdma_link_xfer_Bps(const struct fdma_link_cfg *c, int dir, uint64_t size)
 uint64_t fdma_link_xfer_ns(const struct fdma_link_cfg *c, int dir,
 			   uint64_t size, bool from_idle);
 
+/*
+ * Nanoseconds from a doorbell to its descriptor in an engine that had run
+ * dry: the descriptor fetch's read round trip (rtt_ns). The doorbell's
+ * posted write is not charged. 0 for an invalid configuration.
+ */
+uint64_t fdma_link_fetch_ns(const struct fdma_link_cfg *c);
+
 /* human-readable one-liner, e.g. "gen2 x1 MPS 256 MRRS 512"; non-default
  * options are appended */
 void fdma_link_describe(const struct fdma_link_cfg *c, char *buf, size_t len);

@@ -1007,8 +1007,13 @@ static u32 process(struct mchan *c, u64 *deadline)
 	}
 	if (c->stopped || c->stuck)
 		return 0;
+	/*
+	 * A channel that had run dry has no descriptor until it fetches one: a
+	 * read round trip after the doorbell (a busy channel's next ones are
+	 * fetched while it works, so only this one shows).
+	 */
 	if (c->was_empty && pidx != c->cidx)
-		c->avail_ns = now_ns();
+		c->avail_ns = now_ns() + fdma_link_fetch_ns(&c->m->cfg.link);
 	if (is_stream(c) && is_c2h(c)) {
 		n = c->wire ? run_wire_rx(c, pidx, deadline) : run_generator(c, pidx, deadline);
 	} else {

@@ -613,8 +613,9 @@ static void *chan_main(void *arg)
 		u64 deadline = 0;
 
 		if (c->busy && !c->stuck) {
+			/* The chain's first descriptor is fetched first (fdma_link_fetch_ns()). */
 			if (c->was_empty)
-				c->avail_ns = fdma_mnow_ns();
+				c->avail_ns = fdma_mnow_ns() + fdma_link_fetch_ns(&m->cfg.link);
 			while (!atomic_load(&m->quit) && c->busy && !c->stuck && run_one(c))
 				;
 			continue;

@@ -362,6 +362,11 @@ static void test_xfer_ns(void **state)
 	assert_int_equal(fdma_link_xfer_ns(&c, FDMA_LINK_H2C, 320, true), 1626);
 	c.rtt_ns = 2000;
 	assert_int_equal(fdma_link_xfer_ns(&c, FDMA_LINK_H2C, 320, true), 2826);
+	/* an idle engine's descriptor fetch: one round trip */
+	assert_int_equal(fdma_link_fetch_ns(&c), 2000);
+	c.rtt_ns = 0;
+	assert_int_equal(fdma_link_fetch_ns(&c), 0);
+	c.rtt_ns = 2000;
 
 	/* gen3 x16, 4 tags, 1 MiB: 2048 requests * 800 ns / 4 = 409600 ns,
 	 * the link alone would need 1130548 B / 15.71e9 B/s = 71979 ns */
