@@ -375,12 +375,13 @@ static int reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned in
 	if (c->fd_used)
 		drain_efd(c);
 	n = reap_some(dev, c, cpls, max);
+	/* Even a reap that would not wait: nothing will ever complete there. */
+	if (!n && c->broken)
+		return fdma_err(dev, -EIO, "channel %d is broken: its reset was never acknowledged", ch);
 	if (n >= min_wait)
 		return (int)n;
 	if (!fdma_ering_inflight(&c->ring) && !n)
 		return fdma_err(dev, -EAGAIN, "fdma_reap: nothing in flight on channel %d", ch);
-	if (c->broken)
-		return n ? (int)n : fdma_err(dev, -EIO, "channel %d is broken", ch);
 	deadline = timeout_us < 0 ? -1 : now_us() + timeout_us;
 	for (;;) {
 		wait_event(c, deadline);
@@ -390,7 +391,8 @@ static int reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned in
 		if (!fdma_ering_inflight(&c->ring))
 			return (int)n;	/* everything handed back (e.g. canceled) */
 		if (c->broken)
-			return n ? (int)n : fdma_err(dev, -EIO, "channel %d is broken", ch);
+			return n ? (int)n : fdma_err(dev, -EIO,
+				"channel %d is broken: its reset was never acknowledged", ch);
 		if (deadline >= 0 && now_us() >= deadline)
 			return n ? (int)n : fdma_err(dev, -ETIMEDOUT,
 				"fdma_reap: no completion on channel %d within %lld us (stuck channel? fdma_chan_reset() recovers it)",

@@ -50,6 +50,8 @@ struct fdma_kchan {
 	struct fdma_ering rules;
 	enum fdma_wait_mode mode;
 	unsigned int spin_us;
+	/* Our reset failed, or the driver refused work for it: reaps say -EIO. */
+	bool broken;
 	/* FDMA_IOC_MAX_BATCH elements, for the submit and copy ioctls */
 	union {
 		struct fdma_ioc_req *ireq;
@@ -346,6 +348,7 @@ static int kdev_queue(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 					"channel %d: a C2H stream buffer is one descriptor, so one piece of device-contiguous memory, and a request's range is not (the driver gives large buffers in chunks, or page by page when it has no contiguous memory to spare): use smaller frames",
 					ch);
 		case EIO:
+			kc->broken = true;
 			return fdma_err(dev, -EIO, "channel %d did not come back from a reset", ch);
 		case ENODEV:
 			return fdma_err(dev, -ENODEV, "the device was removed");
@@ -496,6 +499,9 @@ static int reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned in
 	if (kc->efd >= 0)
 		drain_efd(kc);
 	n = cq_take(dev, kc, cpls, max);
+	/* Even a reap that would not wait: nothing will ever complete there. */
+	if (!n && kc->broken)
+		return fdma_err(dev, -EIO, "channel %d is broken: its reset was never acknowledged", ch);
 	/*
 	 * A poller (spin or adaptive) with nothing queued asks the driver to
 	 * look at the ring now rather than at the next interrupt; a sleeper
@@ -678,13 +684,18 @@ static int kdev_set_drop(struct fdma_dev *dev, int ch, int drop)
 
 static int kdev_reset(struct fdma_dev *dev, int ch)
 {
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
 	u32 c = (u32)ch;
 
 	if (ioctl(dev->kdev->fd, FDMA_IOC_CHAN_RESET, &c)) {
+		/* The driver's two words for a reset the device never acknowledged. */
+		if (errno == EIO || errno == ETIMEDOUT)
+			kc->broken = true;
 		if (errno == EIO)
 			return fdma_err(dev, -EIO, "channel %d: reset not acknowledged by the device", ch);
 		return kerr(dev, "fdma_chan_reset: FDMA_IOC_CHAN_RESET");
 	}
+	kc->broken = false;
 	return 0;
 }
 

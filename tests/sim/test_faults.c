@@ -290,6 +290,9 @@ static void test_fault_noack(void **state)
 	assert_fdma_err(dev, fdma_chan_reset(dev, 0), -ETIMEDOUT, "not acknowledged");
 	r = (struct fdma_req){ .buf = src, .len = SZ };
 	assert_fdma_err(dev, fdma_submit(dev, 0, &r, 1), -EIO, "did not come back");
+	/* A reap says so too, even one that would not wait (min_wait 0). */
+	assert_fdma_err(dev, fdma_reap(dev, 0, c, N, 0, 0), -EIO, "broken");
+	assert_fdma_err(dev, fdma_reap(dev, 0, c, N, 1, 50000), -EIO, "broken");
 	/* What landed before the fault is on the card, read through the other channel. */
 	check_landed(dev, 0, 12);
 	check_landed(dev, 1, 12);
