@@ -4,12 +4,14 @@
 // the H2C or C2H data mover, completion records and the write-back block,
 // coalescing, halt on error, STOP and the channel reset handshake.
 //
-// One descriptor is in flight per channel: the next one is fetched after
-// the previous one's write-back. What overlaps is inside a descriptor:
-// H2C keeps NSLOT read requests outstanding and reassembles their
-// completions in a reorder buffer, and C2H fills one staging slot while it
-// sends the other, so the link stays busy for descriptors of a few KiB and
-// up (docs/studies/rtl.md has the figures).
+// One descriptor executes at a time per channel, and the next one posted
+// is fetched while it moves its data (H2C: once its last read request is
+// out; C2H: while no packet waits to be sent), so a queue of small
+// descriptors does not wait a read round trip between each two. Inside a
+// descriptor: H2C keeps NSLOT read requests outstanding and reassembles
+// their completions in a reorder buffer, and C2H fills one staging slot
+// while it sends the other, so the link stays busy for descriptors of a
+// few KiB and up (docs/studies/rtl.md has the figures).
 //
 // Kind (fixed at synthesis): C2H (else H2C), STREAM (else memory-mapped to
 // card memory), TESTGEN (a test generator or checker beside the stream).
@@ -200,6 +202,8 @@ module fdma_chan #(
 	reg        wb_ok;                // a write-back block is latched
 	wire [31:0] slot_idx = cidx & size_mask;
 	wire [63:0] desc_addr = ring_base + {27'd0, slot_idx, 5'd0};
+	wire [31:0] next_idx = cidx + 32'd1;
+	wire [63:0] next_addr = ring_base + {27'd0, next_idx & size_mask, 5'd0};
 	wire [63:0] rec_addr  = cpl_base + {28'd0, slot_idx, 4'd0};
 	wire size_ok = r_ring_size >= 32'd2 && r_ring_size <= (32'd1 << RING_MAX_LOG2) &&
 		       (r_ring_size & (r_ring_size - 32'd1)) == 32'd0;
@@ -208,6 +212,11 @@ module fdma_chan #(
 	reg               d_busy;        // descriptor read outstanding
 	reg  [1:0]        d_err;         // 0 ok, 1 addr (UR/CA/timeout), 2 poisoned
 	reg  [63:0]       dw0, dw1, dw2, dw3;
+	// the next descriptor (cidx + 1), fetched while this one runs: its read
+	// holds the descriptor tag (pf_busy with d_busy), then it waits here
+	reg               pf_busy, pf_valid;
+	reg  [1:0]        pf_err;
+	reg  [63:0]       pw0, pw1, pw2, pw3;
 	reg  [7:0]        s_busy;        // bit per tag slot; NSLOT of them are used
 	reg  [9:0]        s_len  [0:7];  // bytes requested (<= 512)
 	reg  [9:0]        s_rcvd [0:7];  // bytes arrived: a prefix of the request
@@ -448,6 +457,14 @@ module fdma_chan #(
 
 	wire ovr_pulse = (TESTGEN && C2H && tg_ovr) || (drop_now && eat);
 
+	// Fetch the next posted descriptor now (see the top): never past the
+	// doorbell, never after a STOP, and only while the link has room: H2C
+	// once its reads are all out, C2H while no packet is ready to go.
+	wire        pf_want = running && !halted && !stopped && en && !abort && !cfg_bad &&
+			      !d_busy && !pf_valid && next_idx != r_pidx && !d_ctrl[`D_STOP] &&
+			      ((st == S_H2C && rd_left == 0 && !h2c_err_seen) ||
+			       (st == S_C2H && p_cnt == 0 && !p_sending));
+
 	// ---- TLPs out: one source at a time, by state ---------------------------
 	`include "fdma_tlp.vh"
 	localparam [7:0] TAG_D = CH * 8 + 7;
@@ -462,14 +479,16 @@ module fdma_chan #(
 			tx_hdr = tlp_mem(1'b0, desc_addr, 11'd8, req_id, TAG_D);
 		end
 		S_H2C: begin
-			tx_valid = can_issue;
-			tx_hdr = tlp_mem(1'b0, rd_addr, rd_n[12:2], req_id, TAG_0 | {5'd0, iss});
+			tx_valid = can_issue || pf_want;
+			tx_hdr = pf_want ? tlp_mem(1'b0, next_addr, 11'd8, req_id, TAG_D) :
+				 tlp_mem(1'b0, rd_addr, rd_n[12:2], req_id, TAG_0 | {5'd0, iss});
 		end
 		S_C2H: begin
-			tx_valid = p_cnt != 0 && (p_sending || (!abort && en));
-			tx_sop = !p_sending;
-			tx_eop = p_beat + 1'b1 == p_words[p_rd];
-			tx_hdr = tlp_mem(1'b1, p_addr[p_rd], p_dws, req_id, 8'd0);
+			tx_valid = pf_want || (p_cnt != 0 && (p_sending || (!abort && en)));
+			tx_sop = pf_want || !p_sending;
+			tx_eop = pf_want || p_beat + 1'b1 == p_words[p_rd];
+			tx_hdr = pf_want ? tlp_mem(1'b0, next_addr, 11'd8, req_id, TAG_D) :
+				 tlp_mem(1'b1, p_addr[p_rd], p_dws, req_id, 8'd0);
 			tx_data = stg[{p_rd, p_beat[STGW_LOG2-1:0]}];
 		end
 		S_REC: begin
@@ -489,6 +508,8 @@ module fdma_chan #(
 		endcase
 	end
 	wire tx_fire = tx_valid && tx_ready;
+	wire pf_fire = pf_want && tx_fire;              // the next descriptor's read went
+	wire pkt_fire = st == S_C2H && tx_fire && !pf_want;
 	wire wb_state = st == S_WB || st == S_PUB || st == S_IRQWB || st == S_RSTWB;
 
 	assign busy = outstanding || (st == S_C2H && p_sending) || sb || cr_fly != 0;
@@ -510,6 +531,8 @@ module fdma_chan #(
 			ring_base <= 0; cpl_base <= 0; wb_base <= 0; size_mask <= 0; cfg_bad <= 1'b0;
 			wb_ok <= 1'b0;
 			d_busy <= 1'b0; d_err <= 0; s_busy <= 0; to_cnt <= 0;
+			pf_busy <= 1'b0; pf_valid <= 1'b0; pf_err <= 0;
+			pw0 <= 0; pw1 <= 0; pw2 <= 0; pw3 <= 0;
 			c_slot <= 0; c_word <= 0; c_dword <= 0; c_dws <= 0; c_bad <= 1'b0; c_ep <= 1'b0;
 			dw0 <= 0; dw1 <= 0; dw2 <= 0; dw3 <= 0;
 			e_code <= 0; rec_cookie <= 0; rec_len <= 0; rec_status <= 0; rec_flags <= 0;
@@ -541,7 +564,15 @@ module fdma_chan #(
 			if (cpl_valid && beat_ok) begin
 				to_cnt <= 0;
 				if (beat_slot == DSLOT) begin
-					if (beat_data) begin
+					// a prefetch lands beside the descriptor in use
+					if (beat_data && pf_busy) begin
+						case (beat_dword)
+						2'd0: pw0 <= cpl_data;
+						2'd1: pw1 <= cpl_data;
+						2'd2: pw2 <= cpl_data;
+						default: pw3 <= cpl_data;
+						endcase
+					end else if (beat_data) begin
 						case (beat_dword)
 						2'd0: dw0 <= cpl_data;
 						2'd1: dw1 <= cpl_data;
@@ -560,7 +591,17 @@ module fdma_chan #(
 				c_word <= beat_word + 1'b1;
 				c_dword <= beat_dword + 1'b1;
 				if (cpl_eop) begin
-					if (beat_slot == DSLOT) begin
+					if (beat_slot == DSLOT && pf_busy) begin
+						if (!beat_data)
+							pf_err <= 2'd1;
+						else if (beat_ep && pf_err == 2'd0)
+							pf_err <= 2'd2;
+						if (!beat_data || beat_final) begin
+							d_busy <= 1'b0;
+							pf_busy <= 1'b0;
+							pf_valid <= 1'b1;
+						end
+					end else if (beat_slot == DSLOT) begin
 						if (!beat_data)
 							d_err <= 2'd1;
 						else if (beat_ep && d_err == 2'd0)
@@ -584,8 +625,14 @@ module fdma_chan #(
 				to_cnt <= to_cnt + 1'b1;
 			end
 			if (timed_out) begin
-				// nobody answers: every request outstanding fails (address error)
-				if (d_busy) begin
+				// nobody answers: every request outstanding fails (address
+				// error), and the rest of a completion under way is dropped
+				// as a late one (it must not land in the descriptor in use)
+				c_ok <= 1'b0;
+				if (d_busy && pf_busy) begin
+					// the prefetched descriptor fails when its turn comes
+					d_busy <= 1'b0; pf_busy <= 1'b0; pf_valid <= 1'b1; pf_err <= 2'd1;
+				end else if (d_busy) begin
 					d_busy <= 1'b0; d_err <= 2'd1;
 				end
 				for (i = 0; i < 8; i = i + 1)
@@ -638,10 +685,13 @@ module fdma_chan #(
 			cr_fly <= cr_fly + {{CARD_RD_LOG2{1'b0}}, card_re && card_rready} -
 				  {{CARD_RD_LOG2{1'b0}}, card_rvalid};
 			p_cnt <= p_cnt + ((f_take && f_pkt_end) ? 2'd1 : 2'd0)
-				       - ((st == S_C2H && tx_fire && tx_eop) ? 2'd1 : 2'd0);
+				       - ((pkt_fire && tx_eop) ? 2'd1 : 2'd0);
 			if (tx_fire && sb && wb_state)
 				ovr_pub <= overruns;
-			if (st == S_C2H && tx_fire) begin
+			if (pf_fire) begin
+				d_busy <= 1'b1; pf_busy <= 1'b1; pf_err <= 0; to_cnt <= 0;
+			end
+			if (pkt_fire) begin
 				p_sending <= !tx_eop;
 				p_beat <= tx_eop ? 0 : p_beat + 1'b1;
 				if (tx_eop)
@@ -665,6 +715,7 @@ module fdma_chan #(
 					running <= 1'b1;
 				end else if (running && !r_ctrl[`CTRL_RUN]) begin
 					running <= 1'b0;
+					pf_valid <= 1'b0;    // RUN again may latch another ring
 				end else if (pub_due) begin
 					st <= S_PUB;
 				end else if (irq_en && (timer_due || empty_due)) begin
@@ -683,7 +734,16 @@ module fdma_chan #(
 							halted <= 1'b1; running <= 1'b0;
 							err_idx <= cidx;
 						end
-					end else begin
+					end else if (pf_valid) begin
+						// fetched while the last one ran: no round trip
+						dw0 <= pw0; dw1 <= pw1; dw2 <= pw2; dw3 <= pw3;
+						pf_valid <= 1'b0;
+						if (pf_err != 0) begin
+							e_code <= `CPL_DESC_ERR; st <= S_ERR;
+						end else begin
+							st <= S_CHECK;
+						end
+					end else if (!pf_busy) begin
 						st <= S_FETCH;
 					end
 				end
@@ -736,7 +796,7 @@ module fdma_chan #(
 				end
 			end
 			S_H2C: begin
-				if (tx_fire) begin
+				if (tx_fire && !pf_want) begin
 					s_busy[iss] <= 1'b1;
 					s_len[iss] <= rd_n[9:0];
 					s_rcvd[iss] <= 0;
@@ -837,6 +897,7 @@ module fdma_chan #(
 							default:        errs[`ST_LEN_ERR - 8] <= 1'b1;
 							endcase
 							halted <= 1'b1; running <= 1'b0;
+							pf_valid <= 1'b0;
 							st <= S_PUB;
 						end else begin
 							st <= S_POST;
@@ -905,6 +966,7 @@ module fdma_chan #(
 					running <= 1'b0; halted <= 1'b0; stopped <= 1'b0; errs <= 0;
 					unsig <= 0; age_us <= 0; ovr_flag <= 1'b0; errflag <= 1'b0;
 					s_busy <= 0; iss <= 0; hd <= 0; p_cnt <= 0; p_rd <= 1'b0;
+					pf_valid <= 1'b0;
 					f_slot <= 1'b0; f_open <= 1'b0; f_done <= 1'b0; sb <= 1'b0;
 					st_pub <= 32'h4;
 					st <= (wb_ok && en) ? S_RSTWB : S_IDLE;
@@ -976,6 +1038,7 @@ module fdma_chan #(
 	// whatever the host and the link do.
 	reg fv_past = 1'b0;
 	reg fv_taken = 1'b0;              // a posted descriptor was taken for cidx
+	reg [31:0] fv_pf_idx = 32'd0;     // the ring index the prefetch read
 	always @(posedge clk) fv_past <= 1'b1;
 	// power-on reset in the first clock only; channel and engine resets
 	// (the host's handshakes) come whenever the free inputs ask for them
@@ -997,6 +1060,17 @@ module fdma_chan #(
 		// ring: a descriptor is fetched only below the doorbell
 		if (st == S_FETCH && tx_fire)
 			assert(cidx != r_pidx);
+		// ... and the next one too, only while this one runs and never past a STOP
+		if (pf_fire)
+			assert(next_idx != r_pidx && cidx != r_pidx && !d_ctrl[`D_STOP] &&
+			       (st == S_H2C || st == S_C2H));
+		// the descriptor in use stays as fetched while it moves data
+		if ((st == S_H2C || st == S_C2H) && ($past(st) == S_H2C || $past(st) == S_C2H))
+			assert(dw0 == $past(dw0) && dw1 == $past(dw1) && dw2 == $past(dw2) &&
+			       dw3 == $past(dw3));
+		// a prefetched descriptor is the one at cidx when it is used
+		if (st == S_IDLE && pf_valid && !pf_busy)
+			assert(fv_pf_idx == cidx);
 		// ring: a completion only for a descriptor that was posted and taken
 		if (st == S_REC && tx_fire && sb)
 			assert(fv_taken);
@@ -1007,9 +1081,14 @@ module fdma_chan #(
 				assert(fv_len <= rd_max && fv_len != 0);
 			if (fv_wr)
 				assert(fv_len <= wr_max && fv_len != 0);
-			// tags: a read never reuses a tag still outstanding
-			if (!fv_wr && st == S_H2C)
+			// tags: a read never reuses a tag still outstanding (the
+			// descriptor's tag: one fetch at a time, the next one's too)
+			if (!fv_wr && st == S_H2C && !pf_want)
 				assert(!s_busy[fv_slot] && fv_slot != DSLOT);
+			if (!fv_wr && pf_want)
+				assert(!d_busy && fv_slot == DSLOT);
+			if (!fv_wr && st == S_C2H)
+				assert(pf_want);
 			if (!fv_wr && st == S_FETCH)
 				assert(!d_busy && fv_slot == DSLOT);
 		end
@@ -1030,9 +1109,13 @@ module fdma_chan #(
 			fv_taken <= 1'b0;
 		else if (st == S_IDLE && !abort && work && !(!running && !halted && r_ctrl[`CTRL_RUN] && en) &&
 			 !(running && !r_ctrl[`CTRL_RUN]) && !pub_due &&
-			 !(irq_en && (timer_due || empty_due)) && !(!irq_en && unsig != 0))
+			 !(irq_en && (timer_due || empty_due)) && !(!irq_en && unsig != 0) &&
+			 (pf_valid || !pf_busy))
 			fv_taken <= 1'b1;
 		else if (st == S_REC && tx_fire && sb)
 			fv_taken <= 1'b0;
+	always @(posedge clk)
+		if (pf_fire)
+			fv_pf_idx <= next_idx;
 `endif
 endmodule

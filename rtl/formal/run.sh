@@ -146,6 +146,8 @@ spawn c2h_stream proof c2h_stream 1 1
 [ "${H2C_STREAM:-0}" = 1 ] && spawn h2c_stream proof h2c_stream 0 1
 mutate fetch_past_doorbell 0 0 's/cidx != r_pidx \&\& en;/en;/' \
 	"fetches with nothing posted"
+mutate prefetch_past_doorbell 1 0 's/!pf_valid \&\& next_idx != r_pidx \&\& /!pf_valid \&\& /' \
+	"fetches the next descriptor with nothing more posted"
 mutate read_crosses_4k 0 0 's/rd_n = rl < to_4k ? rl : to_4k;/rd_n = rl;/' \
 	"read requests ignore the 4 KiB boundary"
 mutate read_above_mrrs 0 0 's/rl = rd_left < {19.d0, rd_max} ? rd_left\[12:0\] : rd_max;/rl = rd_left[12:0];/' \
