@@ -50,7 +50,10 @@ struct fdma_kchan {
 	struct fdma_ering rules;
 	enum fdma_wait_mode mode;
 	unsigned int spin_us;
-	/* Our reset failed, or the driver refused work for it: reaps say -EIO. */
+	/*
+	 * Our reset was never acknowledged: reaps say -EIO, until a reset or a
+	 * submit succeeds (another process may have recovered the channel).
+	 */
 	bool broken;
 	/* FDMA_IOC_MAX_BATCH elements, for the submit and copy ioctls */
 	union {
@@ -348,7 +351,6 @@ static int kdev_queue(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 					"channel %d: a C2H stream buffer is one descriptor, so one piece of device-contiguous memory, and a request's range is not (the driver gives large buffers in chunks, or page by page when it has no contiguous memory to spare): use smaller frames",
 					ch);
 		case EIO:
-			kc->broken = true;
 			return fdma_err(dev, -EIO, "channel %d did not come back from a reset", ch);
 		case ENODEV:
 			return fdma_err(dev, -ENODEV, "the device was removed");
@@ -368,6 +370,8 @@ static int kdev_queue(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 			atomic_fetch_add_explicit(&dev->buf[sl->dst_buf].inflight, 1,
 						  memory_order_relaxed);
 	}
+	/* The driver took work: the channel is not broken (whoever reset it). */
+	kc->broken = false;
 	STAT_ADD(kc, transfers, n);
 	return (int)n;
 }

@@ -460,7 +460,7 @@ module fdma_chan #(
 	// Fetch the next posted descriptor now (see the top): never past the
 	// doorbell, never after a STOP, and only while the link has room: H2C
 	// once its reads are all out, C2H while no packet is ready to go.
-	wire        pf_want = running && !halted && !stopped && en && !abort && !cfg_bad &&
+	wire        pf_want = running && r_ctrl[`CTRL_RUN] && !halted && !stopped && en && !abort && !cfg_bad &&
 			      !d_busy && !pf_valid && next_idx != r_pidx && !d_ctrl[`D_STOP] &&
 			      ((st == S_H2C && rd_left == 0 && !h2c_err_seen) ||
 			       (st == S_C2H && p_cnt == 0 && !p_sending));
@@ -513,7 +513,7 @@ module fdma_chan #(
 	wire wb_state = st == S_WB || st == S_PUB || st == S_IRQWB || st == S_RSTWB;
 
 	assign busy = outstanding || (st == S_C2H && p_sending) || sb || cr_fly != 0;
-	assign quiet = st == S_IDLE && !abort && !pub_due && !work && unsig == 0 &&
+	assign quiet = st == S_IDLE && !abort && !pub_due && !work && unsig == 0 && !outstanding &&
 		       !(running == 1'b0 && !halted && r_ctrl[`CTRL_RUN] && en) &&
 		       !(running && !r_ctrl[`CTRL_RUN]) &&
 		       !(stopped && r_pidx != pidx_at_stop) &&
@@ -713,9 +713,11 @@ module fdma_chan #(
 						   r_wb_lo[5:0] != 0;
 					wb_ok <= r_wb_lo[5:0] == 0 && r_cpl_lo[3:0] == 0;
 					running <= 1'b1;
-				end else if (running && !r_ctrl[`CTRL_RUN]) begin
+				end else if (running && !r_ctrl[`CTRL_RUN] && !pf_busy) begin
+					// nothing fetched before a stop is used after it: the
+					// next RUN fetches again (a prefetch under way lands first)
 					running <= 1'b0;
-					pf_valid <= 1'b0;    // RUN again may latch another ring
+					pf_valid <= 1'b0;
 				end else if (pub_due) begin
 					st <= S_PUB;
 				end else if (irq_en && (timer_due || empty_due)) begin
@@ -1064,10 +1066,14 @@ module fdma_chan #(
 		if (pf_fire)
 			assert(next_idx != r_pidx && cidx != r_pidx && !d_ctrl[`D_STOP] &&
 			       (st == S_H2C || st == S_C2H));
-		// the descriptor in use stays as fetched while it moves data
-		if ((st == S_H2C || st == S_C2H) && ($past(st) == S_H2C || $past(st) == S_C2H))
-			assert(dw0 == $past(dw0) && dw1 == $past(dw1) && dw2 == $past(dw2) &&
-			       dw3 == $past(dw3));
+		// the descriptor in use changes only as it is fetched (FWAIT) or
+		// taken from the prefetch (IDLE): never while it runs
+		if (!$past(rst) && {dw0, dw1, dw2, dw3} != $past({dw0, dw1, dw2, dw3}))
+			assert($past(st) == S_FWAIT || $past(st) == S_IDLE);
+		// the prefetch reads the whole ring slot after cidx's, with the descriptor tag
+		if (pf_fire)
+			assert(tx_hdr == tlp_mem(1'b0, ring_base + {27'd0, (cidx + 32'd1) & size_mask, 5'd0},
+						 11'd8, req_id, TAG_D));
 		// a prefetched descriptor is the one at cidx when it is used
 		if (st == S_IDLE && pf_valid && !pf_busy)
 			assert(fv_pf_idx == cidx);

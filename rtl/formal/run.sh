@@ -154,6 +154,8 @@ mutate fetch_past_doorbell 0 0 's/cidx != r_pidx \&\& en;/en;/' \
 	"fetches with nothing posted"
 mutate prefetch_past_doorbell 1 0 's/!pf_valid \&\& next_idx != r_pidx \&\& /!pf_valid \&\& /' \
 	"fetches the next descriptor with nothing more posted"
+mutate prefetch_wrong_slot 0 0 's/tx_hdr = pf_want ? tlp_mem(1.b0, next_addr,/tx_hdr = pf_want ? tlp_mem(1'"'"'b0, desc_addr,/' \
+	"the H2C prefetch reads the current descriptor's slot again"
 mutate read_crosses_4k 0 0 's/rd_n = rl < to_4k ? rl : to_4k;/rd_n = rl;/' \
 	"read requests ignore the 4 KiB boundary"
 mutate read_above_mrrs 0 0 's/rl = rd_left < {19.d0, rd_max} ? rd_left\[12:0\] : rd_max;/rl = rd_left[12:0];/' \
