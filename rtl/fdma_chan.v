@@ -209,14 +209,15 @@ module fdma_chan #(
 		       (r_ring_size & (r_ring_size - 32'd1)) == 32'd0;
 
 	// ---- requests in flight: the descriptor slot and the data slots -------
+	// A descriptor read (the fetch of cidx's, or the prefetch of the next
+	// one while cidx's runs) lands in dn*, d_err; the descriptor in use,
+	// dw*, is taken from there (S_FWAIT, or S_IDLE for a prefetch).
 	reg               d_busy;        // descriptor read outstanding
 	reg  [1:0]        d_err;         // 0 ok, 1 addr (UR/CA/timeout), 2 poisoned
+	reg  [63:0]       dn0, dn1, dn2, dn3;
 	reg  [63:0]       dw0, dw1, dw2, dw3;
-	// the next descriptor (cidx + 1), fetched while this one runs: its read
-	// holds the descriptor tag (pf_busy with d_busy), then it waits here
-	reg               pf_busy, pf_valid;
-	reg  [1:0]        pf_err;
-	reg  [63:0]       pw0, pw1, pw2, pw3;
+	reg               pf_busy;       // the read outstanding is the prefetch
+	reg               pf_valid;      // dn* holds the prefetched descriptor
 	reg  [7:0]        s_busy;        // bit per tag slot; NSLOT of them are used
 	reg  [9:0]        s_len  [0:7];  // bytes requested (<= 512)
 	reg  [9:0]        s_rcvd [0:7];  // bytes arrived: a prefix of the request
@@ -531,8 +532,8 @@ module fdma_chan #(
 			ring_base <= 0; cpl_base <= 0; wb_base <= 0; size_mask <= 0; cfg_bad <= 1'b0;
 			wb_ok <= 1'b0;
 			d_busy <= 1'b0; d_err <= 0; s_busy <= 0; to_cnt <= 0;
-			pf_busy <= 1'b0; pf_valid <= 1'b0; pf_err <= 0;
-			pw0 <= 0; pw1 <= 0; pw2 <= 0; pw3 <= 0;
+			pf_busy <= 1'b0; pf_valid <= 1'b0;
+			dn0 <= 0; dn1 <= 0; dn2 <= 0; dn3 <= 0;
 			c_slot <= 0; c_word <= 0; c_dword <= 0; c_dws <= 0; c_bad <= 1'b0; c_ep <= 1'b0;
 			dw0 <= 0; dw1 <= 0; dw2 <= 0; dw3 <= 0;
 			e_code <= 0; rec_cookie <= 0; rec_len <= 0; rec_status <= 0; rec_flags <= 0;
@@ -564,20 +565,12 @@ module fdma_chan #(
 			if (cpl_valid && beat_ok) begin
 				to_cnt <= 0;
 				if (beat_slot == DSLOT) begin
-					// a prefetch lands beside the descriptor in use
-					if (beat_data && pf_busy) begin
+					if (beat_data) begin
 						case (beat_dword)
-						2'd0: pw0 <= cpl_data;
-						2'd1: pw1 <= cpl_data;
-						2'd2: pw2 <= cpl_data;
-						default: pw3 <= cpl_data;
-						endcase
-					end else if (beat_data) begin
-						case (beat_dword)
-						2'd0: dw0 <= cpl_data;
-						2'd1: dw1 <= cpl_data;
-						2'd2: dw2 <= cpl_data;
-						default: dw3 <= cpl_data;
+						2'd0: dn0 <= cpl_data;
+						2'd1: dn1 <= cpl_data;
+						2'd2: dn2 <= cpl_data;
+						default: dn3 <= cpl_data;
 						endcase
 					end
 				end else if (beat_data) begin
@@ -591,23 +584,16 @@ module fdma_chan #(
 				c_word <= beat_word + 1'b1;
 				c_dword <= beat_dword + 1'b1;
 				if (cpl_eop) begin
-					if (beat_slot == DSLOT && pf_busy) begin
-						if (!beat_data)
-							pf_err <= 2'd1;
-						else if (beat_ep && pf_err == 2'd0)
-							pf_err <= 2'd2;
-						if (!beat_data || beat_final) begin
-							d_busy <= 1'b0;
-							pf_busy <= 1'b0;
-							pf_valid <= 1'b1;
-						end
-					end else if (beat_slot == DSLOT) begin
+					if (beat_slot == DSLOT) begin
 						if (!beat_data)
 							d_err <= 2'd1;
 						else if (beat_ep && d_err == 2'd0)
 							d_err <= 2'd2;
-						if (!beat_data || beat_final)
+						if (!beat_data || beat_final) begin
 							d_busy <= 1'b0;
+							pf_busy <= 1'b0;
+							pf_valid <= pf_busy;
+						end
 					end else begin
 						if (!beat_data) begin
 							s_err[beat_slot] <= 2'd1;
@@ -627,13 +613,12 @@ module fdma_chan #(
 			if (timed_out) begin
 				// nobody answers: every request outstanding fails (address
 				// error), and the rest of a completion under way is dropped
-				// as a late one (it must not land in the descriptor in use)
+				// as a late one
 				c_ok <= 1'b0;
-				if (d_busy && pf_busy) begin
-					// the prefetched descriptor fails when its turn comes
-					d_busy <= 1'b0; pf_busy <= 1'b0; pf_valid <= 1'b1; pf_err <= 2'd1;
-				end else if (d_busy) begin
+				// (a prefetched descriptor fails when its turn comes)
+				if (d_busy) begin
 					d_busy <= 1'b0; d_err <= 2'd1;
+					pf_busy <= 1'b0; pf_valid <= pf_busy;
 				end
 				for (i = 0; i < 8; i = i + 1)
 					if (s_busy[i] && s_rcvd[i] != s_len[i]) begin
@@ -689,7 +674,7 @@ module fdma_chan #(
 			if (tx_fire && sb && wb_state)
 				ovr_pub <= overruns;
 			if (pf_fire) begin
-				d_busy <= 1'b1; pf_busy <= 1'b1; pf_err <= 0; to_cnt <= 0;
+				d_busy <= 1'b1; pf_busy <= 1'b1; d_err <= 0; to_cnt <= 0;
 			end
 			if (pkt_fire) begin
 				p_sending <= !tx_eop;
@@ -738,9 +723,9 @@ module fdma_chan #(
 						end
 					end else if (pf_valid) begin
 						// fetched while the last one ran: no round trip
-						dw0 <= pw0; dw1 <= pw1; dw2 <= pw2; dw3 <= pw3;
+						{dw0, dw1, dw2, dw3} <= {dn0, dn1, dn2, dn3};
 						pf_valid <= 1'b0;
-						if (pf_err != 0) begin
+						if (d_err != 0) begin
 							e_code <= `CPL_DESC_ERR; st <= S_ERR;
 						end else begin
 							st <= S_CHECK;
@@ -760,6 +745,7 @@ module fdma_chan #(
 			end
 			S_FWAIT: begin
 				if (!d_busy) begin
+					{dw0, dw1, dw2, dw3} <= {dn0, dn1, dn2, dn3};
 					if (abort)
 						st <= S_RST;
 					else if (d_err != 0) begin
