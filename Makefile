@@ -236,9 +236,12 @@ tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(if $(SAN),,$(RTLLIB))
 
 # The interrupt tests again on the RTL with MSI instead of MSI-X (through
 # the 7-series shim's interrupt port), and the card-memory tests with card
-# memory behind the AXI4 master (a simulated DDR-like slave).
+# memory behind the AXI4 master (a simulated DDR-like slave). test_faults
+# is there too: the AXI card's write responses keep a descriptor's record
+# waiting after its data drained, while the next descriptor's reads, issued
+# ahead, come back (one of them poisoned).
 RTL_MSI_TESTS = test_coalesce test_wait
-RTL_AXI_TESTS = test_transfer
+RTL_AXI_TESTS = test_transfer test_faults
 
 # Runs every test binary; each prints cmocka's summary. Fails if any fails.
 # The end-to-end sim tests run on the FDMA model, then on the XDMA model

@@ -4,14 +4,17 @@
 // the H2C or C2H data mover, completion records and the write-back block,
 // coalescing, halt on error, STOP and the channel reset handshake.
 //
-// One descriptor executes at a time per channel, and the next one posted
-// is fetched while it moves its data (H2C: once its last read request is
-// out; C2H: while no packet waits to be sent), so a queue of small
-// descriptors does not wait a read round trip between each two. Inside a
-// descriptor: H2C keeps NSLOT read requests outstanding and reassembles
-// their completions in a reorder buffer, and C2H fills one staging slot
-// while it sends the other, so the link stays busy for descriptors of a
-// few KiB and up (docs/studies/rtl.md has the figures).
+// Descriptors complete one at a time, in order, and the next one posted
+// is fetched while the current one moves its data (H2C: once its last read
+// request is out; C2H: while no packet waits to be sent), so a queue of
+// small descriptors does not wait a read round trip between each two.
+// H2C goes further: once the current descriptor's reads are all out, the
+// prefetched one's reads follow into the free slots of the same reorder
+// buffer, so its data is on the way while the current one drains and
+// writes its record. Inside a descriptor: H2C keeps NSLOT read requests
+// outstanding and reassembles their completions in order, and C2H fills
+// one staging slot while it sends the other, so the link stays busy for
+// descriptors of a few KiB and up (docs/studies/rtl.md has the figures).
 //
 // Kind (fixed at synthesis): C2H (else H2C), STREAM (else memory-mapped to
 // card memory), TESTGEN (a test generator or checker beside the stream).
@@ -224,7 +227,9 @@ module fdma_chan #(
 	reg  [1:0]        s_err  [0:7];
 	reg  [63:0]       rob [0:(8 << SLOTW_LOG2)-1];      // slot s at s << SLOTW_LOG2
 	reg  [31:0]       to_cnt;
-	wire              outstanding = d_busy || s_busy != 0;
+	// Requests on the link: a slot whose bytes have all come (or failed)
+	// is not one, even while its data waits to drain.
+	wire              outstanding = d_busy || (s_busy & ~done_mask(s_busy)) != 0;
 	wire              timed_out = outstanding && to_cnt >= CPL_TIMEOUT;
 
 	// completion bookkeeping, beat by beat
@@ -282,6 +287,8 @@ module fdma_chan #(
 	wire [31:0] d_len = dw2[31:0];
 	// the 8-byte words a byte stream's descriptor touches, in bytes + 7
 	wire [32:0] h_span = {30'd0, dw0[2:0]} + {1'b0, dw2[31:0]} + 33'd7;
+	// ... and the prefetched descriptor's (dn*), for its reads issued ahead
+	wire [32:0] n_span = {30'd0, dn0[2:0]} + {1'b0, dn2[31:0]} + 33'd7;
 	wire [31:0] d_ctrl = dw2[63:32];
 	wire [63:0] d_src = dw0, d_dst = dw1;
 	wire [31:0] coal_n = r_coal_count == 0 ? 32'd1 : r_coal_count;
@@ -304,11 +311,15 @@ module fdma_chan #(
 	reg  [31:0]       dr_left;       // words still to drain
 	reg  [CARD_AW-1:0] cw_addr;
 	reg               h2c_err_seen;
+	// rd_addr, rd_left are the prefetched descriptor's: the current one's
+	// reads are all out, and the next one's follow into the free slots
+	reg               ahead;
 	wire [12:0]       to_4k = 13'd4096 - {1'b0, rd_addr[11:0]};
 	wire [12:0]       rl = rd_left < {19'd0, rd_max} ? rd_left[12:0] : rd_max;
 	wire [12:0]       rd_n = rl < to_4k ? rl : to_4k;
 	wire              can_issue = st == S_H2C && rd_left != 0 && !s_busy[iss] && en &&
 				      !abort && !h2c_err_seen;
+	wire              reads_out = rd_left == 0 || ahead;   // the current descriptor's
 	wire [SLOTW_LOG2+2:0] rob_ra = {hd, dr_word};
 	wire [2:0]        iss_next = iss == NSLOT - 1 ? 3'd0 : iss + 3'd1;
 	wire [2:0]        hd_next = hd == NSLOT - 1 ? 3'd0 : hd + 3'd1;
@@ -465,6 +476,13 @@ module fdma_chan #(
 			      !d_busy && !pf_valid && next_idx != r_pidx && !d_ctrl[`D_STOP] &&
 			      ((st == S_H2C && rd_left == 0 && !h2c_err_seen) ||
 			       (st == S_C2H && p_cnt == 0 && !p_sending));
+	// H2C: the prefetched descriptor's reads start once the current one's
+	// are out, if it is one that S_CHECK will pass (a descriptor that will
+	// fail reads nothing). Its slots come after the current one's in the
+	// reorder buffer, so the drain meets them in order.
+	wire        ahead_go = !C2H && st == S_H2C && !ahead && rd_left == 0 && pf_valid &&
+			       d_err == 2'd0 && !h2c_err_seen && !abort && r_ctrl[`CTRL_RUN] &&
+			       desc_fault(dn0, dn1, dn2[31:0], n_span[32]) == 16'd0;
 
 	// ---- TLPs out: one source at a time, by state ---------------------------
 	`include "fdma_tlp.vh"
@@ -540,7 +558,7 @@ module fdma_chan #(
 			errflag <= 1'b0; eng_rst_done <= 1'b0; c_bytes <= 0; c_ok <= 1'b0;
 			unsig <= 0; age_us <= 0; ovr_flag <= 1'b0; irq_req <= 1'b0; ovr_pub <= 0;
 			rd_addr <= 0; rd_left <= 0; iss <= 0; hd <= 0; dr_word <= 0; dr_left <= 0;
-			cw_addr <= 0; h2c_err_seen <= 1'b0; m_first <= 1'b0;
+			cw_addr <= 0; h2c_err_seen <= 1'b0; m_first <= 1'b0; ahead <= 1'b0;
 			f_addr <= 0; f_bytes <= 0; f_words <= 0; f_lim <= 0; f_open <= 1'b0;
 			f_done <= 1'b0; f_slot <= 1'b0; f_sof_seen <= 1'b0; f_eof <= 1'b0;
 			in_frame <= 1'b0; frame_tg <= 1'b0; p_cnt <= 0; p_rd <= 1'b0; p_beat <= 0; p_sending <= 1'b0;
@@ -698,11 +716,13 @@ module fdma_chan #(
 						   r_wb_lo[5:0] != 0;
 					wb_ok <= r_wb_lo[5:0] == 0 && r_cpl_lo[3:0] == 0;
 					running <= 1'b1;
-				end else if (running && !r_ctrl[`CTRL_RUN] && !pf_busy) begin
+				end else if (running && !r_ctrl[`CTRL_RUN] && !pf_busy && !outstanding) begin
 					// nothing fetched before a stop is used after it: the
-					// next RUN fetches again (a prefetch under way lands first)
+					// next RUN fetches again (a prefetch, and reads issued
+					// ahead for it, land first and are dropped)
 					running <= 1'b0;
 					pf_valid <= 1'b0;
+					ahead <= 1'b0; rd_left <= 0; s_busy <= 0; iss <= 0; hd <= 0;
 				end else if (pub_due) begin
 					st <= S_PUB;
 				end else if (irq_en && (timer_due || empty_due)) begin
@@ -711,7 +731,8 @@ module fdma_chan #(
 					unsig <= 0; age_us <= 0;
 				end else if (!irq_en && unsig != 0) begin
 					unsig <= 0; age_us <= 0;
-				end else if (work) begin
+				end else if (work && r_ctrl[`CTRL_RUN]) begin
+					// (RUN cleared: the branch above drops what was fetched)
 					if (cfg_bad) begin
 						e_code <= `CPL_DESC_ERR;
 						st <= wb_ok ? S_ERR : S_IDLE;
@@ -757,19 +778,17 @@ module fdma_chan #(
 			S_CHECK: begin
 				rec_cookie <= dw3;
 				rec_flags <= 0;
-				if (d_len == 0 || d_len > max_desc_len || (BYTES && h_span[32])) begin
-					e_code <= `CPL_LEN_ERR; st <= S_ERR;
-				end else if ((!BYTES && (d_len & AMASK) != 0) ||
-					     (!STREAM && (d_src[31:0] & AMASK) != 0) ||
-					     ((!STREAM || C2H) && (d_dst[31:0] & AMASK) != 0)) begin
-					e_code <= `CPL_ALIGN_ERR; st <= S_ERR;
-				end else if (!STREAM && ((C2H ? d_src : d_dst) > CARD_BYTES ||
-							 {32'd0, d_len} > CARD_BYTES - (C2H ? d_src : d_dst))) begin
-					e_code <= `CPL_RANGE_ERR; st <= S_ERR;
+				if (desc_fault(d_src, d_dst, d_len, h_span[32]) != 16'd0) begin
+					e_code <= desc_fault(d_src, d_dst, d_len, h_span[32]);
+					st <= S_ERR;
 				end else if (!C2H) begin
 					// a byte stream reads the 8-byte words that cover it
-					rd_addr <= BYTES ? {d_src[63:3], 3'b000} : d_src;
-					rd_left <= BYTES ? {h_span[31:3], 3'b000} : d_len;
+					// (unless its reads were issued ahead, and go on)
+					if (!ahead) begin
+						rd_addr <= BYTES ? {d_src[63:3], 3'b000} : d_src;
+						rd_left <= BYTES ? {h_span[31:3], 3'b000} : d_len;
+					end
+					ahead <= 1'b0;
 					dr_left <= BYTES ? {3'd0, h_span[31:3]} : d_len >> 3;
 					b_lo <= d_src[2:0];
 					b_end <= d_src[2:0] + d_len[2:0];
@@ -793,7 +812,14 @@ module fdma_chan #(
 					rd_addr <= rd_addr + {51'd0, rd_n};
 					rd_left <= rd_left - {19'd0, rd_n};
 				end
-				if (hd_done && s_err[hd] != 0 && !h2c_err_seen) begin
+				if (ahead_go) begin
+					ahead <= 1'b1;
+					rd_addr <= BYTES ? {dn0[63:3], 3'b000} : dn0;
+					rd_left <= BYTES ? {n_span[31:3], 3'b000} : dn2[31:0];
+				end
+				// only the current descriptor's slots: one issued ahead may
+				// fail, and it is the next descriptor's error
+				if (hd_done && s_err[hd] != 0 && !h2c_err_seen && dr_left != 0) begin
 					h2c_err_seen <= 1'b1;
 					e_code <= s_err[hd] == 2'd2 ? `CPL_DATA_ERR : `CPL_ADDR_ERR;
 				end
@@ -812,15 +838,16 @@ module fdma_chan #(
 				if (h2c_err_seen || abort) begin
 					// let every request still out come back before the tags are reused
 					st <= S_DRAIN;
-				end else if (dr_left == 0 && rd_left == 0 && !card_wbusy) begin
+				end else if (dr_left == 0 && reads_out && !card_wbusy) begin
 					// the data is in card memory before its record goes out
 					rec_len <= d_len; rec_status <= `CPL_OK; rec_flags <= 0;
 					st <= S_REC;
 				end
 			end
 			S_DRAIN: begin
-				if (!d_busy && (s_busy & ~done_mask(s_busy)) == 0) begin
+				if (!outstanding) begin
 					s_busy <= 0; iss <= 0; hd <= 0;
+					ahead <= 1'b0; rd_left <= 0;
 					st <= abort ? S_RST : S_ERR;
 				end
 			end
@@ -954,7 +981,7 @@ module fdma_chan #(
 					running <= 1'b0; halted <= 1'b0; stopped <= 1'b0; errs <= 0;
 					unsig <= 0; age_us <= 0; ovr_flag <= 1'b0; errflag <= 1'b0;
 					s_busy <= 0; iss <= 0; hd <= 0; p_cnt <= 0; p_rd <= 1'b0;
-					pf_valid <= 1'b0;
+					pf_valid <= 1'b0; ahead <= 1'b0; rd_left <= 0;
 					f_slot <= 1'b0; f_open <= 1'b0; f_done <= 1'b0; sb <= 1'b0;
 					st_pub <= 32'h4;
 					st <= (wb_ok && en) ? S_RSTWB : S_IDLE;
@@ -1004,9 +1031,30 @@ module fdma_chan #(
 	/* verilator lint_off UNUSEDSIGNAL */
 	wire _unused = &{1'b0, now_ns, card_rd, cpl_hdr[127:75], cpl_hdr[71:48], cpl_hdr[44],
 			 cpl_hdr[31], cpl_hdr[29:15], cpl_hdr[13:10], h_off[9], h_off[2:0], d_ctrl[31:4],
-			 h_span[2:0], d_ctrl[2:1], o_ready, w_lo, w_hi,
+			 h_span[2:0], n_span[2:0], d_ctrl[2:1], o_ready, w_lo, w_hi,
 			 f_n[12:9], f_n[2:0], tg_ready, cf_pop, tg_rst};
 	/* verilator lint_on UNUSEDSIGNAL */
+
+	// What S_CHECK refuses a descriptor for (0: nothing). span_ovf: a byte
+	// stream's covering words overflow 32 bits.
+	function [15:0] desc_fault;
+		input [63:0] src, dst;
+		input [31:0] len;
+		input        span_ovf;
+		begin
+			if (len == 0 || len > max_desc_len || (BYTES && span_ovf))
+				desc_fault = `CPL_LEN_ERR;
+			else if ((!BYTES && (len & AMASK) != 0) ||
+				 (!STREAM && (src[31:0] & AMASK) != 0) ||
+				 ((!STREAM || C2H) && (dst[31:0] & AMASK) != 0))
+				desc_fault = `CPL_ALIGN_ERR;
+			else if (!STREAM && ((C2H ? src : dst) > CARD_BYTES ||
+					     {32'd0, len} > CARD_BYTES - (C2H ? src : dst)))
+				desc_fault = `CPL_RANGE_ERR;
+			else
+				desc_fault = 16'd0;
+		end
+	endfunction
 
 	// Slots whose last byte arrived (or which failed): a drain after an error
 	// waits only for the others.
@@ -1043,6 +1091,12 @@ module fdma_chan #(
 	wire [11:0] fv_a    = fv_is4 ? {tx_hdr[107:98], 2'b00} : {tx_hdr[75:66], 2'b00};
 	wire [12:0] fv_len  = {1'b0, tx_hdr[9:0] == 10'd0, tx_hdr[9:0], 2'b00} & 13'h1ffc;
 	wire [2:0]  fv_slot = tx_hdr[42:40];
+	// the host bytes a descriptor's reads may cover (a byte stream's: the
+	// 8-byte words around it)
+	wire [63:0] fv_base  = BYTES ? {d_src[63:3], 3'b000} : d_src;
+	wire [32:0] fv_size  = BYTES ? {h_span[32:3], 3'b000} : {1'b0, d_len};
+	wire [63:0] fv_nbase = BYTES ? {dn0[63:3], 3'b000} : dn0;
+	wire [32:0] fv_nsize = BYTES ? {n_span[32:3], 3'b000} : {1'b0, dn2[31:0]};
 
 	always @(posedge clk) if (fv_past && !rst) begin
 		// ring: a descriptor is fetched only below the doorbell
@@ -1063,6 +1117,21 @@ module fdma_chan #(
 		// a prefetched descriptor is the one at cidx when it is used
 		if (st == S_IDLE && pf_valid && !pf_busy)
 			assert(fv_pf_idx == cidx);
+		// H2C data reads lie inside the descriptor they serve: the current
+		// one's, or, issued ahead, the prefetched one's, which S_CHECK will
+		// pass; a channel left idle keeps no slot
+		// (offsets modulo 2^64, as the engine's address arithmetic goes)
+		if (tx_fire && !fv_wr && st == S_H2C && !pf_want) begin
+			if (ahead)
+				assert(pf_valid && desc_fault(dn0, dn1, dn2[31:0], n_span[32]) == 16'd0 &&
+				       {1'b0, rd_addr - fv_nbase} + {51'd0, rd_n} <= {31'd0, fv_nsize});
+			else
+				assert({1'b0, rd_addr - fv_base} + {51'd0, rd_n} <= {31'd0, fv_size});
+		end
+		if (ahead)
+			assert(pf_valid || st == S_CHECK || st == S_RST);
+		if (st == S_IDLE && !running)
+			assert(s_busy == 0 && !ahead);
 		// ring: a completion only for a descriptor that was posted and taken
 		if (st == S_REC && tx_fire && sb)
 			assert(fv_taken);

@@ -13,7 +13,9 @@ module chan_top #(
 	(* anyseq *) wire [127:0] cpl_hdr;
 	(* anyseq *) wire [15:0] req_id;
 	(* anyseq *) wire [2:0] mps_code, mrrs_code;
-	(* anyseq *) wire [31:0] max_desc_len, reg_wd;
+	// MAX_DESC_LEN is a strap (rtl/fdma_engine.v): any value, but one
+	(* anyconst *) wire [31:0] max_desc_len;
+	(* anyseq *) wire [31:0] reg_wd;
 	(* anyseq *) wire [6:2] reg_wa, reg_ra;
 	(* anyseq *) wire [7:0] s_keep;
 	/* verilator lint_off PINCONNECTEMPTY */

@@ -139,12 +139,19 @@ mutate pack_last_early pack 0 's/out_last <= in_eof \&\& tot <= 4.d8;/out_last <
 	"a frame's word is marked last while bytes are still owed"
 mutate pack_lanes_outside pack 0 's/wire \[W-1:0\] w_bytes = w_sh \& ~({W{1.b1}} << (in_n \* LW));/wire [W-1:0] w_bytes = w_sh;/' \
 	"bytes past a descriptor's end are packed"
-spawn h2c_mm proof h2c_mm 0 0
+# The H2C channel's reads issued ahead into the prefetched descriptor are
+# first reached at 17 clocks, so its check runs 18 (and so do the two
+# mutations of those reads).
+spawn h2c_mm proof h2c_mm 0 0 "${DEEP_H2C:-18}"
 spawn c2h_mm proof c2h_mm 1 0
 spawn c2h_stream proof c2h_stream 1 1
 # The H2C stream channel carries the packer's wide shifts: 158 s here,
 # three times the others, so it runs on request (H2C_STREAM=1), not in CI.
 [ "${H2C_STREAM:-0}" = 1 ] && spawn h2c_stream proof h2c_stream 0 1
+mutate ahead_reads_current 0 0 's/rd_addr <= BYTES ? {dn0\[63:3\], 3.b000} : dn0;/rd_addr <= BYTES ? {dn0[63:3], 3'"'"'b000} : dw0;/' \
+	"reads issued ahead take the current descriptor's address" "${DEEP_H2C:-18}"
+mutate ahead_unchecked 0 0 's/^\(\t*       \)desc_fault(dn0, dn1, dn2\[31:0\], n_span\[32\]) == 16.d0;/\11'"'"'b1;/' \
+	"reads go ahead for a descriptor that will fail its checks" "${DEEP_H2C:-18}"
 mutate fetch_past_doorbell 0 0 's/cidx != r_pidx \&\& en;/en;/' \
 	"fetches with nothing posted"
 mutate prefetch_past_doorbell 1 0 's/!pf_valid \&\& next_idx != r_pidx \&\& /!pf_valid \&\& /' \
