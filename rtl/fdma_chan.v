@@ -5,9 +5,10 @@
 // coalescing, halt on error, STOP and the channel reset handshake.
 //
 // Descriptors complete one at a time, in order, and the next one posted
-// is fetched while the current one moves its data (H2C: once its last read
-// request is out; C2H: while no packet waits to be sent), so a queue of
-// small descriptors does not wait a read round trip between each two.
+// is fetched while the current one moves its data (H2C: as it starts, its
+// one read request ahead of the data's; C2H: while no packet waits to be
+// sent), so a queue of small descriptors does not wait a read round trip
+// between each two.
 // H2C goes further: once the current descriptor's reads are all out, the
 // prefetched one's reads follow into the free slots of the same reorder
 // buffer, so its data is on the way while the current one drains and
@@ -470,11 +471,13 @@ module fdma_chan #(
 	wire ovr_pulse = (TESTGEN && C2H && tg_ovr) || (drop_now && eat);
 
 	// Fetch the next posted descriptor now (see the top): never past the
-	// doorbell, never after a STOP, and only while the link has room: H2C
-	// once its reads are all out, C2H while no packet is ready to go.
+	// doorbell, never after a STOP. H2C at once, so that the descriptor is
+	// there when its reads may go ahead, even where a root complex returns
+	// completions in request order (it costs the first data read one
+	// request's time); C2H while no packet is ready to go.
 	wire        pf_want = running && r_ctrl[`CTRL_RUN] && !halted && !stopped && en && !abort && !cfg_bad &&
 			      !d_busy && !pf_valid && next_idx != r_pidx && !d_ctrl[`D_STOP] &&
-			      ((st == S_H2C && rd_left == 0 && !h2c_err_seen) ||
+			      ((st == S_H2C && !h2c_err_seen) ||
 			       (st == S_C2H && p_cnt == 0 && !p_sending));
 	// H2C: the prefetched descriptor's reads start once the current one's
 	// are out, if it is one that S_CHECK will pass (a descriptor that will

@@ -175,8 +175,11 @@ struct fdma_rtl {
 	std::vector<Beat> down_beats;  // down_cur as the core's beats
 	size_t down_beat = 0;
 	HostReq *cur_read = nullptr;   // the host read whose completion is awaited
-	bool poison_next = false;      // FDMA_FAULT_DATA: the next data read of poison_ch
+	// FDMA_FAULT_DATA: the first data read of poison_ch that touches the
+	// faulty descriptor's source bytes [poison_lo, poison_hi)
+	bool poison_next = false;
 	unsigned poison_ch = 0;
+	uint64_t poison_lo = 0, poison_hi = 0;
 	// up: the TLP being received, as the core's beats
 	std::vector<Beat> up_beats;
 	bool up_in = false;
@@ -267,13 +270,24 @@ void answer_read(fdma_rtl *r, const Tlp &t)
 		r->n.faults++;
 		if (r->cfg.fault == FDMA_FAULT_DESC) {
 			st = 1;
-		} else {
-			// the descriptor reads fine; its data comes back poisoned
+		} else if (p) {
+			// The descriptor reads fine; its data comes back poisoned.
+			// Found by address: a prefetch goes out before the
+			// current descriptor's data reads, and reads issued ahead
+			// for this one may come before the current one's end.
+			uint64_t src;
+			uint32_t len;
+
+			memcpy(&src, p, sizeof(src));
+			memcpy(&len, (const uint8_t *)p + 16, sizeof(len));
 			r->poison_next = true;
 			r->poison_ch = tag >> 3;
+			r->poison_lo = src;
+			r->poison_hi = src + len;
 		}
 	}
-	if (!is_desc && r->poison_next && tag >> 3 == r->poison_ch) {
+	if (!is_desc && r->poison_next && tag >> 3 == r->poison_ch &&
+	    addr < r->poison_hi && addr + bytes > r->poison_lo) {
 		r->poison_next = false;
 		poison = true;
 	}
