@@ -229,8 +229,15 @@ module fdma_chan #(
 	reg  [63:0]       rob [0:(8 << SLOTW_LOG2)-1];      // slot s at s << SLOTW_LOG2
 	reg  [31:0]       to_cnt;
 	// Requests on the link: a slot whose bytes have all come (or failed)
-	// is not one, even while its data waits to drain.
-	wire              outstanding = d_busy || (s_busy & ~done_mask(s_busy)) != 0;
+	// is not one, even while its data waits to drain. (Per-slot wires, not
+	// a function over the arrays: an event-driven simulator re-evaluates a
+	// continuous assignment only when its operands change.)
+	wire [7:0]        s_done;
+	genvar            gs;
+	generate for (gs = 0; gs < 8; gs = gs + 1) begin : g_done
+		assign s_done[gs] = s_rcvd[gs] == s_len[gs];
+	end endgenerate
+	wire              outstanding = d_busy || (s_busy & ~s_done) != 0;
 	wire              timed_out = outstanding && to_cnt >= CPL_TIMEOUT;
 
 	// completion bookkeeping, beat by beat
@@ -319,7 +326,7 @@ module fdma_chan #(
 	wire [12:0]       rl = rd_left < {19'd0, rd_max} ? rd_left[12:0] : rd_max;
 	wire [12:0]       rd_n = rl < to_4k ? rl : to_4k;
 	wire              can_issue = st == S_H2C && rd_left != 0 && !s_busy[iss] && en &&
-				      !abort && !h2c_err_seen;
+				      !abort && !h2c_err_seen && (!ahead || r_ctrl[`CTRL_RUN]);
 	wire              reads_out = rd_left == 0 || ahead;   // the current descriptor's
 	wire [SLOTW_LOG2+2:0] rob_ra = {hd, dr_word};
 	wire [2:0]        iss_next = iss == NSLOT - 1 ? 3'd0 : iss + 3'd1;
@@ -485,7 +492,7 @@ module fdma_chan #(
 	// reorder buffer, so the drain meets them in order.
 	wire        ahead_go = !C2H && st == S_H2C && !ahead && rd_left == 0 && pf_valid &&
 			       d_err == 2'd0 && !h2c_err_seen && !abort && r_ctrl[`CTRL_RUN] &&
-			       desc_fault(dn0, dn1, dn2[31:0], n_span[32]) == 16'd0;
+			       desc_fault(dn0, dn1, dn2[31:0], n_span[32], max_desc_len) == 16'd0;
 
 	// ---- TLPs out: one source at a time, by state ---------------------------
 	`include "fdma_tlp.vh"
@@ -781,8 +788,8 @@ module fdma_chan #(
 			S_CHECK: begin
 				rec_cookie <= dw3;
 				rec_flags <= 0;
-				if (desc_fault(d_src, d_dst, d_len, h_span[32]) != 16'd0) begin
-					e_code <= desc_fault(d_src, d_dst, d_len, h_span[32]);
+				if (desc_fault(d_src, d_dst, d_len, h_span[32], max_desc_len) != 16'd0) begin
+					e_code <= desc_fault(d_src, d_dst, d_len, h_span[32], max_desc_len);
 					st <= S_ERR;
 				end else if (!C2H) begin
 					// a byte stream reads the 8-byte words that cover it
@@ -1039,13 +1046,15 @@ module fdma_chan #(
 	/* verilator lint_on UNUSEDSIGNAL */
 
 	// What S_CHECK refuses a descriptor for (0: nothing). span_ovf: a byte
-	// stream's covering words overflow 32 bits.
+	// stream's covering words overflow 32 bits; max_len: MAX_DESC_LEN (an
+	// argument, so that a continuous assignment sees it change).
 	function [15:0] desc_fault;
 		input [63:0] src, dst;
 		input [31:0] len;
 		input        span_ovf;
+		input [31:0] max_len;
 		begin
-			if (len == 0 || len > max_desc_len || (BYTES && span_ovf))
+			if (len == 0 || len > max_len || (BYTES && span_ovf))
 				desc_fault = `CPL_LEN_ERR;
 			else if ((!BYTES && (len & AMASK) != 0) ||
 				 (!STREAM && (src[31:0] & AMASK) != 0) ||
@@ -1059,16 +1068,6 @@ module fdma_chan #(
 		end
 	endfunction
 
-	// Slots whose last byte arrived (or which failed): a drain after an error
-	// waits only for the others.
-	function [7:0] done_mask;
-		input [7:0] b;
-		integer k;
-		begin
-			for (k = 0; k < 8; k = k + 1)
-				done_mask[k] = b[k] && s_rcvd[k] == s_len[k];
-		end
-	endfunction
 
 `ifdef FORMAL
 	// ---- properties (rtl/formal/run.sh proves them with yosys-smtbmc) -------
@@ -1126,7 +1125,7 @@ module fdma_chan #(
 		// (offsets modulo 2^64, as the engine's address arithmetic goes)
 		if (tx_fire && !fv_wr && st == S_H2C && !pf_want) begin
 			if (ahead)
-				assert(pf_valid && desc_fault(dn0, dn1, dn2[31:0], n_span[32]) == 16'd0 &&
+				assert(pf_valid && desc_fault(dn0, dn1, dn2[31:0], n_span[32], max_desc_len) == 16'd0 &&
 				       {1'b0, rd_addr - fv_nbase} + {51'd0, rd_n} <= {31'd0, fv_nsize});
 			else
 				assert({1'b0, rd_addr - fv_base} + {51'd0, rd_n} <= {31'd0, fv_size});
@@ -1162,11 +1161,13 @@ module fdma_chan #(
 			assert(f_n != 0 && f_n <= wr_max && {1'b0, f_addr[11:0]} + f_n <= 13'd4096 &&
 			       f_n[2:0] == 3'd0);
 		// reset: the channel comes back idle, its count at 0
+		// (no slot held either: outstanding counts only requests on the link)
 		if ($past(rst))
-			assert(st == S_IDLE && cidx == 0 && !running && !halted && !outstanding);
+			assert(st == S_IDLE && cidx == 0 && !running && !halted && !outstanding &&
+			       s_busy == 0 && !ahead && rd_left == 0);
 		if (reset_ack != $past(reset_ack))
 			assert(cidx == 0 && !running && !halted && !stopped && errs == 0 &&
-			       !outstanding && !p_sending);
+			       !outstanding && !p_sending && s_busy == 0 && !ahead && rd_left == 0);
 	end
 	always @(posedge clk)
 		if (rst || (st == S_RST && !outstanding && cr_fly == 0 && !p_sending))

@@ -150,7 +150,7 @@ spawn c2h_stream proof c2h_stream 1 1
 [ "${H2C_STREAM:-0}" = 1 ] && spawn h2c_stream proof h2c_stream 0 1
 mutate ahead_reads_current 0 0 's/rd_addr <= BYTES ? {dn0\[63:3\], 3.b000} : dn0;/rd_addr <= BYTES ? {dn0[63:3], 3'"'"'b000} : dw0;/' \
 	"reads issued ahead take the current descriptor's address" "${DEEP_H2C:-18}"
-mutate ahead_unchecked 0 0 's/^\(\t*       \)desc_fault(dn0, dn1, dn2\[31:0\], n_span\[32\]) == 16.d0;/\11'"'"'b1;/' \
+mutate ahead_unchecked 0 0 's/^\(\t*       \)desc_fault(dn0, dn1, dn2\[31:0\], n_span\[32\], max_desc_len) == 16.d0;/\11'"'"'b1;/' \
 	"reads go ahead for a descriptor that will fail its checks" "${DEEP_H2C:-18}"
 mutate fetch_past_doorbell 0 0 's/cidx != r_pidx \&\& en;/en;/' \
 	"fetches with nothing posted"
