@@ -206,10 +206,11 @@ $(VL_DIR)/Vfdma_sim_top__ALL.a: $(RTL_V) $(RTL_VH)
 $(addprefix $(BUILD)/rtl/,verilated.o verilated_threads.o): $(BUILD)/rtl/%.o: $(VL_INC)/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(RTL_CXXFLAGS) -w -c $< -o $@
-# The model's headers too: the harness reads struct fdma_model_cfg.
+# The model's headers too: the harness reads struct fdma_model_cfg; and
+# the engine's, for struct fdma_desc (its data fault finds a descriptor's data).
 $(BUILD)/rtl/harness.o: rtl/sim/harness.cpp rtl/sim/fdma_rtl.h model/fdma_model.h model/fdma_link.h \
-		$(VL_DIR)/Vfdma_sim_top__ALL.a
-	$(CXX) $(RTL_CXXFLAGS) -I$(VL_DIR) -Imodel -Irtl/sim -c $< -o $@
+		engine/fdma_regs.h lib/fdma_plat.h $(VL_DIR)/Vfdma_sim_top__ALL.a
+	$(CXX) $(RTL_CXXFLAGS) -I$(VL_DIR) -Imodel -Irtl/sim -Iengine -Ilib -c $< -o $@
 $(BUILD)/rtl/fdma_link.o: model/fdma_link.c model/fdma_link.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -fPIC -O2 -g -Imodel -c $< -o $@

@@ -299,6 +299,15 @@ module fdma_chan #(
 	wire [32:0] n_span = {30'd0, dn0[2:0]} + {1'b0, dn2[31:0]} + 33'd7;
 	wire [31:0] d_ctrl = dw2[63:32];
 	wire [63:0] d_src = dw0, d_dst = dw1;
+	// The host bytes a descriptor's reads cover (a byte stream's: the 8-byte
+	// words around it), and what S_CHECK refuses it for: the descriptor in
+	// use, and the prefetched one, whose reads may go ahead.
+	wire [63:0] d_rd_from = BYTES ? {d_src[63:3], 3'b000} : d_src;
+	wire [31:0] d_rd_len  = BYTES ? {h_span[31:3], 3'b000} : d_len;
+	wire [15:0] d_fault   = desc_fault(d_src, d_dst, d_len, h_span[32], max_desc_len);
+	wire [63:0] n_rd_from = BYTES ? {dn0[63:3], 3'b000} : dn0;
+	wire [31:0] n_rd_len  = BYTES ? {n_span[31:3], 3'b000} : dn2[31:0];
+	wire [15:0] n_fault   = desc_fault(dn0, dn1, dn2[31:0], n_span[32], max_desc_len);
 	wire [31:0] coal_n = r_coal_count == 0 ? 32'd1 : r_coal_count;
 	wire        irq_en = r_ctrl[`CTRL_IRQ_EN];
 	// age_us counts whole-µs ticks since the oldest unsignalled completion, the
@@ -492,7 +501,7 @@ module fdma_chan #(
 	// reorder buffer, so the drain meets them in order.
 	wire        ahead_go = !C2H && st == S_H2C && !ahead && rd_left == 0 && pf_valid &&
 			       d_err == 2'd0 && !h2c_err_seen && !abort && r_ctrl[`CTRL_RUN] &&
-			       desc_fault(dn0, dn1, dn2[31:0], n_span[32], max_desc_len) == 16'd0;
+			       n_fault == 16'd0;
 
 	// ---- TLPs out: one source at a time, by state ---------------------------
 	`include "fdma_tlp.vh"
@@ -788,18 +797,17 @@ module fdma_chan #(
 			S_CHECK: begin
 				rec_cookie <= dw3;
 				rec_flags <= 0;
-				if (desc_fault(d_src, d_dst, d_len, h_span[32], max_desc_len) != 16'd0) begin
-					e_code <= desc_fault(d_src, d_dst, d_len, h_span[32], max_desc_len);
-					st <= S_ERR;
+				if (d_fault != 16'd0) begin
+					e_code <= d_fault; st <= S_ERR;
 				end else if (!C2H) begin
 					// a byte stream reads the 8-byte words that cover it
 					// (unless its reads were issued ahead, and go on)
 					if (!ahead) begin
-						rd_addr <= BYTES ? {d_src[63:3], 3'b000} : d_src;
-						rd_left <= BYTES ? {h_span[31:3], 3'b000} : d_len;
+						rd_addr <= d_rd_from;
+						rd_left <= d_rd_len;
 					end
 					ahead <= 1'b0;
-					dr_left <= BYTES ? {3'd0, h_span[31:3]} : d_len >> 3;
+					dr_left <= d_rd_len >> 3;
 					b_lo <= d_src[2:0];
 					b_end <= d_src[2:0] + d_len[2:0];
 					dr_word <= 0; h2c_err_seen <= 1'b0; m_first <= 1'b1;
@@ -824,8 +832,8 @@ module fdma_chan #(
 				end
 				if (ahead_go) begin
 					ahead <= 1'b1;
-					rd_addr <= BYTES ? {dn0[63:3], 3'b000} : dn0;
-					rd_left <= BYTES ? {n_span[31:3], 3'b000} : dn2[31:0];
+					rd_addr <= n_rd_from;
+					rd_left <= n_rd_len;
 				end
 				// only the current descriptor's slots: one issued ahead may
 				// fail, and it is the next descriptor's error
@@ -1068,7 +1076,6 @@ module fdma_chan #(
 		end
 	endfunction
 
-
 `ifdef FORMAL
 	// ---- properties (rtl/formal/run.sh proves them with yosys-smtbmc) -------
 	// Everything outside the channel (host register writes, completions,
@@ -1125,7 +1132,7 @@ module fdma_chan #(
 		// (offsets modulo 2^64, as the engine's address arithmetic goes)
 		if (tx_fire && !fv_wr && st == S_H2C && !pf_want) begin
 			if (ahead)
-				assert(pf_valid && desc_fault(dn0, dn1, dn2[31:0], n_span[32], max_desc_len) == 16'd0 &&
+				assert(pf_valid && n_fault == 16'd0 &&
 				       {1'b0, rd_addr - fv_nbase} + {51'd0, rd_n} <= {31'd0, fv_nsize});
 			else
 				assert({1'b0, rd_addr - fv_base} + {51'd0, rd_n} <= {31'd0, fv_size});

@@ -148,9 +148,9 @@ spawn c2h_stream proof c2h_stream 1 1
 # The H2C stream channel carries the packer's wide shifts: 158 s here,
 # three times the others, so it runs on request (H2C_STREAM=1), not in CI.
 [ "${H2C_STREAM:-0}" = 1 ] && spawn h2c_stream proof h2c_stream 0 1
-mutate ahead_reads_current 0 0 's/rd_addr <= BYTES ? {dn0\[63:3\], 3.b000} : dn0;/rd_addr <= BYTES ? {dn0[63:3], 3'"'"'b000} : dw0;/' \
+mutate ahead_reads_current 0 0 's/n_rd_from = BYTES ? {dn0\[63:3\], 3.b000} : dn0;/n_rd_from = BYTES ? {dn0[63:3], 3'"'"'b000} : dw0;/' \
 	"reads issued ahead take the current descriptor's address" "${DEEP_H2C:-18}"
-mutate ahead_unchecked 0 0 's/^\(\t*       \)desc_fault(dn0, dn1, dn2\[31:0\], n_span\[32\], max_desc_len) == 16.d0;/\11'"'"'b1;/' \
+mutate ahead_unchecked 0 0 's/^\(\t*       \)n_fault == 16.d0;/\11'"'"'b1;/' \
 	"reads go ahead for a descriptor that will fail its checks" "${DEEP_H2C:-18}"
 mutate fetch_past_doorbell 0 0 's/cidx != r_pidx \&\& en;/en;/' \
 	"fetches with nothing posted"

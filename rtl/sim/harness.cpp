@@ -45,6 +45,8 @@
 
 extern "C" {
 #include "fdma_rtl.h"
+#include "fdma_plat.h"
+#include "fdma_regs.h"
 }
 
 namespace {
@@ -275,15 +277,13 @@ void answer_read(fdma_rtl *r, const Tlp &t)
 			// Found by address: a prefetch goes out before the
 			// current descriptor's data reads, and reads issued ahead
 			// for this one may come before the current one's end.
-			uint64_t src;
-			uint32_t len;
+			struct fdma_desc d;
 
-			memcpy(&src, p, sizeof(src));
-			memcpy(&len, (const uint8_t *)p + 16, sizeof(len));
+			memcpy(&d, p, sizeof(d));
 			r->poison_next = true;
 			r->poison_ch = tag >> 3;
-			r->poison_lo = src;
-			r->poison_hi = src + len;
+			r->poison_lo = d.src;
+			r->poison_hi = d.src + d.len;
 		}
 	}
 	if (!is_desc && r->poison_next && tag >> 3 == r->poison_ch &&

@@ -190,7 +190,7 @@ module h2c_bench #(
 	// ---- the link: completions in random order, split at 64-byte boundaries
 	integer cur = -1, beat = 0, nb = 0, pick, tries, off;
 	reg [63:0] ca;
-	reg [12:0] cl, chunk, rem;
+	reg [12:0] chunk, rem;
 	reg [2:0]  cf;
 	always @(posedge clk) begin
 		cpl_valid <= 0; cpl_sop <= 0; cpl_eop <= 0;
