@@ -349,8 +349,8 @@ static bool paced(struct fdma_model *m)
 }
 
 /*
- * Hold a transfer of len bytes for the link's time in this channel's
- * direction. A MEM2MEM piece crosses the link both ways: its reads take
+ * Reserve the link's time for a transfer of len bytes in this channel's
+ * direction; returns when it ends (0 unpaced), which pace() waits for. A MEM2MEM piece crosses the link both ways: its reads take
  * downstream time (clk[0], as H2C), its writes upstream time (clk[1], as
  * C2H), the writes starting no earlier than the reads (a piece's data is
  * written as it arrives). Both clocks advance, so copies compete with H2C
@@ -358,13 +358,13 @@ static bool paced(struct fdma_model *m)
  * direction's rate. Like concurrent H2C and C2H channels here, the read
  * requests' upstream bytes are not charged against the writes.
  */
-static void pace(struct mchan *c, u32 len)
+static u64 pace_reserve(struct mchan *c, u32 len)
 {
 	struct fdma_model *m = c->m;
 	u64 done;
 
 	if (!paced(m))
-		return;
+		return 0;
 	/* Back to back when the descriptor was waiting; else from when it arrived. */
 	if (is_m2m(c)) {
 		u64 cost_r = fdma_link_xfer_ns(&m->cfg.link, FDMA_LINK_H2C, len, c->was_empty);
@@ -379,9 +379,14 @@ static void pace(struct mchan *c, u32 len)
 		done = fdma_link_clock_reserve(&m->clk[dir], c->avail_ns,
 			       fdma_link_xfer_ns(&m->cfg.link, dir, len, c->was_empty));
 	}
-	sleep_until(done);
 	c->avail_ns = done;
 	c->was_empty = false;
+	return done;
+}
+
+static void pace(struct mchan *c, u32 len)
+{
+	sleep_until(pace_reserve(c, len));
 }
 
 /* ---- reset and control ------------------------------------------------- */
@@ -665,7 +670,7 @@ static bool wire_peer_up(const struct mchan *c)
 	return rd(&c->m->chan[c->peer], FDMA_CH_CTRL) & FDMA_CH_CTRL_RUN;
 }
 
-static void wire_send(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
+static void wire_send(struct mchan *c, const u8 *data, u32 len, u32 ctrl, u64 at_ns)
 {
 	bool eof = ctrl & FDMA_DESC_EOF;
 
@@ -673,7 +678,7 @@ static void wire_send(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
 		fdma_wire_abort(c->wire);
 		return;
 	}
-	fdma_wire_put(c->wire, data, len, ctrl & FDMA_DESC_SOF, eof);
+	fdma_wire_put(c->wire, data, len, ctrl & FDMA_DESC_SOF, eof, at_ns);
 	/* A whole frame is there for the other end: wake it. */
 	if (eof)
 		fdma_model_kick(c->m, c->peer);
@@ -748,21 +753,24 @@ static bool run_desc(struct mchan *c)
 	enum fdma_fault f;
 	struct fdma_desc d;
 	void *host = NULL, *dst = NULL;
+	u64 done;
 
 	if (!fetch_desc(c, &d, &host, &dst, &f))
 		return false;
+	/* The link's time first: a frame on the wire says when it got there. */
+	done = pace_reserve(c, d.len);
 	/* The host's rule keeps src and dst apart; memmove keeps the model defined anyway. */
 	if (is_m2m(c))
 		memmove(dst, host, d.len);
 	else if (is_stream(c) && c->wire)
-		wire_send(c, host, d.len, d.ctrl);
+		wire_send(c, host, d.len, d.ctrl, done);
 	else if (is_stream(c))
 		checker_feed(c, host, d.len, d.ctrl);
 	else if (is_c2h(c))
 		memcpy(host, m->card + d.src, d.len);
 	else
 		memcpy(m->card + d.dst, host, d.len);
-	pace(c, d.len);
+	sleep_until(done);
 	if (f == FDMA_FAULT_DATA) {
 		halt(c, &d, FDMA_CPL_DATA_ERR);
 		return false;
@@ -966,13 +974,12 @@ static u32 run_wire_rx(struct mchan *c, u32 pidx, u64 *deadline)
 
 	while (!c->w_in_frame) {
 		u32 len = fdma_wire_peek(c->wire);
-		u64 now;
+		u64 at;
 
 		if (!len)
 			return n;
 		/* A rated wire carries one frame after another, each for its time (paced or not). */
-		now = now_ns();
-		if (!fdma_wire_due(c->wire, len, now, deadline))
+		if (!fdma_wire_due(c->wire, len, now_ns(), deadline, &at))
 			return n;
 		if (pidx == c->cidx) {
 			if (!(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_DROP))
@@ -986,8 +993,8 @@ static u32 run_wire_rx(struct mchan *c, u32 pidx, u64 *deadline)
 		c->w_in_frame = true;
 		c->w_len = len;
 		c->w_off = 0;
-		if (c->avail_ns < now)
-			c->avail_ns = now;
+		if (c->avail_ns < at)
+			c->avail_ns = at;
 	}
 	return n + c2h_deliver(c, pidx, &wire_source, NULL, c->w_len, &c->w_off, &c->w_in_frame);
 }

@@ -17,7 +17,8 @@ int fdma_wire_init(struct fdma_wire *w, uint64_t bytes, uint32_t frames, uint32_
 		return -EINVAL;
 	w->data = malloc(bytes);
 	w->flen = calloc(frames, sizeof(*w->flen));
-	if (!w->data || !w->flen) {
+	w->fat = calloc(frames, sizeof(*w->fat));
+	if (!w->data || !w->flen || !w->fat) {
 		fdma_wire_free(w);
 		return -ENOMEM;
 	}
@@ -31,8 +32,10 @@ void fdma_wire_free(struct fdma_wire *w)
 {
 	free(w->data);
 	free(w->flen);
+	free(w->fat);
 	w->data = NULL;
 	w->flen = NULL;
+	w->fat = NULL;
 }
 
 int fdma_wire_room(const struct fdma_wire *w, uint32_t len, bool sof, bool eof)
@@ -69,7 +72,8 @@ static void copy_in(struct fdma_wire *w, uint64_t pos, const uint8_t *p, uint32_
 	memcpy(w->data, p + first, len - first);
 }
 
-void fdma_wire_put(struct fdma_wire *w, const void *p, uint32_t len, bool sof, bool eof)
+void fdma_wire_put(struct fdma_wire *w, const void *p, uint32_t len, bool sof, bool eof,
+		   uint64_t at_ns)
 {
 	if (sof) {
 		/* A frame begun and not ended is cut short by the next: it is lost. */
@@ -86,6 +90,7 @@ void fdma_wire_put(struct fdma_wire *w, const void *p, uint32_t len, bool sof, b
 	if (!eof)
 		return;
 	w->flen[w->frames_in & (w->nframes - 1)] = (uint32_t)(w->wpos - w->fstart);
+	w->fat[w->frames_in & (w->nframes - 1)] = at_ns;
 	w->open = false;
 	w->frames_in++;
 	/* Release: the frame's bytes and length are in place before the consumer sees it. */
@@ -109,17 +114,28 @@ uint32_t fdma_wire_peek(struct fdma_wire *w)
 	return w->flen[ftail & (w->nframes - 1)];
 }
 
-bool fdma_wire_due(struct fdma_wire *w, uint32_t len, uint64_t now, uint64_t *deadline)
+bool fdma_wire_due(struct fdma_wire *w, uint32_t len, uint64_t now, uint64_t *deadline,
+		   uint64_t *at_ns)
 {
-	if (!w->mbps)
+	/* peek() acquired fhead: the frame's time was stored before it. */
+	uint64_t at = w->fat[atomic_load_explicit(&w->ftail, memory_order_relaxed) &
+			     (w->nframes - 1)];
+	uint64_t turn;
+
+	if (!w->mbps) {
+		*at_ns = at;
 		return true;
+	}
 	if (now < w->next_ns) {
 		*deadline = w->next_ns;
 		return false;
 	}
 	/* Back to back after a late wake-up (under 1 ms): the rate holds on average. */
-	w->next_ns = (w->next_ns + 1000000 > now ? w->next_ns : now) +
-		     (uint64_t)((len < 60 ? 60 : len) + 24) * 8000 / w->mbps;
+	turn = w->next_ns + 1000000 > now ? w->next_ns : now;
+	if (turn < at)
+		turn = at;	/* it goes on once it is there */
+	w->next_ns = turn + (uint64_t)((len < 60 ? 60 : len) + 24) * 8000 / w->mbps;
+	*at_ns = turn;
 	return true;
 }
 

@@ -19,6 +19,7 @@
 struct fdma_wire {
 	uint8_t *data;
 	uint32_t *flen;		/* frame lengths, in order */
+	uint64_t *fat;		/* when each frame had crossed the sender's link (ns) */
 	uint64_t size;		/* bytes of data, a power of two */
 	uint32_t nframes;	/* entries of flen, a power of two */
 
@@ -53,8 +54,14 @@ void fdma_wire_free(struct fdma_wire *w);
  * -EMSGSIZE never (the frame would not fit in the whole wire).
  */
 int fdma_wire_room(const struct fdma_wire *w, uint32_t len, bool sof, bool eof);
-/* Append a descriptor's bytes after fdma_wire_room() said yes. */
-void fdma_wire_put(struct fdma_wire *w, const void *p, uint32_t len, bool sof, bool eof);
+/*
+ * Append a descriptor's bytes after fdma_wire_room() said yes. at_ns: when
+ * they will have crossed the sending engine's link (0 unpaced); a frame is
+ * there for the receiver from its last descriptor's at_ns on, whenever the
+ * sender's thread got to put it.
+ */
+void fdma_wire_put(struct fdma_wire *w, const void *p, uint32_t len, bool sof, bool eof,
+		   uint64_t at_ns);
 /* The producer's channel was reset: a frame it had begun is dropped. */
 void fdma_wire_abort(struct fdma_wire *w);
 
@@ -63,9 +70,14 @@ uint32_t fdma_wire_peek(struct fdma_wire *w);
 /*
  * Whether the wire's rate lets that frame (len bytes) off at now (ns),
  * one frame after another, each for its time; if not, *deadline is when.
- * Always true on a wire without a rate.
+ * Always true on a wire without a rate. When true, *at_ns is when the
+ * receiving engine has the frame: when it crossed the sender's link, or
+ * its turn on a rated wire if that came later. The receiver starts on it
+ * from there, not from when its thread noticed it: the model's own delays
+ * are not the link's.
  */
-bool fdma_wire_due(struct fdma_wire *w, uint32_t len, uint64_t now, uint64_t *deadline);
+bool fdma_wire_due(struct fdma_wire *w, uint32_t len, uint64_t now, uint64_t *deadline,
+		   uint64_t *at_ns);
 /* Copy len bytes from offset off of that frame. */
 void fdma_wire_read(const struct fdma_wire *w, uint32_t off, void *dst, uint32_t len);
 /* Done with that frame, delivered or dropped: its room goes back. */

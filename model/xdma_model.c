@@ -242,19 +242,25 @@ static bool paced(struct xdma_model *m)
 	}
 }
 
-static void pace(struct xch *c, u32 len, bool paced_now)
+/* Reserve the link's time for len bytes; returns when they have crossed (0 unpaced). */
+static u64 pace_reserve(struct xch *c, u32 len, bool paced_now)
 {
 	struct xdma_model *m = c->m;
 	int dir = c->c2h ? FDMA_LINK_C2H : FDMA_LINK_H2C;
 	u64 done;
 
 	if (!paced_now)
-		return;
+		return 0;
 	done = fdma_link_clock_reserve(&m->clk[dir], c->avail_ns,
 				       fdma_link_xfer_ns(&m->cfg.link, dir, len, c->was_empty));
-	fdma_msleep_until(done);
 	c->avail_ns = done;
 	c->was_empty = false;
+	return done;
+}
+
+static void pace(struct xch *c, u32 len, bool paced_now)
+{
+	fdma_msleep_until(pace_reserve(c, len, paced_now));
 }
 
 static u64 addr64(u32 lo, u32 hi)
@@ -364,18 +370,19 @@ static void wire_new_chain(struct xch *c)
 /* C2H: a frame off the wire for this buffer? Sets *deadline while the wire's rate holds it. */
 static bool wire_frame(struct xch *c, u64 now, u64 *deadline)
 {
+	u64 at;
 	u32 len;
 
 	if (c->w_in)
 		return true;
 	len = fdma_wire_peek(c->wire);
-	if (!len || !fdma_wire_due(c->wire, len, now, deadline))
+	if (!len || !fdma_wire_due(c->wire, len, now, deadline, &at))
 		return false;
 	c->w_in = true;
 	c->w_len = len;
 	c->w_off = 0;
-	if (c->avail_ns < now)
-		c->avail_ns = now;
+	if (c->avail_ns < at)
+		c->avail_ns = at;
 	return true;
 }
 
@@ -505,12 +512,15 @@ static bool run_one(struct xch *c)
 		}
 		pace(c, piece, pn);
 	} else {
+		/* The link's time first: a frame on the wire says when it got there. */
+		u64 done = pace_reserve(c, len, pn);
+
 		host = m->host.dma(m->host.ctx, src, len);
 		if (host && f != FDMA_FAULT_DATA && c->wire)
-			fdma_wire_put(c->wire, host, len, c->eop_prev, d.ctrl & XDMA_DESC_EOP);
+			fdma_wire_put(c->wire, host, len, c->eop_prev, d.ctrl & XDMA_DESC_EOP, done);
 		else if (host && f != FDMA_FAULT_DATA && (c->tg_ctrl & XDMA_TG_CTRL_EN))
 			fdma_tchk_feed(&c->chk, host, len, c->eop_prev, d.ctrl & XDMA_DESC_EOP);
-		pace(c, len, pn);
+		fdma_msleep_until(done);
 	}
 
 	pthread_mutex_lock(&m->lock);
