@@ -84,6 +84,13 @@ struct xdma_model {
 	u32 scratch;
 	u64 desc_count, faults;
 	struct fdma_link_clock clk[2];
+	/*
+	 * Vectors (bit per vector, 5-bit numbers) whose message is decided
+	 * under the lock and sent once it is released (msi_flush()): the host
+	 * woken by one reads our registers at once, and must not find the
+	 * lock still held by the thread that woke it.
+	 */
+	atomic_uint msi_pending;
 	struct xch ch[NCH];	/* [0..3] H2C, [4..7] C2H */
 	struct fdma_wire wires[XDMA_MAX_CHAN];
 };
@@ -96,6 +103,40 @@ static struct xch *chan_at(struct xdma_model *m, bool c2h, u32 n)
 }
 
 /* ---- interrupts --------------------------------------------------------- */
+
+/* A message for vector vec (lock held): sent by msi_flush() after the unlock. */
+static void msi_post(struct xdma_model *m, u32 vec)
+{
+	atomic_fetch_or(&m->msi_pending, 1u << vec);
+}
+
+/* Send the messages posted (lock not held). */
+static void msi_flush(struct xdma_model *m)
+{
+	u32 v = atomic_exchange(&m->msi_pending, 0);
+
+	while (v) {
+		u32 vec = (u32)__builtin_ctz(v);
+
+		v &= v - 1;
+		m->host.irq(m->host.ctx, vec);
+	}
+}
+
+/*
+ * Before a channel thread sleeps (lock held): send what it posted, with
+ * the lock released meanwhile. True if it did, and the caller must look
+ * again at what it was about to wait for.
+ */
+static bool msi_flush_unlocked(struct xdma_model *m)
+{
+	if (!atomic_load(&m->msi_pending))
+		return false;
+	pthread_mutex_unlock(&m->lock);
+	msi_flush(m);
+	pthread_mutex_lock(&m->lock);
+	return true;
+}
 
 static u32 vec_of(const u32 *regs, u32 i)
 {
@@ -112,7 +153,7 @@ static void irq_eval(struct xch *c)
 		if (c->lose_irq)
 			c->lose_irq = false;
 		else
-			m->host.irq(m->host.ctx, vec_of(m->chan_vec, (u32)__builtin_ctz(c->bit)));
+			msi_post(m, vec_of(m->chan_vec, (u32)__builtin_ctz(c->bit)));
 	}
 	c->line = line;
 }
@@ -124,7 +165,7 @@ static void irq_enable(struct xdma_model *m, u32 was)
 		struct xch *c = &m->ch[i];
 
 		if (c->present && c->line && (m->chan_en & c->bit) && !(was & c->bit))
-			m->host.irq(m->host.ctx, vec_of(m->chan_vec, (u32)__builtin_ctz(c->bit)));
+			msi_post(m, vec_of(m->chan_vec, (u32)__builtin_ctz(c->bit)));
 	}
 }
 
@@ -132,7 +173,7 @@ static void user_irq(struct xdma_model *m, u32 bits)
 {
 	for (u32 k = 0; k < XDMA_USER_IRQS; k++)
 		if ((bits & (1u << k)) && (m->user_en & (1u << k)))
-			m->host.irq(m->host.ctx, vec_of(m->user_vec, k));
+			msi_post(m, vec_of(m->user_vec, k));
 }
 
 /* An event: logged in status only if its IE bit is set in control (PG195). */
@@ -386,12 +427,17 @@ static bool wire_frame(struct xch *c, u64 now, u64 *deadline)
 	return true;
 }
 
-/* Sleep on the channel's condition until deadline (0: a millisecond) or a signal. */
+/*
+ * Sleep on the channel's condition until deadline (0: a millisecond) or a
+ * signal; or, with messages to send, send them and return at once.
+ */
 static void chan_wait(struct xch *c, u64 deadline)
 {
 	struct timespec ts;
 	u64 t = deadline ? deadline : fdma_mnow_ns() + 1000000;
 
+	if (msi_flush_unlocked(c->m))
+		return;
 	ts.tv_sec = (time_t)(t / 1000000000ull);
 	ts.tv_nsec = (long)(t % 1000000000ull);
 	pthread_cond_timedwait(&c->cond, &c->m->lock, &ts);
@@ -488,6 +534,7 @@ static bool run_one(struct xch *c)
 		}
 	}
 	pthread_mutex_unlock(&m->lock);
+	msi_flush(m);
 
 	/* Data: no lock held, as an engine moves data while its registers are read. */
 	if (!c->stream) {
@@ -631,6 +678,8 @@ static void *chan_main(void *arg)
 			continue;
 		}
 		idle_source(c, fdma_mnow_ns(), &deadline);
+		if (msi_flush_unlocked(m))
+			continue;
 		if (deadline) {
 			struct timespec ts = { .tv_sec = (time_t)(deadline / 1000000000ull),
 					       .tv_nsec = (long)(deadline % 1000000000ull) };
@@ -1046,6 +1095,7 @@ uint32_t xdma_model_read(struct xdma_model *m, unsigned int bar, uint32_t off)
 	else if (bar == 1 && off < XDMA_MODEL_BAR1_BYTES)
 		v = bar1_read(m, off);
 	pthread_mutex_unlock(&m->lock);
+	msi_flush(m);
 	return v;
 }
 
@@ -1059,6 +1109,7 @@ void xdma_model_write(struct xdma_model *m, unsigned int bar, uint32_t off, uint
 	else if (bar == 1 && off < XDMA_MODEL_BAR1_BYTES)
 		bar1_write(m, off, val);
 	pthread_mutex_unlock(&m->lock);
+	msi_flush(m);
 }
 
 /* ---- construction ------------------------------------------------------------ */
