@@ -349,8 +349,9 @@ static bool paced(struct fdma_model *m)
 }
 
 /*
- * Reserve the link's time for a transfer of len bytes in this channel's
- * direction; returns when it ends (0 unpaced), which pace() waits for. A MEM2MEM piece crosses the link both ways: its reads take
+ * Hold a transfer of len bytes for the link's time in this channel's
+ * direction; returns when that ended (0 unpaced). A MEM2MEM piece crosses
+ * the link both ways: its reads take
  * downstream time (clk[0], as H2C), its writes upstream time (clk[1], as
  * C2H), the writes starting no earlier than the reads (a piece's data is
  * written as it arrives). Both clocks advance, so copies compete with H2C
@@ -358,7 +359,7 @@ static bool paced(struct fdma_model *m)
  * direction's rate. Like concurrent H2C and C2H channels here, the read
  * requests' upstream bytes are not charged against the writes.
  */
-static u64 pace_reserve(struct mchan *c, u32 len)
+static u64 pace(struct mchan *c, u32 len)
 {
 	struct fdma_model *m = c->m;
 	u64 done;
@@ -379,14 +380,10 @@ static u64 pace_reserve(struct mchan *c, u32 len)
 		done = fdma_link_clock_reserve(&m->clk[dir], c->avail_ns,
 			       fdma_link_xfer_ns(&m->cfg.link, dir, len, c->was_empty));
 	}
+	sleep_until(done);
 	c->avail_ns = done;
 	c->was_empty = false;
 	return done;
-}
-
-static void pace(struct mchan *c, u32 len)
-{
-	sleep_until(pace_reserve(c, len));
 }
 
 /* ---- reset and control ------------------------------------------------- */
@@ -753,24 +750,28 @@ static bool run_desc(struct mchan *c)
 	enum fdma_fault f;
 	struct fdma_desc d;
 	void *host = NULL, *dst = NULL;
-	u64 done;
 
 	if (!fetch_desc(c, &d, &host, &dst, &f))
 		return false;
-	/* The link's time first: a frame on the wire says when it got there. */
-	done = pace_reserve(c, d.len);
-	/* The host's rule keeps src and dst apart; memmove keeps the model defined anyway. */
-	if (is_m2m(c))
-		memmove(dst, host, d.len);
-	else if (is_stream(c) && c->wire)
-		wire_send(c, host, d.len, d.ctrl, done);
-	else if (is_stream(c))
-		checker_feed(c, host, d.len, d.ctrl);
-	else if (is_c2h(c))
-		memcpy(host, m->card + d.src, d.len);
-	else
-		memcpy(m->card + d.dst, host, d.len);
-	sleep_until(done);
+	if (is_stream(c) && c->wire) {
+		/*
+		 * Store and forward: the bytes go on the wire once they have
+		 * crossed the link, with when they did, which is when the other
+		 * end may start on them (fdma_wire_put()).
+		 */
+		wire_send(c, host, d.len, d.ctrl, pace(c, d.len));
+	} else {
+		/* The host's rule keeps src and dst apart; memmove keeps the model defined anyway. */
+		if (is_m2m(c))
+			memmove(dst, host, d.len);
+		else if (is_stream(c))
+			checker_feed(c, host, d.len, d.ctrl);
+		else if (is_c2h(c))
+			memcpy(host, m->card + d.src, d.len);
+		else
+			memcpy(m->card + d.dst, host, d.len);
+		pace(c, d.len);
+	}
 	if (f == FDMA_FAULT_DATA) {
 		halt(c, &d, FDMA_CPL_DATA_ERR);
 		return false;
@@ -978,12 +979,13 @@ static u32 run_wire_rx(struct mchan *c, u32 pidx, u64 *deadline)
 
 		if (!len)
 			return n;
+		/* No buffer and no DROP: it waits on the wire, taking none of its time yet. */
+		if (pidx == c->cidx && !(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_DROP))
+			return n;
 		/* A rated wire carries one frame after another, each for its time (paced or not). */
 		if (!fdma_wire_due(c->wire, len, now_ns(), deadline, &at))
 			return n;
 		if (pidx == c->cidx) {
-			if (!(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_DROP))
-				return n;
 			fdma_wire_pop(c->wire);
 			fdma_model_kick(c->m, c->peer);
 			count_overruns(c, 1);

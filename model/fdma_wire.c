@@ -93,7 +93,7 @@ void fdma_wire_put(struct fdma_wire *w, const void *p, uint32_t len, bool sof, b
 	w->fat[w->frames_in & (w->nframes - 1)] = at_ns;
 	w->open = false;
 	w->frames_in++;
-	/* Release: the frame's bytes and length are in place before the consumer sees it. */
+	/* Release: the frame's bytes, length and time are in place before the consumer sees it. */
 	atomic_store_explicit(&w->fhead, w->frames_in, memory_order_release);
 }
 
@@ -121,6 +121,9 @@ bool fdma_wire_due(struct fdma_wire *w, uint32_t len, uint64_t now, uint64_t *de
 	uint64_t at = w->fat[atomic_load_explicit(&w->ftail, memory_order_relaxed) &
 			     (w->nframes - 1)];
 	uint64_t turn;
+
+	if (!at)
+		at = now;	/* put unpaced: there when put */
 
 	if (!w->mbps) {
 		*at_ns = at;

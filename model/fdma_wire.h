@@ -19,7 +19,7 @@
 struct fdma_wire {
 	uint8_t *data;
 	uint32_t *flen;		/* frame lengths, in order */
-	uint64_t *fat;		/* when each frame had crossed the sender's link (ns) */
+	uint64_t *fat;		/* when each frame crossed the sender's link (ns, 0: unpaced) */
 	uint64_t size;		/* bytes of data, a power of two */
 	uint32_t nframes;	/* entries of flen, a power of two */
 
@@ -55,10 +55,11 @@ void fdma_wire_free(struct fdma_wire *w);
  */
 int fdma_wire_room(const struct fdma_wire *w, uint32_t len, bool sof, bool eof);
 /*
- * Append a descriptor's bytes after fdma_wire_room() said yes. at_ns: when
- * they will have crossed the sending engine's link (0 unpaced); a frame is
- * there for the receiver from its last descriptor's at_ns on, whenever the
- * sender's thread got to put it.
+ * Append a descriptor's bytes after fdma_wire_room() said yes, once they
+ * have crossed the sending engine's link (store and forward). at_ns: when
+ * they did (0 unpaced), no later than now; a frame is there for the
+ * receiver from its last descriptor's at_ns on, however late the
+ * receiver's thread sees it.
  */
 void fdma_wire_put(struct fdma_wire *w, const void *p, uint32_t len, bool sof, bool eof,
 		   uint64_t at_ns);
@@ -71,10 +72,10 @@ uint32_t fdma_wire_peek(struct fdma_wire *w);
  * Whether the wire's rate lets that frame (len bytes) off at now (ns),
  * one frame after another, each for its time; if not, *deadline is when.
  * Always true on a wire without a rate. When true, *at_ns is when the
- * receiving engine has the frame: when it crossed the sender's link, or
- * its turn on a rated wire if that came later. The receiver starts on it
- * from there, not from when its thread noticed it: the model's own delays
- * are not the link's.
+ * receiving engine has the frame: when it crossed the sender's link (now
+ * for an unpaced sender), or its turn on a rated wire if that came later.
+ * The receiver starts on it from there, not from when its thread noticed
+ * it: the model's own delays are not the link's.
  */
 bool fdma_wire_due(struct fdma_wire *w, uint32_t len, uint64_t now, uint64_t *deadline,
 		   uint64_t *at_ns);

@@ -283,8 +283,8 @@ static bool paced(struct xdma_model *m)
 	}
 }
 
-/* Reserve the link's time for len bytes; returns when they have crossed (0 unpaced). */
-static u64 pace_reserve(struct xch *c, u32 len, bool paced_now)
+/* Hold len bytes for the link's time; returns when that ended (0 unpaced). */
+static u64 pace(struct xch *c, u32 len, bool paced_now)
 {
 	struct xdma_model *m = c->m;
 	int dir = c->c2h ? FDMA_LINK_C2H : FDMA_LINK_H2C;
@@ -294,14 +294,10 @@ static u64 pace_reserve(struct xch *c, u32 len, bool paced_now)
 		return 0;
 	done = fdma_link_clock_reserve(&m->clk[dir], c->avail_ns,
 				       fdma_link_xfer_ns(&m->cfg.link, dir, len, c->was_empty));
+	fdma_msleep_until(done);
 	c->avail_ns = done;
 	c->was_empty = false;
 	return done;
-}
-
-static void pace(struct xch *c, u32 len, bool paced_now)
-{
-	fdma_msleep_until(pace_reserve(c, len, paced_now));
 }
 
 static u64 addr64(u32 lo, u32 hi)
@@ -559,15 +555,14 @@ static bool run_one(struct xch *c)
 		}
 		pace(c, piece, pn);
 	} else {
-		/* The link's time first: a frame on the wire says when it got there. */
-		u64 done = pace_reserve(c, len, pn);
+		u64 done = pace(c, len, pn);
 
+		/* Store and forward: on the wire once its bytes have crossed the link. */
 		host = m->host.dma(m->host.ctx, src, len);
 		if (host && f != FDMA_FAULT_DATA && c->wire)
 			fdma_wire_put(c->wire, host, len, c->eop_prev, d.ctrl & XDMA_DESC_EOP, done);
 		else if (host && f != FDMA_FAULT_DATA && (c->tg_ctrl & XDMA_TG_CTRL_EN))
 			fdma_tchk_feed(&c->chk, host, len, c->eop_prev, d.ctrl & XDMA_DESC_EOP);
-		fdma_msleep_until(done);
 	}
 
 	pthread_mutex_lock(&m->lock);
