@@ -351,12 +351,11 @@ static bool paced(struct fdma_model *m)
 /*
  * Hold a transfer of len bytes for the link's time in this channel's
  * direction; returns when that ended (0 unpaced). A MEM2MEM piece crosses
- * the link both ways: its reads take
- * downstream time (clk[0], as H2C), its writes upstream time (clk[1], as
- * C2H), the writes starting no earlier than the reads (a piece's data is
- * written as it arrives). Both clocks advance, so copies compete with H2C
- * and C2H channels for each direction, and a lone copy runs at the slower
- * direction's rate. Like concurrent H2C and C2H channels here, the read
+ * the link both ways: its reads take downstream time (clk[0], as H2C),
+ * its writes upstream time (clk[1], as C2H), the writes starting no
+ * earlier than the reads (a piece's data is written as it arrives). Both
+ * clocks advance, so copies compete with H2C and C2H channels for each
+ * direction, and a lone copy runs at the slower direction's rate. Like concurrent H2C and C2H channels here, the read
  * requests' upstream bytes are not charged against the writes.
  */
 static u64 pace(struct mchan *c, u32 len)

@@ -124,7 +124,6 @@ bool fdma_wire_due(struct fdma_wire *w, uint32_t len, uint64_t now, uint64_t *de
 
 	if (!at)
 		at = now;	/* put unpaced: there when put */
-
 	if (!w->mbps) {
 		*at_ns = at;
 		return true;

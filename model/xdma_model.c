@@ -124,9 +124,9 @@ static void msi_flush(struct xdma_model *m)
 }
 
 /*
- * Before a channel thread sleeps (lock held): send what it posted, with
- * the lock released meanwhile. True if it did, and the caller must look
- * again at what it was about to wait for.
+ * Before a channel thread sleeps (lock held): send what is posted, by any
+ * thread, with the lock released meanwhile. True if it did, and the caller
+ * must look again at what it was about to wait for.
  */
 static bool msi_flush_unlocked(struct xdma_model *m)
 {

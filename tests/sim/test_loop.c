@@ -392,7 +392,7 @@ static void test_wire_rate(void **state)
  * on, so a frame crosses the link twice, one after the other: 2 MiB at
  * gen1 x1 take about 20 ms. (The models' receiving end used to start when
  * its thread saw the frame, before the sender's link time was over: about
- * 11 ms.) A lower bound only, 10% under the link's time, which
+ * 13 ms.) A lower bound only, 10% under the link's time, which
  * fdma_ceiling() rounds a little differently from the model's pacing.
  */
 static void test_store_and_forward(void **state)
