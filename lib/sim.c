@@ -171,6 +171,13 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	}
 }
 
+/* Why a model's threads may not start: cpus= names CPUs outside this process's cpuset. */
+static const char *model_hint(const struct fdma_sim_opts *o, int ret)
+{
+	return ret == -EINVAL && CPU_COUNT(&o->model.cpus) ?
+		" (cpus=: none of those CPUs is one this process may use)" : "";
+}
+
 /* ---- the FDMA model: registers in shared memory, kicked ---------------- */
 
 static int fdma_m_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
@@ -188,7 +195,8 @@ static int fdma_m_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	if (ret) {
 		free((void *)dev->regs);
 		dev->regs = NULL;
-		return fdma_err(dev, ret, "cannot start the device model: %s", strerror(-ret));
+		return fdma_err(dev, ret, "cannot start the device model: %s%s", strerror(-ret),
+				model_hint(o, ret));
 	}
 	dev->model = m;
 	dev->plat.regs = dev->regs;
@@ -271,7 +279,8 @@ static int xdma_m_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	ret = xdma_model_create(&o->model, &host, &m);
 
 	if (ret)
-		return fdma_err(dev, ret, "cannot start the XDMA model: %s", strerror(-ret));
+		return fdma_err(dev, ret, "cannot start the XDMA model: %s%s", strerror(-ret),
+				model_hint(o, ret));
 	dev->model = m;
 	dev->plat.rd = xdma_m_rd;
 	dev->plat.wr = xdma_m_wr;

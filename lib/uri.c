@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* libfdma: parsing "sim:" URI options. */
 #include <ctype.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fdma_internal.h"
 
@@ -117,8 +119,37 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
 	return -EINVAL;
 }
 
+/*
+ * cpus=N or N-M: the CPUs the model's channel threads run on. Not a list:
+ * commas separate the URI's options. Any CPU the machine has will do, not
+ * only those this process runs on: taskset -c 0 fdma ... 'sim:cpus=1'
+ * keeps the host's threads and the device's apart.
+ */
+static int parse_cpus(const char *val, cpu_set_t *set, char *why, size_t whylen)
+{
+	const char *dash = strchr(val, '-');
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	char first[24];
+	u64 lo, hi;
+
+	if (ncpu < 1 || ncpu > CPU_SETSIZE)
+		ncpu = CPU_SETSIZE;
+	snprintf(first, sizeof(first), "%.*s", dash ? (int)(dash - val) : (int)strlen(val), val);
+	if (fdma_parse_size(first, &lo) || (dash ? fdma_parse_size(dash + 1, &hi) : (hi = lo, 0)) ||
+	    hi < lo || hi >= (u64)ncpu) {
+		snprintf(why, whylen,
+			 "bad value '%.40s' for option 'cpus': expected a CPU or a range N-M of CPUs 0..%ld",
+			 val, ncpu - 1);
+		return -EINVAL;
+	}
+	CPU_ZERO(set);
+	for (u64 i = lo; i <= hi; i++)
+		CPU_SET((int)i, set);
+	return 0;
+}
+
 #define KNOWN_OPTS \
-	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams loop wire bytes memcpy mem ring maxdesc coal coal_us fault wb rtl"
+	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams loop wire bytes memcpy mem ring maxdesc coal coal_us fault wb rtl cpus poll_us"
 
 /* The option's bit in the "seen" mask (its place in KNOWN_OPTS), or -1. */
 static int opt_index(const char *key)
@@ -283,6 +314,11 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 			o->coal_usecs = (u32)v;
 		} else if (!strcmp(key, "fault")) {
 			ret = parse_fault(val, &o->model, why, whylen);
+		} else if (!strcmp(key, "cpus")) {
+			ret = parse_cpus(val, &o->model.cpus, why, whylen);
+		} else if (!strcmp(key, "poll_us")) {
+			ret = get_num(key, val, 0, 1000000, &v, why, whylen);
+			o->model.poll_us = (unsigned int)v;
 		} else {
 			snprintf(why, whylen,
 				 "unknown option '%.40s' in sim: URI (known: %s)", key, KNOWN_OPTS);
@@ -331,6 +367,11 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 			 "%u memory-mapped pairs, %u stream channels and %u memcpy channels are over the engine's %u channels",
 			 o->model.mm_pairs, o->model.streams * 2, o->model.memcpy_chans,
 			 FDMA_MAX_CHAN);
+		ret = -EINVAL;
+	}
+	if (!ret && o->rtl && (seen & (1u << opt_index("cpus") | 1u << opt_index("poll_us")))) {
+		snprintf(why, whylen,
+			 "cpus= and poll_us= are for the models' channel threads: the RTL has none");
 		ret = -EINVAL;
 	}
 	if (!ret && o->rtl && o->eng != &fdma_eng_fdma) {

@@ -31,6 +31,23 @@ void fdma_msleep_until(u64 t)
 		fdma_cpu_relax();
 }
 
+int fdma_mthread_start(pthread_t *t, const cpu_set_t *cpus, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	int ret;
+
+	if (!CPU_COUNT(cpus))
+		return -pthread_create(t, NULL, fn, arg);
+	ret = -pthread_attr_init(&attr);
+	if (ret)
+		return ret;
+	ret = -pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus);
+	if (!ret)
+		ret = -pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return ret;
+}
+
 u64 fdma_link_clock_reserve(struct fdma_link_clock *lc, u64 not_before, u64 cost)
 {
 	u64 start, done;

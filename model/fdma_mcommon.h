@@ -8,6 +8,7 @@
 #define FDMA_MCOMMON_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,12 @@
 u64 fdma_mnow_ns(void);
 /* Sleep most of a long wait, spin the rest: wake-up jitter would cost link time. */
 void fdma_msleep_until(u64 t);
+
+/*
+ * Start a channel thread on the CPUs in cpus (any CPU where none is set);
+ * -errno, -EINVAL where cpus holds no CPU this process may use.
+ */
+int fdma_mthread_start(pthread_t *t, const cpu_set_t *cpus, void *(*fn)(void *), void *arg);
 
 /* One direction of the link: busy until free_ns. */
 struct fdma_link_clock {

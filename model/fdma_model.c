@@ -22,8 +22,8 @@ _Static_assert(FDMA_MDBG_FAULT_DESC == FDMA_FAULT_DESC && FDMA_MDBG_FAULT_DATA =
 	       FDMA_MDBG_FAULT_STUCK == FDMA_FAULT_STUCK && FDMA_MDBG_FAULT_IRQ == FDMA_FAULT_IRQ &&
 	       FDMA_MDBG_FAULT_NOACK == FDMA_FAULT_NOACK && FDMA_MDBG_FAULT_MAGIC == FDMA_FAULT_MAGIC, "fault kinds of fdma_mdbg.h");
 
-/* A channel with nothing to do polls its doorbell this long before sleeping. */
-#define IDLE_SPIN_NS	20000ull
+/* An idle channel polls its doorbell this long (us) unless cfg.poll_us says. */
+#define POLL_US		20u
 /* Descriptors handled between looks at the control registers. */
 #define BUDGET		64u
 /* A channel with a NOACK fault writes its rings this often. */
@@ -94,6 +94,7 @@ struct mchan {
 
 struct fdma_model {
 	struct fdma_model_cfg cfg;
+	u64 poll_ns;		/* cfg.poll_us, or POLL_US by default */
 	struct fdma_model_host host;
 	volatile u32 *regs;
 	u8 *card;
@@ -206,6 +207,7 @@ void fdma_model_cfg_defaults(struct fdma_model_cfg *c)
 	c->max_desc_len = 16u << 20;
 	c->align_log2 = 6;
 	c->ring_max = 4096;
+	c->poll_us = FDMA_POLL_DEFAULT;
 }
 
 /* ---- status, write-back, interrupts ------------------------------------ */
@@ -1134,7 +1136,7 @@ static void *chan_main(void *arg)
 		 * host woke would otherwise wait out our time slice, and every
 		 * hand-off of a frame could cost one (docs/studies/net.md).
 		 */
-		if (now - idle_since < IDLE_SPIN_NS) {
+		if (now - idle_since < c->m->poll_ns) {
 			sched_yield();
 			continue;
 		}
@@ -1217,6 +1219,7 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 	if (!m)
 		return -ENOMEM;
 	m->cfg = *cfg;
+	m->poll_ns = (cfg->poll_us == FDMA_POLL_DEFAULT ? POLL_US : cfg->poll_us) * 1000ull;
 	m->host = *host;
 	m->regs = regs;
 	m->nchan = n;
@@ -1268,7 +1271,7 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 	for (i = 0; i < n && !ret; i++) {
 		struct mchan *c = &m->chan[i];
 
-		ret = -pthread_create(&c->thread, NULL, chan_main, c);
+		ret = fdma_mthread_start(&c->thread, &cfg->cpus, chan_main, c);
 		if (ret)
 			break;
 		c->started = true;

@@ -16,6 +16,7 @@
 #ifndef FDMA_MODEL_H
 #define FDMA_MODEL_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,6 +75,22 @@ struct fdma_model_cfg {
 	uint32_t ring_max;
 	enum fdma_fault fault;
 	uint64_t fault_at;	/* fire at the Nth descriptor fetched (1-based, all channels) */
+	/*
+	 * The CPUs the channel threads run on; none set: wherever the
+	 * scheduler puts them. The threads stand in for the card's engine:
+	 * on CPUs of their own they take no time from the host's threads,
+	 * and their interrupts reach a host thread from another CPU, as a
+	 * card's MSI does (docs/studies/net.md).
+	 */
+	cpu_set_t cpus;
+	/*
+	 * An idle channel polls for work this long before it sleeps, us;
+	 * FDMA_POLL_DEFAULT: the model's own default (fdma_model.c's and
+	 * xdma_model.c's POLL_US). A sleeping channel costs a wake-up to
+	 * start, one an engine does not have; a polling one costs CPU time
+	 * the host may need where they share CPUs.
+	 */
+	unsigned int poll_us;
 };
 
 struct fdma_model_host {
@@ -85,6 +102,8 @@ struct fdma_model_host {
 struct fdma_model;
 
 #define FDMA_MODEL_REGS_BYTES 4096u
+
+#define FDMA_POLL_DEFAULT	(~0u)
 
 void fdma_model_cfg_defaults(struct fdma_model_cfg *c);
 /* regs: FDMA_MODEL_REGS_BYTES of zeroed memory, shared with the host. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,6 +23,12 @@
 
 #define NCH		(2 * XDMA_MAX_CHAN)
 #define VERSION		0x06u	/* the identifier's version field (XDMA v4.1 reports 6) */
+/*
+ * By default an idle channel sleeps at once: polling, with the channels'
+ * threads on one CPU, took a third off its batched loop, and on CPUs it
+ * shares with the host it added slow per-packet runs (docs/studies/net.md).
+ */
+#define POLL_US		0u
 
 struct xch {
 	_Alignas(64) struct xdma_model *m;
@@ -31,6 +38,7 @@ struct xch {
 	pthread_t thread;
 	bool started;
 	pthread_cond_t cond;
+	atomic_uint wakes;	/* wake()s: what a polling channel watches without the lock */
 	clockid_t cpuclock;
 
 	/* registers (under m->lock) */
@@ -177,6 +185,13 @@ static void user_irq(struct xdma_model *m, u32 bits)
 }
 
 /* An event: logged in status only if its IE bit is set in control (PG195). */
+/* Under m->lock: c has work, asleep or polling (chan_main()). */
+static void wake(struct xch *c)
+{
+	atomic_fetch_add_explicit(&c->wakes, 1, memory_order_release);
+	pthread_cond_signal(&c->cond);
+}
+
 static void event(struct xch *c, u32 st_bit)
 {
 	u32 gate = st_bit & (XDMA_ST_ERRORS | XDMA_ST_STOPPED | XDMA_ST_COMPLETED | XDMA_ST_IDLE);
@@ -222,7 +237,7 @@ static void run_edge(struct xch *c)
 	c->blk_left = c->sg_adj + 1;
 	c->was_empty = true;
 	c->line = false;
-	pthread_cond_signal(&c->cond);
+	wake(c);
 }
 
 static void ctrl_write(struct xch *c, u32 val)
@@ -244,7 +259,7 @@ static void ctrl_write(struct xch *c, u32 val)
 			}
 			event(c, XDMA_ST_IDLE);
 		}
-		pthread_cond_signal(&c->cond);
+		wake(c);
 	}
 }
 
@@ -400,7 +415,7 @@ static void wire_new_chain(struct xch *c)
 	} else if (c->w_in && c->w_off) {
 		c->w_in = false;
 		fdma_wire_pop(c->wire);
-		pthread_cond_signal(&c->peer->cond);
+		wake(c->peer);
 	}
 }
 
@@ -596,7 +611,7 @@ static bool run_one(struct xch *c)
 			eop = true;
 			c->w_in = false;
 			fdma_wire_pop(c->wire);
-			pthread_cond_signal(&c->peer->cond);
+			wake(c->peer);
 		}
 		if (res) {
 			res->len = piece;
@@ -626,7 +641,7 @@ static bool run_one(struct xch *c)
 		c->tg_errors = c->chk.errors;
 		/* A whole frame is there for the other end: wake it. */
 		if (c->wire && c->eop_prev)
-			pthread_cond_signal(&c->peer->cond);
+			wake(c->peer);
 	}
 	c->completed++;
 	write_wb(c, false);
@@ -659,6 +674,8 @@ static void *chan_main(void *arg)
 {
 	struct xch *c = arg;
 	struct xdma_model *m = c->m;
+	u64 idle_since = fdma_mnow_ns(), now;
+	u64 poll_ns = (m->cfg.poll_us == FDMA_POLL_DEFAULT ? POLL_US : m->cfg.poll_us) * 1000ull;
 
 	pthread_mutex_lock(&m->lock);
 	while (!atomic_load(&m->quit)) {
@@ -670,11 +687,32 @@ static void *chan_main(void *arg)
 				c->avail_ns = fdma_mnow_ns() + fdma_link_fetch_ns(&m->cfg.link);
 			while (!atomic_load(&m->quit) && c->busy && !c->stuck && run_one(c))
 				;
+			idle_since = fdma_mnow_ns();
 			continue;
 		}
-		idle_source(c, fdma_mnow_ns(), &deadline);
+		now = fdma_mnow_ns();
+		idle_source(c, now, &deadline);
 		if (msi_flush_unlocked(m))
 			continue;
+		/*
+		 * An engine sees its run bit at once; a thread asleep on the
+		 * condition needs a wake-up, which from another CPU costs what
+		 * an interrupt does. So watch for a wake() for poll_us first,
+		 * yielding as the FDMA model's channels do, and without the
+		 * lock, which the host's register accesses need. Acquire pairs
+		 * with wake()'s release; the lock, taken again, orders the rest.
+		 */
+		if (now - idle_since < poll_ns && (!deadline || deadline > now)) {
+			unsigned int w = atomic_load_explicit(&c->wakes, memory_order_relaxed);
+
+			pthread_mutex_unlock(&m->lock);
+			while (atomic_load_explicit(&c->wakes, memory_order_acquire) == w &&
+			       !atomic_load(&m->quit) && (now = fdma_mnow_ns()) - idle_since < poll_ns &&
+			       (!deadline || now < deadline))
+				sched_yield();
+			pthread_mutex_lock(&m->lock);
+			continue;
+		}
 		if (deadline) {
 			struct timespec ts = { .tv_sec = (time_t)(deadline / 1000000000ull),
 					       .tv_nsec = (long)(deadline % 1000000000ull) };
@@ -1071,7 +1109,7 @@ static void bar1_write(struct xdma_model *m, u32 off, u32 val)
 			c->eop_prev = true;
 		}
 		c->tg_ctrl = val & ~XDMA_TG_CTRL_RESTART;
-		pthread_cond_signal(&c->cond);
+		wake(c);
 		break;
 	default:
 		break;
@@ -1172,7 +1210,7 @@ int xdma_model_create(const struct fdma_model_cfg *cfg, const struct fdma_model_
 
 		if (!c->present)
 			continue;
-		ret = -pthread_create(&c->thread, NULL, chan_main, c);
+		ret = fdma_mthread_start(&c->thread, &cfg->cpus, chan_main, c);
 		if (ret)
 			break;
 		c->started = true;

@@ -22,6 +22,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -371,14 +372,44 @@ static int default_chans(struct fdma_dev *dev, struct loop_opts *o)
 	return 0;
 }
 
+/*
+ * The CPUs the sender and receiver may run on, as taskset -c prints them
+ * ("0-1", "0,2"). The per-packet rate depends on it: a wake-up from a
+ * thread on another CPU costs an interrupt, on the same CPU a switch
+ * (docs/studies/net.md).
+ */
+static void host_cpus(char *buf, size_t len)
+{
+	cpu_set_t set;
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (int i = 0; i < CPU_SETSIZE && n + 24 < len; i++) {
+		int j = i;
+
+		if (!CPU_ISSET(i, &set))
+			continue;
+		while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, &set))
+			j++;
+		n += (size_t)snprintf(buf + n, len - n, j > i ? "%s%d-%d" : "%s%d", n ? "," : "", i, j);
+		i = j;
+	}
+}
+
 static void print_row(const struct loop_opts *o, enum loop_mode mode, uint32_t size,
 		      const struct loop_res *r)
 {
 	const char *m = mode == MODE_BATCHED ? "batched" : "per-packet";
 
 	if (o->json) {
+		char cpus[256];
+
+		host_cpus(cpus, sizeof(cpus));
 		printf("{\"uri\":");
 		tool_json_str(stdout, o->uri);
+		printf(",\"host_cpus\":\"%s\"", cpus);
 		printf(",\"tx\":%d,\"rx\":%d,\"mode\":\"%s\",\"size\":%u,\"burst\":%u,\"seconds\":%.3f,"
 		       "\"frames\":%" PRIu64 ",\"pps\":%.0f,\"mbps\":%.2f,\"doorbells_per_packet\":%.4f,"
 		       "\"irqs_per_packet\":%.4f,\"cpu_pct\":%.2f,\"verify_cpu_pct\":%.2f,"
@@ -497,11 +528,15 @@ int fdma_cmd_loop(int argc, char **argv)
 		fdma_close(dev);
 		return EXIT_FAIL;
 	}
-	if (!o.json)
-		printf("fdma loop on %s: channel %d (H2C) to channel %d (C2H)\n"
-		       "%-10s %6s %10s %9s %8s %8s %7s %6s %7s %6s\n", o.uri, o.tx, o.rx,
+	if (!o.json) {
+		char cpus[256];
+
+		host_cpus(cpus, sizeof(cpus));
+		printf("fdma loop on %s: channel %d (H2C) to channel %d (C2H), sender and receiver on CPUs %s\n"
+		       "%-10s %6s %10s %9s %8s %8s %7s %6s %7s %6s\n", o.uri, o.tx, o.rx, cpus,
 		       "mode", "bytes", "pps", "Mbit/s", "db/pkt", "irq/pkt", "cpu%", "vfy%",
 		       "model%", "errors");
+	}
 	for (int i = 0; i < o.nsizes && !tool_stop_requested(); i++) {
 		for (int m = MODE_PER_PACKET; m <= MODE_BATCHED; m++) {
 			struct loop_res r;

@@ -78,6 +78,14 @@ static void test_bad_uris(void **state)
 		{ "sim:fault=desc@0", "counts descriptors from 1" },
 		{ "sim:mem=2T", "expected 0..1T" },
 		{ "sim:maxdesc=4G", "expected 64..2G" },
+		{ "sim:cpus=1-0", "option 'cpus'" },
+		{ "sim:cpus=x", "option 'cpus'" },
+		{ "sim:cpus=", "option 'cpus'" },
+		{ "sim:cpus=-1", "option 'cpus'" },
+		{ "sim:cpus=1023", "option 'cpus'" },	/* more than this machine has */
+		{ "sim:cpus=0-", "option 'cpus'" },
+		{ "sim:poll_us=2000000", "option 'poll_us'" },
+		{ "sim:rtl=1,cpus=0", "the RTL has none" },
 	};
 	struct fdma_dev *dev = NULL;
 	char small[12];
