@@ -17,6 +17,8 @@
 
 enum doc_level { DOC_OK, DOC_INFO, DOC_WARN, DOC_FAIL };
 
+#define NOFIX ""	/* a finding's fix where there is nothing to do */
+
 struct doc_finding {
 	char dev[16];		/* PCI address, "" for a system-wide item */
 	char id[24];		/* stable: scripts match on it */
@@ -108,5 +110,10 @@ void doc_add(struct doc_ctx *c, const char *dev, const char *id,
 
 void doc_check_pci(struct doc_ctx *c, const struct doc_pci *p);
 void doc_check_system(struct doc_ctx *c);
+
+/* ---- doctor_wake.c ---- */
+
+/* Live only: a wake-up's cost on one CPU and from another, measured. */
+void doc_check_wakeup(struct doc_ctx *c);
 
 #endif /* FDMA_DOCTOR_H */

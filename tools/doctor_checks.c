@@ -33,7 +33,6 @@
 #define CMA_LOW_KB		(16 * 1024)
 #define CAP_IPC_LOCK_BIT	14
 
-#define NOFIX ""
 
 /* ---- the link model ------------------------------------------------------ */
 
@@ -780,6 +779,7 @@ void doc_check_system(struct doc_ctx *c)
 		mi[0] = 0;
 	check_module(c);
 	check_governor(c);
+	doc_check_wakeup(c);
 	check_memlock(c);
 	check_hugepages(c, mi);
 	check_cma(c, mi);

@@ -177,8 +177,8 @@ fi
 
 mkdir -p "$T/empty"
 fdma doctor --sysroot "$T/empty" --json
-djson "empty tree: 'devices' warns, exit 0" 0 \
-	"lvl('devices') == ['warn'] and f('summary')['devices'] == 0"
+djson "empty tree: 'devices' warns, exit 0; no cpu.wakeup (not live)" 0 \
+	"lvl('devices') == ['warn'] and f('summary')['devices'] == 0 and lvl('cpu.wakeup') == []"
 
 # ---- this machine ---------------------------------------------------------------
 
@@ -186,6 +186,11 @@ fdma doctor --json
 if [ "$rc" -le 1 ]; then
 	djson "live /sys: exit $rc and valid JSON with a summary" "$rc" \
 		"f('summary')['id'] == 'summary'"
+	# Measured on any machine: a wake-up on one CPU takes some time, and
+	# from another CPU (where there are two) too.
+	djson "live: cpu.wakeup measured" "$rc" \
+		"len(lvl('cpu.wakeup')) == 1 and f('cpu.wakeup')['same_cpu_wake_us'] > 0 and \
+		 (f('cpu.wakeup')['cpus'][1] < 0 or f('cpu.wakeup')['cross_cpu_wake_us'] > 0)"
 else
 	bad "live /sys: exit 0 or 1" "exit $rc: $(errline)"
 fi
