@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* libfdma: parsing "sim:" URI options. */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,23 +129,32 @@ static int parse_fault(const char *val, struct fdma_model_cfg *m, char *why, siz
  */
 static int parse_cpus(const char *val, cpu_set_t *set, char *why, size_t whylen)
 {
-	const char *dash = strchr(val, '-');
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	char first[24];
-	u64 lo, hi;
+	unsigned long lo, hi;
+	const char *p = val;
+	char *end;
 
 	if (ncpu < 1 || ncpu > CPU_SETSIZE)
 		ncpu = CPU_SETSIZE;
-	snprintf(first, sizeof(first), "%.*s", dash ? (int)(dash - val) : (int)strlen(val), val);
-	if (fdma_parse_size(first, &lo) || (dash ? fdma_parse_size(dash + 1, &hi) : (hi = lo, 0)) ||
-	    hi < lo || hi >= (u64)ncpu) {
+	/* Decimal, as taskset -c reads CPU numbers: no 0x, no sign, no K. */
+	lo = hi = ULONG_MAX;
+	if (isdigit((unsigned char)*p)) {
+		errno = 0;
+		lo = hi = strtoul(p, &end, 10);
+		p = errno ? "" : end;
+		if (*p == '-' && isdigit((unsigned char)p[1])) {
+			hi = strtoul(p + 1, &end, 10);
+			p = errno ? "" : end;
+		}
+	}
+	if (p == val || *p || lo > hi || hi >= (unsigned long)ncpu) {
 		snprintf(why, whylen,
 			 "bad value '%.40s' for option 'cpus': expected a CPU or a range N-M of CPUs 0..%ld",
 			 val, ncpu - 1);
 		return -EINVAL;
 	}
 	CPU_ZERO(set);
-	for (u64 i = lo; i <= hi; i++)
+	for (unsigned long i = lo; i <= hi; i++)
 		CPU_SET((int)i, set);
 	return 0;
 }

@@ -48,6 +48,11 @@ int fdma_mthread_start(pthread_t *t, const cpu_set_t *cpus, void *(*fn)(void *),
 	return ret;
 }
 
+u64 fdma_mpoll_ns(const struct fdma_model_cfg *cfg, unsigned int def_us)
+{
+	return (cfg->poll_us == FDMA_POLL_DEFAULT ? def_us : cfg->poll_us) * 1000ull;
+}
+
 u64 fdma_link_clock_reserve(struct fdma_link_clock *lc, u64 not_before, u64 cost)
 {
 	u64 start, done;

@@ -15,6 +15,7 @@
 
 #include "fdma_plat.h"
 #include "fdma_regs.h"
+#include "fdma_model.h"
 
 u64 fdma_mnow_ns(void);
 /* Sleep most of a long wait, spin the rest: wake-up jitter would cost link time. */
@@ -25,6 +26,9 @@ void fdma_msleep_until(u64 t);
  * -errno, -EINVAL where cpus holds no CPU this process may use.
  */
 int fdma_mthread_start(pthread_t *t, const cpu_set_t *cpus, void *(*fn)(void *), void *arg);
+
+/* cfg->poll_us in ns, or def_us, the model's own default, where the URI left it. */
+u64 fdma_mpoll_ns(const struct fdma_model_cfg *cfg, unsigned int def_us);
 
 /* One direction of the link: busy until free_ns. */
 struct fdma_link_clock {

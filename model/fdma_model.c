@@ -1219,7 +1219,7 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 	if (!m)
 		return -ENOMEM;
 	m->cfg = *cfg;
-	m->poll_ns = (cfg->poll_us == FDMA_POLL_DEFAULT ? POLL_US : cfg->poll_us) * 1000ull;
+	m->poll_ns = fdma_mpoll_ns(cfg, POLL_US);
 	m->host = *host;
 	m->regs = regs;
 	m->nchan = n;

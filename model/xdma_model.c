@@ -184,7 +184,6 @@ static void user_irq(struct xdma_model *m, u32 bits)
 			msi_post(m, vec_of(m->user_vec, k));
 }
 
-/* An event: logged in status only if its IE bit is set in control (PG195). */
 /* Under m->lock: c has work, asleep or polling (chan_main()). */
 static void wake(struct xch *c)
 {
@@ -192,6 +191,7 @@ static void wake(struct xch *c)
 	pthread_cond_signal(&c->cond);
 }
 
+/* An event: logged in status only if its IE bit is set in control (PG195). */
 static void event(struct xch *c, u32 st_bit)
 {
 	u32 gate = st_bit & (XDMA_ST_ERRORS | XDMA_ST_STOPPED | XDMA_ST_COMPLETED | XDMA_ST_IDLE);
@@ -674,8 +674,7 @@ static void *chan_main(void *arg)
 {
 	struct xch *c = arg;
 	struct xdma_model *m = c->m;
-	u64 idle_since = fdma_mnow_ns(), now;
-	u64 poll_ns = (m->cfg.poll_us == FDMA_POLL_DEFAULT ? POLL_US : m->cfg.poll_us) * 1000ull;
+	u64 idle_since = fdma_mnow_ns(), now, poll_ns = fdma_mpoll_ns(&m->cfg, POLL_US);
 
 	pthread_mutex_lock(&m->lock);
 	while (!atomic_load(&m->quit)) {

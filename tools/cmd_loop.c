@@ -47,6 +47,7 @@ struct loop_opts {
 	double seconds;
 	int modes;		/* bit per enum loop_mode */
 	int json;
+	char host_cpus[256];	/* host_cpus() */
 };
 
 struct loop_run {
@@ -404,12 +405,9 @@ static void print_row(const struct loop_opts *o, enum loop_mode mode, uint32_t s
 	const char *m = mode == MODE_BATCHED ? "batched" : "per-packet";
 
 	if (o->json) {
-		char cpus[256];
-
-		host_cpus(cpus, sizeof(cpus));
 		printf("{\"uri\":");
 		tool_json_str(stdout, o->uri);
-		printf(",\"host_cpus\":\"%s\"", cpus);
+		printf(",\"host_cpus\":\"%s\"", o->host_cpus);
 		printf(",\"tx\":%d,\"rx\":%d,\"mode\":\"%s\",\"size\":%u,\"burst\":%u,\"seconds\":%.3f,"
 		       "\"frames\":%" PRIu64 ",\"pps\":%.0f,\"mbps\":%.2f,\"doorbells_per_packet\":%.4f,"
 		       "\"irqs_per_packet\":%.4f,\"cpu_pct\":%.2f,\"verify_cpu_pct\":%.2f,"
@@ -528,12 +526,10 @@ int fdma_cmd_loop(int argc, char **argv)
 		fdma_close(dev);
 		return EXIT_FAIL;
 	}
+	host_cpus(o.host_cpus, sizeof(o.host_cpus));
 	if (!o.json) {
-		char cpus[256];
-
-		host_cpus(cpus, sizeof(cpus));
 		printf("fdma loop on %s: channel %d (H2C) to channel %d (C2H), sender and receiver on CPUs %s\n"
-		       "%-10s %6s %10s %9s %8s %8s %7s %6s %7s %6s\n", o.uri, o.tx, o.rx, cpus,
+		       "%-10s %6s %10s %9s %8s %8s %7s %6s %7s %6s\n", o.uri, o.tx, o.rx, o.host_cpus,
 		       "mode", "bytes", "pps", "Mbit/s", "db/pkt", "irq/pkt", "cpu%", "vfy%",
 		       "model%", "errors");
 	}

@@ -33,7 +33,6 @@
 #define CMA_LOW_KB		(16 * 1024)
 #define CAP_IPC_LOCK_BIT	14
 
-
 /* ---- the link model ------------------------------------------------------ */
 
 /* Payload ceilings of a link, bytes/s; false if the model cannot say

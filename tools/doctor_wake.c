@@ -63,13 +63,21 @@ static void *peer(void *arg)
 	uint64_t v;
 
 	p->ret = pin(p->cpu_peer);
-	for (int i = 0; i < WARMUP + ROUNDS; i++) {
-		/* A token is 1; more is the main thread giving up. */
-		if (read(p->to_peer, &v, sizeof(v)) != sizeof(v) || v != 1)
+	for (int i = 0; !p->ret && i < WARMUP + ROUNDS; i++) {
+		/* A token is 1; more is the other thread giving up. */
+		if (read(p->to_peer, &v, sizeof(v)) != sizeof(v) || v != 1) {
+			p->ret = -1;
 			break;
+		}
 		v = 1;
 		if (write(p->to_main, &v, sizeof(v)) != sizeof(v))
-			break;
+			p->ret = -1;
+	}
+	if (p->ret) {
+		/* Release the main thread wherever it waits (an eventfd this
+		 * far from its 2^64 - 2 limit always takes a write). */
+		v = 2;
+		(void)!write(p->to_main, &v, sizeof(v));
 	}
 	return NULL;
 }
@@ -83,14 +91,18 @@ static int cmp_u64(const void *a, const void *b)
 
 /*
  * The median round trip, us, between a thread on cpu_main and one on
- * cpu_peer; negative where a thread cannot be placed or an eventfd fails.
+ * cpu_peer; NOT_PLACED where a thread cannot be put on its CPU, FAILED
+ * where an eventfd, a thread or memory fails.
  */
+#define FAILED		(-1.0)
+#define NOT_PLACED	(-2.0)
+
 static double round_trip_us(int cpu_main, int cpu_peer)
 {
 	struct pingpong p = { .cpu_peer = cpu_peer };
 	uint64_t *t = calloc(ROUNDS, sizeof(*t)), v;
 	cpu_set_t saved;
-	double med = -1;
+	double med = FAILED;
 	pthread_t th;
 	int i = 0;
 
@@ -99,14 +111,18 @@ static double round_trip_us(int cpu_main, int cpu_peer)
 	if (!t || p.to_peer < 0 || p.to_main < 0 ||
 	    pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved))
 		goto out;
-	if (pin(cpu_main) || pthread_create(&th, NULL, peer, &p))
+	if (pin(cpu_main)) {
+		med = NOT_PLACED;
+		goto restore;
+	}
+	if (pthread_create(&th, NULL, peer, &p))
 		goto restore;
 	for (i = 0; i < WARMUP + ROUNDS; i++) {
 		uint64_t t0 = now_ns();
 
 		v = 1;
 		if (write(p.to_peer, &v, sizeof(v)) != sizeof(v) ||
-		    read(p.to_main, &v, sizeof(v)) != sizeof(v))
+		    read(p.to_main, &v, sizeof(v)) != sizeof(v) || v != 1)
 			break;
 		if (i >= WARMUP)
 			t[i - WARMUP] = now_ns() - t0;
@@ -118,7 +134,9 @@ static double round_trip_us(int cpu_main, int cpu_peer)
 		(void)!write(p.to_peer, &v, sizeof(v));
 	}
 	pthread_join(th, NULL);
-	if (i == WARMUP + ROUNDS && !p.ret) {
+	if (p.ret > 0) {
+		med = NOT_PLACED;	/* pthread_setaffinity_np()'s error */
+	} else if (i == WARMUP + ROUNDS && !p.ret) {
 		qsort(t, ROUNDS, sizeof(*t), cmp_u64);
 		med = t[ROUNDS / 2] / 1000.0;
 	}
@@ -155,9 +173,12 @@ void doc_check_wakeup(struct doc_ctx *c)
 	snprintf(s_cross, sizeof(s_cross), cross < 0 ? "null" : "%.1f", cross / 2);
 	snprintf(ex, sizeof(ex), ",\"cpus\":[%d,%d],\"same_cpu_wake_us\":%s,\"cross_cpu_wake_us\":%s",
 		 cpu[0], cpu[1], s_same, s_cross);
-	if (same < 0) {
+	if (same < 0 || cross == NOT_PLACED || (n == 2 && cross < 0)) {
 		doc_add(c, "", "cpu.wakeup", DOC_INFO, NOFIX, ex,
-			"could not measure a wake-up (no CPU to place a thread on, or no eventfd)");
+			"could not measure a wake-up: %s",
+			same == NOT_PLACED || cross == NOT_PLACED ?
+			"a thread could not be placed on its CPU" :
+			"out of threads, eventfds or memory");
 	} else if (cross < 0) {
 		doc_add(c, "", "cpu.wakeup", DOC_INFO, NOFIX, ex,
 			"a wake-up on one CPU takes %.1f us; this process may use one CPU only, "

@@ -84,6 +84,9 @@ static void test_bad_uris(void **state)
 		{ "sim:cpus=-1", "option 'cpus'" },
 		{ "sim:cpus=1023", "option 'cpus'" },	/* more than this machine has */
 		{ "sim:cpus=0-", "option 'cpus'" },
+		{ "sim:cpus=0x1", "option 'cpus'" },	/* decimal, as taskset -c */
+		{ "sim:cpus=0K", "option 'cpus'" },
+		{ "sim:cpus=+1", "option 'cpus'" },
 		{ "sim:poll_us=2000000", "option 'poll_us'" },
 		{ "sim:rtl=1,cpus=0", "the RTL has none" },
 	};
