@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "doctor.h"
+#include "util.h"
 
 #define ROUNDS		2000	/* about 0.1 s at 50 us a round trip */
 #define WARMUP		100
@@ -39,14 +39,6 @@ struct pingpong {
 	int cpu_peer;
 	int ret;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int pin(int cpu)
 {
@@ -82,9 +74,9 @@ static void *peer(void *arg)
 	return NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_double(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
@@ -100,7 +92,8 @@ static int cmp_u64(const void *a, const void *b)
 static double round_trip_us(int cpu_main, int cpu_peer)
 {
 	struct pingpong p = { .cpu_peer = cpu_peer };
-	uint64_t *t = calloc(ROUNDS, sizeof(*t)), v;
+	double *t = calloc(ROUNDS, sizeof(*t));
+	uint64_t v;
 	cpu_set_t saved;
 	double med = FAILED;
 	pthread_t th;
@@ -118,14 +111,14 @@ static double round_trip_us(int cpu_main, int cpu_peer)
 	if (pthread_create(&th, NULL, peer, &p))
 		goto restore;
 	for (i = 0; i < WARMUP + ROUNDS; i++) {
-		uint64_t t0 = now_ns();
+		double t0 = tool_now();
 
 		v = 1;
 		if (write(p.to_peer, &v, sizeof(v)) != sizeof(v) ||
 		    read(p.to_main, &v, sizeof(v)) != sizeof(v) || v != 1)
 			break;
 		if (i >= WARMUP)
-			t[i - WARMUP] = now_ns() - t0;
+			t[i - WARMUP] = tool_now() - t0;
 	}
 	if (i < WARMUP + ROUNDS) {
 		/* Release the peer wherever it waits: it stops on a value that is not a token. */
@@ -137,8 +130,8 @@ static double round_trip_us(int cpu_main, int cpu_peer)
 	if (p.ret > 0) {
 		med = NOT_PLACED;	/* pthread_setaffinity_np()'s error */
 	} else if (i == WARMUP + ROUNDS && !p.ret) {
-		qsort(t, ROUNDS, sizeof(*t), cmp_u64);
-		med = t[ROUNDS / 2] / 1000.0;
+		qsort(t, ROUNDS, sizeof(*t), cmp_double);
+		med = t[ROUNDS / 2] * 1e6;
 	}
 restore:
 	pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);

@@ -11,7 +11,6 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sim_util.h"
@@ -79,27 +78,19 @@ static void test_cpus_places_channel_threads(void **state)
 	assert_int_equal(threads_on_only(cpu), before);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Requests that find their channel idle: asleep at once, or still polling. Seconds taken. */
 static double roundtrips_with_gaps(const char *uri)
 {
 	struct fdma_dev *dev = sim_open(uri);
-	double t0 = now_s();
+	int64_t t0 = sim_now_us();
 
 	for (uint64_t seed = 1; seed <= 20; seed++) {
 		sim_roundtrip(dev, (seed % 4) << 20, 4096 * seed, seed);
 		usleep(seed % 2 ? 50 : 3000);
 	}
-	t0 = now_s() - t0;
+	t0 = sim_now_us() - t0;
 	fdma_close(dev);
-	return t0;
+	return t0 / 1e6;
 }
 
 static void test_poll_us_zero(void **state)
