@@ -160,7 +160,7 @@ static int parse_cpus(const char *val, cpu_set_t *set, char *why, size_t whylen)
 }
 
 #define KNOWN_OPTS \
-	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams loop wire bytes memcpy mem ring maxdesc coal coal_us fault wb rtl cpus poll_us"
+	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams loop wire bytes memcpy mem ring maxdesc coal coal_us fault wb rtl cpus poll_us busy_us"
 
 /* The option's bit in the "seen" mask (its place in KNOWN_OPTS), or -1. */
 static int opt_index(const char *key)
@@ -330,6 +330,10 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		} else if (!strcmp(key, "poll_us")) {
 			ret = get_num(key, val, 0, 1000000, &v, why, whylen);
 			o->model.poll_us = (unsigned int)v;
+		} else if (!strcmp(key, "busy_us")) {
+			/* Below the library's and the driver's reset timeouts, which wait for BUSY. */
+			ret = get_num(key, val, 0, 100000, &v, why, whylen);
+			o->model.busy_us = (unsigned int)v;
 		} else {
 			snprintf(why, whylen,
 				 "unknown option '%.40s' in sim: URI (known: %s)", key, KNOWN_OPTS);
@@ -383,6 +387,11 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 	if (!ret && o->rtl && (seen & (1u << opt_index("cpus") | 1u << opt_index("poll_us")))) {
 		snprintf(why, whylen,
 			 "cpus= and poll_us= are for the models' channel threads: the RTL has none");
+		ret = -EINVAL;
+	}
+	if (!ret && o->model.busy_us && o->eng != &fdma_eng_xdma) {
+		snprintf(why, whylen,
+			 "busy_us= is the XDMA model's (BUSY after a chain's end): it needs engine=xdma");
 		ret = -EINVAL;
 	}
 	if (!ret && o->rtl && o->eng != &fdma_eng_fdma) {

@@ -91,6 +91,13 @@ struct fdma_model_cfg {
 	 * the host may need where they share CPUs.
 	 */
 	unsigned int poll_us;
+	/*
+	 * XDMA model only: a channel still reads BUSY this long, us, after a
+	 * chain's last write-back, STOPPED and interrupt; a RUN edge meanwhile
+	 * goes unseen. What an engine may do (the count can be seen before
+	 * BUSY falls); 0: BUSY falls with the write-back.
+	 */
+	unsigned int busy_us;
 };
 
 struct fdma_model_host {

@@ -47,6 +47,7 @@ struct xch {
 
 	/* the chain (under m->lock) */
 	bool busy;
+	u64 tail_ns;		/* cfg.busy_us: BUSY held until then after a chain's end (0: not) */
 	u32 gen;		/* bumped at every RUN rising edge */
 	u64 cur;		/* next descriptor's address */
 	u32 blk_left;		/* descriptors left in the declared adjacent block */
@@ -246,7 +247,9 @@ static void ctrl_write(struct xch *c, u32 val)
 
 	c->ctrl = val;
 	if ((val & XDMA_CTRL_RUN) && !(was & XDMA_CTRL_RUN)) {
-		run_edge(c);
+		/* Still busy after the last chain (cfg.busy_us): the edge goes unseen. */
+		if (!c->tail_ns)
+			run_edge(c);
 	} else if (!(val & XDMA_CTRL_RUN) && (was & XDMA_CTRL_RUN)) {
 		/* The descriptor in progress finishes; a stuck channel just stops. */
 		if (c->rogue)
@@ -648,6 +651,15 @@ static bool run_one(struct xch *c)
 	if (d.ctrl & XDMA_DESC_COMPLETED)
 		event(c, XDMA_ST_COMPLETED);
 	if (stop) {
+		if (m->cfg.busy_us) {
+			/*
+			 * The count, STOPPED and the interrupt are out, BUSY is
+			 * not: chan_main() drops it after busy_us (tail_end()).
+			 */
+			event(c, XDMA_ST_STOPPED);
+			c->tail_ns = fdma_mnow_ns() + m->cfg.busy_us * 1000ull;
+			return false;
+		}
 		c->busy = false;
 		c->status &= ~XDMA_ST_BUSY;
 		event(c, XDMA_ST_STOPPED);
@@ -670,6 +682,20 @@ out_stopped:
 	return false;
 }
 
+/*
+ * The end of the time a channel reads BUSY after its chain (cfg.busy_us):
+ * idle now, and IDLE_STOPPED if RUN fell meanwhile, as when RUN falls on
+ * an idle engine.
+ */
+static void tail_end(struct xch *c)
+{
+	c->tail_ns = 0;
+	c->busy = false;
+	c->status &= ~XDMA_ST_BUSY;
+	if (!(c->ctrl & XDMA_CTRL_RUN))
+		event(c, XDMA_ST_IDLE);
+}
+
 static void *chan_main(void *arg)
 {
 	struct xch *c = arg;
@@ -680,7 +706,7 @@ static void *chan_main(void *arg)
 	while (!atomic_load(&m->quit)) {
 		u64 deadline = 0;
 
-		if (c->busy && !c->stuck) {
+		if (c->busy && !c->stuck && !c->tail_ns) {
 			/* The chain's first descriptor is fetched first (fdma_link_fetch_ns()). */
 			if (c->was_empty)
 				c->avail_ns = fdma_mnow_ns() + fdma_link_fetch_ns(&m->cfg.link);
@@ -690,7 +716,13 @@ static void *chan_main(void *arg)
 			continue;
 		}
 		now = fdma_mnow_ns();
+		if (c->tail_ns && now >= c->tail_ns) {
+			tail_end(c);
+			continue;
+		}
 		idle_source(c, now, &deadline);
+		if (c->tail_ns && (!deadline || c->tail_ns < deadline))
+			deadline = c->tail_ns;
 		if (msi_flush_unlocked(m))
 			continue;
 		/*

@@ -25,6 +25,9 @@
  * descriptor read fails), magic, data (a data read or write fails), stuck
  * (the channel stops completing until RUN is cleared), irq (the next
  * interrupt is lost), noack (stuck, and it ignores RUN being cleared).
+ * busy_us: a channel reads BUSY that long after its chain ended (the
+ * count written back, STOPPED and its interrupt out), and a RUN edge
+ * meanwhile goes unseen; once idle it logs IDLE_STOPPED if RUN fell.
  */
 #ifndef XDMA_MODEL_H
 #define XDMA_MODEL_H
