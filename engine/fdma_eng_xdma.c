@@ -15,6 +15,13 @@
  * since only then is its end known: a block of adjacent descriptors never
  * crosses 4 KiB nor the ring's end, and holds at most 64.
  *
+ * A chain starts only on an idle engine, which after a chain may still
+ * read BUSY a while; the engine then interrupts once it is idle, so that
+ * the reap in the interrupt path starts the chain, and fdma_ering_ready()
+ * says so to a caller that had interrupts off (see launch()). A caller
+ * needs no more than its ordinary loop: reap on an interrupt, and sleep
+ * only once fdma_ering_ready() is 0 with interrupts on.
+ *
  * Completion. The engine counts descriptors completed since RUN rose: in
  * the poll-mode write-back word in host memory (caps.poll_wb: no register
  * read on the hot path), else in a register. Per-descriptor results exist
@@ -297,6 +304,7 @@ static int x_ring_init(struct fdma_ering *r, const struct fdma_eng_caps *caps)
 	r->x.err_st = 0;
 	r->x.sof = true;
 	r->x.irq_on = false;
+	r->x.parked = false;
 	r->fd = NULL;
 	r->cpl = NULL;
 	r->wb = NULL;
@@ -365,12 +373,18 @@ static void x_start(struct fdma_ering *r, u32 ctrl_flags, u32 irq_vec)
 	r->x.run_start = r->pidx_pub;
 	r->x.run_end = r->pidx_pub;
 	r->x.sof = true;
+	r->x.parked = false;
 	r->ctrl = (r->ctrl & XDMA_CTRL_POLL_WB) | events;
 	if (r->ctrl & XDMA_CTRL_POLL_WB) {
 		wr(r, r->reg + XDMA_CH_WB_LO, (u32)r->wb_bus);
 		wr(r, r->reg + XDMA_CH_WB_HI, (u32)(r->wb_bus >> 32));
 	}
-	wr(r, r->reg + XDMA_CH_IE, events);
+	/*
+	 * IDLE_STOPPED interrupts where it is logged, which control's IE_IDLE
+	 * allows only while a chain is parked (launch()): clearing RUN before
+	 * every other start must not interrupt.
+	 */
+	wr(r, r->reg + XDMA_CH_IE, events | XDMA_CTRL_IE_IDLE);
 	/* RUN stays low until a chain starts: its rising edge starts one. */
 	wr(r, r->reg + XDMA_CH_CTRL, r->ctrl);
 	x_set_irq(r, ctrl_flags & FDMA_CH_CTRL_IRQ_EN);
@@ -509,20 +523,47 @@ static u32 adjacent(const struct fdma_ering *r, u32 j, u32 end)
 	return n < XDMA_DESC_ADJ_MAX ? n : XDMA_DESC_ADJ_MAX;
 }
 
-/* Start a chain of what was handed over and not yet run. */
+static bool busy(const struct fdma_ering *r)
+{
+	return rd(r, r->reg + XDMA_CH_STATUS) & XDMA_ST_BUSY;
+}
+
+/*
+ * Start a chain of what was handed over and not yet run.
+ *
+ * After a chain the engine may read BUSY a while longer: its last count
+ * (and the interrupt) can come before BUSY falls, and a RUN edge while
+ * BUSY may go unseen. So a start needs an idle engine: after a chain, look
+ * (one read a chain). Still busy, the start must not wait for a caller to
+ * look again by chance: a network interface's transmit path rings the
+ * doorbell and leaves, and its NAPI sleeps once nothing is ready, so the
+ * chain would wait for good. The chain is parked instead: RUN cleared with
+ * control's IE_IDLE on, so that the engine logs IDLE_STOPPED and
+ * interrupts once it is idle, and the reap in the interrupt path starts
+ * the chain. A caller that had the interrupt off loses that
+ * IDLE_STOPPED when it turns it on (the clear-on-read acknowledge), and
+ * learns from fdma_ering_ready() instead (x_start_due()). While the
+ * engine is busy nothing says there is work: no poll spins on it.
+ */
 static void launch(struct fdma_ering *r)
 {
 	u32 start = r->x.run_end, end = r->pidx_pub, j;
 	u64 first = r->desc_bus + (u64)(start & (r->size - 1)) * sizeof(struct xdma_desc);
 
-	/*
-	 * The last count can be seen before BUSY falls, and a RUN edge while
-	 * BUSY may go unseen: after a chain, look (one read a chain). Still
-	 * busy: the next reap (or the watchdog's) starts it.
-	 */
-	if (r->x.run_end != r->x.run_start &&
-	    (rd(r, r->reg + XDMA_CH_STATUS) & XDMA_ST_BUSY))
-		return;
+	if (r->x.run_end != r->x.run_start && busy(r)) {
+		if (r->x.parked)
+			return;
+		r->x.parked = true;
+		r->ctrl |= XDMA_CTRL_IE_IDLE;
+		/* One write (r->ctrl never holds RUN): RUN falls with IE_IDLE already on. */
+		wr(r, r->reg + XDMA_CH_CTRL, r->ctrl);
+		/*
+		 * Idle by now: it may have gone idle before RUN fell, and
+		 * then need not log IDLE_STOPPED at all. Start at once.
+		 */
+		if (busy(r))
+			return;
+	}
 
 	for (j = start; j != end; j++) {
 		struct xdma_desc *d = xdesc(r, j);
@@ -541,12 +582,21 @@ static void launch(struct fdma_ering *r)
 	*xwb(r) = 0;
 	/* Descriptors and the zeroed count are host stores the engine reads after RUN. */
 	fdma_wmb();
-	wr(r, r->reg + XDMA_CH_CTRL_W1C, XDMA_CTRL_RUN);
+	/* Unparked (IE_IDLE off): RUN falling on an idle engine must not interrupt. */
+	r->x.parked = false;
+	r->ctrl &= ~XDMA_CTRL_IE_IDLE;
+	wr(r, r->reg + XDMA_CH_CTRL_W1C, XDMA_CTRL_RUN | XDMA_CTRL_IE_IDLE);
 	wr(r, r->x.sg + XDMA_SG_DESC_LO, (u32)first);
 	wr(r, r->x.sg + XDMA_SG_DESC_HI, (u32)(first >> 32));
 	wr(r, r->x.sg + XDMA_SG_DESC_ADJ, adjacent(r, start, end));
 	wr(r, r->reg + XDMA_CH_CTRL_W1S, XDMA_CTRL_RUN);
 	r->doorbells++;
+}
+
+/* Parked (launch()) and the engine idle now: the next reap starts the chain. */
+static bool x_start_due(const struct fdma_ering *r)
+{
+	return r->x.parked && !busy(r);
 }
 
 /* Completed in the running chain, clamped to len descriptors. */
@@ -706,7 +756,9 @@ static int x_ring_reset(struct fdma_ering *r, u32 timeout_us)
 	r->x.err = FDMA_CPL_OK;
 	r->x.run_end = r->done_at_reset;
 	r->pidx_pub = r->pidx;
-	wr(r, r->reg + XDMA_CH_CTRL_W1C, XDMA_CTRL_RUN);
+	r->x.parked = false;
+	r->ctrl &= ~XDMA_CTRL_IE_IDLE;
+	wr(r, r->reg + XDMA_CH_CTRL_W1C, XDMA_CTRL_RUN | XDMA_CTRL_IE_IDLE);
 	ret = wait_idle(r->plat, r->reg, timeout_us);
 	if (ret)
 		return ret;
@@ -818,4 +870,5 @@ const struct fdma_eng_ops fdma_eng_xdma = {
 	.rd_clears = x_rd_clears,
 	.user_irq_enable = x_user_irq_enable,
 	.route_irqs = x_route_irqs,
+	.start_due = x_start_due,
 };

@@ -161,6 +161,7 @@ struct fdma_ering {
 		u32 err_st;	/* error bits the host read away from the clear-on-read status */
 		bool sof;	/* stream C2H: the next buffer starts a packet */
 		bool irq_on;
+		bool parked;	/* a chain waits for the engine to go idle (see launch()) */
 	} x;
 };
 
@@ -203,6 +204,11 @@ struct fdma_eng_ops {
 	bool (*rd_clears)(u32 off);
 	/* Channels (bit i: channel i) whose interrupt is asserted; NULL: cannot tell (no INTx). */
 	u32 (*irq_pending)(struct fdma_plat *p, const struct fdma_eng_caps *caps);
+	/*
+	 * Nothing completed unreaped, but a reap would start what was handed
+	 * over (fdma_ering_ready()). NULL: the doorbell always hands it over.
+	 */
+	bool (*start_due)(const struct fdma_ering *r);
 };
 
 extern const struct fdma_eng_ops fdma_eng_fdma;
@@ -421,7 +427,8 @@ static inline int fdma_ering_post(struct fdma_ering *r, const struct fdma_ereq *
 /*
  * Hand everything posted since the last doorbell to the device: one
  * register write (FDMA), or one chain start when the channel is idle
- * (XDMA; else the chain starts when the running one ends, see reap).
+ * (XDMA; else a reap starts it once the running chain has ended and the
+ * engine is idle: an interrupt, or fdma_ering_ready(), says when).
  */
 static inline void fdma_ering_doorbell(struct fdma_ering *r)
 {
@@ -438,16 +445,28 @@ static inline u32 fdma_ering_done(const struct fdma_ering *r)
 	return r->eng->done(r);
 }
 
-/* Descriptors the device has completed and the host has not reaped. */
+/*
+ * Work for a reap: the descriptors the device has completed and the host
+ * has not reaped; where there are none, 1 if a reap would start what was
+ * handed over (XDMA: a chain that waited for the engine to go idle). So a
+ * caller that checks this after turning interrupts on, and sleeps only
+ * when it is 0, misses neither completions nor a start: the engine
+ * interrupts for both.
+ */
 static inline u32 fdma_ering_ready(const struct fdma_ering *r)
 {
-	return fdma_ering_done(r) - r->cidx;
+	u32 n = fdma_ering_done(r) - r->cidx;
+
+	if (!n && r->eng->start_due && r->eng->start_due(r))
+		return 1;
+	return n;
 }
 
 /*
  * Reap up to max finished requests into out[]. A request is returned only
  * once all its pieces are complete. Returns the number written. On XDMA
- * this also starts the next chain once the running one has ended.
+ * this also starts the next chain once the running one has ended and the
+ * engine is idle.
  */
 static inline u32 fdma_ering_reap(struct fdma_ering *r, struct fdma_ecpl *out, u32 max)
 {

@@ -110,9 +110,8 @@ static void test_identity(void **state)
  * in memory order, so every transfer completing whole proves them right.
  * wb selects the write-back or the completed-count register.
  */
-static void chains(const char *opts, unsigned int maxn)
+static void chains_on(struct fdma_dev *dev, unsigned int maxn)
 {
-	struct fdma_dev *dev = open_xdma(opts);
 	const size_t sz = 4096;
 	int src = sim_buf(dev, 100 * sz, 0), dst = sim_buf(dev, 100 * sz, 0);
 	struct fdma_req r[100];
@@ -149,6 +148,13 @@ static void chains(const char *opts, unsigned int maxn)
 	assert_int_equal(b.errors, a.errors);
 	assert_fdma_ok(dev, fdma_buf_free(dev, src));
 	assert_fdma_ok(dev, fdma_buf_free(dev, dst));
+}
+
+static void chains(const char *opts, unsigned int maxn)
+{
+	struct fdma_dev *dev = open_xdma(opts);
+
+	chains_on(dev, maxn);
 	fdma_close(dev);
 }
 
@@ -204,6 +210,70 @@ static void test_queued_batches(void **state)
 		assert_pattern(fdma_buf_addr(dev, dst), 48 * 4096, 5);
 		assert_fdma_ok(dev, fdma_buf_free(dev, dst));
 	}
+	fdma_close(dev);
+}
+
+/*
+ * An application's event loop on fdma_chan_fd(): poll the fd, reap what
+ * is there without waiting (min_wait 0), submit the next request. With
+ * busy_us the engine still reads BUSY after every chain's end, so a
+ * request submitted right after the last completion cannot start at once,
+ * and no reap of the library's looks again unasked: the engine must
+ * interrupt once it can start it. Blocks written one request at a time,
+ * read back the same way, every byte checked.
+ */
+static void fd_loop_one(struct fdma_dev *dev, int ch, int fd, const struct fdma_req *r)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct fdma_cpl c;
+	int n;
+
+	assert_fdma_err(dev, fdma_submit(dev, ch, r, 1), 1, NULL);
+	for (;;) {
+		n = fdma_reap(dev, ch, &c, 1, 0, 0);
+		assert_fdma_ok(dev, n);
+		if (n == 1)
+			break;
+		if (poll(&p, 1, (int)(TIMEOUT_US / 1000)) != 1)
+			fail_msg("channel %d: request %llu: no event on fdma_chan_fd() in %d s", ch,
+				 (unsigned long long)r->user_data, TIMEOUT_US / 1000000);
+	}
+	assert_int_equal(c.res, 0);
+	assert_int_equal(c.len, r->len);
+	assert_int_equal(c.user_data, r->user_data);
+}
+
+static void test_busy_after_chain(void **state)
+{
+	struct fdma_dev *dev = open_xdma("busy_us=2000");
+	const unsigned int n = 12, sz = 8192;
+	int src = sim_buf(dev, n * sz, 0), dst = sim_buf(dev, n * sz, 0);
+	int fd[2];
+
+	(void)state;
+	for (int ch = 0; ch < 2; ch++) {
+		fd[ch] = fdma_chan_fd(dev, ch);
+		assert_fdma_ok(dev, fd[ch]);
+	}
+	pattern_fill(fdma_buf_addr(dev, src), n * sz, 11);
+	memset(fdma_buf_addr(dev, dst), 0, n * sz);
+	for (unsigned int i = 0; i < n; i++) {
+		struct fdma_req r = { .buf = src, .offset = i * sz, .card_addr = i * sz, .len = sz,
+				      .user_data = i };
+
+		fd_loop_one(dev, 0, fd[0], &r);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct fdma_req r = { .buf = dst, .offset = i * sz, .card_addr = i * sz, .len = sz,
+				      .user_data = 100 + i };
+
+		fd_loop_one(dev, 1, fd[1], &r);
+	}
+	assert_pattern(fdma_buf_addr(dev, dst), n * sz, 11);
+	/* The same chains, batches and reaps that wait, as the library's own loop drives them. */
+	chains_on(dev, 60);
+	assert_fdma_ok(dev, fdma_buf_free(dev, src));
+	assert_fdma_ok(dev, fdma_buf_free(dev, dst));
 	fdma_close(dev);
 }
 
@@ -427,6 +497,12 @@ static void test_bad_config(void **state)
 	assert_non_null(strstr(err, "no memcpy"));
 	assert_int_equal(fdma_open(&dev, "sim:engine=qdma", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "fdma or xdma"));
+	/* BUSY after a chain's end is the XDMA model's, and stays below the reset timeouts. */
+	assert_int_equal(fdma_open(&dev, "sim:busy_us=10", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "needs engine=xdma"));
+	assert_int_equal(fdma_open(&dev, "sim:engine=xdma,busy_us=100001", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "option 'busy_us'"));
 	assert_null(dev);
 }
 
@@ -438,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_chains_small_ring),
 		cmocka_unit_test(test_chains_registers),
 		cmocka_unit_test(test_queued_batches),
+		cmocka_unit_test(test_busy_after_chain),
 		cmocka_unit_test(test_coalesce_emulated),
 		cmocka_unit_test(test_magic_fault),
 		cmocka_unit_test(test_packet_over_buffers),
