@@ -11,6 +11,19 @@ static void ch_wr(struct fdma_ering *r, u32 off, u32 val)
 	fdma_plat_wr32(r->plat, r->reg + off, val);
 }
 
+/*
+ * CH_CTRL is written from two kinds of caller: its owner, serialised (the
+ * channel layer under its lock, or a network interface with NAPI off),
+ * which changes RUN, DROP and M2M; and the interrupt mask, flipped by a
+ * network interface's hard interrupt and its NAPI without any lock. The
+ * mask is kept apart (r->irq_en) and each write composes the register
+ * from both, so that no read-modify-write of one undoes the other's bits.
+ */
+static void fd_ctrl_wr(struct fdma_ering *r)
+{
+	ch_wr(r, FDMA_CH_CTRL, r->ctrl | r->irq_en);
+}
+
 static bool is_pow2(u32 v)
 {
 	return v && !(v & (v - 1));
@@ -130,6 +143,7 @@ static int fd_ring_init(struct fdma_ering *r, const struct fdma_eng_caps *caps)
 	r->fd = r->desc;
 	r->cpl = r->rec;
 	r->wb = r->wbp;
+	r->irq_en = 0;
 	r->reset_seq = fdma_plat_rd32(r->plat, r->reg + FDMA_CH_RESET_REQ);
 	return 0;
 }
@@ -146,20 +160,21 @@ static void fd_start(struct fdma_ering *r, u32 ctrl_flags, u32 irq_vec)
 	ch_wr(r, FDMA_CH_IRQ_VEC, irq_vec);
 	ch_wr(r, FDMA_CH_PIDX, r->pidx);
 	r->pidx_pub = r->pidx;
-	r->ctrl = FDMA_CH_CTRL_RUN | ctrl_flags;
+	r->irq_en = ctrl_flags & FDMA_CH_CTRL_IRQ_EN;
+	r->ctrl = FDMA_CH_CTRL_RUN | (ctrl_flags & ~FDMA_CH_CTRL_IRQ_EN);
 	/* Say we know the channel is memory-to-memory (FDMA_CH_CTRL_M2M). */
 	if (r->caps & FDMA_CH_CAP_MEM2MEM)
 		r->ctrl |= FDMA_CH_CTRL_M2M;
 	/* The device latches the ring registers when it sees RUN: order them first. */
 	fdma_wmb();
-	ch_wr(r, FDMA_CH_CTRL, r->ctrl);
+	fd_ctrl_wr(r);
 	fdma_plat_kick(r->plat, r->ch);
 }
 
 static void fd_stop(struct fdma_ering *r)
 {
 	r->ctrl &= ~FDMA_CH_CTRL_RUN;
-	ch_wr(r, FDMA_CH_CTRL, r->ctrl);
+	fd_ctrl_wr(r);
 	fdma_plat_kick(r->plat, r->ch);
 }
 
@@ -187,16 +202,20 @@ static void fd_testgen_counts(const struct fdma_ering *r, u32 *frames, u32 *erro
 
 static void fd_set_ctrl(struct fdma_ering *r, u32 mask, u32 val)
 {
+	if (mask & FDMA_CH_CTRL_IRQ_EN)
+		r->irq_en = val & FDMA_CH_CTRL_IRQ_EN;
+	mask &= ~FDMA_CH_CTRL_IRQ_EN;
 	r->ctrl = (r->ctrl & ~mask) | (val & mask);
-	ch_wr(r, FDMA_CH_CTRL, r->ctrl);
+	fd_ctrl_wr(r);
 	/* IRQ_EN is read by the device as it completes; anything else needs a look now. */
-	if (mask & ~FDMA_CH_CTRL_IRQ_EN)
+	if (mask)
 		fdma_plat_kick(r->plat, r->ch);
 }
 
 static void fd_set_irq(struct fdma_ering *r, bool on)
 {
-	fd_set_ctrl(r, FDMA_CH_CTRL_IRQ_EN, on ? FDMA_CH_CTRL_IRQ_EN : 0);
+	r->irq_en = on ? FDMA_CH_CTRL_IRQ_EN : 0;
+	fd_ctrl_wr(r);
 	/*
 	 * Enabling: the caller next reads wb.cidx to decide whether to sleep,
 	 * while the device writes wb.cidx and then reads IRQ_EN to decide
@@ -350,7 +369,7 @@ static int fd_ring_reset(struct fdma_ering *r, u32 timeout_us)
 	hw_ready(r, &hw);
 	r->done_at_reset = hw;
 	r->ctrl &= ~FDMA_CH_CTRL_RUN;
-	ch_wr(r, FDMA_CH_CTRL, r->ctrl);
+	fd_ctrl_wr(r);
 	r->reset_seq++;
 	fdma_wmb();
 	ch_wr(r, FDMA_CH_RESET_REQ, r->reset_seq);

@@ -148,6 +148,7 @@ struct fdma_ering {
 	struct fdma_cpl_rec *cpl;	/* = rec */
 	struct fdma_wb *wb;	/* = wbp */
 	u32 reset_seq;		/* last CH_RESET_REQ value */
+	u32 irq_en;		/* CH_CTRL.IRQ_EN as last set: kept out of ctrl (fd_ctrl_wr()) */
 
 	/* XDMA engine (see fdma_eng_xdma.c) */
 	struct {

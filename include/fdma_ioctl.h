@@ -26,8 +26,11 @@
  * (channel, flags, reserved, zero or misaligned length, offset or card
  * address, count); EBADF not one of this file's handles; ERANGE beyond the
  * buffer or card memory; E2BIG more descriptors than the ring holds;
- * EAGAIN no room now (queue or ring); EBUSY buffer in flight; EOPNOTSUPP
- * the channel or engine cannot; EIO broken channel; ENODEV device removed.
+ * EAGAIN no room now (queue or ring); EBUSY buffer in flight, or the
+ * channel is held by another client (a network interface, a dmaengine
+ * consumer): requests, CHAN_RESET, COALESCE, DROP and TESTGEN on it;
+ * EOPNOTSUPP the channel or engine cannot; EIO broken channel; ENODEV
+ * device removed.
  */
 #ifndef FDMA_IOCTL_H
 #define FDMA_IOCTL_H
@@ -417,10 +420,12 @@ struct fdma_ioc_cq_eventfd {
  * MSI-X table and pending bits; in the VM harness also the ivshmem
  * registers) can be read, but written only with FDMA_IOC_REG_FORCE by a
  * caller with CAP_SYS_RAWIO: they can point the device's DMA anywhere.
- * bar_len is written back, also with -ERANGE.
+ * Any other write needs CAP_SYS_RAWIO too: the FPGA's own registers may
+ * start a bus master of its own. bar_len is written back, also with -ERANGE.
  * errno: EINVAL bar over 5, offset not a multiple of 4, unknown flags or
  * reserved bits; ENXIO not a memory BAR; ERANGE offset beyond the BAR;
- * EPERM an engine register written without FORCE or without CAP_SYS_RAWIO.
+ * EPERM a write without CAP_SYS_RAWIO, or an engine register written
+ * without FORCE.
  */
 struct fdma_ioc_reg {
 	__u32 bar;

@@ -51,6 +51,7 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -366,7 +367,12 @@ static void chan_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
 		return;
 	}
 	if (e->cookie & FDMA_DCOOKIE) {
-		fdma_dmae_piece(c, e, taint);
+		/* A client's that posts through us (the dmaengine provider). */
+		if (c->client && c->client->ops->piece)
+			c->client->ops->piece(c, c->client, e, taint);
+		else
+			dev_err_ratelimited(chan_log(c), "channel %u: completion of request %llu of no client\n",
+					    c->idx, e->cookie);
 		return;
 	}
 	if (e->cookie >= c->fdev->ring_size || !c->ureq[e->cookie].cq) {
@@ -456,8 +462,8 @@ static u32 chan_reap(struct fdma_chan *c, bool recover)
 	u32 n, i, total = 0;
 
 	lockdep_assert_held(&c->lock);
-	/* Not a network interface's ring: only its NAPI may reap it. */
-	if (!c->up || c->net)
+	/* A ring its client drives itself (a network interface's NAPI) is not ours. */
+	if (!c->up || (c->client && c->client->ops->own_ring))
 		return 0;
 	while ((n = c->ops->reap(c, e, ARRAY_SIZE(e)))) {
 		for (i = 0; i < n; i++)
@@ -498,11 +504,17 @@ EXPORT_SYMBOL_NS_GPL(fdma_chan_irq, FDMA);
 
 void fdma_chan_intr(struct fdma_chan *c)
 {
-	/* A network interface's ring: its NAPI reaps (fdma_net.c). */
-	if (READ_ONCE(c->net)) {
-		fdma_net_kick(c);
+	struct fdma_chan_client *cl;
+
+	/* A ring its client drives: the client is told (its release waits for RCU). */
+	rcu_read_lock();
+	cl = READ_ONCE(c->client);
+	if (cl && cl->ops->own_ring) {
+		cl->ops->kick(c, cl);
+		rcu_read_unlock();
 		return;
 	}
+	rcu_read_unlock();
 	mutex_lock(&c->lock);
 	if (c->ops->irq_ack && c->up)
 		c->ops->irq_ack(c);
@@ -646,8 +658,8 @@ int fdma_chan_reset(struct fdma_chan *c)
 	mutex_lock(&c->lock);
 	if (READ_ONCE(c->fdev->dead) || !c->up) {
 		ret = -ENODEV;
-	} else if (c->dmae_owned) {
-		/* A dmaengine client's descriptors are its own to terminate. */
+	} else if (fdma_chan_busy(c)) {
+		/* A client's requests are its own to terminate. */
 		ret = -EBUSY;
 	} else {
 		/* What is finished is delivered as such, the rest canceled. */
@@ -694,7 +706,8 @@ int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buf *b)
 	u32 i;
 
 	mutex_lock(&c->lock);
-	if (c->up && !c->dmae_owned) {
+	/* A client's channel carries no file's requests. */
+	if (c->up && !c->client) {
 		fdma_chan_reap_locked(c);
 		/* Its requests end -EIO; the others are canceled as by any reset. */
 		for (i = 0; i < c->fdev->ring_size; i++) {
@@ -714,25 +727,40 @@ int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buf *b)
 	return ret;
 }
 
-/* ---- another master of the ring: the dmaengine provider ----------------- */
+/* ---- the channel's client (fdma_drv.h: struct fdma_chan_client) --------- */
 
 /*
- * Take (claim) or give back the channel for a dmaengine client: -EBUSY
- * while a file's requests are in flight on it, -ENODEV once removed.
+ * Take the channel for a client: -ENODEV once removed, -EBUSY while
+ * another client holds it or a file's requests are in flight on it.
+ * Published for the interrupt handlers, which read it without the lock.
  */
-int fdma_chan_claim(struct fdma_chan *c, bool claim)
+int fdma_chan_claim(struct fdma_chan *c, struct fdma_chan_client *cl)
 {
 	lockdep_assert_held(&c->lock);
-	if (!claim) {
-		c->dmae_owned = false;
-		return 0;
-	}
 	if (READ_ONCE(c->fdev->dead) || !c->up)
 		return -ENODEV;
-	if (c->dmae_owned || c->nufree != c->fdev->ring_size || c->kr.busy)
+	if (c->client || c->nufree != c->fdev->ring_size || c->kr.busy)
 		return -EBUSY;
-	c->dmae_owned = true;
+	WRITE_ONCE(c->client, cl);
 	return 0;
+}
+
+/*
+ * Give it back. An interrupt handler may still be calling the client:
+ * one whose handlers run in interrupt context waits for RCU before it
+ * goes (synchronize_rcu()).
+ */
+void fdma_chan_release(struct fdma_chan *c)
+{
+	lockdep_assert_held(&c->lock);
+	WRITE_ONCE(c->client, NULL);
+}
+
+/* Every request and knob of the character device asks this first. */
+int fdma_chan_busy(const struct fdma_chan *c)
+{
+	lockdep_assert_held(&c->lock);
+	return c->client ? -EBUSY : 0;
 }
 
 /* One engine request, posted; the doorbell is the caller's (one per batch). */
@@ -799,7 +827,7 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 	int ret;
 
 	mutex_lock(&c->lock);
-	ret = c->dmae_owned ? -EBUSY : fdma_chan_usable(c);
+	ret = fdma_chan_busy(c) ?: fdma_chan_usable(c);
 	if (ret)
 		goto out;
 	/* The queue never overflows: room for every request in flight. */
@@ -902,6 +930,8 @@ int fdma_chan_set_drop(struct fdma_chan *c, bool drop)
 	mutex_lock(&c->lock);
 	if (READ_ONCE(c->fdev->dead) || !c->up) {
 		ret = -ENODEV;
+	} else if (fdma_chan_busy(c)) {
+		ret = -EBUSY;
 	} else if (!c->ops->set_ctrl || (drop && !c->fdev->caps.stream_drop)) {
 		/* XDMA always holds a frame back; only a test block in front of it drops. */
 		ret = -EOPNOTSUPP;
@@ -946,6 +976,8 @@ int fdma_chan_set_coalesce(struct fdma_chan *c, u32 count, u32 usecs)
 		return ret;
 	if (READ_ONCE(c->fdev->dead) || !c->up) {
 		ret = -ENODEV;
+	} else if (fdma_chan_busy(c)) {
+		ret = -EBUSY;
 	} else {
 		c->coal_count = count;
 		c->coal_usecs = usecs;
@@ -966,7 +998,7 @@ static int chan_wait_slot(struct fdma_chan *c, u32 need)
 {
 	for (;;) {
 		u32 seq;
-		int ret = fdma_chan_usable(c);
+		int ret = fdma_chan_busy(c) ?: fdma_chan_usable(c);
 
 		if (ret)
 			return ret;

@@ -94,6 +94,8 @@ struct fdma_dmae_desc {
 struct fdma_dmae_chan {
 	struct dma_chan chan;
 	struct fdma_chan *c;
+	/* Claims c while a consumer holds the channel: its pieces come back here. */
+	struct fdma_chan_client cl;
 	enum dma_transfer_direction dir;
 	/* The lists and the cookies; taken in any context, never with c->lock inside. */
 	spinlock_t lock;
@@ -333,7 +335,7 @@ static void dchan_post_locked(struct fdma_dmae_chan *dc)
 	u32 posted = 0;
 
 	lockdep_assert_held(&c->lock);
-	if (!c->dmae_owned)
+	if (c->client != &dc->cl)
 		return;
 	if (fdma_chan_usable(c)) {
 		spin_lock_irqsave(&dc->lock, flags);
@@ -409,15 +411,15 @@ static void fdma_dmae_post_work(struct work_struct *work)
  * acknowledged, so the engine may still write: the descriptor is never
  * completed, its client not told its memory is free.
  */
-void fdma_dmae_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
-		     bool taint)
+static void dmae_piece(struct fdma_chan *c, struct fdma_chan_client *cl,
+		       const struct fdma_ecpl *e, bool taint)
 {
-	struct fdma_dmae_chan *dc = c->dmae;
+	struct fdma_dmae_chan *dc = container_of(cl, struct fdma_dmae_chan, cl);
 	u64 idx = e->cookie & ~FDMA_DCOOKIE;
 	struct fdma_dmae_desc *d;
 	unsigned long flags;
 
-	if (!dc || !dc->descs || idx >= dc->ndesc) {
+	if (!dc->descs || idx >= dc->ndesc) {
 		dev_err_ratelimited(c->fdev->dma_dev, "channel %u: completion of unknown dmaengine descriptor %llu\n",
 				    c->idx, idx);
 		return;
@@ -439,6 +441,10 @@ void fdma_dmae_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
 	spin_unlock_irqrestore(&dc->lock, flags);
 	queue_work(system_highpri_wq, &dc->done_work);
 }
+
+static const struct fdma_client_ops dmae_client_ops = {
+	.piece = dmae_piece,
+};
 
 static enum dmaengine_tx_result ddesc_result(const struct fdma_dmae_chan *dc,
 					     u16 status)
@@ -646,7 +652,7 @@ static int fdma_dmae_alloc_chan(struct dma_chan *chan)
 		return -ENOMEM;
 	}
 	mutex_lock(&c->lock);
-	ret = fdma_chan_claim(c, true);
+	ret = fdma_chan_claim(c, &dc->cl);
 	mutex_unlock(&c->lock);
 	if (ret) {
 		kfree(descs);
@@ -678,7 +684,7 @@ static void fdma_dmae_free_chan(struct dma_chan *chan)
 	fdma_dmae_terminate_all(chan);
 	fdma_dmae_synchronize(chan);
 	mutex_lock(&c->lock);
-	fdma_chan_claim(c, false);
+	fdma_chan_release(c);
 	spin_lock_irqsave(&dc->lock, flags);
 	/* A reset never acknowledged: its active descriptors stay, never completed. */
 	descs = list_empty(&dc->active) ? dc->descs : NULL;
@@ -812,6 +818,7 @@ static int dmae_register_kind(struct fdma_dev *fdev, bool slave)
 		if (!(c->caps & kind) || !c->up)
 			continue;
 		dc->c = c;
+		dc->cl.ops = &dmae_client_ops;
 		dc->dir = !slave ? DMA_MEM_TO_MEM :
 			  (c->caps & FDMA_CH_CAP_C2H) ? DMA_DEV_TO_MEM : DMA_MEM_TO_DEV;
 		spin_lock_init(&dc->lock);
@@ -833,12 +840,6 @@ static int dmae_register_kind(struct fdma_dev *fdev, bool slave)
 	}
 	get_device(&fdev->dev);
 	kref_init(&p->ref);
-	/* Completions of the channels find their provider channel. */
-	for (i = 0; i < p->nchan; i++) {
-		mutex_lock(&p->ch[i].c->lock);
-		p->ch[i].c->dmae = &p->ch[i];
-		mutex_unlock(&p->ch[i].c->lock);
-	}
 	fdev->dmae[slave] = p;
 	kref_get(&p->ref);
 	ret = dma_async_device_register(dd);
@@ -892,9 +893,6 @@ static void dmae_detach(struct fdma_dev *fdev, u32 k)
 	for (i = 0; i < p->nchan; i++) {
 		struct fdma_dmae_chan *dc = &p->ch[i];
 
-		mutex_lock(&dc->c->lock);
-		dc->c->dmae = NULL;
-		mutex_unlock(&dc->c->lock);
 		/* Callbacks of the last completions run before the fdma device may go. */
 		flush_work(&dc->term_work);
 		flush_work(&dc->post_work);

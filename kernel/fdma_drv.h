@@ -428,21 +428,48 @@ struct fdma_chan {
 	u64 cookie;
 
 	/*
-	 * The dmaengine provider's channel (memory-to-memory channels with
-	 * dmaengine=1), and whether a client holds it: then the character
-	 * device's requests and resets on it are -EBUSY. Under lock.
+	 * The client that holds the channel, if any (fdma_chan_claim()): a
+	 * network interface or a dmaengine consumer through the provider.
+	 * While one does, the character device's requests, resets and knobs
+	 * on the channel are -EBUSY (fdma_chan_busy()). Set and cleared
+	 * under lock; read without it (READ_ONCE) by the interrupt handlers,
+	 * which is why a client waits for RCU after fdma_chan_release().
 	 */
-	struct fdma_dmae_chan *dmae;
-	bool dmae_owned;
-	/*
-	 * The network interface that holds the channel (net=1, with
-	 * dmae_owned set too): its ring is the interface's alone, driven
-	 * without lock, its interrupt schedules the interface's NAPI
-	 * (fdma_net.c). Set and cleared under lock.
-	 */
-	struct fdma_net *net;
+	struct fdma_chan_client *client;
 
 	struct fdma_chan_stats st;
+};
+
+/*
+ * A client of a channel, besides the character device, which uses every
+ * channel nobody holds. The channel layer knows its client only through
+ * these calls (a client finds its own object with container_of()).
+ *
+ * own_ring: the client drives the ring itself, through fdma_ering_*
+ * outside c->lock (the network interface, from its NAPI): the channel
+ * layer never reaps or resets it, and hands its interrupts on: irq from
+ * the hard interrupt (interrupts off), kick from process context (an
+ * interrupt thread, irq_mode=poll's thread), busy when irq_mode=poll's
+ * thread asks whether the ring has work coming.
+ *
+ * Otherwise the client posts through the channel layer (fdma_chan_post(),
+ * cookies with FDMA_DCOOKIE), which reaps, resets and recovers the ring
+ * and hands each finished request of the client's to piece, under c->lock
+ * (taint: the reset was not acknowledged, the device may still write).
+ */
+struct fdma_chan_client;
+
+struct fdma_client_ops {
+	bool own_ring;
+	void (*irq)(struct fdma_chan *c, struct fdma_chan_client *cl);
+	void (*kick)(struct fdma_chan *c, struct fdma_chan_client *cl);
+	bool (*busy)(struct fdma_chan *c, struct fdma_chan_client *cl);
+	void (*piece)(struct fdma_chan *c, struct fdma_chan_client *cl,
+		      const struct fdma_ecpl *e, bool taint);
+};
+
+struct fdma_chan_client {
+	const struct fdma_client_ops *ops;
 };
 
 struct fdma_vec {
@@ -552,13 +579,10 @@ extern const struct fdma_ring_ops fdma_ring_engine_ops;
 
 /*
  * fdma_net.c: network interfaces over stream pairs (net=1). register and
- * unregister: at probe and first thing at remove; irq: a hard interrupt
- * of a channel an interface holds; kick: the same from process context.
+ * unregister: at probe and first thing at remove.
  */
 int fdma_net_register(struct fdma_dev *fdev);
 void fdma_net_unregister(struct fdma_dev *fdev);
-void fdma_net_irq(struct fdma_chan *c);
-void fdma_net_kick(struct fdma_chan *c);
 
 /* fdma_irq.c */
 int fdma_irq_setup(struct fdma_dev *fdev);
@@ -627,8 +651,16 @@ ssize_t fdma_chan_read(struct fdma_chan *c, char __user *buf, size_t count,
 		       u64 pos);
 ssize_t fdma_chan_write(struct fdma_chan *c, struct fdma_chan *rd,
 			const char __user *buf, size_t count, u64 pos);
-/* For another master of a ring (the dmaengine provider); under c->lock. */
-int fdma_chan_claim(struct fdma_chan *c, bool claim);
+/*
+ * A client takes a channel and gives it back (under c->lock): claim is
+ * -ENODEV once removed, -EBUSY while another client holds it or a file's
+ * requests are in flight on it. busy: -EBUSY while a client holds it, for
+ * every request and knob of the character device.
+ */
+int fdma_chan_claim(struct fdma_chan *c, struct fdma_chan_client *cl);
+void fdma_chan_release(struct fdma_chan *c);
+int fdma_chan_busy(const struct fdma_chan *c);
+/* For a client that posts through the channel layer; under c->lock. */
 int fdma_chan_usable(struct fdma_chan *c);
 int fdma_chan_post(struct fdma_chan *c, const struct fdma_ereq *q);
 void fdma_chan_doorbell(struct fdma_chan *c);
@@ -644,8 +676,6 @@ int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buf *b);
 int fdma_dmae_register(struct fdma_dev *fdev);
 void fdma_dmae_unregister(struct fdma_dev *fdev);
 void fdma_dmae_detach(struct fdma_dev *fdev);
-void fdma_dmae_piece(struct fdma_chan *c, const struct fdma_ecpl *e,
-		     bool taint);
 void fdma_dmae_exit(void);
 
 /* fdma_buf.c */

@@ -736,6 +736,11 @@ static int ioc_testgen(struct fdma_file *f, void __user *argp, size_t usize)
 		mutex_unlock(&c->lock);
 		return -ENODEV;
 	}
+	/* Frames into (or out of) a client's stream would be the client's. */
+	if (t.enable != FDMA_IOC_TESTGEN_QUERY && fdma_chan_busy(c)) {
+		mutex_unlock(&c->lock);
+		return -EBUSY;
+	}
 	if (t.enable != FDMA_IOC_TESTGEN_QUERY)
 		fdma_ering_set_testgen(&c->ring, t.frame_len, t.period_ns,
 				       t.enable);
@@ -965,6 +970,13 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 		return ioc_out(argp, usize, &r, sizeof(r)) ?: -ERANGE;
 	if ((r.flags & FDMA_IOC_REG_WRITE) && ioc_reg_owned(fdev, r.bar, r.offset) &&
 	    (!(r.flags & FDMA_IOC_REG_FORCE) || !capable(CAP_SYS_RAWIO)))
+		return -EPERM;
+	/*
+	 * The FPGA's own registers: a write may start another bus master of
+	 * the design (its own DMA, pointed anywhere), so it takes what
+	 * /dev/mem would.
+	 */
+	if ((r.flags & FDMA_IOC_REG_WRITE) && !capable(CAP_SYS_RAWIO))
 		return -EPERM;
 	/* A read that clears the engine's status takes what the driver needs. */
 	if (!(r.flags & FDMA_IOC_REG_WRITE) && r.bar == fdev->regs_bar &&

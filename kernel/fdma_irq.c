@@ -53,23 +53,35 @@ static void fdma_irq_count(struct fdma_dev *fdev, u32 mask)
 	}
 }
 
-static irqreturn_t fdma_irq_msi(int irq, void *data)
+/*
+ * The channels of mask whose client drives the ring (a network interface:
+ * its NAPI is scheduled from here) are handed to it; the others are left
+ * for the thread. The client is read once: its release waits for RCU,
+ * which an interrupt handler holds off.
+ */
+static u32 fdma_irq_clients(struct fdma_dev *fdev, u32 mask)
 {
-	struct fdma_vec *v = data;
-	u32 mask = v->chan_mask, thread = 0;
+	u32 thread = 0;
 
-	fdma_irq_count(v->fdev, mask);
-	/* A network interface's channel is polled by its NAPI: scheduled from here. */
 	while (mask) {
-		struct fdma_chan *c = &v->fdev->chan[__ffs(mask)];
+		struct fdma_chan *c = &fdev->chan[__ffs(mask)];
+		struct fdma_chan_client *cl = READ_ONCE(c->client);
 
-		if (READ_ONCE(c->net))
-			fdma_net_irq(c);
+		if (cl && cl->ops->own_ring)
+			cl->ops->irq(c, cl);
 		else
 			thread |= mask & -mask;
 		mask &= mask - 1;
 	}
-	return thread ? IRQ_WAKE_THREAD : IRQ_HANDLED;
+	return thread;
+}
+
+static irqreturn_t fdma_irq_msi(int irq, void *data)
+{
+	struct fdma_vec *v = data;
+
+	fdma_irq_count(v->fdev, v->chan_mask);
+	return fdma_irq_clients(v->fdev, v->chan_mask) ? IRQ_WAKE_THREAD : IRQ_HANDLED;
 }
 
 /* The thread: acknowledge and reap every channel of the vector. */
@@ -95,16 +107,35 @@ static irqreturn_t fdma_irq_engine_intx(int irq, void *data)
 	if (!mask)
 		return IRQ_NONE;
 	fdma_irq_count(fdev, mask);
-	return IRQ_WAKE_THREAD;
+	/*
+	 * A client that drives its ring masks the channel at the engine in
+	 * its handler, which lowers the line (its poll unmasks it once done):
+	 * the thread, which reads the clear-on-read status of the others,
+	 * would only kick it, and the line would stay up meanwhile.
+	 */
+	return fdma_irq_clients(fdev, mask) ? IRQ_WAKE_THREAD : IRQ_HANDLED;
 }
 
 /* ---- poll mode ------------------------------------------------------------ */
 
 static bool chan_busy(struct fdma_chan *c)
 {
+	struct fdma_chan_client *cl;
 	struct fdma_ring_pos p;
 	bool busy = false;
 
+	/*
+	 * A ring its client drives keeps buffers posted while idle (a
+	 * receive ring): the client says whether there is work to fetch.
+	 */
+	rcu_read_lock();
+	cl = READ_ONCE(c->client);
+	if (cl && cl->ops->own_ring) {
+		busy = cl->ops->busy(c, cl);
+		rcu_read_unlock();
+		return busy;
+	}
+	rcu_read_unlock();
 	mutex_lock(&c->lock);
 	if (c->up) {
 		c->ops->pos(c, &p);

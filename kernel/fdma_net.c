@@ -78,34 +78,60 @@ static int fdma_net_poll(struct napi_struct *napi, int budget)
 }
 
 /*
- * A channel's hard interrupt: mask it, poll. In per-packet mode it stays
- * unmasked, so that every completion interrupts, as in the simplest
- * drivers; one that comes while NAPI runs makes NAPI run again.
+ * A channel's hard interrupt (the channel layer hands it over: struct
+ * fdma_chan_client): mask it, poll. In per-packet mode it stays unmasked,
+ * so that every completion interrupts, as in the simplest drivers; one
+ * that comes while NAPI runs makes NAPI run again. A level-triggered INTx
+ * line is masked at the engine whatever the mode: it would stay up until
+ * the poll.
  */
-void fdma_net_irq(struct fdma_chan *c)
+static void fdma_net_irq(struct fdma_chan *c, struct fdma_chan_client *cl)
 {
-	struct fdma_net *np = c->net;
+	struct fdma_net *np = container_of(cl, struct fdma_net, cl);
 
-	if (!READ_ONCE(np->per_packet))
+	if (!READ_ONCE(np->per_packet) || np->fdev->irq_mode == FDMA_IRQ_INTX)
 		fdma_ering_set_irq(&c->ring, false);
 	napi_schedule_irqoff(&np->napi);
 }
 
 /*
  * The same from process context: an interrupt thread, or irq_mode=poll's
- * thread. The BH-disabled section is an RCU reader, as the hard
- * interrupt is: fdma_net_free() waits for both before the interface goes.
+ * thread. The channel layer calls it under rcu_read_lock(), as the hard
+ * interrupt runs with interrupts off: fdma_net_free() waits for both
+ * before the interface goes.
  */
-void fdma_net_kick(struct fdma_chan *c)
+static void fdma_net_kick(struct fdma_chan *c, struct fdma_chan_client *cl)
 {
-	struct fdma_net *np;
+	struct fdma_net *np = container_of(cl, struct fdma_net, cl);
 
 	local_bh_disable();
-	np = READ_ONCE(c->net);
-	if (np)
-		napi_schedule(&np->napi);
+	napi_schedule(&np->napi);
 	local_bh_enable();
 }
+
+/*
+ * irq_mode=poll's thread asks before it kicks: receive rings keep pages
+ * posted while idle, so "something posted" is no reason to poll (NAPI
+ * would run every poll period for ever); completions are, and sent
+ * packets still in flight. Read without the rings' owners' locks: a stale
+ * answer costs one poll period.
+ */
+static bool fdma_net_busy(struct fdma_chan *c, struct fdma_chan_client *cl)
+{
+	struct fdma_net *np = container_of(cl, struct fdma_net, cl);
+
+	if (!READ_ONCE(np->up))
+		return false;
+	return fdma_ering_ready(&c->ring) ||
+	       (c == np->tx && fdma_ering_inflight(&c->ring));
+}
+
+static const struct fdma_client_ops fdma_net_client_ops = {
+	.own_ring = true,
+	.irq = fdma_net_irq,
+	.kick = fdma_net_kick,
+	.busy = fdma_net_busy,
+};
 
 /*
  * Switch per-packet mode. With NAPI stopped, so that no poll masks or
@@ -167,11 +193,20 @@ static bool ring_reset(struct fdma_net *np, struct fdma_chan *c)
 	return !ret;
 }
 
+/* Started with its interrupts masked: the first poll unmasks (see fdma_net_open()). */
 static void ring_start(struct fdma_net *np, struct fdma_chan *c, u32 flags)
 {
 	mutex_lock(&c->lock);
-	fdma_ering_start(&c->ring, (polled(np) ? 0 : FDMA_CH_CTRL_IRQ_EN) | flags, c->vec);
+	fdma_ering_start(&c->ring, flags, c->vec);
 	mutex_unlock(&c->lock);
+}
+
+/* The receive ring ran dry for want of pages: try again (fdma_net_rx_poll()). */
+static void fdma_net_refill_timer(struct timer_list *t)
+{
+	struct fdma_net *np = from_timer(np, t, refill);
+
+	napi_schedule(&np->napi);
 }
 
 static int fdma_net_open(struct net_device *ndev)
@@ -194,22 +229,30 @@ static int fdma_net_open(struct net_device *ndev)
 	 * and the sender is held back, as PAUSE frames hold a link partner;
 	 * without, the engine drops it (CH_CTRL.DROP), counted in rx_no_buffer.
 	 */
+	/*
+	 * Both rings start with their interrupts masked: NAPI is still off,
+	 * so an interrupt now would mask the channel and schedule nothing,
+	 * and receive would stay masked for good. The first poll, scheduled
+	 * once NAPI is on, unmasks them and looks at the rings.
+	 */
 	ring_start(np, np->tx, 0);
 	ring_start(np, np->rx, np->tx_pause ? 0 : FDMA_CH_CTRL_DROP);
 	np->overruns_seen = fdma_ering_overruns(&np->rx->ring);
-	np->up = true;
-	fdma_net_apply_coalesce(np);
 	ret = fdma_net_rx_fill(np);
 	if (ret) {
-		np->up = false;
 		ring_reset(np, np->rx);
 		fdma_net_rx_drain(np, true);
 		fdma_net_rx_free(np);
 		return ret;
 	}
+	WRITE_ONCE(np->up, true);
+	fdma_net_apply_coalesce(np);
 	napi_enable(&np->napi);
 	netif_carrier_on(ndev);
 	netif_tx_start_all_queues(ndev);
+	local_bh_disable();
+	napi_schedule(&np->napi);
+	local_bh_enable();
 	return 0;
 }
 
@@ -220,8 +263,16 @@ static int fdma_net_stop(struct net_device *ndev)
 
 	netif_carrier_off(ndev);
 	netif_tx_disable(ndev);
+	/*
+	 * Down already: a restart that failed (fdma_net_restart()) left the
+	 * rings reset and NAPI off, and NAPI must be disabled only once.
+	 * NAPI is on exactly while up is.
+	 */
+	if (!np->up)
+		return 0;
 	napi_disable(&np->napi);
-	np->up = false;
+	timer_delete_sync(&np->refill);
+	WRITE_ONCE(np->up, false);
 	/* With traffic flowing: the engine lets go first, then the memory goes. */
 	tx_ok = ring_reset(np, np->tx);
 	rx_ok = ring_reset(np, np->rx);
@@ -232,7 +283,12 @@ static int fdma_net_stop(struct net_device *ndev)
 	return 0;
 }
 
-/* Under RTNL: down and up, if up (recovery, and settings that need a restart). */
+/*
+ * Under RTNL: down and up, if up (recovery, and settings that need a
+ * restart). If the open fails, the interface stays administratively up
+ * with its rings down (up false, NAPI off, no carrier) until it is set
+ * down and up again.
+ */
 int fdma_net_restart(struct fdma_net *np)
 {
 	int ret;
@@ -310,9 +366,7 @@ static int chan_take(struct fdma_chan *c, struct fdma_net *np)
 	int ret;
 
 	mutex_lock(&c->lock);
-	ret = fdma_chan_claim(c, true);
-	if (!ret)
-		WRITE_ONCE(c->net, np);
+	ret = fdma_chan_claim(c, &np->cl);
 	mutex_unlock(&c->lock);
 	return ret;
 }
@@ -321,8 +375,7 @@ static int chan_take(struct fdma_chan *c, struct fdma_net *np)
 static void chan_give(struct fdma_chan *c)
 {
 	mutex_lock(&c->lock);
-	WRITE_ONCE(c->net, NULL);
-	fdma_chan_claim(c, false);
+	fdma_chan_release(c);
 	if (!READ_ONCE(c->fdev->dead) && !c->broken &&
 	    !fdma_ering_reset(&c->ring, FDMA_RESET_TIMEOUT_US)) {
 		struct fdma_ecpl e[8];
@@ -334,14 +387,16 @@ static void chan_give(struct fdma_chan *c)
 	mutex_unlock(&c->lock);
 }
 
+/* np->tx and np->rx are set once taken. */
 static void fdma_net_free(struct fdma_net *np)
 {
-	if (np->tx && READ_ONCE(np->tx->net) == np)
+	if (np->tx)
 		chan_give(np->tx);
-	if (np->rx && READ_ONCE(np->rx->net) == np)
+	if (np->rx)
 		chan_give(np->rx);
 	/* An interrupt or a kick that still saw the channel as ours is over. */
 	synchronize_rcu();
+	timer_shutdown_sync(&np->refill);
 	netif_napi_del(&np->napi);
 	fdma_net_tx_free(np);
 	free_netdev(np->ndev);
@@ -362,8 +417,10 @@ static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
 	np->ndev = ndev;
 	np->fdev = fdev;
 	np->pair = pair;
+	np->cl.ops = &fdma_net_client_ops;
 	netif_napi_add(ndev, &np->napi, fdma_net_poll);
 	INIT_WORK(&np->reset_work, fdma_net_reset_work);
+	timer_setup(&np->refill, fdma_net_refill_timer, 0);
 	u64_stats_init(&np->txs.syncp);
 	u64_stats_init(&np->rxs.syncp);
 	coal = fdev->caps.coal_timer ? fdma_net_coal_default : fdma_net_coal_untimed;

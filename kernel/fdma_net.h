@@ -14,9 +14,12 @@
  * (fdma_net.c), transmit (fdma_net_tx.c), receive (fdma_net_rx.c),
  * ethtool (fdma_net_ethtool.c). Both rings are driven through the engine
  * core (fdma_ering_*) without the channel layer's mutex: the channels are
- * claimed for the interface's lifetime, the transmit ring is touched only
- * under the queue's xmit lock (transmit, and completion in NAPI), the
- * receive ring only by NAPI (and by open and stop, with NAPI off).
+ * claimed for the interface's lifetime (its struct fdma_chan_client), the
+ * transmit ring is touched only under the queue's xmit lock (transmit, and
+ * completion in NAPI), the receive ring only by NAPI (and by open and
+ * stop, with NAPI off). The interrupt mask is flipped by the hard
+ * interrupt and NAPI without a lock: the engine keeps it apart from the
+ * rest of the control register, which only open and stop change.
  */
 #ifndef FDMA_NET_H
 #define FDMA_NET_H
@@ -58,9 +61,12 @@ struct fdma_net {
 	struct net_device *ndev;
 	struct fdma_dev *fdev;
 	struct fdma_chan *tx, *rx;
+	/* How the channel layer hands both channels' interrupts over (fdma_drv.h) */
+	struct fdma_chan_client cl;
 	u32 pair;
 	struct napi_struct napi;
 	struct work_struct reset_work;	/* recovery: a halted channel, a stuck queue */
+	struct timer_list refill;	/* receive: retry a refill that found no page */
 
 	/* transmit: slot i of the ring (the descriptor's index) */
 	struct fdma_net_txb *txb;
@@ -73,6 +79,7 @@ struct fdma_net {
 	/* receive */
 	struct page_pool *pool;
 	struct page **rxp;	/* slot i's page */
+	dma_addr_t *rxd;	/* and its mapping, while the engine has it */
 	u32 rx_headroom;	/* bytes before the frame: skb headroom */
 	u32 rx_buf_len;		/* bytes the engine may write */
 	u32 overruns_seen;	/* the engine's drop count at open */
@@ -82,7 +89,7 @@ struct fdma_net {
 	u32 coal[2][2];		/* [tx, rx][frames, usecs] */
 	bool per_packet;	/* private flag: a doorbell and an interrupt per packet */
 	bool tx_pause;		/* receive holds the sender back (else the engine drops) */
-	bool up;		/* rings running (open), under RTNL */
+	bool up;		/* rings running, NAPI on (open): written under RTNL */
 };
 
 /* fdma_net.c (and, for the rest of the driver, fdma_drv.h's four) */

@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * fdma.ko network interface: receive. Each C2H stream descriptor is one
- * page from a page_pool, mapped once by the pool and synced for the
- * device by it when recycled (PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV); the
- * engine writes a frame after the skb headroom. A completed page becomes
- * an skb around it (napi_build_skb, no copy) marked for recycling, and
- * goes up through GRO. Pages are given back to the engine in batches, one
- * doorbell per batch. Only NAPI touches the ring while the interface is
- * up, so it needs no lock.
+ * page from a page_pool; the engine writes a frame after the skb
+ * headroom. A completed page becomes an skb around it (napi_build_skb, no
+ * copy) marked for recycling, and goes up through GRO. Pages are given
+ * back to the engine in batches, one doorbell per batch. Only NAPI touches
+ * the ring while the interface is up, so it needs no lock.
+ *
+ * The driver maps a page when it posts it and unmaps it when the engine
+ * is done with it, before the stack sees it, rather than letting the pool
+ * keep its pages mapped: a page a socket still holds after the interface
+ * or the device went away is then plain memory, and no DMA API call is
+ * ever made on it for a device that may be gone. The cost is a map and an
+ * unmap per frame, where the pool would sync (the same cache maintenance
+ * on a non-coherent host).
+ *
+ * A refill that gets no page (memory, or mappings, short) leaves the ring
+ * with fewer pages; one left with none would get no completion, so no
+ * poll, ever again: a timer schedules NAPI to try again.
  */
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
@@ -23,26 +33,24 @@ int fdma_net_rx_init(struct fdma_net *np)
 {
 	struct fdma_dev *fdev = np->fdev;
 	struct page_pool_params pp = {
-		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
 		.order = 0,
 		.pool_size = fdev->ring_size,
 		.nid = dev_to_node(fdev->dma_dev),
 		.dev = fdev->dma_dev,
-		.dma_dir = DMA_FROM_DEVICE,
-		.offset = np->rx_headroom,
-		.max_len = np->rx_buf_len,
 	};
 
 	np->rxp = kcalloc(fdev->ring_size, sizeof(*np->rxp), GFP_KERNEL);
-	if (!np->rxp)
+	np->rxd = kcalloc(fdev->ring_size, sizeof(*np->rxd), GFP_KERNEL);
+	if (!np->rxp || !np->rxd) {
+		fdma_net_rx_free(np);
 		return -ENOMEM;
+	}
 	np->pool = page_pool_create(&pp);
 	if (IS_ERR(np->pool)) {
 		int ret = PTR_ERR(np->pool);
 
 		np->pool = NULL;
-		kfree(np->rxp);
-		np->rxp = NULL;
+		fdma_net_rx_free(np);
 		return ret;
 	}
 	return 0;
@@ -55,6 +63,15 @@ void fdma_net_rx_free(struct fdma_net *np)
 	np->pool = NULL;
 	kfree(np->rxp);
 	np->rxp = NULL;
+	kfree(np->rxd);
+	np->rxd = NULL;
+}
+
+/* The engine is done with slot's page: the CPU's again, all of it. */
+static void rx_unmap(struct fdma_net *np, u32 slot)
+{
+	dma_unmap_page_attrs(np->fdev->dma_dev, np->rxd[slot], PAGE_SIZE, DMA_FROM_DEVICE,
+			     DMA_ATTR_SKIP_CPU_SYNC);
 }
 
 /* Post free pages, up to a batch, with one doorbell. Returns the pages posted. */
@@ -67,15 +84,24 @@ static int rx_refill(struct fdma_net *np, u32 max)
 		u32 slot = r->pidx & (r->size - 1);
 		struct page *page = page_pool_dev_alloc_pages(np->pool);
 		struct fdma_ereq q = { .len = np->rx_buf_len, .cookie = slot };
+		dma_addr_t dma;
 
 		if (!page)
 			break;
-		q.host = page_pool_get_dma_addr(page) + np->rx_headroom;
+		/* The whole page: the CPU writes the skb's head room and tail after the unmap. */
+		dma = dma_map_page(np->fdev->dma_dev, page, 0, PAGE_SIZE, DMA_FROM_DEVICE);
+		if (dma_mapping_error(np->fdev->dma_dev, dma)) {
+			page_pool_recycle_direct(np->pool, page);
+			break;
+		}
+		q.host = dma + np->rx_headroom;
 		if (WARN_ON_ONCE(fdma_ering_post(r, &q))) {
-			page_pool_put_full_page(np->pool, page, false);
+			dma_unmap_page(np->fdev->dma_dev, dma, PAGE_SIZE, DMA_FROM_DEVICE);
+			page_pool_recycle_direct(np->pool, page);
 			break;
 		}
 		np->rxp[slot] = page;
+		np->rxd[slot] = dma;
 		n++;
 	}
 	if (n) {
@@ -106,6 +132,11 @@ static void rx_one(struct fdma_net *np, const struct fdma_ecpl *e, unsigned int 
 	struct sk_buff *skb;
 
 	np->rxp[slot] = NULL;
+	/* What the engine wrote reaches the CPU's view; the rest of the page is stale anyway. */
+	if (e->status == FDMA_CPL_OK && e->len)
+		dma_sync_single_range_for_cpu(np->fdev->dma_dev, np->rxd[slot], np->rx_headroom,
+					      min(e->len, np->rx_buf_len), DMA_FROM_DEVICE);
+	rx_unmap(np, slot);
 	if (e->status != FDMA_CPL_OK) {
 		fdma_net_count(&np->rxs, &np->rxs.errors, 1);
 		goto recycle;
@@ -120,8 +151,6 @@ static void rx_one(struct fdma_net *np, const struct fdma_ecpl *e, unsigned int 
 		fdma_net_count(&np->rxs, &np->rxs.dropped, 1);
 		goto recycle;
 	}
-	dma_sync_single_range_for_cpu(np->fdev->dma_dev, page_pool_get_dma_addr(page),
-				      np->rx_headroom, e->len, DMA_FROM_DEVICE);
 	skb = napi_build_skb(page_address(page), PAGE_SIZE);
 	if (unlikely(!skb)) {
 		fdma_net_count(&np->rxs, &np->rxs.dropped, 1);
@@ -160,6 +189,9 @@ int fdma_net_rx_poll(struct fdma_net *np, int budget)
 			rx_refill(np, RX_REFILL_BATCH);
 	}
 	rx_refill(np, r->size);
+	/* Dry: nothing will complete, so nothing would poll again. */
+	if (!fdma_ering_inflight(r))
+		mod_timer(&np->refill, jiffies + max_t(unsigned long, HZ / 100, 1));
 	u64_stats_update_begin(&np->rxs.syncp);
 	u64_stats_add(&np->rxs.packets, pkts);
 	u64_stats_add(&np->rxs.bytes, bytes);
@@ -182,8 +214,11 @@ void fdma_net_rx_drain(struct fdma_net *np, bool device_let_go)
 		for (i = 0; i < got; i++) {
 			u32 slot = e[i].cookie & (r->size - 1);
 
-			if (np->rxp[slot] && device_let_go)
+			/* Unacknowledged, the device may still write it: page and mapping kept. */
+			if (np->rxp[slot] && device_let_go) {
+				rx_unmap(np, slot);
 				page_pool_put_full_page(np->pool, np->rxp[slot], false);
+			}
 			np->rxp[slot] = NULL;
 		}
 	}

@@ -166,6 +166,36 @@ static int tx_copy(struct fdma_net *np, struct sk_buff *skb)
 	return 1;
 }
 
+/*
+ * The n pieces mapped at the producer index, as the ring would take them:
+ * the descriptors they need fit, and each passes the engine's checks. So
+ * that posting them cannot fail half-way, leaving a SOF without its EOF.
+ */
+static bool tx_fits(struct fdma_net *np, u32 n)
+{
+	struct fdma_ering *r = &np->tx->ring;
+	u32 mask = r->size - 1, ndesc = 0, i;
+
+	for (i = 0; i < n; i++) {
+		const struct fdma_net_txb *b = &np->txb[(r->pidx + i) & mask];
+		struct fdma_ereq q = { .host = b->dma, .len = b->len };
+
+		if (fdma_ering_check(r, &q, NULL))
+			return false;
+		ndesc += fdma_ering_ndesc(r, b->len);
+	}
+	return ndesc <= fdma_ering_space(r);
+}
+
+/* What was mapped for a packet that is not posted after all. */
+static void tx_unmap_n(struct fdma_net *np, u32 n)
+{
+	struct fdma_ering *r = &np->tx->ring;
+
+	while (n--)
+		txb_unmap(np, &np->txb[(r->pidx + n) & (r->size - 1)]);
+}
+
 netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct fdma_net *np = netdev_priv(ndev);
@@ -182,10 +212,24 @@ netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev)
 		return NETDEV_TX_BUSY;
 	}
 	n = np->bounce ? tx_copy(np, skb) : tx_map(np, skb);
+	if (n > 0 && unlikely(!tx_fits(np, n))) {
+		/* The checks let through what the engine refuses: a bug, dropped. */
+		netdev_err_once(ndev, "a packet of %u bytes the engine would refuse\n", len);
+		tx_unmap_n(np, n);
+		n = -EINVAL;
+	}
 	if (n <= 0) {
 		/* A mapping or a copy failed, or an empty packet: dropped and counted. */
 		fdma_net_count(&np->txs, &np->txs.errors, 1);
 		dev_kfree_skb_any(skb);
+		/*
+		 * The packets before it in this burst were written without a
+		 * doorbell (xmit_more): they go now, unless more are coming.
+		 */
+		if (!netdev_xmit_more() && r->pidx != r->pidx_pub) {
+			fdma_ering_doorbell(r);
+			fdma_net_count(&np->txs, &np->txs.doorbells, 1);
+		}
 		return NETDEV_TX_OK;
 	}
 	for (i = 0; i < (u32)n; i++) {
@@ -201,9 +245,8 @@ netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev)
 		/* A copied packet's skb is freed below: only its length stays. */
 		b->skb = last && !np->bounce ? skb : NULL;
 		b->pkt_len = last ? len : 0;
-		/* Room was checked; a refusal would be a length the checks let through. */
-		if (WARN_ON_ONCE(fdma_ering_post(r, &q)))
-			break;
+		/* tx_fits() said the ring takes every piece. */
+		WARN_ON_ONCE(fdma_ering_post(r, &q));
 	}
 	skb_tx_timestamp(skb);
 	/* Copied: the socket gets its memory back now, not at completion. */
