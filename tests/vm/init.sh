@@ -27,7 +27,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 [ -e /dev/console ] || mknod -m 600 /dev/console c 5 1
 ln -sf /proc/self/fd /dev/fd 2>/dev/null
 hostname fdma-vm
-export fdmavm_nchan fdmavm_opts fdmavm_arch fdmavm_coherent fdmavm_swiotlb fdmavm_edu_dma_bits fdmavm_only fdmavm_ring study_secs study_sizes study_rates
+export fdmavm_nchan fdmavm_opts fdmavm_arch fdmavm_coherent fdmavm_swiotlb fdmavm_edu_dma_bits fdmavm_debug fdmavm_only fdmavm_ring net_cycles study_secs study_sizes study_rates
 
 echo "VMTEST BEGIN $(uname -r)"
 echo "fdma-vm: ${fdmavm_arch:-?}, coherent ${fdmavm_coherent:-?}, swiotlb ${fdmavm_swiotlb:-?}, edu DMA mask ${fdmavm_edu_dma_bits:-?} bits"
@@ -69,6 +69,14 @@ run_test() {
 	fi
 }
 
+# The debug kernel (fdmavm_debug=1): what kmemleak suspects after boot is
+# not ours; the check at the end reports only what is new.
+KML=/sys/kernel/debug/kmemleak
+if [ "${fdmavm_debug:-0}" = 1 ] && [ -e $KML ]; then
+	echo scan > $KML
+	echo clear > $KML
+fi
+
 # Driverless smoke tests first: nothing may be bound to the device yet.
 # With an injected fault they would use it up (the model counts
 # descriptors from its start), so the driver's tests get it instead.
@@ -88,6 +96,47 @@ if [ -e /tests/run-guest.sh ]; then
 	cd /tests || true
 	run_test run-guest.sh sh /tests/run-guest.sh
 	cd /
+fi
+
+# The debug kernel's own verdicts, with every module of ours unloaded:
+# kmemleak finds nothing new since the tests began, the DMA API's debug
+# counted no error and did not give up (out of entries).
+if [ "${fdmavm_debug:-0}" = 1 ]; then
+	for pass in 1 2; do
+		for m in fdma_slavetest fdma_testexp dmatest fdma_dmac fdma fdma_nvp2p_standin pktgen; do
+			grep -q "^$m " /proc/modules && rmmod $m 2>/dev/null
+		done
+	done
+	left=$(grep -o '^\(fdma[a-z0-9_]*\|dmatest\|pktgen\) ' /proc/modules | tr -d '\n')
+	if [ -n "$left" ]; then
+		echo "VMTEST FAIL debug_rmmod: still loaded: $left"
+	else
+		echo "VMTEST PASS debug_rmmod"
+	fi
+	if [ -e $KML ]; then
+		# An object is a suspect once it is 5 s old and unreferenced in a scan.
+		sleep 6
+		echo scan > $KML
+		echo scan > $KML
+		if [ -s $KML ]; then
+			echo "VMTEST FAIL debug_kmemleak: $(grep -c '^unreferenced object' $KML) unreferenced objects:"
+			head -300 $KML
+		else
+			echo "VMTEST PASS debug_kmemleak"
+		fi
+	else
+		echo "VMTEST FAIL debug_kmemleak: no $KML"
+	fi
+	D=/sys/kernel/debug/dma-api
+	if [ ! -e $D/error_count ]; then
+		echo "VMTEST FAIL debug_dma_api: no $D/error_count"
+	elif [ "$(cat $D/error_count)" != 0 ]; then
+		echo "VMTEST FAIL debug_dma_api: error_count $(cat $D/error_count) (the reports are in the kernel log)"
+	elif [ "$(cat $D/disabled)" != N ]; then
+		echo "VMTEST FAIL debug_dma_api: the DMA API's debug disabled itself (out of entries?)"
+	else
+		echo "VMTEST PASS debug_dma_api"
+	fi
 fi
 
 echo "VMTEST DMESG BEGIN"

@@ -23,7 +23,7 @@ usage() {
 	cat <<'EOF'
 usage: tests/vm/run.sh [--arch x86_64|arm64] [--kernel VERSION]... [--noncoherent]
                        [--append ARGS] [--no-asan] [--sysroot DIR] [--keep] [--timeout S]
-                       [--opts OPTIONS]
+                       [--opts OPTIONS] [--debug-kernel]
 
   --arch ARCH       x86_64 (q35, the host's kernels; default) or arm64 (virt, the
                     kernels of the arm64 sysroot, everything cross-built)
@@ -37,6 +37,9 @@ usage: tests/vm/run.sh [--arch x86_64|arm64] [--kernel VERSION]... [--noncoheren
   --sysroot DIR     the arm64 sysroot (default build/arm64-sysroot)
   --keep            keep the temp dir (console logs, initramfs, model log) and say where
   --timeout S       wall-clock limit per VM, seconds (default 300; arm64 600)
+  --debug-kernel    x86_64: boot the debug kernel (tests/vm/debug-kernel.sh builds it
+                    once and caches it: KASAN, lockdep, DMA-API debug, kmemleak,
+                    UBSAN, fault injection, KCOV); its reports fail the run
   --opts OPTIONS    fdma-modeld --opts (sim: URI options), e.g. "channels=2,fault=desc@3";
                     memcpy=2 is added unless the options set memcpy=;
                     the guest sees them as $fdmavm_opts
@@ -57,6 +60,7 @@ OPTS=""
 APPEND=""
 NONCOHERENT=0
 ASAN=1
+DEBUGK=0
 SYSROOT=build/arm64-sysroot
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -71,6 +75,7 @@ while [ $# -gt 0 ]; do
 		APPEND="${APPEND:+$APPEND }$2"; shift 2 ;;
 	--append=*) APPEND="${APPEND:+$APPEND }${1#*=}"; shift ;;
 	--no-asan) ASAN=0; shift ;;
+	--debug-kernel) DEBUGK=1; shift ;;
 	--sysroot) [ $# -ge 2 ] || usage_error "--sysroot needs a directory"
 		SYSROOT=$2; shift 2 ;;
 	--sysroot=*) SYSROOT=${1#*=}; shift ;;
@@ -91,6 +96,7 @@ amd64) ARCH=x86_64 ;;
 aarch64) ARCH=arm64 ;;
 *) usage_error "bad --arch '$ARCH': expected x86_64 or arm64" ;;
 esac
+TIMEOUT_SET=$TIMEOUT
 [ -n "$TIMEOUT" ] || { [ "$ARCH" = arm64 ] && TIMEOUT=600 || TIMEOUT=300; }
 case $TIMEOUT in
 ''|*[!0-9]*|0) usage_error "bad --timeout '$TIMEOUT': expected seconds > 0" ;;
@@ -103,12 +109,15 @@ case $APPEND in
 esac
 [ $NONCOHERENT = 0 ] || [ "$ARCH" = arm64 ] ||
 	usage_error "--noncoherent is for --arch arm64 (a q35 guest's PCI DMA is coherent)"
+[ $DEBUGK = 0 ] || [ "$ARCH" = x86_64 ] || usage_error "--debug-kernel is for --arch x86_64"
+[ $DEBUGK = 0 ] || [ ${#KERNELS_ARG[@]} -eq 0 ] || usage_error "--debug-kernel boots its own kernel: no --kernel"
 
 # The run's variant, for the result tags "(KERNEL VARIANT...)": the device
 # tree, the extra kernel arguments (swiotlb=...force... reads "swiotlb"),
 # the model's options.
 VARIANT=""
 SWIOTLB=0
+[ $DEBUGK = 1 ] && VARIANT="$VARIANT debug"
 [ $NONCOHERENT = 1 ] && VARIANT="$VARIANT noncoherent"
 for w in $APPEND; do
 	case $w in
@@ -207,6 +216,34 @@ arm64)
 	KPKG="tests/vm/arm64-sysroot.sh"
 	;;
 esac
+
+# The debug kernel (x86_64): built once and cached outside the clone
+# (tests/vm/debug-kernel.sh), booted instead of Debian's. Everything under
+# it runs slower (KASAN, lockdep, kmemleak, KCOV on every function), and
+# KASAN's shadow and kmemleak's records take memory.
+if [ $DEBUGK = 1 ]; then
+	DK=$(tests/vm/debug-kernel.sh 2>"${TMPDIR:-/tmp}/fdma-debug-kernel.$$.log")
+	rc=$?
+	if [ $rc = 77 ]; then
+		grep '^SKIP' "${TMPDIR:-/tmp}/fdma-debug-kernel.$$.log" | head -1
+		rm -f "${TMPDIR:-/tmp}/fdma-debug-kernel.$$.log"
+		exit 77
+	fi
+	sed 's/^/   /' "${TMPDIR:-/tmp}/fdma-debug-kernel.$$.log"
+	rm -f "${TMPDIR:-/tmp}/fdma-debug-kernel.$$.log"
+	if [ $rc != 0 ] || [ ! -s "$DK/release" ]; then
+		echo "FAIL debug-kernel: tests/vm/debug-kernel.sh failed (exit status $rc)"
+		echo "vm: 0 passed, 1 failed"
+		exit 1
+	fi
+	KBOOT=$DK/boot
+	MODROOT=$DK
+	DKBUILD=$DK/build
+	kdir() { echo "$DKBUILD"; }
+	KERNELS_ARG=("$(cat "$DK/release")")
+	GUEST_MEM=768M
+	[ -n "$TIMEOUT_SET" ] || TIMEOUT=1500
+fi
 
 HAVE_KMOD=0
 [ -f kernel/Makefile ] && HAVE_KMOD=1
@@ -623,7 +660,7 @@ run_kernel() { # VERSION
 	# The guest learns its setting from fdmavm_* arguments (init.sh exports them).
 	cmdline="console=$CONSOLE panic=-1 quiet loglevel=4 page_poison=1 fdmavm_nchan=${nchan:-0}"
 	cmdline="$cmdline fdmavm_arch=$ARCH fdmavm_coherent=$((1 - NONCOHERENT)) fdmavm_swiotlb=$SWIOTLB"
-	cmdline="$cmdline fdmavm_edu_dma_bits=$EDU_BITS${OPTS:+ fdmavm_opts=$OPTS}${APPEND:+ $APPEND}"
+	cmdline="$cmdline fdmavm_edu_dma_bits=$EDU_BITS fdmavm_debug=$DEBUGK${OPTS:+ fdmavm_opts=$OPTS}${APPEND:+ $APPEND}"
 	# shellcheck disable=SC2054  # commas inside QEMU option values
 	QCMD=("$QEMU" -accel tcg "${QMACHINE[@]}" -m "$GUEST_MEM"
 	      -object "memory-backend-file,id=mem,size=$GUEST_MEM,mem-path=$RAM,share=on"
@@ -681,7 +718,12 @@ run_kernel() { # VERSION
 	if [ $ASAN = 0 ] && [ ${#mods[@]} -gt 0 ] && [[ $OPTS != *fault=* ]]; then
 		skip "e2e_asan $tag" "the ASan+UBSan end-to-end tests were not built (run.sh --no-asan)"
 	fi
+	# What the kernel's checkers print (the debug kernel's above all):
+	# KASAN, KFENCE and the sleep-in-atomic check print "BUG:", lockdep and
+	# the DMA API's debug "WARNING:"; UBSAN, the DMA API's leak report at
+	# unbind, kmemleak, hung tasks and RCU stalls have words of their own.
 	local ended=0 bad='WARNING|BUG|Oops|scheduling while atomic|general protection|Kernel panic|memory corruption'
+	bad="$bad|UBSAN:|DMA-API:|unreferenced object|suspected memory leak|blocked for more than|soft lockup|detected stall"
 	grep -q '^VMTEST END' "$LOG.txt" && ended=1
 	if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 		fail "guest $tag" "timed out after ${TIMEOUT}s$([ $ended = 0 ] && echo ", before the end marker (console tail below)")"
@@ -697,6 +739,10 @@ run_kernel() { # VERSION
 		if grep -E "$bad" "$TMP/dmesg-$v" >"$TMP/dmesg-bad-$v"; then
 			fail "dmesg $tag" "the guest kernel log has warnings or errors:"
 			sed 's/^/    | /' "$TMP/dmesg-bad-$v"
+			# Each report whole: from its first line, up to 80 lines.
+			echo "    the reports in full:"
+			awk -v re="$bad" '$0 ~ re && left <= 0 { left = 80 } left > 0 { print "    | " $0; left-- }' \
+				"$TMP/dmesg-$v" | head -400
 		else
 			pass "dmesg $tag"
 		fi

@@ -130,19 +130,57 @@ else
 fi
 
 # ---- pktgen ------------------------------------------------------------------------
-# pg NAME BURST FRAGS COUNT [drop]: COUNT UDP packets of 60 bytes from A
-# to B, in bursts (xmit_more) and fragments as given; every one must
-# arrive, or, with drop (B without flow control), be counted as dropped
-# for want of a buffer.
-pg() {
-	name=$1
+# pg_setup COUNT BURST FRAGS [DELAY_NS [UDP_PORT]]: pktgen's next run, COUNT
+# UDP packets of 60 bytes from A to B's MAC (no neighbour needed), in
+# bursts (xmit_more) and page fragments as given, DELAY_NS apart.
+pg_setup() {
 	P=/proc/net/pktgen
 	echo "rem_device_all" >$P/kpktgend_0
 	echo "add_device $A" >$P/kpktgend_0
 	{
-		echo "count $4"; echo "pkt_size 60"; echo "burst $2"; echo "frags $3"
-		echo "delay 0"; echo "dst 169.254.10.2"; echo "dst_mac $MACB"
+		echo "count $1"; echo "pkt_size 60"; echo "burst $2"; echo "frags $3"
+		echo "delay ${4:-0}"; echo "dst 169.254.10.2"; echo "dst_mac $MACB"
+		[ -n "${5:-}" ] && echo "udp_dst_min $5" && echo "udp_dst_max $5"
 	} | while read -r l; do echo "$l" >$P/"$A"; done
+}
+
+# net_drop (fdmavm_only=net_drop, booted with a bounce pool too small for
+# the traffic: swiotlb=N,force): packets whose mapping fails are dropped
+# and counted, and the packets of the same burst before them still go
+# (their doorbell is not skipped): BQL ends with nothing in flight, every
+# packet pktgen handed over was sent or counted as dropped, and B got
+# every one sent.
+if [ "${fdmavm_only:-}" = net_drop ]; then
+	modprobe pktgen 2>/tmp/pg.err || { fail net_drop "modprobe pktgen: $(cat /tmp/pg.err)"; exit 0; }
+	settle
+	t0_tx=$a_tx t0_rx=$b_rx t0_te=$(pnd a "$A" 11)
+	pg_setup 6400 32 2
+	echo start >/proc/net/pktgen/pgctrl
+	sent=$(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' /proc/net/pktgen/"$A" | head -1)
+	settle
+	tx=$((a_tx - t0_tx)); rx=$((b_rx - t0_rx)); te=$(($(pnd a "$A" 11) - t0_te))
+	bql=$(cat /sys/class/net/"$A"/queues/tx-0/byte_queue_limits/inflight)
+	echo "    pktgen handed over $sent; A sent $tx and dropped $te (no mapping); B received $rx; BQL in flight $bql"
+	if [ "$te" = 0 ] || [ "$tx" = 0 ]; then
+		fail net_drop "the bounce pool must run out for some packets and not all ($tx sent, $te dropped): see the row's swiotlb="
+	elif [ "$bql" != 0 ]; then
+		fail net_drop "BQL has $bql bytes in flight once the traffic ended"
+	elif [ $((tx + te)) -lt "${sent:-0}" ]; then
+		fail net_drop "$sent handed over, $tx sent and $te dropped: some neither sent nor counted"
+	elif [ "$rx" != "$tx" ]; then
+		fail net_drop "A sent $tx, B received $rx"
+	else
+		pass net_drop
+	fi
+	exit 0
+fi
+
+# pg NAME BURST FRAGS COUNT [drop]: COUNT packets (pg_setup) from A to B;
+# every one must arrive, or, with drop (B without flow control), be
+# counted as dropped for want of a buffer.
+pg() {
+	name=$1
+	pg_setup "$4" "$2" "$3"
 	settle
 	t0_tx=$a_tx t0_rx=$b_rx t0_db=$a_db t0_ti=$a_ti t0_ri=$b_ri t0_nb=$b_nb
 	echo start >$P/pgctrl
@@ -299,10 +337,133 @@ else
 	ip neigh show; inns ip neigh show
 fi
 
+# Down and up, net_cycles times (default 100), with frames arriving all
+# the while (pktgen from A to B's MAC, a frame every 20 us; B, its IPv6
+# off, sends nothing): after each up B receives again. An interrupt that
+# came before NAPI was on would have masked receive for good.
+if [ -e /proc/net/pktgen/pgctrl ]; then
+	pg_setup 1000000000 1 0 20000
+	echo start >/proc/net/pktgen/pgctrl &
+	PG=$!
+	n=0
+	bad=""
+	while [ $n -lt "${net_cycles:-100}" ]; do
+		inns ip link set "$B" down
+		inns ip link set "$B" up
+		r0=$(pnd b "$B" 2)
+		for i in $(seq 60); do
+			sleep 0.05
+			[ "$(pnd b "$B" 2)" != "$r0" ] && break
+		done
+		if [ "$(pnd b "$B" 2)" = "$r0" ]; then
+			bad="after up number $((n + 1)), $B received nothing for 3 s ($(inns ethtool -S "$B" | tr -s ' \n' ' '))"
+			break
+		fi
+		n=$((n + 1))
+	done
+	echo stop >/proc/net/pktgen/pgctrl
+	wait "$PG" 2>/dev/null
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
+	if [ -n "$bad" ]; then
+		fail net_updown_rx "$bad"
+	else
+		echo "    $n times down and up with frames arriving: $B received again after each"
+		pass net_updown_rx
+	fi
+	sleep 0.5
+fi
+
+# Receive with no page to be had (the debug kernel's fail_page_alloc, for
+# allocations of fdma.ko's code only): a socket that never reads holds
+# every page B receives, so B's refills find none and its ring runs dry.
+# Once pages can be had again, B receives again, though no completion
+# will ever come to an empty ring (a timer tries the refill again).
+FPA=/sys/kernel/debug/fail_page_alloc
+if [ -w $FPA/probability ] && [ -e /proc/net/pktgen/pgctrl ] && [ -x $T/fdma_udphold ]; then
+	# fdma.ko's text: from its first function to the symbol after its last.
+	range=$(awk '$3 ~ /^[tT]$/ { print $1, $4 }' /proc/kallsyms | sort | awk '
+		{ a[NR] = $1; m[NR] = $2 }
+		$2 == "[fdma]" { if (!lo) lo = NR; hi = NR }
+		END { print a[lo], (hi < NR ? a[hi + 1] : a[hi]) }')
+	lo=${range% *}
+	hi=${range#* }
+	inns $T/fdma_udphold 9 120 >/tmp/hold.out 2>&1 &
+	HOLD=$!
+	sleep 0.5
+	echo 0 >$FPA/min-order
+	echo N >$FPA/ignore-gfp-wait
+	echo N >$FPA/ignore-gfp-highmem
+	echo 0 >$FPA/verbose
+	echo 32 >$FPA/stacktrace-depth
+	echo "0x$lo" >$FPA/require-start
+	echo "0x$hi" >$FPA/require-end
+	echo -1 >$FPA/times
+	echo 1 >$FPA/interval
+	echo 100 >$FPA/probability
+	settle
+	r0=$b_rx
+	pg_setup 4000 32 0 0 9
+	echo start >/proc/net/pktgen/pgctrl
+	settle
+	r1=$b_rx
+	echo 0 >$FPA/probability
+	kill "$HOLD" 2>/dev/null
+	wait "$HOLD" 2>/dev/null
+	sleep 0.5
+	settle
+	r2=$b_rx
+	pg_setup 200 1 0 0 9
+	echo start >/proc/net/pktgen/pgctrl
+	settle
+	r3=$b_rx
+	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
+	echo "    no pages: B received $((r1 - r0)) of 4000 frames (the held socket's); pages back: $((r3 - r2)) of 200"
+	if [ $((r1 - r0)) -ge 4000 ]; then
+		fail net_rx_nopage "B received all 4000 frames: its refills never ran out of pages ($(cat /tmp/hold.out))"
+	elif [ $((r3 - r2)) -lt 200 ]; then
+		fail net_rx_nopage "once pages could be had again B received $((r3 - r2)) of 200 frames: its ring stayed dry"
+	else
+		pass net_rx_nopage
+	fi
+fi
+
 if dmesg | grep -q 'NETDEV WATCHDOG'; then
 	fail net_watchdog "$(dmesg | grep -m1 'NETDEV WATCHDOG')"
 else
 	pass net_watchdog
+fi
+
+# A restart that fails: B's transmit channel stops acknowledging resets
+# (the model's noack fault, armed at its next descriptor), then a setting
+# that restarts the interface (tx pause off). The interface stays up with
+# its rings down; setting it down must still return at once: NAPI, left
+# off by the failed open, is not disabled a second time with RTNL held.
+MODEL=/sys/kernel/debug/fdma/${A%n0}/model
+if [ "$ENGINE" = fdma ] && [ -w "$MODEL" ]; then
+	txch=$(dmesg | sed -n "s/.*$B: channels \([0-9]*\) (transmit).*/\1/p" | tail -1)
+	echo "fault noack ${txch:-1} 1" >"$MODEL"
+	inns ping -c 1 -W 1 169.254.10.1 >/dev/null 2>&1
+	inns ethtool -A "$B" tx off 2>/tmp/eth.err
+	inns ip link set "$B" down &
+	DOWN=$!
+	for i in $(seq 100); do
+		kill -0 $DOWN 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 $DOWN 2>/dev/null; then
+		fail net_restart_failed "ip link set $B down still runs after 10 s: its stop hangs, RTNL held (nothing after this can run)"
+		dmesg | tail -20 | sed 's/^/    /'
+		exit 0
+	fi
+	wait $DOWN
+	rc=$?
+	if [ $rc != 0 ]; then
+		fail net_restart_failed "ip link set $B down after a failed restart: status $rc"
+	elif ! dmesg | grep -q "$B: cannot restart"; then
+		fail net_restart_failed "the restart did not fail: the fault did not stop the channel's resets ($(cat /tmp/eth.err))"
+	else
+		pass net_restart_failed
+	fi
 fi
 
 # rmmod with traffic flowing, then the flood and B's namespace ended, and
@@ -319,4 +480,30 @@ if dmesg | grep -q 'NETDEV WATCHDOG\|BUG:\|WARNING:'; then
 	fail net_dmesg "$(dmesg | grep -m1 'NETDEV WATCHDOG\|BUG:\|WARNING:')"
 else
 	pass net_dmesg
+fi
+
+# irq_mode=poll with the interfaces up and idle: receive rings keep their
+# pages posted, which is no work; NAPI must not run every poll period for
+# ever (NET_RX softirqs counted over 2 s; a few come from the stack itself).
+if [ "$ENGINE" = fdma ] && insmod /fdma.ko ivshmem=1 net=1 irq_mode=poll 2>/tmp/rg.err; then
+	for i in $(seq 50); do
+		[ -e "/sys/class/net/$A" ] && [ -e "/sys/class/net/$B" ] && break
+		sleep 0.1
+	done
+	ip link set "$A" up
+	ip link set "$B" up
+	sleep 1
+	rx() { awk '$1 == "NET_RX:" { n = 0; for (i = 2; i <= NF; i++) n += $i; print n }' /proc/softirqs; }
+	n0=$(rx)
+	sleep 2
+	n1=$(rx)
+	echo "    irq_mode=poll, idle: $((n1 - n0)) NET_RX softirqs in 2 s"
+	if [ $((n1 - n0)) -gt 100 ]; then
+		fail net_poll_idle "$((n1 - n0)) NET_RX softirqs in 2 s with both interfaces idle: NAPI runs every poll period"
+	else
+		pass net_poll_idle
+	fi
+	rmmod fdma || fail net_poll_idle "rmmod fdma: failed"
+elif [ "$ENGINE" = fdma ]; then
+	fail net_poll_idle "insmod /fdma.ko ivshmem=1 net=1 irq_mode=poll: $(cat /tmp/rg.err)"
 fi
