@@ -358,16 +358,9 @@ static void buf_release(struct fdma_buf *b, bool in_mmap)
 	}
 	if (b->mm)
 		buf_uncharge(b);
-	/*
-	 * An imported buffer remove() kept (tainted, the engine never
-	 * stopped) is still attached: the exporter may call into us through
-	 * it. Kept for good, with the module.
-	 */
-	if (b->attach || b->nvp2p) {
-		fdma_nvp2p_forget(b);
-		__module_get(THIS_MODULE);
+	/* Still attached: the exporter may call move_notify with it (buf_keep()). */
+	if (b->kept)
 		return;
-	}
 	kfree(b);
 }
 
@@ -427,6 +420,26 @@ void fdma_buf_quarantine_free(struct fdma_dev *fdev)
 }
 
 /*
+ * remove() keeps b for good: the engine never stopped and may still write
+ * its memory, so it stays mapped (an imported buffer attached, GPU memory
+ * pinned). What its exporter or NVIDIA may still call must touch neither b's
+ * device, which is freed at the last close, nor its mapping: an imported
+ * buffer is marked kept under the reservation lock its move_notify runs
+ * under, and then outlives its file; NVIDIA's callback forgets it. Their
+ * calls run this module's code: it stays too. Under fdev->buf_lock.
+ */
+static void buf_keep(struct fdma_buf *b)
+{
+	if (b->kind == FDMA_BUF_DMABUF && b->attach)
+		fdma_dmabuf_keep(b);
+	else if (b->kind == FDMA_BUF_NVP2P && b->nvp2p)
+		fdma_nvp2p_forget(b);
+	else
+		return;
+	__module_get(THIS_MODULE);
+}
+
+/*
  * remove(): the engine is stopped (fdev->quiesced) or was asked to stop.
  * Every buffer is marked revoked first, so that no page fault maps its
  * pages again (fdma_buf_vm_fault()); then every user mapping of a buffer
@@ -461,6 +474,7 @@ void fdma_buf_revoke_all(struct fdma_dev *fdev)
 			atomic64_add(b->size, &fdev->leaked_bytes);
 			dev_crit(buf_dev(b), "buffer %u (%llu bytes) kept for good: the engine may still write it\n",
 				 b->handle, b->size);
+			buf_keep(b);
 			continue;
 		}
 		buf_drop_mem(b);
@@ -479,6 +493,7 @@ static struct fdma_buf *buf_new(struct fdma_file *f, enum fdma_buf_kind kind)
 	b->fdev = fdev;
 	b->kind = kind;
 	atomic_set(&b->inflight, 0);
+	spin_lock_init(&b->sync_lock);
 	INIT_LIST_HEAD(&b->qnode);
 	INIT_LIST_HEAD(&b->dnode);
 	atomic64_inc(&fdev->nbufs);
@@ -978,52 +993,98 @@ static bool buf_idle(struct fdma_buf *b)
 
 /*
  * Memory that is not ours is going away (an exporter's move, NVIDIA's
- * free callback): the buffer turns stale at once, so that no new request
- * takes it (-EIO); the requests already using it get FDMA_GONE_GRACE to
- * finish (a stream buffer may wait for a frame for ever); those still in
- * flight then end -EIO by a reset of their channel, so that the device
- * lets go of the memory. Returns once none is left, or after
- * FDMA_GONE_WAIT more, saying so.
+ * free callback), and the caller holds the exporter's locks: the buffer
+ * turns stale at once, so that no new request takes it (-EIO); the
+ * requests already using it get FDMA_GONE_GRACE to finish (a stream
+ * buffer may wait for a frame for ever); those still in flight then end
+ * -EIO by a reset of their channel, so that the device lets go of the
+ * memory. Each reset is bounded, and nothing else is waited for: a
+ * submission counted but not posted yet (it may be syncing) sees stale
+ * under the channel's lock and is never posted (fdma_chan_submit()), and
+ * the caller stops the syncs (fdma_buf_nosync()) before the mapping goes.
+ *
+ * A channel that did not acknowledge its reset, now or when the buffer
+ * was in flight on it before (tainted, and a channel is still broken),
+ * may still write the memory: the whole engine is then stopped
+ * (fdma_pci_stop_dma()) before the memory is given back. Returns 0 once
+ * the device no longer touches the memory, -EIO if it may and cannot be
+ * stopped (a backend without a PCI function): the caller keeps what it
+ * can.
  */
 #define FDMA_GONE_GRACE	(HZ / 10)
-#define FDMA_GONE_WAIT	(10 * HZ)
 
-void fdma_buf_stop_using(struct fdma_buf *b, const char *why)
+int fdma_buf_stop_using(struct fdma_buf *b, const char *why)
 {
 	struct fdma_dev *fdev = b->fdev;
+	bool unsafe = false, broken = false;
+	int ret = 0;
 	u32 i;
 
 	/*
 	 * stale before the count is read, and a submission counts its
 	 * buffers before it reads stale (fdma_buf_hold(); both with a full
 	 * barrier): it either sees stale and fails, or is counted and
-	 * waited for.
+	 * its requests are found by fdma_chan_release_buf().
 	 */
 	WRITE_ONCE(b->stale, true);
 	/* Pairs with smp_mb__after_atomic() in fdma_buf_hold(). */
 	smp_mb();
 	if (!wait_var_event_timeout(&b->inflight, buf_idle(b), FDMA_GONE_GRACE)) {
-		for (i = 0; i < fdev->caps.nchan; i++)
-			if (fdma_chan_release_buf(&fdev->chan[i], b))
-				dev_crit(fdev->dma_dev, "buffer %u: %s while channel %u, which did not acknowledge its reset, may still write it\n",
-					 b->handle, why, i);
-		if (!wait_var_event_timeout(&b->inflight, buf_idle(b),
-					    FDMA_GONE_WAIT))
-			dev_err(fdev->dma_dev, "buffer %u: %s with %d transfers that did not come back\n",
-				b->handle, why, atomic_read(&b->inflight));
+		for (i = 0; i < fdev->caps.nchan; i++) {
+			if (!fdma_chan_release_buf(&fdev->chan[i], b))
+				continue;
+			dev_err(fdev->dma_dev, "buffer %u: %s while channel %u, which did not acknowledge its reset, may still write it\n",
+				b->handle, why, i);
+			unsafe = true;
+		}
+	}
+	for (i = 0; i < fdev->caps.nchan; i++) {
+		struct fdma_chan *c = &fdev->chan[i];
+
+		mutex_lock(&c->lock);
+		broken |= c->broken;
+		mutex_unlock(&c->lock);
+	}
+	/* Set under a channel's lock, which the loop above took since. */
+	if (b->tainted && broken)
+		unsafe = true;
+	/* remove() saw the engine stop: nothing writes any more. */
+	if (unsafe && !READ_ONCE(fdev->quiesced)) {
+		ret = fdma_pci_stop_dma(fdev, why);
+		if (ret)
+			dev_crit(fdev->dma_dev, "buffer %u: %s while a channel that did not acknowledge its reset may still write it, and the device cannot be stopped: its mapping is kept\n",
+				 b->handle, why);
+		return ret ? -EIO : 0;
 	}
 	dev_info(fdev->dma_dev, "buffer %u: %s; requests on it now fail with -EIO\n",
 		 b->handle, why);
+	return 0;
 }
 
-/* Sync [off, off + len) of a buffer, piece by piece. */
-void fdma_buf_sync(const struct fdma_buf *b, u64 off, u64 len,
+/*
+ * The mapping of an imported buffer or of GPU memory is about to go: no
+ * sync uses it from here, and one in progress is over when this returns.
+ */
+void fdma_buf_nosync(struct fdma_buf *b)
+{
+	spin_lock(&b->sync_lock);
+	b->dsync = false;
+	spin_unlock(&b->sync_lock);
+}
+
+/*
+ * Sync [off, off + len) of a buffer, piece by piece. Imported buffers and
+ * GPU memory only where their mapping needs it (b->dsync), each piece
+ * under sync_lock, so that a mapping taken away meanwhile (a move) is
+ * never synced after fdma_buf_nosync().
+ */
+void fdma_buf_sync(struct fdma_buf *b, u64 off, u64 len,
 		   enum dma_data_direction dir, bool for_device)
 {
+	bool foreign = b->kind == FDMA_BUF_DMABUF || b->kind == FDMA_BUF_NVP2P;
 	struct device *dev = buf_dev(b);
 
-	/* An exporter's mapping, or GPU memory, that needs no sync. */
-	if ((b->kind == FDMA_BUF_DMABUF || b->kind == FDMA_BUF_NVP2P) && !b->dsync)
+	if (foreign && !READ_ONCE(b->dsync))
 		return;
 	while (len) {
 		dma_addr_t bus;
@@ -1031,10 +1092,19 @@ void fdma_buf_sync(const struct fdma_buf *b, u64 off, u64 len,
 
 		if (!n)
 			return;
+		if (foreign) {
+			spin_lock(&b->sync_lock);
+			if (!b->dsync) {
+				spin_unlock(&b->sync_lock);
+				return;
+			}
+		}
 		if (for_device)
 			dma_sync_single_for_device(dev, bus, n, dir);
 		else
 			dma_sync_single_for_cpu(dev, bus, n, dir);
+		if (foreign)
+			spin_unlock(&b->sync_lock);
 		off += n;
 		len -= n;
 	}

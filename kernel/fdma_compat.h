@@ -8,9 +8,11 @@
 #ifndef FDMA_COMPAT_H
 #define FDMA_COMPAT_H
 
+#include <linux/dma-map-ops.h>
 #include <linux/eventfd.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/scatterlist.h>
 #include <linux/version.h>
 
 /* 6.8 dropped eventfd_signal()'s count argument (it was always 1 here). */
@@ -52,6 +54,39 @@ static inline void fdma_vm_flags_set(struct vm_area_struct *vma,
 #define FDMA_PLATFORM_REMOVE(name, fn)					\
 	static int name(struct platform_device *pdev) { fn(pdev); return 0; }
 #endif
+
+/*
+ * A DMA address of an exporter's mapping that is a peer's bus address (a
+ * BAR, peer-to-peer): the CPU's cache maintenance must never run on it
+ * (on arm64, a fault). 6.2 gave scatterlists a flag for it, kept only
+ * where the kernel is built with it (CONFIG_PCI_P2PDMA, later
+ * CONFIG_NEED_SG_DMA_FLAGS); its helper's name changed since, the flag's
+ * did not. FDMA_SG_BUS_FLAG: this kernel can say.
+ */
+#ifdef SG_DMA_BUS_ADDRESS
+#define FDMA_SG_BUS_FLAG	1
+static inline bool fdma_sg_is_bus_address(const struct scatterlist *sg)
+{
+	return sg->dma_flags & SG_DMA_BUS_ADDRESS;
+}
+#else
+#define FDMA_SG_BUS_FLAG	0
+static inline bool fdma_sg_is_bus_address(const struct scatterlist *sg)
+{
+	return false;
+}
+#endif
+
+/*
+ * Whether the CPU's caches are coherent with the device's DMA: only then
+ * does dma_need_sync() single out the addresses that need a sync (a
+ * swiotlb bounce buffer) rather than say yes to every one. No exported
+ * call says it; the DMA API's own inline does.
+ */
+static inline bool fdma_dma_coherent(struct device *dev)
+{
+	return dev_is_dma_coherent(dev);
+}
 
 /* 6.6 split page_pool's header; the calls used here are the same in both. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)

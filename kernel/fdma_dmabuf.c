@@ -17,15 +17,25 @@
  * buffer, a non-coherent device). The exporter's own CPU-access calls
  * (DMA_BUF_IOCTL_SYNC) sync its mapping, not ours: a udmabuf mapped for
  * us through swiotlb would otherwise never show the device's writes.
- * Device memory (a GPU's, P2P) needs none on a coherent platform.
+ * A peer's memory (a GPU's BAR, P2P) is never synced: cache maintenance
+ * on an address that is not memory faults (arm64). On a non-coherent
+ * device dma_need_sync() says yes to any address, so the mapping has to
+ * say which are a peer's: scatterlists carry that flag where the kernel
+ * keeps it (fdma_sg_is_bus_address()). Where it cannot say, a
+ * non-coherent device does not offer peer-to-peer at all: the exporter
+ * then hands host memory (or refuses), which is synced as any. On a
+ * coherent one dma_need_sync() is only true of bounce buffers, never of
+ * a peer's address.
  *
  * Moves: an exporter that could not pin may move the memory, and tells us
  * with move_notify() under the reservation lock. The rule (docs/dmabuf.md):
  * fdma_buf_stop_using() (the buffer turns stale at once, so that no new
  * request takes it, -EIO; the requests already using it get a grace to
  * finish, and those still in flight then end -EIO by a reset of their
- * channel, so that the device has let go of the memory); then the mapping
- * is dropped.
+ * channel, so that the device has let go of the memory; a channel that
+ * does not acknowledge its reset stops the whole engine); then the
+ * mapping is dropped. If the device could not be stopped (no PCI
+ * function to stop), the mapping stays: the buffer is tainted, kept.
  * The application frees the handle and imports the fd again. A
  * mapping is not rebuilt behind the application's back: a stream that
  * silently moved into other memory is worse than one that stops.
@@ -37,6 +47,7 @@
 #include <linux/dma-resv.h>
 #include <linux/wait_bit.h>
 
+#include "fdma_compat.h"
 #include "fdma_drv.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
@@ -49,16 +60,29 @@ static void dmabuf_move_notify(struct dma_buf_attachment *attach)
 	struct fdma_buf *b = attach->importer_priv;
 
 	dma_resv_assert_held(attach->dmabuf->resv);
+	/* Its device is removed, maybe freed: see fdma_dmabuf_keep(). */
+	if (b->kept) {
+		pr_crit_ratelimited("fdma: a dma-buf kept for good (its device was removed while it might still write it) was moved by its exporter\n");
+		return;
+	}
 	/* Not mapped yet (a move during the import) or any more: nothing to do. */
 	if (!b->dsgt)
 		return;
-	fdma_buf_stop_using(b, "moved by its exporter");
+	/* The device may still write it: the mapping stays, tainted, kept. */
+	if (fdma_buf_stop_using(b, "moved by its exporter"))
+		return;
+	fdma_buf_nosync(b);
 	dma_buf_unmap_attachment(attach, b->dsgt, DMA_BIDIRECTIONAL);
 	b->dsgt = NULL;
 }
 
+/* Where the device can take a peer's memory (see the top), and where not. */
 static const struct dma_buf_attach_ops fdma_dmabuf_attach_ops = {
 	.allow_peer2peer = true,
+	.move_notify = dmabuf_move_notify,
+};
+
+static const struct dma_buf_attach_ops fdma_dmabuf_attach_ops_nop2p = {
 	.move_notify = dmabuf_move_notify,
 };
 
@@ -69,9 +93,11 @@ static const struct dma_buf_attach_ops fdma_dmabuf_attach_ops = {
  */
 static int dmabuf_build_segs(struct fdma_buf *b, u64 off, u32 align)
 {
+	struct device *dev = b->fdev->dma_dev;
 	struct sg_table *t = b->dsgt;
 	struct scatterlist *sg;
 	u64 pos = 0, end = off + b->size;
+	bool peer = false, sync = false;
 	u32 n = 0, max;
 	int i;
 
@@ -96,6 +122,11 @@ static int dmabuf_build_segs(struct fdma_buf *b, u64 off, u32 align)
 			b->seg[n].off = lo - off;
 			b->seg[n].bus = bus + (lo - pos);
 			b->seg[n].len = n_len;
+			/* A peer's memory is never synced (see the top). */
+			if (fdma_sg_is_bus_address(sg))
+				peer = true;
+			else if (!sync)
+				sync = dma_need_sync(dev, b->seg[n].bus);
 			n++;
 		}
 		pos += len;
@@ -104,9 +135,13 @@ static int dmabuf_build_segs(struct fdma_buf *b, u64 off, u32 align)
 	}
 	if (pos < end)
 		return -ERANGE;	/* the mapping is shorter than the dma-buf */
+	/* Syncs are per buffer: one that needs them must have no peer's memory. */
+	if (peer && sync) {
+		dev_err(dev, "dma-buf import: the exporter's mapping mixes a peer's memory with host memory that needs CPU syncs: not supported\n");
+		return -EINVAL;
+	}
 	b->nseg = n;
-	for (i = 0; i < n && !b->dsync; i++)
-		b->dsync = dma_need_sync(b->fdev->dma_dev, b->seg[i].bus);
+	b->dsync = sync;
 	return 0;
 }
 
@@ -116,13 +151,18 @@ static int dmabuf_build_segs(struct fdma_buf *b, u64 off, u32 align)
  */
 int fdma_dmabuf_map(struct fdma_buf *b, u64 off)
 {
+	struct device *dev = b->fdev->dma_dev;
 	struct dma_buf *dmabuf = b->dmabuf;
 	struct sg_table *sgt;
+	bool p2p;
 	long left;
 	int ret;
 
-	b->attach = dma_buf_dynamic_attach(dmabuf, b->fdev->dma_dev,
-					   &fdma_dmabuf_attach_ops, b);
+	/* A peer's memory only where it will not be synced (see the top). */
+	p2p = FDMA_SG_BUS_FLAG || fdma_dma_coherent(dev);
+	b->attach = dma_buf_dynamic_attach(dmabuf, dev, p2p ?
+					   &fdma_dmabuf_attach_ops :
+					   &fdma_dmabuf_attach_ops_nop2p, b);
 	if (IS_ERR(b->attach)) {
 		ret = PTR_ERR(b->attach);
 		b->attach = NULL;
@@ -149,6 +189,19 @@ int fdma_dmabuf_map(struct fdma_buf *b, u64 off)
 unlock:
 	dma_resv_unlock(dmabuf->resv);
 	return ret;
+}
+
+/*
+ * remove() keeps b for good (the engine never stopped and may still write
+ * the memory): attached, pinned and mapped it stays, and from now on
+ * move_notify leaves it alone, since the device it points at is freed at
+ * the last close. Under fdev->buf_lock.
+ */
+void fdma_dmabuf_keep(struct fdma_buf *b)
+{
+	dma_resv_lock(b->dmabuf->resv, NULL);
+	b->kept = true;
+	dma_resv_unlock(b->dmabuf->resv);
 }
 
 /* Undo fdma_dmabuf_map(), whatever it got to. Under fdev->buf_lock. */

@@ -64,7 +64,10 @@
  * afterwards providers differ on what tx_status says of a cookie they cut
  * short), the rest canceled. A provider without device_terminate_all is
  * refused; a terminate that fails leaves the channel broken, its buffers
- * and slots kept for good.
+ * and slots kept, and this module pinned until a later terminate of the
+ * channel succeeds: the provider may still call back. A group removed
+ * with such a channel keeps its slots, its fdma device and the module
+ * for good.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -153,6 +156,11 @@ struct dmac_chan {
 	struct scatterlist *sg;
 	struct fdma_ereq *pq;
 	bool open;			/* slot pidx - 1 gathers an H2C frame */
+	/*
+	 * A terminate failed: the provider may still call back into this
+	 * module, which holds a reference on itself until one succeeds.
+	 */
+	bool pinned;
 	u32 cb_out;			/* submitted slots that call back, not reaped */
 	bool refusing;			/* NULL preps, nothing of ours in flight, */
 	unsigned long refused_at;	/* since this time (jiffies) */
@@ -460,6 +468,7 @@ static int dmac_reset(struct fdma_chan *c)
 {
 	struct dmac_chan *dc = to_dc(c);
 	u32 i;
+	int ret;
 
 	for (i = dc->cidx; i != dc->sidx; i++) {
 		struct dmac_slot *s = &dc->slot[i & dc->mask];
@@ -468,7 +477,22 @@ static int dmac_reset(struct fdma_chan *c)
 		if (!s->known)
 			break;	/* in order: none after it either */
 	}
-	return dmaengine_terminate_sync(dc->chan);
+	ret = dmaengine_terminate_sync(dc->chan);
+	/*
+	 * A callback may come later into this module's code: the module
+	 * stays (rmmod is refused) until a terminate succeeds. At the
+	 * module's exit the reference comes too late, but nothing can call
+	 * back then: every file is closed, and a close that could not stop
+	 * its transfers left the module pinned here.
+	 */
+	if (ret && !dc->pinned) {
+		__module_get(THIS_MODULE);
+		dc->pinned = true;
+	} else if (!ret && dc->pinned) {
+		module_put(THIS_MODULE);
+		dc->pinned = false;
+	}
+	return ret;
 }
 
 static void dmac_stop(struct fdma_chan *c)
@@ -985,12 +1009,12 @@ static void dmac_group_destroy(struct dmac_group *g)
 	}
 	if (broken) {
 		/*
-		 * A late callback may still come: what it touches (the group,
-		 * the channels, this module's code) is kept for good.
+		 * A late callback may still come: what it touches is kept for
+		 * good: the group, its slots, the fdma device its channels
+		 * live in (its reference is not put) and this module (pinned
+		 * by the terminate that failed, dmac_reset()).
 		 */
-		__module_get(THIS_MODULE);
 		dev_crit(&fdev->dev, "removed; a channel was never terminated: its group, channels and fdma_dmac are kept\n");
-		fdma_dev_put(fdev);
 		return;
 	}
 	dev_info(&fdev->dev, "removed\n");

@@ -215,7 +215,15 @@ struct fdma_buf {
 	struct sg_table *dsgt;
 	bool pinned;
 	bool stale;
-	bool dsync;		/* the mapping needs the per-request syncs */
+	/*
+	 * The mapping needs the per-request syncs. Cleared under sync_lock
+	 * before the mapping goes (a move, NVIDIA's free callback), so that
+	 * no sync uses it after: a submission may still be syncing then.
+	 */
+	bool dsync;
+	spinlock_t sync_lock;	/* dsync, against the syncs */
+	/* remove() kept it for good: the exporter's calls leave it alone */
+	bool kept;
 
 	/* FDMA_BUF_NVP2P: the pin, shared with NVIDIA's free callback */
 	struct fdma_nvp2p *nvp2p;
@@ -564,6 +572,7 @@ static inline struct fdma_dev *to_fdma_dev(struct device *dev)
 
 /* fdma_pci.c */
 extern struct pci_driver fdma_pci_driver;
+int fdma_pci_stop_dma(struct fdma_dev *fdev, const char *why);
 
 /* fdma_dev.c (exported in namespace FDMA: fdma_dmac.ko uses them) */
 struct fdma_dev *fdma_dev_alloc(struct device *parent, struct device *dma_dev);
@@ -698,15 +707,17 @@ void fdma_buf_exit(void);
 int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off);
 u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
 		   dma_addr_t *bus);
-void fdma_buf_sync(const struct fdma_buf *b, u64 off, u64 len,
+void fdma_buf_sync(struct fdma_buf *b, u64 off, u64 len,
 		   enum dma_data_direction dir, bool for_device);
 int fdma_buf_hold(struct fdma_buf *b);
 void fdma_buf_unhold(struct fdma_buf *b);
-void fdma_buf_stop_using(struct fdma_buf *b, const char *why);
+int fdma_buf_stop_using(struct fdma_buf *b, const char *why);
+void fdma_buf_nosync(struct fdma_buf *b);
 
 /* fdma_dmabuf.c */
 int fdma_dmabuf_map(struct fdma_buf *b, u64 off);
 void fdma_dmabuf_unmap(struct fdma_buf *b);
+void fdma_dmabuf_keep(struct fdma_buf *b);
 
 /* fdma_nvp2p.c, where the build has NVIDIA's nv-p2p.h (Kbuild NV_P2P_INC) */
 #ifdef FDMA_NV_P2P

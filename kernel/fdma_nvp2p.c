@@ -20,7 +20,8 @@
  * come at any moment, transfers in flight: it does what an exporter's
  * move does to an imported dma-buf (fdma_dmabuf.c): the buffer turns
  * stale, its requests get a grace to finish and are then ended with -EIO
- * by a reset of their channel, and only then is the table freed. The pin
+ * by a reset of their channel (one that does not acknowledge it stops
+ * the whole engine), and only then is the table freed. The pin
  * (struct fdma_nvp2p) is shared by the buffer and NVIDIA's callback and
  * goes with the last of them; the table and mapping pointers are claimed
  * under its lock by whichever side frees them, and NVIDIA is called
@@ -84,8 +85,16 @@ static void nvp2p_free_cb(void *data)
 
 	mutex_lock(&p->lock);
 	p->gone = true;
-	if (p->buf)
+	/*
+	 * NVIDIA frees the memory once we return, whatever the device does:
+	 * a channel that cannot let go stops the whole engine (or, where
+	 * nothing can stop it, is said to). No sync after, of a mapping
+	 * that goes.
+	 */
+	if (p->buf) {
 		fdma_buf_stop_using(p->buf, "its GPU memory was freed");
+		fdma_buf_nosync(p->buf);
+	}
 	pt = p->pt;
 	map = p->map;
 	p->pt = NULL;
@@ -273,8 +282,9 @@ void fdma_nvp2p_unmap(struct fdma_buf *b)
 }
 
 /*
- * A buffer kept for good (remove() found it tainted): the callback must
- * not touch it (or its device) once the device is gone; the pin stays.
+ * A buffer kept for good (remove() found it tainted and the engine never
+ * stopped): the callback must not touch it or its device, which is freed
+ * at the last close; the pin stays. At remove(), under fdev->buf_lock.
  */
 void fdma_nvp2p_forget(struct fdma_buf *b)
 {

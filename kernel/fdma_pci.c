@@ -213,6 +213,31 @@ static void fdma_quiesce(struct fdma_dev *fdev)
 }
 
 /*
+ * Memory that a channel whose reset was not acknowledged may still write
+ * is being taken away, and cannot wait (an exporter's move, NVIDIA's free
+ * callback): the whole engine is stopped as remove() stops it, bus
+ * mastering off, so that it writes nothing more before the memory goes.
+ * The device is dead from here (every operation -ENODEV) until it is
+ * unbound and bound again. 0, or -EOPNOTSUPP for a backend without a PCI
+ * function of its own (dmaengine), which cannot be stopped so.
+ */
+int fdma_pci_stop_dma(struct fdma_dev *fdev, const char *why)
+{
+	u32 i;
+
+	if (!fdev->pdev)
+		return -EOPNOTSUPP;
+	dev_crit(&fdev->pdev->dev, "%s: a buffer %s while a channel that did not acknowledge its reset may still write it: engine stopped, bus mastering off; unbind and bind the device to use it again\n",
+		 dev_name(&fdev->dev), why);
+	WRITE_ONCE(fdev->dead, true);
+	for (i = 0; i < fdev->caps.nchan; i++)
+		wake_up_all(&fdev->chan[i].wq);
+	fdma_files_wake(fdev);
+	fdma_quiesce(fdev);
+	return 0;
+}
+
+/*
  * Every channel stopped (bounded reset, everything handed back), the
  * engine stopped, interrupts freed; then, with the engine no longer
  * mastering the bus, the bounce buffers unmapped, the buffers revoked and

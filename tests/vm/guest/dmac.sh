@@ -183,4 +183,17 @@ else
 	fail dmac_named "insmod chans=$c0;$c1: $(cat /tmp/dm.err)"
 fi
 
+# A provider that holds its descriptors and whose terminate fails on demand
+# (fdma_testexp.ko's), an imported dma-buf in flight: fdma_dmac.ko stays
+# while the provider may still call back, a move keeps the mapping, a late
+# callback finds the module, and all goes once terminate works again.
+if [ ! -e /fdma_testexp.ko ]; then
+	fail dmac_broken "no /fdma_testexp.ko"
+elif insmod /fdma_testexp.ko 2>/tmp/dm.err; then
+	t dmac_broken $T/fdma_dmac_broken
+	rmmod fdma_testexp || fail dmac_broken "rmmod fdma_testexp"
+else
+	fail dmac_broken "insmod /fdma_testexp.ko: $(cat /tmp/dm.err)"
+fi
+
 exit 0

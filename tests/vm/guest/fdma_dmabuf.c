@@ -17,7 +17,29 @@
  *                         leaves no attachment, mapping or pin behind;
  *   dmabuf_unbind         the device unbound with an imported buffer in
  *                         flight: the request is canceled and the
- *                         attachment released at once, the file still open.
+ *                         attachment released at once, the file still open;
+ *   dmabuf_p2p            a peer's memory (the exporter maps it with
+ *                         dma_map_resource() and marks it a bus address,
+ *                         as a GPU exports its BAR; RAM behind it, so that
+ *                         the model can move bytes): transfers both ways,
+ *                         every byte checked. Where the driver cannot tell
+ *                         a peer's addresses and the device is not
+ *                         coherent, it must not offer peer-to-peer: the
+ *                         exporter refuses the import;
+ *   dmabuf_p2p_bar        the same over a real BAR (the ivshmem function's
+ *                         unused shared memory): the driver never syncs
+ *                         it (a sync of a BAR faults on a non-coherent
+ *                         arm64 guest), the model refuses the DMA, so both
+ *                         requests end with its ADDR_ERR (EFAULT), no
+ *                         byte of the BAR changes, and the channels work
+ *                         after;
+ *   dmabuf_move_noack     a move while a request on the buffer is in
+ *                         flight on a channel that never acknowledges its
+ *                         reset (the model's noack fault): the driver stops
+ *                         the engine (bus mastering off) before the mapping
+ *                         goes, within a second, and the device refuses
+ *                         everything (ENODEV) until it is bound again; the
+ *                         model refused the channel's writes after that.
  * Needs /fdma_testexp.ko loaded (run-guest.sh does it).
  */
 #include <linux/dma-buf.h>
@@ -34,9 +56,12 @@ struct testexp_create {
 
 struct testexp_counts {
 	int64_t bufs, attachments, maps, pins, moves;
+	int64_t p2p_refused, can_mark;
 };
 
 #define TESTEXP_NULL_PAGES	0x1
+#define TESTEXP_P2P		0x2
+#define TESTEXP_P2P_BAR		0x4
 #define TESTEXP_CREATE	_IOWR('X', 1, struct testexp_create)
 #define TESTEXP_MOVE	_IOW('X', 2, int32_t)
 #define TESTEXP_COUNTS	_IOR('X', 3, struct testexp_counts)
@@ -47,14 +72,14 @@ struct testexp_counts {
 
 static int xdev = -1;
 
-static int xcreate(uint32_t flags, uint8_t **cpu)
+static int xcreate_size(uint32_t flags, size_t size, uint8_t **cpu)
 {
-	struct testexp_create c = { .size = SIZE, .flags = flags };
+	struct testexp_create c = { .size = size, .flags = flags };
 	void *p;
 
 	if (ioctl(xdev, TESTEXP_CREATE, &c))
 		return -errno;
-	p = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd, 0);
 	if (p == MAP_FAILED) {
 		close(c.fd);
 		return -errno;
@@ -63,9 +88,14 @@ static int xcreate(uint32_t flags, uint8_t **cpu)
 	return c.fd;
 }
 
+static int xcreate(uint32_t flags, uint8_t **cpu)
+{
+	return xcreate_size(flags, SIZE, cpu);
+}
+
 static struct testexp_counts xcounts(void)
 {
-	struct testexp_counts n = { -1, -1, -1, -1, -1 };
+	struct testexp_counts n = { -1, -1, -1, -1, -1, -1, -1 };
 
 	ioctl(xdev, TESTEXP_COUNTS, &n);
 	return n;
@@ -341,6 +371,258 @@ static void test_unbind(struct vi_dev *d)
 		vt_pass(T);
 }
 
+/* One request of len bytes between [off, + len) of h and card address 0; its entry in *e. */
+static int xfer(struct vi_dev *d, int ch, uint32_t h, uint64_t off, uint64_t len,
+		struct fdma_cq_entry *e)
+{
+	struct fdma_ioc_req r = { .handle = h, .offset = off, .len = len, .card_addr = 0 };
+	int ret = vi_submit(d, ch, &r, 1);
+
+	return ret ? ret : vi_collect(d, ch, e, 1, 5000000);
+}
+
+/*
+ * A peer's memory: RAM of the exporter's behind a resource mapping
+ * (dmabuf_p2p), or the ivshmem function's BAR (dmabuf_p2p_bar).
+ */
+static void test_p2p(struct vi_dev *d, bool bar)
+{
+	const char *T = bar ? "dmabuf_p2p_bar" : "dmabuf_p2p";
+	const char *coh = getenv("fdmavm_coherent");
+	size_t size = bar ? 65536 : SIZE;
+	struct testexp_counts n0 = xcounts(), n1;
+	struct fdma_cq_entry e;
+	bool offered;
+	uint8_t *cpu, *keep = NULL;
+	uint32_t h;
+	long bad;
+	int fd, ret;
+
+	/* The driver offers peer-to-peer where it can tell a peer's addresses, or needs no sync. */
+	offered = n0.can_mark == 1 || !coh || strcmp(coh, "0");
+	fd = xcreate_size(bar ? TESTEXP_P2P_BAR : TESTEXP_P2P, size, &cpu);
+	if (fd < 0) {
+		vt_fail(T, "create: %s", strerror(-fd));
+		return;
+	}
+	ret = import(d, fd, 0, size, &h);
+	n1 = xcounts();
+	if (!offered) {
+		if (ret == -EOPNOTSUPP && n1.p2p_refused == n0.p2p_refused + 1) {
+			vt_info("%s: no bus-address marks on this kernel and a non-coherent device: the driver does not offer peer-to-peer, and the exporter refused",
+				T);
+			vt_pass(T);
+		} else {
+			vt_fail(T, "import on a non-coherent device without bus-address marks: %s (refused %lld times), expected EOPNOTSUPP from the exporter",
+				strerror(-ret), (long long)(n1.p2p_refused - n0.p2p_refused));
+		}
+		goto out;
+	}
+	if (ret) {
+		vt_fail(T, "import: %s (the exporter refused %lld times: no peer-to-peer offered)",
+			strerror(-ret), (long long)(n1.p2p_refused - n0.p2p_refused));
+		goto out;
+	}
+	if (!bar) {
+		/* H2C from the first half, C2H of the same bytes into the second. */
+		vt_fill(cpu, size / 2, 91);
+		memset(cpu + size / 2, 0x5a, size / 2);
+		ret = xfer(d, d->h2c, h, 0, size / 2, &e);
+		if (!ret && e.res)
+			ret = e.res;
+		if (!ret)
+			ret = xfer(d, d->c2h, h, size / 2, size / 2, &e);
+		if (!ret && e.res)
+			ret = e.res;
+		if (ret)
+			vt_fail(T, "transfers: %s", strerror(-ret));
+		else if ((bad = vt_check(cpu, size / 2, 91)) >= 0)
+			vt_fail(T, "byte %ld of the H2C half changed", bad);
+		else if ((bad = vt_check(cpu + size / 2, size / 2, 91)) >= 0)
+			vt_fail(T, "byte %ld of the C2H half is wrong", bad);
+		else
+			vt_pass(T);
+		vi_free_raw(d, h);
+		goto out;
+	}
+	/*
+	 * The BAR: the model reaches guest RAM only, so it refuses both
+	 * (ADDR_ERR). Without the driver's sync of a BAR, nothing faults
+	 * before the request reaches it.
+	 */
+	keep = malloc(size);
+	if (!keep) {
+		vt_fail(T, "malloc");
+		vi_free_raw(d, h);
+		goto out;
+	}
+	vt_fill(cpu, size, 92);
+	memcpy(keep, cpu, size);
+	ret = xfer(d, d->h2c, h, 0, size, &e);
+	if (ret || e.res != -EFAULT || e.status != FDMA_IOC_ST_ADDR_ERR) {
+		vt_fail(T, "H2C from the BAR: %s, res %d status %u; expected the model's ADDR_ERR (EFAULT)",
+			strerror(-ret), e.res, e.status);
+	} else if ((ret = xfer(d, d->c2h, h, 0, size, &e)) ||
+		   e.res != -EFAULT || e.status != FDMA_IOC_ST_ADDR_ERR) {
+		vt_fail(T, "C2H into the BAR: %s, res %d status %u; expected the model's ADDR_ERR (EFAULT)",
+			strerror(-ret), e.res, e.status);
+	} else if (memcmp(cpu, keep, size)) {
+		vt_fail(T, "the BAR's bytes changed");
+	} else {
+		struct vi_buf b;
+
+		/* Both channels recovered from the device's error. */
+		ret = vi_alloc(d, 65536, &b);
+		if (!ret) {
+			vt_fill(b.p, 32768, 93);
+			memset(b.p + 32768, 0, 32768);
+			ret = xfer(d, d->h2c, b.handle, 0, 32768, &e);
+			if (!ret)
+				ret = e.res;
+			if (!ret)
+				ret = xfer(d, d->c2h, b.handle, 32768, 32768, &e);
+			if (!ret)
+				ret = e.res;
+			if (!ret && vt_check(b.p + 32768, 32768, 93) >= 0)
+				ret = -EILSEQ;
+			vi_free(d, &b);
+		}
+		if (ret)
+			vt_fail(T, "the channels after the device's error: %s", strerror(-ret));
+		else
+			vt_pass(T);
+	}
+	vi_free_raw(d, h);
+out:
+	free(keep);
+	munmap(cpu, size);
+	close(fd);
+}
+
+/*
+ * A move with a request in flight on a channel that never acknowledges
+ * its reset: the engine is stopped before the mapping goes. Last: the
+ * device is bound again at the end, under a name of its own.
+ */
+static void test_move_noack(void)
+{
+	const char *T = "dmabuf_move_noack";
+	struct testexp_counts n0 = xcounts(), n1, n2;
+	struct fdma_cq_entry e;
+	struct fdma_ioc_req r;
+	char bdf[64], dev[64];
+	long long r0, r1;
+	struct vi_dev d;
+	int fd, ret, failed_before = vt_failed;
+	uint8_t *cpu;
+	double ms;
+	uint32_t h;
+
+	vt_failed = 0;	/* this test's own failures, below */
+	if (vi_open(&d, NULL) || vi_cq_map(&d, d.h2c) || vi_cq_map(&d, d.c2h)) {
+		vt_fail(T, "open: %s", strerror(errno));
+		return;
+	}
+	if (vt_bdf(d.name, bdf, sizeof(bdf))) {
+		vt_fail(T, "no PCI address for %s", d.name);
+		vi_close(&d);
+		return;
+	}
+	fd = xcreate_size(0, 65536, &cpu);
+	if (fd < 0 || import(&d, fd, 0, 65536, &h)) {
+		vt_fail(T, "create and import: %s", strerror(errno));
+		vi_close(&d);
+		return;
+	}
+	vt_fill(cpu, 65536, 94);
+	r0 = vi_model_ctr(d.name, "refused");
+	ret = vi_fault(d.name, "noack", d.h2c, 1);
+	r = (struct fdma_ioc_req){ .handle = h, .len = 65536, .card_addr = 0 };
+	if (!ret)
+		ret = vi_submit(&d, d.h2c, &r, 1);
+	if (!ret && vi_wait(&d, d.h2c, 1, 200000, NULL) != -ETIMEDOUT)
+		ret = -EPROTO;
+	if (ret) {
+		vt_fail(T, "a request stuck on a channel that does not acknowledge resets: %s",
+			strerror(-ret));
+		vi_close(&d);
+		return;
+	}
+	ms = vi_ms();
+	ret = ioctl(xdev, TESTEXP_MOVE, &fd) ? -errno : 0;
+	ms = vi_ms() - ms;
+	n1 = xcounts();
+	if (ret) {
+		vt_fail(T, "move: %s", strerror(-ret));
+	} else if (ms > 3000) {
+		vt_fail(T, "move_notify took %.0f ms under the exporter's lock", ms);
+	} else if (vi_cq_take(&d, d.h2c, &e, 1) != 1 || e.res != -EIO) {
+		vt_fail(T, "the request on the moved buffer did not come back EIO");
+	} else if (n1.maps != n0.maps) {
+		vt_fail(T, "the mapping was not given back (%lld left)", (long long)(n1.maps - n0.maps));
+	} else {
+		struct fdma_ioc_req q = { .handle = h, .len = 4096 };
+
+		/* Stopped: even the channel that worked refuses now. */
+		ret = vi_submit(&d, d.c2h, &q, 1);
+		if (ret != -ENODEV)
+			vt_fail(T, "a request after the engine was stopped: %s, expected ENODEV",
+				strerror(-ret));
+		else if (vt_dmesg_has("engine stopped, bus mastering off") != 1)
+			vt_fail(T, "the kernel log does not say the engine was stopped");
+	}
+	vi_free_raw(&d, h);
+	vi_close(&d);
+	munmap(cpu, 65536);
+	close(fd);
+	/* Bound again: the engine's reset at probe ends the fault. */
+	ret = vi_unbind(bdf);
+	if (!ret)
+		ret = vi_rebind(bdf, dev, sizeof(dev));
+	n2 = xcounts();
+	r1 = ret ? -1 : vi_model_ctr(dev, "refused");
+	if (ret) {
+		vt_fail(T, "unbind and bind %s: %s", bdf, strerror(-ret));
+	} else if (n2.attachments != n0.attachments || n2.pins != n0.pins || n2.bufs != n0.bufs) {
+		vt_fail(T, "left behind: %lld attachments, %lld pins, %lld buffers",
+			(long long)(n2.attachments - n0.attachments), (long long)(n2.pins - n0.pins),
+			(long long)(n2.bufs - n0.bufs));
+	} else if (r1 <= r0) {
+		vt_fail(T, "the model refused none of the channel's writes (%lld, %lld before)", r1, r0);
+	} else if (!vt_failed) {
+		struct vi_dev d2;
+		struct vi_buf b;
+
+		ret = vi_open(&d2, dev);
+		if (!ret && (vi_cq_map(&d2, d2.h2c) || vi_cq_map(&d2, d2.c2h) ||
+			     vi_alloc(&d2, 65536, &b)))
+			ret = -errno;
+		if (!ret) {
+			vt_fill(b.p, 32768, 95);
+			memset(b.p + 32768, 0, 32768);
+			ret = xfer(&d2, d2.h2c, b.handle, 0, 32768, &e);
+			if (!ret)
+				ret = e.res;
+			if (!ret)
+				ret = xfer(&d2, d2.c2h, b.handle, 32768, 32768, &e);
+			if (!ret)
+				ret = e.res;
+			if (!ret && vt_check(b.p + 32768, 32768, 95) >= 0)
+				ret = -EILSEQ;
+			vi_free(&d2, &b);
+		}
+		vi_close(&d2);
+		if (ret)
+			vt_fail(T, "the device bound again: %s", strerror(-ret));
+		else
+			vt_info("%s: move returned after %.0f ms; the model refused %lld writes", T, ms,
+				r1 - r0);
+		if (!ret)
+			vt_pass(T);
+	}
+	vt_failed |= failed_before;
+}
+
 int main(void)
 {
 	struct vi_dev d;
@@ -367,6 +649,9 @@ int main(void)
 	test_move(&d, false);
 	test_move(&d, true);
 	test_kill();
+	test_p2p(&d, false);
+	test_p2p(&d, true);
 	test_unbind(&d);
+	test_move_noack();
 	return 0;
 }

@@ -60,6 +60,22 @@ if [ "${fdmavm_only:-}" = dmac_study ]; then
 	unload dmaengine
 	exit 0
 fi
+# fdmavm_only=dmabuf: only the imports (dma-buf, NVIDIA's P2P API) and
+# fdma_dmac.ko over a provider that misbehaves, with an import in flight.
+if [ "${fdmavm_only:-}" = dmabuf ]; then
+	if load dmabuf ivshmem=1; then
+		if insmod /fdma_testexp.ko 2>/tmp/tx.err; then
+			t dmabuf $T/fdma_dmabuf
+			t dmac_broken $T/fdma_dmac_broken
+			rmmod fdma_testexp || fail dmabuf "rmmod fdma_testexp"
+		else
+			fail dmabuf "insmod /fdma_testexp.ko: $(cat /tmp/tx.err)"
+		fi
+		t nvp2p $T/fdma_nvp2p
+		unload dmabuf
+	fi
+	exit 0
+fi
 # fdmavm_only=net (with fdma-modeld --opts loop=1,streams=2): the network
 # interfaces over the joined stream pairs, with real traffic (net.sh,
 # which ends by removing fdma.ko with traffic flowing). fdmavm_ring=N
