@@ -27,7 +27,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 [ -e /dev/console ] || mknod -m 600 /dev/console c 5 1
 ln -sf /proc/self/fd /dev/fd 2>/dev/null
 hostname fdma-vm
-export fdmavm_nchan fdmavm_opts fdmavm_arch fdmavm_coherent fdmavm_swiotlb fdmavm_edu_dma_bits fdmavm_debug fdmavm_only fdmavm_ring net_cycles study_secs study_sizes study_rates
+export fdmavm_nchan fdmavm_opts fdmavm_arch fdmavm_coherent fdmavm_swiotlb fdmavm_edu_dma_bits fdmavm_debug fdmavm_only fdmavm_ring net_cycles net_drop_free study_secs study_sizes study_rates
 
 echo "VMTEST BEGIN $(uname -r)"
 echo "fdma-vm: ${fdmavm_arch:-?}, coherent ${fdmavm_coherent:-?}, swiotlb ${fdmavm_swiotlb:-?}, edu DMA mask ${fdmavm_edu_dma_bits:-?} bits"

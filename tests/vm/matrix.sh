@@ -41,11 +41,18 @@ cd "$ROOT" || exit 1
 # x86_64. The XDMA model's steps run on 6.1 (tests/vm/proxy/run.sh
 # --engine xdma takes both), its network interfaces on 6.12.
 MATRIX=(
+	# The kernel's own bug finders (tests/vm/debug-kernel.sh: KASAN, lockdep,
+	# DMA-API debug, kmemleak, fault injection): the whole guest suite, then
+	# the network interfaces with traffic. Their reports fail the row.
+	"--debug-kernel --no-asan"
+	"--debug-kernel --no-asan --opts loop=1,streams=2,paced=1,wire=100 --append fdmavm_only=net"
 	"--arch x86_64 --kernel 6.1"				# full, with the ASan e2e copy
 	"--arch x86_64 --kernel 6.12 --append swiotlb=force --no-asan"
 	"--arch arm64 --kernel 6.12 --noncoherent --no-asan"
-	# The network interfaces on XDMA's AXI-ST (byte streams, PG195) over the paced gen2 x1 link.
-	"tests/vm/proxy/run.sh --engine xdma --kernel 6.12 --net --opts paced=1"
+	# The network interfaces on XDMA's AXI-ST (byte streams, PG195) over the
+	# paced gen2 x1 link, the engine reading BUSY for 2 ms after each chain
+	# (a chain handed over meanwhile waits for it to go idle).
+	"tests/vm/proxy/run.sh --engine xdma --kernel 6.12 --net --opts paced=1,busy_us=2000"
 	"tests/vm/versal/run.sh"	# xlnx-versal-virt, 6.1 and 6.12: zynqmp_dma, dmatest, the DT binding
 	"tests/vm/proxy/run.sh --engine xdma --kernel 6.1"	# fdma.ko on the XDMA model behind x-pci-proxy-dev
 	"tests/vm/proxy/run.sh --engine fdma --kernel 6.12"	# the FDMA engine's own register path, no ivshmem doorbell
@@ -58,6 +65,9 @@ MATRIX=(
 	"--arch x86_64 --kernel 6.12 --opts loop=1,streams=2,paced=1,bytes=0 --append fdmavm_only=net --append swiotlb=force --no-asan"
 	"--arch arm64 --kernel 6.12 --noncoherent --opts loop=1,streams=2,paced=1,bytes=h2c --append fdmavm_only=net --no-asan"
 	"--arch x86_64 --kernel 6.12 --opts fault=stuck@3 --no-asan"	# a stuck channel recovered
+	# Transmit when the bounce pool runs out (a registration holds all but 32
+	# slabs): dropped packets counted, the rest of their burst still sent.
+	"--arch x86_64 --kernel 6.12 --opts loop=1,streams=2,paced=1 --append fdmavm_only=net_drop --append swiotlb=1024,force --append fdmavm_ring=128 --no-asan"
 )
 
 LOGS=build/vm-logs

@@ -115,6 +115,66 @@ no_drops() {
 	return 1
 }
 
+# pg_setup COUNT BURST FRAGS [DELAY_NS [UDP_PORT]]: pktgen's next run, COUNT
+# UDP packets of PKT_SIZE bytes (default 60) from A to B's MAC (no
+# neighbour needed), in bursts (xmit_more) and page fragments as given,
+# DELAY_NS apart.
+pg_setup() {
+	P=/proc/net/pktgen
+	echo "rem_device_all" >$P/kpktgend_0
+	echo "add_device $A" >$P/kpktgend_0
+	{
+		echo "count $1"; echo "pkt_size ${PKT_SIZE:-60}"; echo "burst $2"; echo "frags $3"
+		echo "delay ${4:-0}"; echo "dst 169.254.10.2"; echo "dst_mac $MACB"
+		[ -n "${5:-}" ] && echo "udp_dst_min $5" && echo "udp_dst_max $5"
+	} | while read -r l; do echo "$l" >$P/"$A"; done
+}
+
+# net_drop (fdmavm_only=net_drop, booted with a bounce pool too small for
+# the traffic: swiotlb=N,force): packets whose mapping fails are dropped
+# and counted, and the packets of the same burst before them still go
+# (their doorbell is not skipped): BQL ends with nothing in flight, every
+# packet pktgen handed over was sent or counted as dropped, and B got
+# every one sent. A registration on the character device takes all but
+# net_drop_free (default 32) of the pool's free 2 KiB slabs; packets of
+# 3500 bytes take 2 each.
+if [ "${fdmavm_only:-}" = net_drop ]; then
+	modprobe pktgen 2>/tmp/pg.err || { fail net_drop "modprobe pktgen: $(cat /tmp/pg.err)"; kill "$NS"; exit 0; }
+	ip link set "$A" mtu 3600
+	inns ip link set "$B" mtu 3600
+	SW=/sys/kernel/debug/swiotlb
+	free=$(($(cat $SW/io_tlb_nslabs) - $(cat $SW/io_tlb_used) - ${net_drop_free:-32}))
+	HOLD=""
+	if [ $free -gt 0 ]; then
+		$T/fdma_bufhold "${A%n0}" $((free * 2)) &
+		HOLD=$!
+		sleep 1
+	fi
+	echo "    bounce pool: $(cat $SW/io_tlb_used) of $(cat $SW/io_tlb_nslabs) slabs used, a registration holding $((free * 2)) KiB of them"
+	settle
+	t0_tx=$a_tx t0_rx=$b_rx t0_te=$(pnd a "$A" 11)
+	PKT_SIZE=3500 pg_setup 6400 32 0
+	echo start >/proc/net/pktgen/pgctrl
+	sent=$(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' /proc/net/pktgen/"$A" | head -1)
+	settle
+	tx=$((a_tx - t0_tx)); rx=$((b_rx - t0_rx)); te=$(($(pnd a "$A" 11) - t0_te))
+	bql=$(cat /sys/class/net/"$A"/queues/tx-0/byte_queue_limits/inflight)
+	echo "    pktgen handed over $sent; A sent $tx and dropped $te (no mapping); B received $rx; BQL in flight $bql"
+	if [ "$bql" != 0 ]; then
+		fail net_drop "BQL has $bql bytes in flight once the traffic ended: packets posted and never sent"
+	elif [ $((tx + te)) -lt "${sent:-0}" ]; then
+		fail net_drop "$sent handed over, $tx sent and $te dropped: some neither sent nor counted"
+	elif [ "$rx" != "$tx" ]; then
+		fail net_drop "A sent $tx, B received $rx"
+	elif [ "$te" = 0 ] || [ "$tx" = 0 ]; then
+		fail net_drop "the bounce pool must run out for some packets and not all ($tx sent, $te dropped): see net_drop_free"
+	else
+		pass net_drop
+	fi
+	kill "$NS" $HOLD
+	exit 0
+fi
+
 # ---- ping ------------------------------------------------------------------------
 if ping -c 20 -W 2 169.254.10.2 >/tmp/ping.out 2>&1 &&
    grep -q '20 packets received' /tmp/ping.out; then
@@ -130,51 +190,6 @@ else
 fi
 
 # ---- pktgen ------------------------------------------------------------------------
-# pg_setup COUNT BURST FRAGS [DELAY_NS [UDP_PORT]]: pktgen's next run, COUNT
-# UDP packets of 60 bytes from A to B's MAC (no neighbour needed), in
-# bursts (xmit_more) and page fragments as given, DELAY_NS apart.
-pg_setup() {
-	P=/proc/net/pktgen
-	echo "rem_device_all" >$P/kpktgend_0
-	echo "add_device $A" >$P/kpktgend_0
-	{
-		echo "count $1"; echo "pkt_size 60"; echo "burst $2"; echo "frags $3"
-		echo "delay ${4:-0}"; echo "dst 169.254.10.2"; echo "dst_mac $MACB"
-		[ -n "${5:-}" ] && echo "udp_dst_min $5" && echo "udp_dst_max $5"
-	} | while read -r l; do echo "$l" >$P/"$A"; done
-}
-
-# net_drop (fdmavm_only=net_drop, booted with a bounce pool too small for
-# the traffic: swiotlb=N,force): packets whose mapping fails are dropped
-# and counted, and the packets of the same burst before them still go
-# (their doorbell is not skipped): BQL ends with nothing in flight, every
-# packet pktgen handed over was sent or counted as dropped, and B got
-# every one sent.
-if [ "${fdmavm_only:-}" = net_drop ]; then
-	modprobe pktgen 2>/tmp/pg.err || { fail net_drop "modprobe pktgen: $(cat /tmp/pg.err)"; exit 0; }
-	settle
-	t0_tx=$a_tx t0_rx=$b_rx t0_te=$(pnd a "$A" 11)
-	pg_setup 6400 32 2
-	echo start >/proc/net/pktgen/pgctrl
-	sent=$(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' /proc/net/pktgen/"$A" | head -1)
-	settle
-	tx=$((a_tx - t0_tx)); rx=$((b_rx - t0_rx)); te=$(($(pnd a "$A" 11) - t0_te))
-	bql=$(cat /sys/class/net/"$A"/queues/tx-0/byte_queue_limits/inflight)
-	echo "    pktgen handed over $sent; A sent $tx and dropped $te (no mapping); B received $rx; BQL in flight $bql"
-	if [ "$te" = 0 ] || [ "$tx" = 0 ]; then
-		fail net_drop "the bounce pool must run out for some packets and not all ($tx sent, $te dropped): see the row's swiotlb="
-	elif [ "$bql" != 0 ]; then
-		fail net_drop "BQL has $bql bytes in flight once the traffic ended"
-	elif [ $((tx + te)) -lt "${sent:-0}" ]; then
-		fail net_drop "$sent handed over, $tx sent and $te dropped: some neither sent nor counted"
-	elif [ "$rx" != "$tx" ]; then
-		fail net_drop "A sent $tx, B received $rx"
-	else
-		pass net_drop
-	fi
-	exit 0
-fi
-
 # pg NAME BURST FRAGS COUNT [drop]: COUNT packets (pg_setup) from A to B;
 # every one must arrive, or, with drop (B without flow control), be
 # counted as dropped for want of a buffer.

@@ -80,7 +80,9 @@ fi
 # interfaces over the joined stream pairs, with real traffic (net.sh,
 # which ends by removing fdma.ko with traffic flowing). fdmavm_ring=N
 # loads it with ring_size=N.
-if [ "${fdmavm_only:-}" = net ]; then
+# fdmavm_only=net_drop: net.sh's net_drop alone (a row booted with a tiny
+# bounce pool).
+if [ "${fdmavm_only:-}" = net ] || [ "${fdmavm_only:-}" = net_drop ]; then
 	load net ivshmem=1 net=1 ${fdmavm_ring:+ring_size=$fdmavm_ring} && sh $T/net.sh
 	exit 0
 fi
