@@ -21,7 +21,13 @@
  *                      no table or mapping behind;
  *   nvp2p_unbind       the device unbound with pinned memory in flight: the
  *                      request is canceled and the pages put at once, the
- *                      file still open.
+ *                      file still open;
+ *   nvp2p_free_noack   freed while a request on it is in flight on a
+ *                      channel that never acknowledges its reset (the
+ *                      model's noack fault): the driver stops the engine
+ *                      (bus mastering off) before the table goes, within
+ *                      a second; the device refuses everything (ENODEV)
+ *                      until it is bound again, and then moves data.
  * Needs fdma.ko built over the stand-in (tests/vm/run.sh) and the stand-in
  * loaded before it (run-guest.sh).
  */
@@ -369,6 +375,110 @@ static void test_unbind(struct vi_dev *d)
 		vt_pass(T);
 }
 
+/* A request of len bytes of h through channel ch, and its entry. */
+static int xfer(struct vi_dev *d, int ch, uint32_t h, uint64_t off, uint64_t len,
+		struct fdma_cq_entry *e)
+{
+	struct fdma_ioc_req r = { .handle = h, .offset = off, .len = len };
+	int ret = vi_submit(d, ch, &r, 1);
+
+	return ret ? ret : vi_collect(d, ch, e, 1, 5000000);
+}
+
+/* Freed with a request stuck on a channel that does not acknowledge resets. Last. */
+static void test_free_noack(void)
+{
+	const char *T = "nvp2p_free_noack";
+	struct gpu_counts n0 = gcounts(), n1;
+	struct fdma_cq_entry e;
+	struct fdma_ioc_req r;
+	char bdf[64], dev[64];
+	struct vi_dev d;
+	struct vi_buf b;
+	struct gmem g;
+	uint32_t h;
+	double ms;
+	int ret, failed_before = vt_failed;
+
+	vt_failed = 0;	/* this test's own failures, below */
+	if (vi_open(&d, NULL) || vi_cq_map(&d, d.h2c) || vi_cq_map(&d, d.c2h) ||
+	    vt_bdf(d.name, bdf, sizeof(bdf)) || galloc(&g) || pin(&d, g.va, &h)) {
+		vt_fail(T, "set-up: %s", strerror(errno));
+		return;
+	}
+	ret = vi_fault(d.name, "noack", d.h2c, 1);
+	r = (struct fdma_ioc_req){ .handle = h, .len = win };
+	if (!ret)
+		ret = vi_submit(&d, d.h2c, &r, 1);
+	if (!ret && vi_wait(&d, d.h2c, 1, 200000, NULL) != -ETIMEDOUT)
+		ret = -EPROTO;
+	if (ret) {
+		vt_fail(T, "a request stuck on a channel that does not acknowledge resets: %s",
+			strerror(-ret));
+		return;
+	}
+	ms = vi_ms();
+	ret = gfree(&g);
+	ms = vi_ms() - ms;
+	n1 = gcounts();
+	if (ret) {
+		vt_fail(T, "free: %s", strerror(-ret));
+	} else if (ms > 3000) {
+		vt_fail(T, "the free callback took %.0f ms", ms);
+	} else if (vi_cq_take(&d, d.h2c, &e, 1) != 1 || e.res != -EIO) {
+		vt_fail(T, "the request on the freed memory did not come back EIO");
+	} else if (n1.tables != n0.tables || n1.mappings != n0.mappings) {
+		vt_fail(T, "the callback left %lld tables, %lld mappings",
+			(long long)(n1.tables - n0.tables), (long long)(n1.mappings - n0.mappings));
+	} else {
+		struct fdma_ioc_req q = { .handle = h, .len = win };
+
+		/* Stopped: even the channel that worked refuses now. */
+		ret = vi_submit(&d, d.c2h, &q, 1);
+		if (ret != -ENODEV)
+			vt_fail(T, "a request after the engine was stopped: %s, expected ENODEV",
+				strerror(-ret));
+		else if (vt_dmesg_has("engine stopped, bus mastering off") != 1)
+			vt_fail(T, "the kernel log does not say the engine was stopped");
+	}
+	vi_free_raw(&d, h);
+	vi_close(&d);
+	/* Bound again: the engine's reset at probe ends the fault. */
+	ret = vi_unbind(bdf);
+	if (!ret)
+		ret = vi_rebind(bdf, dev, sizeof(dev));
+	if (ret) {
+		vt_fail(T, "unbind and bind %s: %s", bdf, strerror(-ret));
+	} else if (!vi_open(&d, dev)) {
+		/* Both channels move data again, every byte checked. */
+		ret = vi_cq_map(&d, d.h2c) || vi_cq_map(&d, d.c2h) ? -errno : vi_alloc(&d, 65536, &b);
+		if (!ret) {
+			vt_fill(b.p, 32768, 71);
+			memset(b.p + 32768, 0, 32768);
+			ret = xfer(&d, d.h2c, b.handle, 0, 32768, &e);
+			if (!ret)
+				ret = e.res;
+			if (!ret)
+				ret = xfer(&d, d.c2h, b.handle, 32768, 32768, &e);
+			if (!ret)
+				ret = e.res;
+			if (!ret && vt_check(b.p + 32768, 32768, 71) >= 0)
+				ret = -EILSEQ;
+			vi_free(&d, &b);
+		}
+		vi_close(&d);
+		if (ret)
+			vt_fail(T, "the device bound again: %s", strerror(-ret));
+	} else {
+		vt_fail(T, "open %s: %s", dev, strerror(errno));
+	}
+	if (!vt_failed) {
+		vt_info("%s: the free callback returned after %.0f ms", T, ms);
+		vt_pass(T);
+	}
+	vt_failed |= failed_before;
+}
+
 int main(void)
 {
 	struct vi_dev d;
@@ -402,5 +512,6 @@ int main(void)
 	test_release(&d);
 	test_kill();
 	test_unbind(&d);
+	test_free_noack();
 	return 0;
 }
