@@ -354,11 +354,15 @@ formal:
 # under qemu-user, then the kernel driver in VMs (tests/vm/matrix.sh).
 # Each stage's wall time goes to build/test-times (and the log), so that the
 # CI budget can be read stage by stage. A stage builds with one job per CPU
-# (TEST_JOBS); its tests still run one at a time.
+# (TEST_JOBS); its tests still run one at a time. The guests' debug kernel,
+# when not cached, builds at the lowest priority beside the stages from the
+# start (tests/vm/debug-kernel.sh --background), on what they leave of the
+# CPUs; the VM stage's debug rows wait for it.
 TEST_STAGES = test-plain test-asan test-tsan formal test-install test-cross test-vm
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test:
 	@mkdir -p build; : >build/test-times; \
+	tests/vm/debug-kernel.sh --background build/debug-kernel.log 2>&1 || true; \
 	for s in $(TEST_STAGES); do \
 		t=$$(date +%s); $(MAKE) --no-print-directory -j$(TEST_JOBS) $$s || exit 1; \
 		echo "$$s: $$(($$(date +%s) - t)) s" | tee -a build/test-times; \

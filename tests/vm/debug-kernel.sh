@@ -22,6 +22,10 @@
 # Prints the folder's path on stdout (the build's progress goes to stderr).
 # --print: print it only if the kernel is cached (exit 1 otherwise).
 # --rebuild: build again even if cached.
+# --background LOG: if it is not cached, build it at the lowest priority in
+# the background, output to LOG, and return at once (make test starts it
+# first, so that it uses what the earlier stages leave of the CPUs; the
+# debug rows wait for it on the lock).
 #
 # Exit: 0 with the path, 1 when the build failed, 77 when something it
 # needs is missing (linux-source-6.12, flex, bison, bc, libelf, libssl).
@@ -31,13 +35,17 @@ FRAG=$ROOT/tests/vm/debug/debug.config
 TARBALL=${FDMA_DEBUG_SRC:-/usr/src/linux-source-6.12.tar.xz}
 PRINT=0
 REBUILD=0
-for a; do
-	case $a in
+BGLOG=""
+while [ $# -gt 0 ]; do
+	case $1 in
 	--print) PRINT=1 ;;
 	--rebuild) REBUILD=1 ;;
-	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "debug-kernel.sh: unknown argument '$a'" >&2; exit 2 ;;
+	--background) [ $# -ge 2 ] || { echo "debug-kernel.sh: --background needs a log file" >&2; exit 2; }
+		BGLOG=$2; shift ;;
+	-h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "debug-kernel.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
+	shift
 done
 
 if [ -z "${FDMA_CACHE:-}" ]; then
@@ -64,6 +72,14 @@ cached() { [ -s "$DIR/release" ] && [ -e "$DIR/.complete" ]; }
 if [ $PRINT = 1 ]; then
 	cached && { echo "$DIR"; exit 0; }
 	exit 1
+fi
+if [ -n "$BGLOG" ]; then
+	cached && exit 0
+	mkdir -p "$(dirname "$BGLOG")" || exit 1
+	echo "debug kernel: building in the background (log: $BGLOG)"
+	# shellcheck disable=SC2086  # ionice only where it exists
+	nohup nice -n 19 $(command -v ionice >/dev/null && echo ionice -c 3) "$0" >"$BGLOG" 2>&1 </dev/null &
+	exit 0
 fi
 
 mkdir -p "$FDMA_CACHE/debug-kernel" || exit 1

@@ -8,6 +8,9 @@
  * reg_read_id: BAR2 offset 0 reads the engine's ID ("FDMA"), and bar_len
  *   says the BAR's size.
  * reg_user: words written past the register file read back, each one.
+ * reg_user_rawio: without CAP_SYS_RAWIO such a word can be read but not
+ *   written (EPERM: the FPGA's own registers may start a bus master of the
+ *   design), and it keeps its value.
  * reg_owned: the engine's registers, ivshmem's and the MSI-X table (BAR1)
  *   refuse a write without FORCE (EPERM) and keep their value; with FORCE as root a write of the
  *   value already there goes through; without CAP_SYS_RAWIO even a forced
@@ -95,6 +98,45 @@ static int drop_rawio(void)
 		return -errno;
 	c[CAP_SYS_RAWIO / 32].effective &= ~(1u << (CAP_SYS_RAWIO % 32));
 	return syscall(SYS_capset, &h, c) ? -errno : 0;
+}
+
+static void user_regs_rawio(struct vi_dev *d)
+{
+	const char *T = "reg_user_rawio";
+	const uint64_t off = 0x2000;
+	struct fdma_ioc_reg r;
+	int st = 0, ret;
+	pid_t pid;
+
+	ret = reg(d->fd, &r, REGS_BAR, off, FDMA_IOC_REG_WRITE, 0x5a5a0001);
+	if (ret) {
+		vt_fail(T, "write BAR2 0x%llx as root: %s", (unsigned long long)off, strerror(-ret));
+		return;
+	}
+	/* In a child: the capability stays dropped there only. */
+	pid = fork();
+	if (pid == 0) {
+		if (drop_rawio())
+			_exit(2);
+		if (reg(d->fd, &r, REGS_BAR, off, 0, 0) || r.value != 0x5a5a0001)
+			_exit(3);
+		_exit(reg(d->fd, &r, REGS_BAR, off, FDMA_IOC_REG_WRITE, 0x5a5a0002) == -EPERM ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		vt_fail(T, "without CAP_SYS_RAWIO: %s",
+			!WIFEXITED(st) ? "the child died" :
+			WEXITSTATUS(st) == 2 ? "could not drop the capability" :
+			WEXITSTATUS(st) == 3 ? "the read failed or read another value" :
+			"a write to the FPGA's own register was not refused with EPERM");
+		return;
+	}
+	ret = reg(d->fd, &r, REGS_BAR, off, 0, 0);
+	if (ret || r.value != 0x5a5a0001)
+		vt_fail(T, "BAR2 0x%llx reads 0x%08x after a refused write, expected 0x5a5a0001",
+			(unsigned long long)off, r.value);
+	else
+		vt_pass(T);
 }
 
 static void owned(struct vi_dev *d)
@@ -215,6 +257,7 @@ int main(void)
 	}
 	read_id(&d);
 	user_regs(&d);
+	user_regs_rawio(&d);
 	owned(&d);
 	bad(&d);
 	vi_close(&d);

@@ -41,6 +41,14 @@ if [ "$(ethtool -i $A | sed -n 's/^driver: //p')" = fdma ]; then
 else
 	fail net_ifaces "ethtool -i $A: $(ethtool -i $A 2>&1 | head -1)"
 fi
+# The character device leaves the interface's channels alone (EBUSY).
+chans=$(dmesg | sed -n "s/.*$A: channels \([0-9]*\) (transmit) and \([0-9]*\) (receive).*/\1 \2/p" | tail -1)
+if [ -z "$chans" ]; then
+	fail net_owned "no 'channels T (transmit) and R (receive)' line for $A in the kernel log"
+elif [ "${fdmavm_only:-}" = net ]; then
+	# shellcheck disable=SC2086  # two numbers
+	t net_owned $T/fdma_net_owned "${A%n0}" $chans
+fi
 
 # B in a namespace of its own, held by a sleeping process.
 unshare -n sleep 100000 &
