@@ -47,6 +47,26 @@ if [ -e /fdma_nvp2p_standin.ko ] && ! insmod /fdma_nvp2p_standin.ko 2>/tmp/rg.er
 	fail nvp2p_standin "insmod /fdma_nvp2p_standin.ko: $(cat /tmp/rg.err)"
 fi
 
+# fuzz: the coverage-guided fuzzer of the ioctl interface (fdma_fuzz.c)
+# on the loaded fdma.ko, fdmavm_fuzz_secs seconds (default 60) from seed
+# fdmavm_fuzz_seed (default 1), with fdma_testexp.ko's dma-buf to import
+# and move.
+fuzz() {
+	tx=0
+	if [ -e /fdma_testexp.ko ] && ! grep -q '^fdma_testexp ' /proc/modules &&
+	   insmod /fdma_testexp.ko 2>/dev/null; then
+		tx=1
+	fi
+	t ioc_fuzz_cov $T/fdma_fuzz "${fdmavm_fuzz_secs:-60}" "${fdmavm_fuzz_seed:-1}"
+	[ $tx = 0 ] || rmmod fdma_testexp || fail ioc_fuzz_cov "rmmod fdma_testexp"
+}
+# fdmavm_only=fuzz: the fuzzer alone (for longer runs by hand:
+# docs/vm-harness.md, "Coverage").
+if [ "${fdmavm_only:-}" = fuzz ]; then
+	load fuzz ivshmem=1 ring_size=256 && fuzz
+	unload fuzz
+	exit 0
+fi
 # fdmavm_only=dmac (on the kernel command line, for a developer's quick
 # run): only fdma_dmac.ko's tests, over fdma.ko's provider.
 if [ "${fdmavm_only:-}" = dmac ]; then
@@ -147,6 +167,10 @@ if load auto ivshmem=1 $EDU ring_size=256; then
 	t ioc_poll $T/fdma_ioc_poll
 	t ioc_owner $T/fdma_ioc_owner
 	t ioc_bad $T/fdma_ioc_bad
+	# The fuzzer in a coverage row (run.sh --coverage), or when given a time.
+	if [ "${fdmavm_cov:-0}" = 1 ] || [ -n "${fdmavm_fuzz_secs:-}" ]; then
+		fuzz
+	fi
 	t ioc_bufcap $T/fdma_ioc_bufcap
 	t ioc_memlock $T/fdma_ioc_memlock
 	t ioc_uapi $T/fdma_ioc_uapi
