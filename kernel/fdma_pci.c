@@ -227,7 +227,7 @@ int fdma_pci_stop_dma(struct fdma_dev *fdev, const char *why)
 
 	if (!fdev->pdev)
 		return -EOPNOTSUPP;
-	dev_crit(&fdev->pdev->dev, "%s: a buffer %s while a channel that did not acknowledge its reset may still write it: engine stopped, bus mastering off; unbind and bind the device to use it again\n",
+	dev_crit(&fdev->pdev->dev, "%s: engine stopped, bus mastering off: a channel that did not acknowledge its reset may still write memory being taken away (%s); unbind and bind the device to use it again\n",
 		 dev_name(&fdev->dev), why);
 	WRITE_ONCE(fdev->dead, true);
 	for (i = 0; i < fdev->caps.nchan; i++)
