@@ -756,6 +756,18 @@ void fdma_chan_release(struct fdma_chan *c)
 	WRITE_ONCE(c->client, NULL);
 }
 
+/* The device stopped for good (fdma_pci_stop_dma()): its client is told. */
+void fdma_chan_gone(struct fdma_chan *c)
+{
+	struct fdma_chan_client *cl;
+
+	rcu_read_lock();
+	cl = READ_ONCE(c->client);
+	if (cl && cl->ops->gone)
+		cl->ops->gone(c, cl);
+	rcu_read_unlock();
+}
+
 /* Every request and knob of the character device asks this first. */
 int fdma_chan_busy(const struct fdma_chan *c)
 {

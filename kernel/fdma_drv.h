@@ -472,6 +472,12 @@ struct fdma_client_ops {
 	void (*irq)(struct fdma_chan *c, struct fdma_chan_client *cl);
 	void (*kick)(struct fdma_chan *c, struct fdma_chan_client *cl);
 	bool (*busy)(struct fdma_chan *c, struct fdma_chan_client *cl);
+	/*
+	 * Optional: the device stopped for good outside remove() (its
+	 * engine quiesced while memory was taken away): the client stops
+	 * handing it work. Under rcu_read_lock(), so it must not sleep.
+	 */
+	void (*gone)(struct fdma_chan *c, struct fdma_chan_client *cl);
 	void (*piece)(struct fdma_chan *c, struct fdma_chan_client *cl,
 		      const struct fdma_ecpl *e, bool taint);
 };
@@ -669,6 +675,7 @@ ssize_t fdma_chan_write(struct fdma_chan *c, struct fdma_chan *rd,
 int fdma_chan_claim(struct fdma_chan *c, struct fdma_chan_client *cl);
 void fdma_chan_release(struct fdma_chan *c);
 int fdma_chan_busy(const struct fdma_chan *c);
+void fdma_chan_gone(struct fdma_chan *c);
 /* For a client that posts through the channel layer; under c->lock. */
 int fdma_chan_usable(struct fdma_chan *c);
 int fdma_chan_post(struct fdma_chan *c, const struct fdma_ereq *q);

@@ -126,11 +126,25 @@ static bool fdma_net_busy(struct fdma_chan *c, struct fdma_chan_client *cl)
 	       (c == np->tx && fdma_ering_inflight(&c->ring));
 }
 
+/*
+ * The device stopped for good: no carrier, no transmit, so that the
+ * stack's watchdog does not take a ring that can no longer complete for a
+ * stuck one. Any context (fdma_chan_gone() holds RCU).
+ */
+static void fdma_net_gone(struct fdma_chan *c, struct fdma_chan_client *cl)
+{
+	struct fdma_net *np = container_of(cl, struct fdma_net, cl);
+
+	netif_carrier_off(np->ndev);
+	netif_tx_stop_all_queues(np->ndev);
+}
+
 static const struct fdma_client_ops fdma_net_client_ops = {
 	.own_ring = true,
 	.irq = fdma_net_irq,
 	.kick = fdma_net_kick,
 	.busy = fdma_net_busy,
+	.gone = fdma_net_gone,
 };
 
 /*

@@ -230,8 +230,10 @@ int fdma_pci_stop_dma(struct fdma_dev *fdev, const char *why)
 	dev_crit(&fdev->pdev->dev, "%s: engine stopped, bus mastering off: a channel that did not acknowledge its reset may still write memory being taken away (%s); unbind and bind the device to use it again\n",
 		 dev_name(&fdev->dev), why);
 	WRITE_ONCE(fdev->dead, true);
-	for (i = 0; i < fdev->caps.nchan; i++)
+	for (i = 0; i < fdev->caps.nchan; i++) {
 		wake_up_all(&fdev->chan[i].wq);
+		fdma_chan_gone(&fdev->chan[i]);
+	}
 	fdma_files_wake(fdev);
 	fdma_quiesce(fdev);
 	return 0;
