@@ -24,11 +24,11 @@ KO=/fdma_dmac.ko
 bad=""
 for p in chans=bogus chans=memcpy*0 chans=memcpy*3 'chans=memcpy,,memcpy' \
 	ring_size=3 ring_size=131072 max_piece=100 max_piece=2147483648; do
-	dmesg -c >/dev/null
+	kmark
 	if insmod $KO "$p" 2>/dev/null; then
 		bad="$bad $p(loaded)"
 		rmmod fdma_dmac
-	elif ! dmesg | grep -q 'fdma_dmac: '; then
+	elif ! klog | grep -q 'fdma_dmac: '; then
 		bad="$bad $p(no message)"
 	fi
 done

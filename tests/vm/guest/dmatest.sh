@@ -14,6 +14,8 @@
 # completes aborted, later preps fail: failures are expected), then, with
 # dmatest gone, the device binds again.
 # Prints "VMTEST PASS NAME" or "VMTEST FAIL NAME: why".
+# kmark, klog: vmlib.sh (its fail is replaced below).
+. "$(dirname "$0")/vmlib.sh"
 name=${1:?usage: dmatest.sh NAME [polled|unbind]}
 mode=${2:-irq}
 iters=${dmatest_iters:-500}
@@ -24,7 +26,7 @@ nchan=$(cat /sys/class/fdma/fdma*/ch*/kind 2>/dev/null | grep -c "^mem")
 [ "$nchan" -gt 0 ] || fail "no memory-to-memory channel in /sys/class/fdma/fdma*/ch*/kind"
 polled=0
 [ "$mode" = polled ] && polled=1
-dmesg -c >/dev/null
+kmark
 insmod /dmatest.ko timeout=10000 iterations=$iters threads_per_chan=2 \
 	test_buf_size=16384 max_channels="$nchan" polled=$polled 2>/tmp/dt.err ||
 	fail "insmod /dmatest.ko: $(cat /tmp/dt.err)"
@@ -39,8 +41,8 @@ if [ "$mode" = unbind ]; then
 	sleep 1
 	echo 0 >/sys/module/dmatest/parameters/run
 	cat /sys/module/dmatest/parameters/wait >/dev/null
-	sums=$(dmesg | grep -c 'dmatest: .*summary')
-	dmesg | grep 'dmatest: .*summary' | sed 's/^/    /'
+	sums=$(klog | grep -c 'dmatest: .*summary')
+	klog | grep 'dmatest: .*summary' | sed 's/^/    /'
 	# The core lists an unbound provider until its last client goes.
 	cat /sys/kernel/debug/dmaengine/summary >/tmp/dt.sum 2>&1 ||
 		fail "reading debugfs dmaengine/summary after the unbind: $(tail -1 /tmp/dt.sum)"
@@ -54,9 +56,9 @@ if [ "$mode" = unbind ]; then
 fi
 # wait blocks until every thread ended (its own timeouts bound it).
 cat /sys/module/dmatest/parameters/wait >/dev/null
-dmesg | grep 'dmatest' | sed 's/^/    /'
-sums=$(dmesg | grep -c 'dmatest: .*summary [0-9]* tests, 0 failures')
-bad=$(dmesg | grep 'dmatest: .*summary' | grep -vc ', 0 failures')
+klog | grep 'dmatest' | sed 's/^/    /'
+sums=$(klog | grep -c 'dmatest: .*summary [0-9]* tests, 0 failures')
+bad=$(klog | grep 'dmatest: .*summary' | grep -vc ', 0 failures')
 # The channels stay held until dmatest goes: the caller checks that.
 if [ "$sums" -ne "$threads" ] || [ "$bad" -ne 0 ]; then
 	fail "$sums of $threads threads reported 0 failures, $bad reported failures (log above)"

@@ -44,3 +44,14 @@ fdma_wait_node() {
 		sleep 0.1
 	done
 }
+
+# kmark: a mark in the kernel log; klog: the log since the last mark. A
+# step reads what it made the kernel print without clearing the log,
+# which the run reads whole at the end for reports (tests/vm/run.sh).
+KMARKN=0
+kmark() {
+	KMARKN=$((KMARKN + 1))
+	KMARK="fdma-vm: mark $$ $KMARKN"
+	echo "$KMARK" >/dev/kmsg
+}
+klog() { dmesg -s 4194304 | sed -n "/$KMARK\$/,\$p"; }
