@@ -37,7 +37,7 @@
  * (interrupts, two threads), so two runs with one seed are the same
  * program for program only as long as they keep the same ones. The first
  * programs after which the kernel logged a report (KASAN, lockdep, the DMA
- * API's debug, UBSAN, a warning) are printed, a call a line; --replay
+ * API's debug, UBSAN, a warning) or an error are printed, a call a line; --replay
  * runs such a program again from a file, call by call, on one thread,
  * printing each call's result and what the kernel logged.
  */
@@ -1556,12 +1556,12 @@ static void print_prog(const struct prog *p)
 
 /*
  * After each program: did the kernel log a report (KASAN, lockdep, the DMA
- * API's debug, UBSAN, a warning)? The first few programs that made one are
- * printed, to be run again by hand.
+ * API's debug, UBSAN, a warning) or an error? The first few programs that
+ * made one are printed, with the first such line, to be run again by hand.
  */
 static void kmsg_check(const struct prog *p, long prog_no)
 {
-	char rec[1024];
+	char rec[1024], first[200] = "";
 	int bad = 0;
 
 	if (kmsg_fd < 0)
@@ -1574,14 +1574,23 @@ static void kmsg_check(const struct prog *p, long prog_no)
 		if (n <= 0)
 			break;
 		rec[n] = 0;
+		/* A report, or a message at error level or worse (the record's "PRIO," < 4). */
 		if (strstr(rec, "WARNING:") || strstr(rec, "BUG:") || strstr(rec, "DMA-API:") ||
-		    strstr(rec, "UBSAN:") || strstr(rec, "Oops"))
-			bad = 1;
+		    strstr(rec, "UBSAN:") || strstr(rec, "Oops") || (atoi(rec) & 7) <= 3) {
+			char *m = strchr(rec, ';'), *nl;
+
+			if (!bad++)
+				snprintf(first, sizeof(first), "%.150s", m ? m + 1 : rec);
+			nl = strchr(first, '\n');
+			if (nl)
+				*nl = 0;
+		}
 	}
 	if (!bad)
 		return;
 	if (n_reports++ < 3) {
-		printf("fuzz: the kernel log reported a problem after program %ld:\n", prog_no);
+		printf("fuzz: the kernel logged a problem after program %ld (\"%s\"):\n", prog_no,
+		       first);
 		print_prog(p);
 		fflush(stdout);
 	}
@@ -1606,7 +1615,7 @@ static void kmsg_print(void)
 		m = strchr(rec, ';');
 		printf("    kernel: %s", m ? m + 1 : rec);
 		if (strstr(rec, "WARNING:") || strstr(rec, "BUG:") || strstr(rec, "DMA-API:") ||
-		    strstr(rec, "UBSAN:") || strstr(rec, "Oops"))
+		    strstr(rec, "UBSAN:") || strstr(rec, "Oops") || (atoi(rec) & 7) <= 3)
 			n_reports = 1;
 	}
 }
@@ -1811,7 +1820,7 @@ int main(int argc, char **argv)
 						e ? strerrorname_np(e) : "?", n_errno[op][e]);
 		printf("%s\n", line);
 	}
-	printf("  %.1f s in the cleanups after the programs; %ld programs after which the kernel log reported a problem\n",
+	printf("  %.1f s in the cleanups after the programs; %ld programs after which the kernel logged a report or an error\n",
 	       t_cleanup, n_reports);
 	printf("VMTEST INFO %s seed=%llu seconds=%.0f calls=%ld programs=%ld kept=%ld points_start=%lld points=%lld kernel_reports=%ld\n",
 	       T, (unsigned long long)seed, secs, n_calls, progs, kept, p0, best, n_reports);
