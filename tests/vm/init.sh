@@ -27,7 +27,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 [ -e /dev/console ] || mknod -m 600 /dev/console c 5 1
 ln -sf /proc/self/fd /dev/fd 2>/dev/null
 hostname fdma-vm
-export fdmavm_nchan fdmavm_opts fdmavm_arch fdmavm_coherent fdmavm_swiotlb fdmavm_edu_dma_bits fdmavm_debug fdmavm_only fdmavm_ring net_cycles net_drop_free study_secs study_sizes study_rates
+export fdmavm_nchan fdmavm_opts fdmavm_arch fdmavm_coherent fdmavm_swiotlb fdmavm_edu_dma_bits fdmavm_debug fdmavm_cov fdmavm_fuzz_secs fdmavm_fuzz_seed fdmavm_only fdmavm_ring net_cycles net_drop_free study_secs study_sizes study_rates
 
 echo "VMTEST BEGIN $(uname -r)"
 echo "fdma-vm: ${fdmavm_arch:-?}, coherent ${fdmavm_coherent:-?}, swiotlb ${fdmavm_swiotlb:-?}, edu DMA mask ${fdmavm_edu_dma_bits:-?} bits"
@@ -93,12 +93,19 @@ case "${fdmavm_opts:-}" in
 	;;
 esac
 
+# Coverage (fdmavm_cov=1, run.sh --coverage): the store the modules record into, first.
+[ "${fdmavm_cov:-0}" = 1 ] && sh /tests/coverage.sh start
+
 # The kernel driver's tests (tests/vm/guest/run-guest.sh).
 if [ -e /tests/run-guest.sh ]; then
 	cd /tests || true
 	run_test run-guest.sh sh /tests/run-guest.sh
 	cd /
 fi
+
+# Coverage: what the whole row reached, for run.sh (tests/vm/cov-report.sh);
+# it unloads the modules, fdma_covstore last.
+[ "${fdmavm_cov:-0}" = 1 ] && sh /tests/coverage.sh end
 
 # The debug kernel's own verdicts, with every module of ours unloaded:
 # kmemleak finds nothing new since the tests began, the DMA API's debug

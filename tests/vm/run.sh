@@ -23,7 +23,7 @@ usage() {
 	cat <<'EOF'
 usage: tests/vm/run.sh [--arch x86_64|arm64] [--kernel VERSION]... [--noncoherent]
                        [--append ARGS] [--no-asan] [--sysroot DIR] [--keep] [--timeout S]
-                       [--opts OPTIONS] [--debug-kernel]
+                       [--opts OPTIONS] [--debug-kernel] [--coverage]
 
   --arch ARCH       x86_64 (q35, the host's kernels; default) or arm64 (virt, the
                     kernels of the arm64 sysroot, everything cross-built)
@@ -40,6 +40,9 @@ usage: tests/vm/run.sh [--arch x86_64|arm64] [--kernel VERSION]... [--noncoheren
   --debug-kernel    x86_64: boot the debug kernel (tests/vm/debug-kernel.sh builds it
                     once and caches it: KASAN, lockdep, DMA-API debug, kmemleak,
                     UBSAN, fault injection, KCOV); its reports fail the run
+  --coverage        --debug-kernel, with fdma.ko and fdma_dmac.ko built for coverage
+                    (FDMA_COV=y): the table of the points reached per source file,
+                    and the coverage-guided fuzzer (ioc_fuzz_cov) for 60 s
   --opts OPTIONS    fdma-modeld --opts (sim: URI options), e.g. "channels=2,fault=desc@3";
                     memcpy=2 is added unless the options set memcpy=;
                     the guest sees them as $fdmavm_opts
@@ -61,6 +64,7 @@ APPEND=""
 NONCOHERENT=0
 ASAN=1
 DEBUGK=0
+COV=0
 SYSROOT=build/arm64-sysroot
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -76,6 +80,7 @@ while [ $# -gt 0 ]; do
 	--append=*) APPEND="${APPEND:+$APPEND }${1#*=}"; shift ;;
 	--no-asan) ASAN=0; shift ;;
 	--debug-kernel) DEBUGK=1; shift ;;
+	--coverage) COV=1; DEBUGK=1; shift ;;
 	--sysroot) [ $# -ge 2 ] || usage_error "--sysroot needs a directory"
 		SYSROOT=$2; shift 2 ;;
 	--sysroot=*) SYSROOT=${1#*=}; shift ;;
@@ -118,6 +123,7 @@ esac
 VARIANT=""
 SWIOTLB=0
 [ $DEBUGK = 1 ] && VARIANT="$VARIANT debug"
+[ $COV = 1 ] && VARIANT="$VARIANT coverage"
 [ $NONCOHERENT = 1 ] && VARIANT="$VARIANT noncoherent"
 for w in $APPEND; do
 	case $w in
@@ -532,8 +538,26 @@ run_kernel() { # VERSION
 			fail "kbuild_nvp2p_standin $tag" "the stand-in of NVIDIA's P2P API did not build"
 			show "$TMP/nvp2p-$v.log" 20
 		fi
-		if vm_kbuild_fdma "$fdir" "$KDIR" "${KMAKE[@]}" NV_P2P_INC="$PWD/tests/vm/kmod/nvp2p" \
-			NV_P2P=$NV_P2P KBUILD_EXTRA_SYMBOLS="$PWD/$nvd/Module.symvers" \
+		# --coverage: fdma_covstore.ko first (the modules link against
+		# it), then fdma.ko and fdma_dmac.ko with FDMA_COV=y in a folder
+		# of their own (docs/vm-harness.md, "Coverage").
+		local covmake=() covsyms=""
+		if [ $COV = 1 ]; then
+			local covd="build/vm-kmod/$v-covstore"
+			fdir="build/vm-kmod/$v-fdma-cov"
+			mkdir -p "$covd"
+			vm_put tests/vm/kmod/fdma_covstore.c "$covd/fdma_covstore.c"
+			echo "obj-m := fdma_covstore.o" >"$TMP/cov-Kbuild"
+			vm_put "$TMP/cov-Kbuild" "$covd/Kbuild"
+			if ! vm_kbuild_ext "$KDIR" "$PWD/$covd" "${KMAKE[@]}" >"$TMP/covstore-$v.log" 2>&1; then
+				fail "kbuild_covstore $tag" "fdma_covstore.ko did not build"
+				show "$TMP/covstore-$v.log" 20
+			fi
+			covmake=(FDMA_COV=y)
+			covsyms=" $PWD/$covd/Module.symvers"
+		fi
+		if vm_kbuild_fdma "$fdir" "$KDIR" "${KMAKE[@]}" "${covmake[@]}" NV_P2P_INC="$PWD/tests/vm/kmod/nvp2p" \
+			NV_P2P=$NV_P2P KBUILD_EXTRA_SYMBOLS="$PWD/$nvd/Module.symvers$covsyms" \
 			>"$TMP/kbuild-$v.log" 2>&1; then
 			for ko in "$fdir"/kernel/*.ko; do
 				[ -e "$ko" ] || continue
@@ -660,7 +684,7 @@ run_kernel() { # VERSION
 	# The guest learns its setting from fdmavm_* arguments (init.sh exports them).
 	cmdline="console=$CONSOLE panic=-1 quiet loglevel=4 page_poison=1 fdmavm_nchan=${nchan:-0}"
 	cmdline="$cmdline fdmavm_arch=$ARCH fdmavm_coherent=$((1 - NONCOHERENT)) fdmavm_swiotlb=$SWIOTLB"
-	cmdline="$cmdline fdmavm_edu_dma_bits=$EDU_BITS fdmavm_debug=$DEBUGK${OPTS:+ fdmavm_opts=$OPTS}${APPEND:+ $APPEND}"
+	cmdline="$cmdline fdmavm_edu_dma_bits=$EDU_BITS fdmavm_debug=$DEBUGK fdmavm_cov=$COV${OPTS:+ fdmavm_opts=$OPTS}${APPEND:+ $APPEND}"
 	# shellcheck disable=SC2054  # commas inside QEMU option values
 	QCMD=("$QEMU" -accel tcg "${QMACHINE[@]}" -m "$GUEST_MEM"
 	      -object "memory-backend-file,id=mem,size=$GUEST_MEM,mem-path=$RAM,share=on"
@@ -753,6 +777,19 @@ run_kernel() { # VERSION
 		# No kernel log printed: what reached the console is all we have.
 		fail "dmesg $tag" "the guest console shows kernel errors:"
 		sed 's/^/    | /' "$TMP/dmesg-bad-$v"
+	fi
+	# --coverage: the points the guest reached (coverage.sh end), kept in
+	# build/vm-coverage-RELEASE.txt, and the table per source file.
+	if [ $COV = 1 ] && [ $ended = 1 ]; then
+		sed -n '/^VMTEST COVERAGE BEGIN/,/^VMTEST COVERAGE END/p' "$LOG.txt" >"$TMP/coverage-$v"
+		cp "$TMP/coverage-$v" "build/vm-coverage-$v.txt"
+		if tests/vm/cov-report.sh "$TMP/coverage-$v" "$fdir/kernel/fdma.ko" "$fdir/kernel/fdma_dmac.ko" \
+			>"$TMP/cov-report-$v" 2>&1; then
+			pass "coverage_report $tag"
+		else
+			fail "coverage_report $tag" "tests/vm/cov-report.sh failed"
+		fi
+		sed 's/^/    /' "$TMP/cov-report-$v"
 	fi
 	if [ $mrc -ne 0 ]; then
 		fail "modeld $tag" "fdma-modeld exited with status $mrc"
