@@ -425,7 +425,7 @@ struct fdma_sysfs {
 	struct fdma_ch_attr attr[FDMA_MAX_CHANNELS][FDMA_CH_NATTR];
 	struct attribute *ptr[FDMA_MAX_CHANNELS][FDMA_CH_NATTR + 1];
 	struct attribute_group group[FDMA_MAX_CHANNELS];
-	char name[FDMA_MAX_CHANNELS][8];
+	char name[FDMA_MAX_CHANNELS][16];	/* "chN": room for any u32 */
 	const struct attribute_group *groups[FDMA_MAX_CHANNELS + 2];
 };
 

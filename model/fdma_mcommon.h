@@ -48,6 +48,16 @@ struct fdma_tgen {
 	bool in_frame;
 };
 
+/*
+ * The longest test frame the models build. They build each frame in
+ * memory before sending it (the header's CRC covers the payload), where an
+ * FPGA's generator computes the CRC and streams: above this their
+ * generator stays idle, as below the header's length (docs/engine.md
+ * section 14), rather than spend seconds on one frame with the channel
+ * deaf to its reset.
+ */
+#define FDMA_TGEN_MODEL_MAX	(64u << 20)
+
 /* Build frame seq of len bytes stamped t_ready; -ENOMEM. */
 /*
  * A generator frame of len (>= 32) bytes at p, at any address: the header,

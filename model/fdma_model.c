@@ -897,7 +897,8 @@ static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 	u32 period = rd(c, FDMA_CH_TG_PERIOD_NS);
 	u64 now;
 
-	if (!(rd(c, FDMA_CH_TG_CTRL) & 1) || len < sizeof(struct fdma_frame_hdr))
+	if (!(rd(c, FDMA_CH_TG_CTRL) & 1) || len < sizeof(struct fdma_frame_hdr) ||
+	    len > FDMA_TGEN_MODEL_MAX)
 		return 0;
 	if (!c->gen.in_frame) {
 		now = now_ns();

@@ -353,7 +353,8 @@ static bool frame_ready(struct xch *c, u64 now, u64 *deadline)
 {
 	u32 period = c->tg_period;
 
-	if (!(c->tg_ctrl & XDMA_TG_CTRL_EN) || c->tg_len < sizeof(struct fdma_frame_hdr) + 8)
+	if (!(c->tg_ctrl & XDMA_TG_CTRL_EN) || c->tg_len < sizeof(struct fdma_frame_hdr) + 8 ||
+	    c->tg_len > FDMA_TGEN_MODEL_MAX)
 		return false;
 	if (c->gen_st.in_frame)
 		return true;

@@ -189,6 +189,37 @@ static void test_frame_too_big(void **state)
 	fdma_close(dev);
 }
 
+/*
+ * A frame longer than the model builds (FDMA_TGEN_MODEL_MAX): its
+ * generator stays idle, and the channel still resets at once. It used to
+ * build a frame of up to 4 GiB in memory, deaf to the reset meanwhile,
+ * which the driver then took for a channel that never acknowledges.
+ */
+static void test_frame_longer_than_model(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+	struct fdma_stream *s = NULL;
+	struct fdma_frame f;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 0xffffffffu, 0, 1));
+	assert_fdma_err(dev, fdma_stream_get(s, &f, 200000), -ETIMEDOUT, NULL);
+	assert_fdma_ok(dev, fdma_chan_reset(dev, ch));
+	fdma_stream_close(s);
+	/* A length it builds: frames from 0 again. */
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 65536, 0, 1));
+	for (uint32_t k = 0; k < 4; k++) {
+		get_frame(dev, s, &f);
+		assert_int_equal(sim_check_frame(&f, 65536), k);
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
 static void test_release_errors(void **state)
 {
 	struct fdma_dev *dev = sim_open("sim:paced=0");
@@ -630,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_frames),
 		cmocka_unit_test(test_odd_frame_lengths),
 		cmocka_unit_test(test_frame_too_big),
+		cmocka_unit_test(test_frame_longer_than_model),
 		cmocka_unit_test(test_generator_off_mid_frame),
 		cmocka_unit_test(test_release_errors),
 		cmocka_unit_test(test_drop_mode),
