@@ -402,27 +402,35 @@ fi
 # Once pages can be had again, B receives again, though no completion
 # will ever come to an empty ring (a timer tries the refill again).
 FPA=/sys/kernel/debug/fail_page_alloc
-if [ -w $FPA/probability ] && [ -e /proc/net/pktgen/pgctrl ] && [ -x $T/fdma_udphold ]; then
+range=""
+if [ -w $FPA/probability ]; then
 	# fdma.ko's text: from its first function to the symbol after its last.
-	range=$(awk '$3 ~ /^[tT]$/ { print $1, $4 }' /proc/kallsyms | sort | awk '
+	range=$(awk '$2 ~ /^[tT]$/ { print $1, $4 }' /proc/kallsyms | sort | awk '
 		{ a[NR] = $1; m[NR] = $2 }
 		$2 == "[fdma]" { if (!lo) lo = NR; hi = NR }
-		END { print a[lo], (hi < NR ? a[hi + 1] : a[hi]) }')
+		END { if (lo) print a[lo], (hi < NR ? a[hi + 1] : a[hi]) }')
 	lo=${range% *}
 	hi=${range#* }
+fi
+if [ ! -w $FPA/probability ] || [ ! -e /proc/net/pktgen/pgctrl ] || [ ! -x $T/fdma_udphold ]; then
+	:	# not the debug kernel
+elif [ -z "$range" ]; then
+	# Without fdma.ko's range every page allocation of the guest would fail.
+	fail net_rx_nopage "no text of fdma.ko in /proc/kallsyms: fail_page_alloc not armed"
+else
 	inns $T/fdma_udphold 9 120 >/tmp/hold.out 2>&1 &
 	HOLD=$!
 	sleep 0.5
-	echo 0 >$FPA/min-order
-	echo N >$FPA/ignore-gfp-wait
-	echo N >$FPA/ignore-gfp-highmem
-	echo 0 >$FPA/verbose
-	echo 32 >$FPA/stacktrace-depth
-	echo "0x$lo" >$FPA/require-start
-	echo "0x$hi" >$FPA/require-end
-	echo -1 >$FPA/times
-	echo 1 >$FPA/interval
-	echo 100 >$FPA/probability
+	# Armed (probability last) only once every filter took.
+	if ! { echo 0 >$FPA/min-order && echo N >$FPA/ignore-gfp-wait &&
+	       echo N >$FPA/ignore-gfp-highmem && echo 0 >$FPA/verbose &&
+	       echo 32 >$FPA/stacktrace-depth && echo "0x$lo" >$FPA/require-start &&
+	       echo "0x$hi" >$FPA/require-end && echo -1 >$FPA/times &&
+	       echo 1 >$FPA/interval; }; then
+		fail net_rx_nopage "cannot set fail_page_alloc's filters (fdma.ko's text 0x$lo..0x$hi)"
+	else
+		echo 100 >$FPA/probability
+	fi
 	settle
 	r0=$b_rx
 	pg_setup 4000 32 0 0 9
