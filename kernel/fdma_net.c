@@ -242,8 +242,7 @@ static int fdma_net_open(struct net_device *ndev)
 	 * Flow control: with tx pause (the default) a frame waits for a page
 	 * and the sender is held back, as PAUSE frames hold a link partner;
 	 * without, the engine drops it (CH_CTRL.DROP), counted in rx_no_buffer.
-	 */
-	/*
+	 *
 	 * Both rings start with their interrupts masked: NAPI is still off,
 	 * so an interrupt now would mask the channel and schedule nothing,
 	 * and receive would stay masked for good. The first poll, scheduled
