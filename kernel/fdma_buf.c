@@ -32,6 +32,15 @@
  * line), so two requests never share a cache line that a sync could
  * write back over the other's data.
  *
+ * Memory registered twice (under two handles, or a page mapped twice in
+ * one range) is mapped twice, and each buffer syncs only through the bus
+ * addresses of its own mapping: under an IOMMU or swiotlb they are its
+ * own. On a device mapped directly both mappings have the same bus
+ * addresses, and the DMA API's debug (CONFIG_DMA_API_DEBUG) cannot tell
+ * which one a sync is of: where two of them hold the range in one of its
+ * hash buckets, it reports "device driver tries to sync DMA memory it has
+ * not allocated" though both do.
+ *
  * A buffer is freed only when no transfer uses it: FDMA_IOC_BUF_FREE is
  * -EBUSY then, and release() stops the channels first. One that was in
  * flight on a channel whose reset was never acknowledged is "tainted" and

@@ -14,7 +14,13 @@
  *   ioctl codes (and some near misses), random bytes in the structures,
  *   and, half of the time, plausible values with valid handles, channels
  *   and ranges; random mmaps. Then the device still works, and no pinned
- *   page, buffer or coherent byte is left.
+ *   page, buffer or coherent byte is left. The memory it registers comes
+ *   from slots of one pool, a slot per live buffer: no two of its buffers
+ *   map the same memory (memory registered twice is ioc_batch_twice's, in
+ *   fdma_ioc_xfer.c). On a device without an IOMMU both mappings of such
+ *   memory have the same bus addresses, and the DMA API's debug cannot
+ *   tell them apart: where both begin in one of its 8 KiB hash buckets, it
+ *   reports a sync of either as memory the driver never mapped.
  */
 #include <sys/eventfd.h>
 #include <sys/time.h>
@@ -505,8 +511,32 @@ static struct {
 	uint32_t handle;
 	uint64_t size;
 	int user;
+	int slot;	/* the pool's slot it registered, or -1 */
 } live[MAXLIVE];
 static int nlive;
+
+/*
+ * A slot of the registration pool that no live buffer holds (see the top),
+ * at random; any if all are held (the buffer is then not kept, but freed
+ * at once).
+ */
+static int free_slot(void)
+{
+	int held[MAXLIVE] = { 0 }, n = 0, k;
+
+	for (int i = 0; i < nlive; i++)
+		if (live[i].slot >= 0)
+			held[live[i].slot] = 1;
+	for (int s = 0; s < MAXLIVE; s++)
+		n += !held[s];
+	if (!n)
+		return (int)rndn(MAXLIVE);
+	k = (int)rndn((uint64_t)n);
+	for (int s = 0; s < MAXLIVE; s++)
+		if (!held[s] && !k--)
+			return s;
+	return 0;
+}
 
 static uint32_t some_handle(void)
 {
@@ -554,11 +584,11 @@ static void fuzz(void)
 	static struct fdma_ioc_req reqs[64];
 	struct itimerval it = { { 0, 200000 }, { 0, 200000 } };
 	struct sigaction sa = { .sa_handler = noop };
-	size_t pool_size = 8 << 20;
+	size_t pool_size = 8 << 20, slot_size = pool_size / MAXLIVE / 64 * 64;
 	uint8_t *pool_raw = malloc(pool_size + 4096), *pool;
 	long calls = 0, ok = 0, maps = 0, errs[160] = { 0 }, okc[12] = { 0 }, msgsize_other = 0;
 	double t0 = vt_now();
-	int iters = 12000, efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	int iters = 12000, efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), slot = -1;
 
 	pool = (uint8_t *)(((uintptr_t)pool_raw + 4095) & ~(uintptr_t)4095);
 	memset(pool, 0x5a, pool_size);
@@ -574,6 +604,7 @@ static void fuzz(void)
 		void *arg = &a;
 		int ret, e;
 
+		slot = -1;
 		for (size_t i = 0; i < sizeof(a.raw); i += 8) {
 			uint64_t v = rnd();
 
@@ -596,13 +627,14 @@ static void fuzz(void)
 					a.ba.flags = (uint32_t)rnd();
 				break;
 			case 2: {
-				uint64_t off = rndn(pool_size / 64) * 64;
+				/* Up to 256 KiB in a slot no live buffer holds. */
+				uint64_t size = (1 + rndn(4096)) * 64;
 
+				slot = free_slot();
 				memset(&a.br, 0, sizeof(a.br));
-				a.br.addr = (uintptr_t)pool + off;
-				a.br.size = (1 + rndn(4096)) * 64;
-				if (a.br.size > pool_size - off)
-					a.br.size = pool_size - off;
+				a.br.addr = (uintptr_t)pool + (uint64_t)slot * slot_size +
+					    rndn((slot_size - size) / 64 + 1) * 64;
+				a.br.size = size;
 				if (!rndn(10))
 					a.br.addr += rndn(64);
 				if (!rndn(10))
@@ -729,6 +761,7 @@ static void fuzz(void)
 					live[nlive].handle = h;
 					live[nlive].size = cmd == FDMA_IOC_BUF_ALLOC ? a.ba.size : a.br.size;
 					live[nlive].user = cmd == FDMA_IOC_BUF_REGISTER;
+					live[nlive].slot = cmd == FDMA_IOC_BUF_REGISTER ? slot : -1;
 					nlive++;
 				}
 				if (cmd == FDMA_IOC_BUF_ALLOC && rndn(2)) {

@@ -12,6 +12,16 @@
  *   requests folded into one completion), both directions, every byte
  *   compared, also mixed with a driver buffer; the pinned-page count rises
  *   by the pages registered and falls back when they are freed.
+ * ioc_batch_twice: the same memory registered under two handles, the
+ *   second 3 alignment units into the first: the device writes through
+ *   one and reads the same bytes through the other, both ways, every byte
+ *   compared. Each handle is a mapping of its own, synced per request
+ *   through its own bus addresses; under swiotlb=force each has bounce
+ *   buffers of its own, so a sync skipped or made through the other
+ *   mapping moves stale bytes. Skipped where the DMA API's debug is on and
+ *   nothing bounces: both mappings then have the same bus addresses, which
+ *   its lookup cannot tell apart (it reports a sync of either as memory
+ *   never mapped, see fdma_ioc_bad.c).
  * ioc_rate: batches of 32 with interrupt coalescing at 32 on both
  *   channels; completions taken from the mapped queue without a system
  *   call; from the driver's counters (FDMA_IOC_STATS) prints
@@ -222,6 +232,133 @@ out:
 		vt_pass(T);
 }
 
+/* Register [p, + size) as it is; the handle or -errno. */
+static long register_at(uint8_t *p, size_t size)
+{
+	struct fdma_ioc_buf_reg r = { .addr = (uintptr_t)p, .size = size };
+
+	return ioctl(d.fd, FDMA_IOC_BUF_REGISTER, &r) ? -errno : (long)r.handle;
+}
+
+/*
+ * One batch moving [off, + len) of buffer h to (h2c) or from card memory
+ * at card, in requests of 3 pages and 5 alignment units (the last one
+ * shorter); len at most 64 of them.
+ */
+static int move(const char *T, int h2c, uint32_t h, uint64_t off, uint64_t card,
+		uint64_t len)
+{
+	static struct fdma_ioc_req r[64];
+	uint64_t step = 3 * 4096 + 5 * d.info.align, done = 0;
+	int n = 0;
+
+	for (; done < len && n < 64; n++) {
+		uint64_t sz = len - done < step ? len - done : step;
+
+		r[n] = (struct fdma_ioc_req){ .handle = h, .offset = off + done,
+					      .card_addr = card + done, .len = sz };
+		done += sz;
+	}
+	return run_batch(T, h2c ? d.h2c : d.c2h, r, n, h2c ? 1000 : 5000);
+}
+
+/* 0, or -1 after vt_fail naming the first byte of [p, + n) not equal to want's. */
+static int same(const char *T, const char *what, const uint8_t *p, const uint8_t *want,
+		size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != want[i]) {
+			vt_fail(T, "%s: byte %zu of %zu is 0x%02x, expected 0x%02x", what, i, n,
+				p[i], want[i]);
+			return -1;
+		}
+	return 0;
+}
+
+static void batch_twice(void)
+{
+	const char *T = "ioc_batch_twice";
+	const char *swiotlb = getenv("fdmavm_swiotlb");
+	uint64_t a = d.info.align, len = 128 << 10, sh = 3 * a;
+	long ha = -1, hb = -1, bad;
+	struct vi_buf k = { 0 };
+	uint8_t *raw, *p, *want = NULL;
+	char dis[8];
+
+	if (!vt_read_str("/sys/kernel/debug/dma-api/disabled", dis, sizeof(dis)) &&
+	    dis[0] == 'N' && !(swiotlb && !strcmp(swiotlb, "1"))) {
+		printf("VMTEST SKIP %s: the DMA API's debug is on and the device is mapped directly: it cannot tell two mappings of the same memory apart\n",
+		       T);
+		fflush(stdout);
+		return;
+	}
+	raw = malloc(len + sh + a + 8192);
+	if (!raw) {
+		vt_fail(T, "malloc: %s", strerror(errno));
+		return;
+	}
+	/* A is [p, + len + sh), B is [p + sh, + len): all of B is in A. */
+	p = (uint8_t *)(((uintptr_t)raw + 4095) & ~(uintptr_t)4095) + a;
+	memset(p, 0x5a, len + sh);
+	ha = register_at(p, len + sh);
+	hb = ha < 0 ? ha : register_at(p + sh, len);
+	if (ha < 0 || hb < 0) {
+		vt_fail(T, "register the same memory twice: %s", strerror((int)-(ha < 0 ? ha : hb)));
+		goto out;
+	}
+	if (vi_alloc(&d, len, &k) || !(want = malloc(len))) {
+		vt_fail(T, "allocate a driver buffer of %llu bytes: %s", (unsigned long long)len,
+			strerror(errno));
+		goto out;
+	}
+	/* Out through A, in through B (one shift along), out again through A. */
+	vt_fill(p, len, 51);
+	if (move(T, 1, (uint32_t)ha, 0, 0, len) || move(T, 0, (uint32_t)hb, 0, 0, len))
+		goto out;
+	bad = vt_check(p + sh, len, 51);
+	if (bad >= 0) {
+		vt_fail(T, "written through the second handle: byte %ld of %llu is 0x%02x, expected 0x%02x",
+			bad, (unsigned long long)len, p[sh + bad], vt_byte(51, bad));
+		goto out;
+	}
+	memset(k.p, 0xa5, len);
+	if (move(T, 1, (uint32_t)ha, sh, 1 << 20, len) || move(T, 0, k.handle, 0, 1 << 20, len))
+		goto out;
+	bad = vt_check(k.p, len, 51);
+	if (bad >= 0) {
+		vt_fail(T, "read through the first handle what the device wrote through the second: byte %ld of %llu is 0x%02x, expected 0x%02x",
+			bad, (unsigned long long)len, k.p[bad], vt_byte(51, bad));
+		goto out;
+	}
+	/* In through A, out through B. */
+	vt_fill(k.p, len, 52);
+	if (move(T, 1, k.handle, 0, 2 << 20, len) || move(T, 0, (uint32_t)ha, 0, 2 << 20, len))
+		goto out;
+	bad = vt_check(p, len, 52);
+	if (bad >= 0) {
+		vt_fail(T, "written through the first handle: byte %ld of %llu is 0x%02x, expected 0x%02x",
+			bad, (unsigned long long)len, p[bad], vt_byte(52, bad));
+		goto out;
+	}
+	memcpy(want, p + sh, len - sh);
+	memset(k.p, 0xa5, len);
+	if (move(T, 1, (uint32_t)hb, 0, 3 << 20, len - sh) ||
+	    move(T, 0, k.handle, 0, 3 << 20, len - sh) ||
+	    same(T, "read through the second handle what the device wrote through the first",
+		 k.p, want, len - sh))
+		goto out;
+	vt_pass(T);
+out:
+	if (k.handle)
+		vi_free(&d, &k);
+	if (hb > 0)
+		vi_free_raw(&d, (uint32_t)hb);
+	if (ha > 0)
+		vi_free_raw(&d, (uint32_t)ha);
+	free(want);
+	free(raw);
+}
+
 /*
  * nb batches of 32 requests of len bytes on channel ch, two batches in
  * flight, completions taken from the mapped queue by polling its tail.
@@ -348,6 +485,7 @@ int main(void)
 	bufs0 = vi_nbufs(d.name);
 	batch_alloc();
 	batch_user();
+	batch_twice();
 	rate();
 	vi_close(&d);
 	if (vi_nbufs(d.name) != bufs0 || vi_pinned(d.name) != pinned0)

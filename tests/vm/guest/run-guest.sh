@@ -67,6 +67,17 @@ if [ "${fdmavm_only:-}" = fuzz ]; then
 	unload fuzz
 	exit 0
 fi
+# fdmavm_only=ioc_bad, fdmavm_only=ioc_xfer: that program alone
+# (fdma_ioc_bad.c, fdma_ioc_xfer.c), fdma.ko loaded as the default block
+# below loads it for them.
+case ${fdmavm_only:-} in
+ioc_bad | ioc_xfer)
+	load "$fdmavm_only" ivshmem=1 ring_size=256 &&
+		t "$fdmavm_only" "$T/fdma_$fdmavm_only"
+	unload "$fdmavm_only"
+	exit 0
+	;;
+esac
 # fdmavm_only=dmac (on the kernel command line, for a developer's quick
 # run): only fdma_dmac.ko's tests, over fdma.ko's provider.
 if [ "${fdmavm_only:-}" = dmac ]; then
