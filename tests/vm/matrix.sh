@@ -42,9 +42,11 @@ cd "$ROOT" || exit 1
 # --engine xdma takes both), its network interfaces on 6.12.
 MATRIX=(
 	# The kernel's own bug finders (tests/vm/debug-kernel.sh: KASAN, lockdep,
-	# DMA-API debug, kmemleak, fault injection): the whole guest suite, then
-	# the network interfaces with traffic. Their reports fail the row.
-	"--debug-kernel --no-asan"
+	# DMA-API debug, kmemleak, fault injection): the whole guest suite with
+	# fdma.ko built for coverage (the table of the points reached, and the
+	# coverage-guided fuzzer for 60 s), then the network interfaces with
+	# traffic. Their reports fail the row.
+	"--coverage --no-asan"
 	"--debug-kernel --no-asan --opts loop=1,streams=2,paced=1,wire=100 --append fdmavm_only=net"
 	"--arch x86_64 --kernel 6.1"				# full, with the ASan e2e copy
 	"--arch x86_64 --kernel 6.12 --append swiotlb=force --no-asan"
