@@ -598,6 +598,7 @@ extern const struct fdma_ring_ops fdma_ring_engine_ops;
  */
 int fdma_net_register(struct fdma_dev *fdev);
 void fdma_net_unregister(struct fdma_dev *fdev);
+void fdma_net_release(struct fdma_dev *fdev);
 
 /* fdma_irq.c */
 int fdma_irq_setup(struct fdma_dev *fdev);

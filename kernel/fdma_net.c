@@ -14,6 +14,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/kmemleak.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 
@@ -292,7 +293,9 @@ static int fdma_net_stop(struct net_device *ndev)
 	/* Everything posted comes back, completed or not (fdma_ering_cancel()). */
 	fdma_net_tx_drain(np, tx_ok);
 	fdma_net_rx_drain(np, rx_ok);
-	fdma_net_rx_free(np);
+	/* What the device may still write keeps the pool too (np->kept). */
+	if (!np->kept)
+		fdma_net_rx_free(np);
 	return 0;
 }
 
@@ -524,7 +527,12 @@ int fdma_net_register(struct fdma_dev *fdev)
 	return ret;
 }
 
-/* Before remove() marks the device dead: each interface stops with the engine still there. */
+/*
+ * Before remove() marks the device dead: each interface stops with the
+ * engine still there, and goes, unless a channel of its never acknowledged
+ * its reset: the packets and pages posted to it stay mapped until the
+ * engine has stopped (fdma_net_release()).
+ */
 void fdma_net_unregister(struct fdma_dev *fdev)
 {
 	u32 i;
@@ -536,7 +544,36 @@ void fdma_net_unregister(struct fdma_dev *fdev)
 			continue;
 		unregister_netdev(np->ndev);
 		cancel_work_sync(&np->reset_work);
+		if (np->kept)
+			continue;
 		fdev->net[i] = NULL;
+		fdma_net_free(np);
+	}
+}
+
+/*
+ * After remove() stopped the engine (fdev->quiesced: it reads idle with
+ * bus mastering off), what the interfaces kept is unmapped and freed with
+ * them. If it never stopped, it stays for good, as the driver's other
+ * memory does.
+ */
+void fdma_net_release(struct fdma_dev *fdev)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(fdev->net); i++) {
+		struct fdma_net *np = fdev->net[i];
+
+		if (!np)
+			continue;
+		fdev->net[i] = NULL;
+		if (!fdev->quiesced) {
+			netdev_crit(np->ndev, "the engine never stopped: the packets and pages posted to its channels are kept for good\n");
+			kmemleak_not_leak(np->ndev);
+			continue;
+		}
+		fdma_net_tx_release_kept(np);
+		fdma_net_rx_release_kept(np);
 		fdma_net_free(np);
 	}
 }

@@ -90,6 +90,12 @@ struct fdma_net {
 	bool per_packet;	/* private flag: a doorbell and an interrupt per packet */
 	bool tx_pause;		/* receive holds the sender back (else the engine drops) */
 	bool up;		/* rings running, NAPI on (open): written under RTNL */
+	/*
+	 * A channel never acknowledged its reset: the packets and pages
+	 * posted to it stay mapped in txb and rxp/rxd, until remove() has
+	 * stopped the engine (fdma_net_release()), or for good.
+	 */
+	bool kept;
 };
 
 /* fdma_net.c (and, for the rest of the driver, fdma_drv.h's four) */
@@ -103,6 +109,7 @@ void fdma_net_tx_free(struct fdma_net *np);
 netdev_tx_t fdma_net_xmit(struct sk_buff *skb, struct net_device *ndev);
 bool fdma_net_tx_clean(struct fdma_net *np, int budget);
 void fdma_net_tx_drain(struct fdma_net *np, bool device_let_go);
+void fdma_net_tx_release_kept(struct fdma_net *np);
 
 /* fdma_net_rx.c */
 int fdma_net_rx_init(struct fdma_net *np);
@@ -110,6 +117,7 @@ void fdma_net_rx_free(struct fdma_net *np);
 int fdma_net_rx_fill(struct fdma_net *np);
 int fdma_net_rx_poll(struct fdma_net *np, int budget);
 void fdma_net_rx_drain(struct fdma_net *np, bool device_let_go);
+void fdma_net_rx_release_kept(struct fdma_net *np);
 u64 fdma_net_rx_overruns(struct fdma_net *np);
 
 /* fdma_net_ethtool.c */

@@ -214,14 +214,37 @@ void fdma_net_rx_drain(struct fdma_net *np, bool device_let_go)
 		for (i = 0; i < got; i++) {
 			u32 slot = e[i].cookie & (r->size - 1);
 
-			/* Unacknowledged, the device may still write it: page and mapping kept. */
-			if (np->rxp[slot] && device_let_go) {
-				rx_unmap(np, slot);
-				page_pool_put_full_page(np->pool, np->rxp[slot], false);
+			if (!np->rxp[slot])
+				continue;
+			/*
+			 * Unacknowledged, the device may still write it: page
+			 * and mapping stay in their slot, and the pool with
+			 * them (fdma_net_rx_release_kept()).
+			 */
+			if (!device_let_go) {
+				np->kept = true;
+				continue;
 			}
+			rx_unmap(np, slot);
+			page_pool_put_full_page(np->pool, np->rxp[slot], false);
 			np->rxp[slot] = NULL;
 		}
 	}
+}
+
+/* remove() stopped the engine (fdma_net_release()): the pages kept go back, and the pool. */
+void fdma_net_rx_release_kept(struct fdma_net *np)
+{
+	u32 i;
+
+	for (i = 0; np->rxp && i < np->fdev->ring_size; i++) {
+		if (!np->rxp[i])
+			continue;
+		rx_unmap(np, i);
+		page_pool_put_full_page(np->pool, np->rxp[i], false);
+		np->rxp[i] = NULL;
+	}
+	fdma_net_rx_free(np);
 }
 
 /* Frames the engine dropped for want of a posted page since open. */

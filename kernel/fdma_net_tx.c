@@ -77,8 +77,11 @@ void fdma_net_tx_free(struct fdma_net *np)
 	struct device *dma = np->fdev->dma_dev;
 	u32 i;
 
-	/* A channel that never acknowledged its reset may still read them: kept. */
-	if (np->bounce && !(np->tx && np->tx->broken)) {
+	/*
+	 * A channel that never acknowledged its reset may still read them:
+	 * kept, unless remove() has stopped the engine since.
+	 */
+	if (np->bounce && (!(np->tx && np->tx->broken) || np->fdev->quiesced)) {
 		for (i = 0; i < np->fdev->ring_size && np->bounce[i].va; i++) {
 			dma_unmap_page(dma, np->bounce[i].dma, PAGE_SIZE, DMA_TO_DEVICE);
 			free_page((unsigned long)np->bounce[i].va);
@@ -313,6 +316,25 @@ bool fdma_net_tx_clean(struct fdma_net *np, int budget)
 }
 
 /*
+ * remove() stopped the engine (fdma_net_release()): the packets a channel
+ * that never acknowledged its reset kept are unmapped and freed.
+ */
+void fdma_net_tx_release_kept(struct fdma_net *np)
+{
+	u32 i;
+
+	for (i = 0; np->txb && i < np->fdev->ring_size; i++) {
+		struct fdma_net_txb *b = &np->txb[i];
+
+		if (b->len)
+			txb_unmap(np, b);
+		if (b->skb)
+			dev_kfree_skb_any(b->skb);
+		b->skb = NULL;
+	}
+}
+
+/*
  * After a reset (device_let_go: acknowledged) every packet still posted is
  * dropped. Without the acknowledgment the device may still read them:
  * their memory is kept (unmapped but never freed) rather than reused.
@@ -328,9 +350,13 @@ void fdma_net_tx_drain(struct fdma_net *np, bool device_let_go)
 			struct fdma_net_txb *b = &np->txb[e[i].cookie & (r->size - 1)];
 
 			b->pkt_len = 0;
-			/* Copied packets are gone already: only their pages are kept. */
-			if (!device_let_go && !np->bounce) {
-				b->skb = NULL;	/* leaked on purpose */
+			/*
+			 * The device may still read them: packet and mapping stay
+			 * in their slot (fdma_net_tx_release_kept()). Copied
+			 * packets are gone already: only their pages are kept.
+			 */
+			if (!device_let_go) {
+				np->kept = true;
 				continue;
 			}
 			txb_unmap(np, b);

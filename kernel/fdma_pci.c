@@ -380,6 +380,8 @@ void fdma_pci_remove(struct pci_dev *pdev)
 	fdma_dev_unpublish(fdev);
 
 	fdma_chans_teardown(fdev, false);
+	/* What an interface kept for a channel that never let go, now that the engine stopped. */
+	fdma_net_release(fdev);
 	fdma_dmae_detach(fdev);
 	fdma_unmap(fdev);
 	pci_release_regions(pdev);
