@@ -91,6 +91,13 @@ if [ "${fdmavm_only:-}" = dmac_study ]; then
 	unload dmaengine
 	exit 0
 fi
+# fdmavm_only=faults (the debug kernel: run.sh --debug-kernel): allocation
+# failures injected into fdma.ko, operation by operation (faults.sh loads
+# and unloads the modules itself).
+if [ "${fdmavm_only:-}" = faults ]; then
+	sh $T/faults.sh
+	exit 0
+fi
 # fdmavm_only=dmabuf: only the imports (dma-buf, NVIDIA's P2P API) and
 # fdma_dmac.ko over a provider that misbehaves, with an import in flight.
 if [ "${fdmavm_only:-}" = dmabuf ]; then
