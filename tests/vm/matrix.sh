@@ -48,6 +48,9 @@ MATRIX=(
 	# traffic. Their reports fail the row.
 	"--coverage --no-asan"
 	"--debug-kernel --no-asan --opts loop=1,streams=2,paced=1,wire=100 --append fdmavm_only=net"
+	# Allocation failures injected into fdma.ko, operation by operation
+	# (faults.sh; slab_debug keeps the checkers' own caches out of the count).
+	"--debug-kernel --no-asan --append fdmavm_only=faults --append slab_debug=A;-,kmemleak_object,kmemleak_scan_area,radix_tree_node,debug_objects_cache"
 	"--arch x86_64 --kernel 6.1"				# full, with the ASan e2e copy
 	"--arch x86_64 --kernel 6.12 --append swiotlb=force --no-asan"
 	"--arch arm64 --kernel 6.12 --noncoherent --no-asan"
