@@ -607,6 +607,7 @@ static void reg_add(int file, uint32_t h, uintptr_t lo, uintptr_t hi)
 	pthread_mutex_unlock(&st_lock);
 }
 
+/* Under st_lock (OP_REOPEN's other thread may be using the file). */
 static void close_file(int i)
 {
 	struct file *f = &files[i];
@@ -619,9 +620,7 @@ static void close_file(int i)
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
-	pthread_mutex_lock(&st_lock);
 	reg_drop_locked(i, 0);
-	pthread_mutex_unlock(&st_lock);
 	memset(f->slot, 0, sizeof(f->slot));
 	f->nmade = 0;
 	f->alloc_bytes = 0;
@@ -1389,7 +1388,9 @@ static void cleanup(void)
 		memset(f->slot, 0, sizeof(f->slot));
 		/* What raw calls made is not known: the file closes. */
 		if (f->alloc_bytes >= ALLOC_BUDGET || f->nmade) {
+			pthread_mutex_lock(&st_lock);
 			close_file(i);
+			pthread_mutex_unlock(&st_lock);
 			if (open_file(i))
 				vt_fail(T, "open /dev/%s again: %s", dev, strerror(errno));
 		}
@@ -1866,8 +1867,10 @@ int main(int argc, char **argv)
 
 		ioctl(files[0].fd, FDMA_IOC_CHAN_RESET, &c);
 	}
+	pthread_mutex_lock(&st_lock);
 	for (int i = 0; i < NFILES; i++)
 		close_file(i);
+	pthread_mutex_unlock(&st_lock);
 	close_sources();
 	if (cov_fd >= 0)
 		close(cov_fd);
