@@ -191,7 +191,8 @@ static void test_frame_too_big(void **state)
 
 /*
  * A frame longer than the model builds (FDMA_TGEN_MODEL_MAX): its
- * generator stays idle, and the channel still resets at once. It used to
+ * generator stays idle, and the channel still resets at once (the RTL's
+ * generator is still computing the frame's CRC then, and resets too). It used to
  * build a frame of up to 4 GiB in memory, deaf to the reset meanwhile,
  * which the driver then took for a channel that never acknowledges.
  */
@@ -206,6 +207,12 @@ static void test_frame_longer_than_model(void **state)
 	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
 	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 0xffffffffu, 0, 1));
 	assert_fdma_err(dev, fdma_stream_get(s, &f, 200000), -ETIMEDOUT, NULL);
+	/*
+	 * Off first: a reset leaves the generator's registers as they are, and
+	 * the RTL's generator (which has no such limit) would start another
+	 * frame of 4 GiB as soon as the stream posts its buffers again.
+	 */
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 0, 0, 0));
 	assert_fdma_ok(dev, fdma_chan_reset(dev, ch));
 	fdma_stream_close(s);
 	/* A length it builds: frames from 0 again. */
