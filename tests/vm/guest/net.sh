@@ -418,12 +418,19 @@ if [ -w $FPA/probability ]; then
 		$2 ~ /^debug_dma_/ { if (!lo) lo = NR; hi = NR }
 		END { if (lo) print a[lo], a[hi + 1] }')
 fi
-if [ ! -w $FPA/probability ] || [ ! -e /proc/net/pktgen/pgctrl ] || [ ! -x $T/fdma_udphold ]; then
-	:	# not the debug kernel
+if [ ! -w $FPA/probability ] || [ ! -e /proc/net/pktgen/pgctrl ] || [ ! -x $T/fdma_udphold ] ||
+   [ "$ENGINE" != fdma ]; then
+	:	# not the debug kernel (whose rows run the FDMA engine)
 elif [ -z "$range" ]; then
 	# Without fdma.ko's range every page allocation of the guest would fail.
 	fail net_rx_nopage "no text of fdma.ko in /proc/kallsyms: fail_page_alloc not armed"
+elif ! inns ethtool -A "$B" tx off; then
+	fail net_rx_nopage "ethtool -A $B tx off: $(inns ethtool -a "$B" 2>&1 | tr '\n' ' ')"
 else
+	# B without flow control: what it has no page for is dropped, as a
+	# NIC's receive without descriptors does. With it, A's transmit
+	# would be held for as long as B has no page: past 5 s its watchdog
+	# restarts A, whose own allocations (fdma.ko's too) then fail.
 	inns $T/fdma_udphold 9 120 >/tmp/hold.out 2>&1 &
 	HOLD=$!
 	sleep 0.5
@@ -456,6 +463,8 @@ else
 	settle
 	r3=$b_rx
 	echo "rem_device_all" >/proc/net/pktgen/kpktgend_0
+	inns ethtool -A "$B" tx on
+	sleep 0.5
 	echo "    no pages: B received $((r1 - r0)) of 4000 frames (the held socket's); pages back: $((r3 - r2)) of 200"
 	if [ $((r1 - r0)) -ge 4000 ]; then
 		fail net_rx_nopage "B received all 4000 frames: its refills never ran out of pages ($(cat /tmp/hold.out))"
