@@ -458,7 +458,8 @@ else
 	sleep 0.5
 	settle
 	r2=$b_rx
-	pg_setup 200 1 0 0 9
+	# One a millisecond: B keeps up, and drops nothing once it has pages.
+	pg_setup 200 1 0 1000000 9
 	echo start >/proc/net/pktgen/pgctrl
 	settle
 	r3=$b_rx
