@@ -405,12 +405,20 @@ FPA=/sys/kernel/debug/fail_page_alloc
 range=""
 if [ -w $FPA/probability ]; then
 	# fdma.ko's text: from its first function to the symbol after its last.
+	# The third number: text symbols of other code inside that span (a
+	# module loaded later into a hole of fdma.ko's), which the filter
+	# would take for fdma.ko's.
 	range=$(awk '$2 ~ /^[tT]$/ { print $1, $4 }' /proc/kallsyms | sort | awk '
 		{ a[NR] = $1; m[NR] = $2 }
 		$2 == "[fdma]" { if (!lo) lo = NR; hi = NR }
-		END { if (lo) print a[lo], (hi < NR ? a[hi + 1] : a[hi]) }')
-	lo=${range% *}
-	hi=${range#* }
+		END {
+			if (!lo) exit
+			for (i = lo; i <= hi; i++) if (m[i] != "[fdma]") f++
+			print a[lo], (hi < NR ? a[hi + 1] : a[hi]), f + 0
+		}')
+	read -r lo hi foreign <<EOF
+$range
+EOF
 	# The DMA API's debug allocates as it records a mapping of ours: not
 	# a failure of the driver's to test (it would turn the debug off).
 	rej=$(awk '$2 ~ /^[tT]$/ { print $1, $3 }' /proc/kallsyms | sort | awk '
@@ -424,6 +432,8 @@ if [ ! -w $FPA/probability ] || [ ! -e /proc/net/pktgen/pgctrl ] || [ ! -x $T/fd
 elif [ -z "$range" ]; then
 	# Without fdma.ko's range every page allocation of the guest would fail.
 	fail net_rx_nopage "no text of fdma.ko in /proc/kallsyms: fail_page_alloc not armed"
+elif [ "$foreign" != 0 ]; then
+	fail net_rx_nopage "fdma.ko's text 0x$lo..0x$hi holds $foreign text symbols of other code: fail_page_alloc not armed"
 elif ! inns ethtool -A "$B" tx off; then
 	fail net_rx_nopage "ethtool -A $B tx off: $(inns ethtool -a "$B" 2>&1 | tr '\n' ' ')"
 else
