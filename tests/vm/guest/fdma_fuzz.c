@@ -587,11 +587,17 @@ static void reg_drop_locked(int file, uint32_t h)
 		}
 }
 
-/* Would [lo, hi) overlap a live registration? */
+/*
+ * Would [lo, hi) share a page with a live registration? Pages, not bytes:
+ * the driver maps whole pages, so two registrations of different bytes of
+ * one page map it twice.
+ */
 static int reg_overlaps(uintptr_t lo, uintptr_t hi)
 {
 	int hit = 0;
 
+	lo &= ~(uintptr_t)4095;
+	hi = (hi + 4095) & ~(uintptr_t)4095;
 	pthread_mutex_lock(&st_lock);
 	for (int i = 0; i < nregs && !hit; i++)
 		hit = lo < regs[i].hi && regs[i].lo < hi;
@@ -833,6 +839,7 @@ static void run_call1(const struct call *c, int th)
 
 	case OP_REGISTER: {
 		uint64_t off = val(c->b, POOL_BYTES, al, &s), sz;
+		int is_reg;
 
 		if (off > POOL_BYTES)
 			off = POOL_BYTES;
@@ -847,12 +854,19 @@ static void run_call1(const struct call *c, int th)
 		}
 		a.br.size = sz;
 		cmd = cmd_of(FDMA_IOC_BUF_REGISTER, c->flags, a.raw);
-		/* See regs: skipped where the DMA API's debug could not tell two apart. */
-		if (no_overlap && cmd == FDMA_IOC_BUF_REGISTER && !c->spoil &&
-		    reg_overlaps(a.br.addr, a.br.addr + sz))
+		/*
+		 * See regs: skipped where the DMA API's debug could not tell two
+		 * apart. Whatever the spoiling and the variant of the number:
+		 * the driver may take an odd address, a flag, or the read-only
+		 * page too.
+		 */
+		is_reg = _IOC_TYPE(cmd) == _IOC_TYPE(FDMA_IOC_BUF_REGISTER) &&
+			 _IOC_NR(cmd) == _IOC_NR(FDMA_IOC_BUF_REGISTER);
+		if (no_overlap && is_reg && reg_overlaps(a.br.addr, a.br.addr + sz))
 			break;
-		if (!xioctl(c->op, fd, cmd, argp(&a, c->flags)) && cmd == FDMA_IOC_BUF_REGISTER) {
-			remember(fi, c->slot, a.br.handle, sz, 0);
+		if (!xioctl(c->op, fd, cmd, argp(&a, c->flags)) && is_reg) {
+			if (cmd == FDMA_IOC_BUF_REGISTER)
+				remember(fi, c->slot, a.br.handle, sz, 0);
 			reg_add(fi, a.br.handle, a.br.addr, a.br.addr + sz);
 		}
 		break;
@@ -861,6 +875,8 @@ static void run_call1(const struct call *c, int th)
 	case OP_IMPORT: {
 		const int fds[] = { udma_fd, texp_fd, -1, fd, efd, closed_fd };
 		uint64_t off;
+		uintptr_t key;
+		int is_imp;
 
 		a.bi.fd = fds[fsel(c->flags, 0, 6)];
 		if ((a.bi.fd == udma_fd || a.bi.fd == texp_fd) && a.bi.fd < 0)
@@ -873,8 +889,22 @@ static void run_call1(const struct call *c, int th)
 		if (c->spoil == 2)
 			a.bi.rsvd0 = 1;
 		cmd = cmd_of(FDMA_IOC_BUF_IMPORT, c->flags, a.raw);
-		if (!xioctl(c->op, fd, cmd, argp(&a, c->flags)) && cmd == FDMA_IOC_BUF_IMPORT)
-			remember(fi, c->slot, a.bi.handle, a.bi.size, 0);
+		/*
+		 * See regs: two live imports of one dma-buf map its pages twice
+		 * (an exporter maps the whole buffer for each attachment), so
+		 * where the DMA API's debug is on, one at a time per dma-buf
+		 * (a made-up range per descriptor stands for its pages).
+		 */
+		is_imp = _IOC_TYPE(cmd) == _IOC_TYPE(FDMA_IOC_BUF_IMPORT) &&
+			 _IOC_NR(cmd) == _IOC_NR(FDMA_IOC_BUF_IMPORT) && a.bi.fd >= 0;
+		key = ((uintptr_t)1 << 62) + (uintptr_t)a.bi.fd * 8192;
+		if (no_overlap && is_imp && reg_overlaps(key, key + 1))
+			break;
+		if (!xioctl(c->op, fd, cmd, argp(&a, c->flags)) && is_imp) {
+			if (cmd == FDMA_IOC_BUF_IMPORT)
+				remember(fi, c->slot, a.bi.handle, a.bi.size, 0);
+			reg_add(fi, a.bi.handle, key, key + 1);
+		}
 		break;
 	}
 
