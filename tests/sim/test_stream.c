@@ -26,6 +26,19 @@ static void get_frame_at(struct fdma_dev *dev, struct fdma_stream *s, struct fdm
 	sim_assert_err(dev, ret, 0, NULL, "fdma_stream_get()", file, line);
 }
 
+/* Get n whole frames of len bytes, numbered from 0, checked and released. */
+static void get_numbered_frames(struct fdma_dev *dev, struct fdma_stream *s, uint32_t n,
+				uint32_t len)
+{
+	struct fdma_frame f;
+
+	for (uint32_t k = 0; k < n; k++) {
+		get_frame(dev, s, &f);
+		assert_int_equal(sim_check_frame(&f, len), k);
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+}
+
 /* Does the channel flag the first frame after drops (struct fdma_chan_info)? */
 static bool flags_overruns(struct fdma_dev *dev, int ch)
 {
@@ -156,11 +169,7 @@ static void test_generator_off_mid_frame(void **state)
 	fdma_stream_close(s);
 	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
 	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 65536, 0, 1));
-	for (uint32_t k = 0; k < 4; k++) {
-		get_frame(dev, s, &f);
-		assert_int_equal(sim_check_frame(&f, 65536), k);
-		assert_fdma_ok(dev, fdma_stream_release(s, &f));
-	}
+	get_numbered_frames(dev, s, 4, 65536);
 	fdma_stream_close(s);
 	fdma_close(dev);
 }
@@ -180,11 +189,7 @@ static void test_frame_too_big(void **state)
 	fdma_stream_close(s);
 	/* Buffers big enough: whole frames again, numbered from 0 after the reset. */
 	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
-	for (uint32_t k = 0; k < 10; k++) {
-		get_frame(dev, s, &f);
-		assert_int_equal(sim_check_frame(&f, 65536), k);
-		assert_fdma_ok(dev, fdma_stream_release(s, &f));
-	}
+	get_numbered_frames(dev, s, 10, 65536);
 	fdma_stream_close(s);
 	fdma_close(dev);
 }
@@ -192,9 +197,10 @@ static void test_frame_too_big(void **state)
 /*
  * A frame longer than the model builds (FDMA_TGEN_MODEL_MAX): its
  * generator stays idle, and the channel still resets at once (the RTL's
- * generator is still computing the frame's CRC then, and resets too). It used to
- * build a frame of up to 4 GiB in memory, deaf to the reset meanwhile,
- * which the driver then took for a channel that never acknowledges.
+ * generator is still computing the frame's CRC then, and resets too). It
+ * used to build a frame of up to 4 GiB in memory, deaf to the reset
+ * meanwhile, which the driver then took for a channel that never
+ * acknowledges.
  */
 static void test_frame_longer_than_model(void **state)
 {
@@ -218,11 +224,7 @@ static void test_frame_longer_than_model(void **state)
 	/* A length it builds: frames from 0 again. */
 	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
 	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 65536, 0, 1));
-	for (uint32_t k = 0; k < 4; k++) {
-		get_frame(dev, s, &f);
-		assert_int_equal(sim_check_frame(&f, 65536), k);
-		assert_fdma_ok(dev, fdma_stream_release(s, &f));
-	}
+	get_numbered_frames(dev, s, 4, 65536);
 	fdma_stream_close(s);
 	fdma_close(dev);
 }
