@@ -1080,6 +1080,22 @@ static int free_handle(struct ctx *c, char *why, size_t wl)
 	return 0;
 }
 
+/*
+ * A buffer operation's undo: free what the step made, make it again
+ * without a fault (the operation still works), and free that too.
+ */
+static int redo_buffer(struct ctx *c, int (*act)(struct ctx *c), const char *what, char *why,
+		       size_t wl)
+{
+	int ret = free_handle(c, why, wl);
+
+	if (!ret && (ret = act(c)))
+		snprintf(why, wl, "%s again without a fault: %s", what, strerror(-ret));
+	if (!ret)
+		ret = free_handle(c, why, wl);
+	return ret;
+}
+
 /* init: fdma.ko's module init with no device to bind (driver_override). */
 static int init_prep(struct ctx *c, char *why, size_t wl)
 {
@@ -1221,11 +1237,7 @@ static int alloc_act(struct ctx *c)
 
 static int alloc_undo(struct ctx *c, int ret, char *why, size_t wl)
 {
-	ret = free_handle(c, why, wl);
-	if (!ret && (ret = alloc_act(c)))
-		snprintf(why, wl, "BUF_ALLOC again without a fault: %s", strerror(-ret));
-	if (!ret)
-		ret = free_handle(c, why, wl);
+	ret = redo_buffer(c, alloc_act, "BUF_ALLOC", why, wl);
 	close(c->fd);
 	return ret;
 }
@@ -1258,11 +1270,7 @@ static int reg_act(struct ctx *c)
 
 static int reg_undo(struct ctx *c, int ret, char *why, size_t wl)
 {
-	ret = free_handle(c, why, wl);
-	if (!ret && (ret = reg_act(c)))
-		snprintf(why, wl, "BUF_REGISTER again without a fault: %s", strerror(-ret));
-	if (!ret)
-		ret = free_handle(c, why, wl);
+	ret = redo_buffer(c, reg_act, "BUF_REGISTER", why, wl);
 	close(c->fd);
 	munmap(c->mem, BUF_LEN);
 	return ret;
@@ -1309,11 +1317,7 @@ static int import_act(struct ctx *c)
 
 static int import_undo(struct ctx *c, int ret, char *why, size_t wl)
 {
-	ret = free_handle(c, why, wl);
-	if (!ret && (ret = import_act(c)))
-		snprintf(why, wl, "BUF_IMPORT again without a fault: %s", strerror(-ret));
-	if (!ret)
-		ret = free_handle(c, why, wl);
+	ret = redo_buffer(c, import_act, "BUF_IMPORT", why, wl);
 	close(c->fd2);
 	close(c->fd);
 	return ret;
@@ -1352,11 +1356,7 @@ static int nvp2p_act(struct ctx *c)
 
 static int nvp2p_undo(struct ctx *c, int ret, char *why, size_t wl)
 {
-	ret = free_handle(c, why, wl);
-	if (!ret && (ret = nvp2p_act(c)))
-		snprintf(why, wl, "BUF_NVP2P again without a fault: %s", strerror(-ret));
-	if (!ret)
-		ret = free_handle(c, why, wl);
+	ret = redo_buffer(c, nvp2p_act, "BUF_NVP2P", why, wl);
 	if (ioctl(c->fd2, GPU_FREE, &c->gva) && !ret) {
 		snprintf(why, wl, "GPU_FREE: %s", strerror(errno));
 		ret = -EIO;
