@@ -43,34 +43,6 @@
 
 static char dev[64];
 
-/* VmLck of this process in bytes, or -1. */
-static long vmlck(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb < 0 ? -1 : kb * KIB;
-}
-
-/* Wait up to 3 s for VmLck to reach want (a charge returned by the driver's work item). */
-static long vmlck_wait(long want)
-{
-	long v = vmlck();
-
-	for (int i = 0; i < 300 && v != want; i++) {
-		usleep(10000);
-		v = vmlck();
-	}
-	return v;
-}
-
 static int set_memlock(long bytes)
 {
 	struct rlimit r = { .rlim_cur = (rlim_t)bytes, .rlim_max = (rlim_t)bytes };
@@ -97,7 +69,7 @@ static int drop_cap_ipc_lock(void)
 /* Check VmLck == want now; 0, or -1 after vt_fail. */
 static int lck_is(const char *T, const char *when, long want)
 {
-	long v = vmlck();
+	long v = vi_vmlck();
 
 	if (v == want)
 		return 0;
@@ -151,7 +123,7 @@ static void test_cap(struct vi_dev *d, long base)
 	ret = lck_is(T, "with CAP_IPC_LOCK, 256 KiB allocated", base + LIMIT);
 	vi_free(d, &b);
 	setrlimit(RLIMIT_MEMLOCK, &old);
-	if (!ret && vmlck_wait(base) != base)
+	if (!ret && vi_vmlck_wait(base) != base)
 		ret = lck_is(T, "freed and unmapped (3 s)", base);
 	if (!ret)
 		vt_pass(T);
@@ -223,7 +195,7 @@ static int limited(long base)
 	    full(T, &d, "allocated again"))
 		return 1;
 	vi_free(&d, &c);
-	if (vmlck_wait(base + HALF) != base + HALF) {
+	if (vi_vmlck_wait(base + HALF) != base + HALF) {
 		lck_is(T, "another free + munmap, after 3 s", base + HALF);
 		return 1;
 	}
@@ -250,9 +222,9 @@ static int limited(long base)
 		if (k % 5 == 4) {
 			/* Registered memory draws from the same limit. */
 			ret = vi_register(&d, LIMIT - 4096, 0, &x[0]);
-			if (!ret && vmlck() < base + LIMIT - 4096) {
+			if (!ret && vi_vmlck() < base + LIMIT - 4096) {
 				vt_fail(T, "round %d: registered 252 KiB, VmLck %ld KiB", k,
-					vmlck() / KIB);
+					vi_vmlck() / KIB);
 				return 1;
 			}
 			if (!ret)
@@ -267,7 +239,7 @@ static int limited(long base)
 			ret = vi_alloc(&d, HALF, &x[i]);
 			if (ret) {
 				vt_fail(T, "round %d: allocating buffer %d: %s (VmLck %ld KiB)", k,
-					i, strerror(-ret), vmlck() / KIB);
+					i, strerror(-ret), vi_vmlck() / KIB);
 				return 1;
 			}
 			x[i].p[k % HALF] = (uint8_t)k;
@@ -288,7 +260,7 @@ static int limited(long base)
 			}
 		}
 	}
-	if (vmlck_wait(base) != base) {
+	if (vi_vmlck_wait(base) != base) {
 		lck_is(T, "after 300 rounds (3 s)", base);
 		return 1;
 	}
@@ -298,7 +270,7 @@ static int limited(long base)
 		return 1;
 	}
 	vi_free(&d, &a);
-	if (vmlck_wait(base) != base) {
+	if (vi_vmlck_wait(base) != base) {
 		lck_is(T, "at the end", base);
 		return 1;
 	}
@@ -324,7 +296,7 @@ static int limited(long base)
 		return 1;
 	munmap(b.p, b.size);
 	/* The file's release (at the last munmap) freed a; b comes back via munmap. */
-	if (vmlck_wait(base) != base) {
+	if (vi_vmlck_wait(base) != base) {
 		lck_is(T, "closed and both unmapped (3 s)", base);
 		return 1;
 	}
@@ -380,7 +352,7 @@ static int limited(long base)
 			vt_fail(T, "child: status 0x%x", status);
 			return 1;
 		}
-		if (vmlck_wait(base) != base) {
+		if (vi_vmlck_wait(base) != base) {
 			lck_is(T, "the child exited (3 s)", base);
 			return 1;
 		}
@@ -392,7 +364,7 @@ static int limited(long base)
 		vi_free(&d, &a);
 	}
 	vi_close(&d);
-	if (vmlck_wait(base) != base) {
+	if (vi_vmlck_wait(base) != base) {
 		lck_is(T, "at the end", base);
 		return 1;
 	}
@@ -415,7 +387,7 @@ int main(void)
 	snprintf(dev, sizeof(dev), "%s", d.name);
 	bufs0 = vi_nbufs(dev);
 	coh0 = vt_attr_ll(dev, "allocated_bytes");
-	base = vmlck();
+	base = vi_vmlck();
 	if (base < 0) {
 		vt_fail("memlock_cap", "no VmLck in /proc/self/status");
 		return 1;
@@ -425,7 +397,7 @@ int main(void)
 
 	pid = fork();
 	if (pid == 0)
-		_exit(limited(vmlck()));
+		_exit(limited(vi_vmlck()));
 	waitpid(pid, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		if (!WIFEXITED(status))

@@ -347,6 +347,37 @@ static inline int vi_check_cpl(const struct fdma_cq_entry *e, int n, uint64_t ba
 #define VI_DEBUGFS	"/sys/kernel/debug/fdma"
 
 /* User pages pinned by the driver, all devices (debugfs), or -1. */
+/* VmLck of this process in bytes, or -1. */
+static inline long vi_vmlck(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb * 1024L;
+}
+
+/*
+ * VmLck once it is want, or after 3 s: a charge whose buffer went with
+ * munmap() comes back from the driver's work item, not at once.
+ */
+static inline long vi_vmlck_wait(long want)
+{
+	long v = vi_vmlck();
+
+	for (int i = 0; i < 300 && v != want; i++) {
+		usleep(10000);
+		v = vi_vmlck();
+	}
+	return v;
+}
+
 static inline long long vi_pinned_total(void)
 {
 	return vt_read_ll(VI_DEBUGFS "/pinned_pages");
