@@ -49,6 +49,7 @@
 #define XDMA_TARGET_C2H		1u
 #define XDMA_TARGET_IRQ		2u
 #define XDMA_TARGET_CFG		3u
+#define XDMA_TARGET_SGC		6u	/* the SGDMA common block */
 
 /* ---- channel block (H2C 0x0000, C2H 0x1000, + n * 0x100) ---------------- */
 #define XDMA_CH_CTRL		0x04u	/* read/write */
@@ -64,6 +65,22 @@
 #define XDMA_CH_IE		0x90u	/* interrupt enable mask (status bits that interrupt) */
 #define XDMA_CH_IE_W1S		0x94u
 #define XDMA_CH_IE_W1C		0x98u
+/*
+ * Performance monitor: clock cycles and data beats (one per datapath word
+ * read) while armed and the channel's RUN is set; 42-bit counts, the high
+ * words [9:0] with bit 16 set once the count hit its maximum.
+ */
+#define XDMA_CH_PMON_CTRL	0xc0u
+#define XDMA_CH_PMON_CYC_LO	0xc4u
+#define XDMA_CH_PMON_CYC_HI	0xc8u
+#define XDMA_CH_PMON_DAT_LO	0xccu
+#define XDMA_CH_PMON_DAT_HI	0xd0u
+#define XDMA_PMON_AUTO		(1u << 0)	/* stop after a STOP descriptor; clear at RUN's rise */
+#define XDMA_PMON_CLEAR		(1u << 1)	/* write-only: clear both counts */
+#define XDMA_PMON_RUN		(1u << 2)	/* armed */
+#define XDMA_PMON_HI_BITS	0x3ffu
+#define XDMA_PMON_MAXED		(1u << 16)
+#define XDMA_PMON_MAX		((1ull << 42) - 1)
 
 #define XDMA_ALIGN_ADDR(v)	(((v) >> 16) & 0xffu)
 #define XDMA_ALIGN_LEN(v)	(((v) >> 8) & 0xffu)
@@ -94,7 +111,7 @@
 #define XDMA_ST_COMPLETED	(1u << 2)	/* completed a descriptor with COMPLETED */
 #define XDMA_ST_ALIGN		(1u << 3)	/* source and destination misaligned to each other */
 #define XDMA_ST_MAGIC		(1u << 4)	/* a descriptor without the magic: stopped */
-#define XDMA_ST_LEN		(1u << 5)	/* stream length not a multiple of the data width */
+#define XDMA_ST_LEN		(1u << 5)	/* a length the channel does not take (stream: data width) */
 #define XDMA_ST_IDLE		(1u << 6)	/* idle after RUN fell */
 /* Data read errors: H2C reads host memory ([9] UR, [10] CA, [11] parity, [12] EP), C2H card memory */
 #define XDMA_ST_READ_ERR	(0x1fu << 9)
@@ -141,9 +158,25 @@
 /* ---- config block (0x3000) ---------------------------------------------- */
 #define XDMA_CFG_MPS		0x08u	/* log2(MPS) - 7 */
 #define XDMA_CFG_MRRS		0x0cu	/* log2(MRRS) - 7 */
+#define XDMA_CFG_SYSTEM_ID	0x10u	/* 0xff01 */
+#define XDMA_CFG_MSI_EN		0x14u	/* [0] MSI, [1] MSI-X enabled in config space */
 #define XDMA_CFG_DATA_WIDTH	0x18u	/* 0: 64, 1: 128, 2: 256, 3: 512 bits */
+#define XDMA_CFG_PCIE_CTRL	0x1cu	/* [0] relaxed ordering on read requests (reset 1) */
+/* AXI user payload / read request: [6:4] effective (ro), [2:0] programmed (rw), log2 - 7. */
+#define XDMA_CFG_USER_MPS	0x40u
+#define XDMA_CFG_USER_MRRS	0x44u
+#define XDMA_CFG_WR_FLUSH	0x60u	/* [4:0] AXI-ST C2H write flush timeout, 2^N clocks (0: off) */
+
+/* ---- MSI-X (0x8000): 32 vectors, 16 DMA and 16 user ---------------------- */
+#define XDMA_MSIX_VECTORS	32u
+#define XDMA_MSIX_TABLE		0x000u	/* 16 bytes a vector: address lo, hi, data, control */
+#define XDMA_MSIX_PBA		0xfe0u	/* pending bits, one per vector */
+#define XDMA_MSIX_CTRL_MASK	(1u << 0)
 
 /* ---- SGDMA common (0x6000) ---------------------------------------------- */
+#define XDMA_SGC_DESC_CTRL	0x10u	/* descriptor engine control; W1S 0x14, W1C 0x18 */
+#define XDMA_SGC_DESC_CTRL_W1S	0x14u
+#define XDMA_SGC_DESC_CTRL_W1C	0x18u
 #define XDMA_SGC_CREDIT_EN	0x20u	/* [19:16] C2H channels, [3:0] H2C: credit mode on */
 #define XDMA_SGC_CREDIT_EN_W1S	0x24u
 #define XDMA_SGC_CREDIT_EN_W1C	0x28u

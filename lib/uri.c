@@ -160,7 +160,7 @@ static int parse_cpus(const char *val, cpu_set_t *set, char *why, size_t whylen)
 }
 
 #define KNOWN_OPTS \
-	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams loop wire bytes memcpy mem ring maxdesc coal coal_us fault wb rtl cpus poll_us busy_us"
+	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams loop wire bytes memcpy mem ring maxdesc coal coal_us fault wb rtl cpus poll_us busy_us align"
 
 /* The option's bit in the "seen" mask (its place in KNOWN_OPTS), or -1. */
 static int opt_index(const char *key)
@@ -330,6 +330,15 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 		} else if (!strcmp(key, "poll_us")) {
 			ret = get_num(key, val, 0, 1000000, &v, why, whylen);
 			o->model.poll_us = (unsigned int)v;
+		} else if (!strcmp(key, "align")) {
+			/* A design built with a larger alignment than the IP's 1 byte. */
+			ret = get_num(key, val, 1, 4096, &v, why, whylen);
+			if (!ret && (v & (v - 1))) {
+				snprintf(why, whylen, "bad value '%s' for option 'align': expected a power of 2 in 1..4096", val);
+				ret = -EINVAL;
+			}
+			if (!ret)
+				o->model.align_log2 = (unsigned int)__builtin_ctzll(v);
 		} else if (!strcmp(key, "busy_us")) {
 			/* Below the library's and the driver's reset timeouts, which wait for BUSY. */
 			ret = get_num(key, val, 0, 100000, &v, why, whylen);
@@ -394,6 +403,18 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 			 "busy_us= is the XDMA model's (BUSY after a chain's end): it needs engine=xdma");
 		ret = -EINVAL;
 	}
+	if (!ret && (seen & 1u << opt_index("align")) && o->eng != &fdma_eng_xdma) {
+		snprintf(why, whylen,
+			 "align= is the XDMA model's (a design's memory-mapped alignment): it needs engine=xdma; the FDMA model's is 64");
+		ret = -EINVAL;
+	}
+	/*
+	 * XDMA's memory-mapped channels take any address and length (PG195,
+	 * "Address Alignment", "Length Granularity"; a card reads 0x00010140
+	 * at 0x4C): the IP's alignment unless align= says the design's.
+	 */
+	if (!ret && o->eng == &fdma_eng_xdma && !(seen & 1u << opt_index("align")))
+		o->model.align_log2 = 0;
 	if (!ret && o->rtl && o->eng != &fdma_eng_fdma) {
 		snprintf(why, whylen, "the RTL is the FDMA engine: rtl=1 does not go with engine=%s",
 			 o->eng->name);

@@ -183,6 +183,13 @@ double fdma_link_raw_Bps(const struct fdma_link_cfg *c)
 	return (double)c->lanes * lane_Bps(c->gen) * LINK_SKP_EFF;
 }
 
+double fdma_link_clock_hz(const struct fdma_link_cfg *c)
+{
+	if (!valid(c))
+		return 0.0;
+	return (double)c->lanes * lane_Bps(c->gen) / 8.0;
+}
+
 /* Fraction of the raw rate pcie-bench charges for Acks and FC updates. */
 static double dllp_frac(const struct fdma_link_cfg *c)
 {

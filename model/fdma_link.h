@@ -75,6 +75,11 @@ const char *fdma_link_bad_field(const struct fdma_link_cfg *c);
  * lanes * R * 0.997 */
 double fdma_link_raw_Bps(const struct fdma_link_cfg *c);
 
+/* Hz of a 64-bit datapath that carries the link's encoded rate (lanes * R
+ * / 8 bytes): the clock of an XDMA with a 64-bit AXI interface, 62.5 MHz
+ * at gen2 x1 */
+double fdma_link_clock_hz(const struct fdma_link_cfg *c);
+
 /* bytes/s per direction left for TLPs: raw, less the DLLP term if enabled */
 double fdma_link_tlp_Bps(const struct fdma_link_cfg *c);
 

@@ -103,6 +103,8 @@ struct fdma_model_cfg {
 struct fdma_model_host {
 	void *(*dma)(void *ctx, uint64_t bus, uint64_t len);
 	void (*irq)(void *ctx, unsigned int vector);
+	/* XDMA in INTx mode (xdma_model_set_intx()): the level changed; may be NULL. */
+	void (*intx)(void *ctx, bool level);
 	void *ctx;
 };
 

@@ -54,6 +54,14 @@ struct xch {
 	bool line;		/* interrupt level */
 	bool stuck, rogue, lose_irq, eop_prev;
 
+	/*
+	 * Performance monitor (under m->lock): ns counted so far and since
+	 * when (0: not counting), data beats, the AUTO stop after a STOP.
+	 */
+	u32 pm_ctrl;
+	u64 pm_ns, pm_since, pm_beats;
+	bool pm_done;
+
 	/* faults armed through the test block */
 	enum fdma_fault arm_kind;
 	u64 arm_left;
@@ -90,8 +98,17 @@ struct xdma_model {
 	u32 chan_en, user_en, user_req;
 	u32 chan_vec[2], user_vec[4];
 	u32 mdbg[64];		/* the test block, 0xf00.. of BAR 1 */
+	u32 sgc_ctrl, sgc_credit;	/* the SGDMA common block: kept, not applied */
+	u32 cfg_pcie_ctrl, cfg_user_mps, cfg_user_mrrs, cfg_wr_flush;	/* config block: kept */
+	/*
+	 * The MSI-X table, as the IP keeps it in its DMA BAR: written by the
+	 * host's MSI-X code, read back; the messages themselves go through
+	 * host.irq (the proxy's carrier, or libfdma's in-process callback).
+	 */
+	u32 msix[XDMA_MSIX_VECTORS][4];
 	u32 scratch;
 	u64 desc_count, faults;
+	double pm_hz;		/* the performance monitor's clock (fdma_link_clock_hz()) */
 	struct fdma_link_clock clk[2];
 	/*
 	 * Vectors (bit per vector, 5-bit numbers) whose message is decided
@@ -100,6 +117,17 @@ struct xdma_model {
 	 * lock still held by the thread that woke it.
 	 */
 	atomic_uint msi_pending;
+	/*
+	 * INTx mode (xdma_model_set_intx()): the level, decided under the
+	 * lock, and whether it changed since host.intx last heard of it.
+	 */
+	bool intx;
+	atomic_bool intx_level, intx_dirty;
+	/*
+	 * One report at a time: a thread that took intx_dirty reports the
+	 * level it reads after, so the last report is the last level.
+	 */
+	pthread_mutex_t intx_lock;
 	struct xch ch[NCH];	/* [0..3] H2C, [4..7] C2H */
 	struct fdma_wire wires[XDMA_MAX_CHAN];
 };
@@ -119,10 +147,17 @@ static void msi_post(struct xdma_model *m, u32 vec)
 	atomic_fetch_or(&m->msi_pending, 1u << vec);
 }
 
-/* Send the messages posted (lock not held). */
+/* Send the messages posted and a changed INTx level (lock not held). */
 static void msi_flush(struct xdma_model *m)
 {
 	u32 v = atomic_exchange(&m->msi_pending, 0);
+
+	if (atomic_load(&m->intx_dirty)) {
+		pthread_mutex_lock(&m->intx_lock);
+		if (atomic_exchange(&m->intx_dirty, false) && m->host.intx)
+			m->host.intx(m->host.ctx, atomic_load(&m->intx_level));
+		pthread_mutex_unlock(&m->intx_lock);
+	}
 
 	while (v) {
 		u32 vec = (u32)__builtin_ctz(v);
@@ -139,7 +174,7 @@ static void msi_flush(struct xdma_model *m)
  */
 static bool msi_flush_unlocked(struct xdma_model *m)
 {
-	if (!atomic_load(&m->msi_pending))
+	if (!atomic_load(&m->msi_pending) && !atomic_load(&m->intx_dirty))
 		return false;
 	pthread_mutex_unlock(&m->lock);
 	msi_flush(m);
@@ -152,12 +187,33 @@ static u32 vec_of(const u32 *regs, u32 i)
 	return (regs[i / 4] >> XDMA_IRQ_VEC_SHIFT(i)) & 0x1f;
 }
 
-/* The level is the status bits the IE mask lets through; a message goes on its rising edge. */
+static u32 req_bits(struct xdma_model *m);
+
+/* INTx (lock held): the level is the channel pending register's being non-zero. */
+static void intx_eval(struct xdma_model *m)
+{
+	bool level = m->intx && (req_bits(m) & m->chan_en) != 0;
+
+	if (level != atomic_load(&m->intx_level)) {
+		atomic_store(&m->intx_level, level);
+		atomic_store(&m->intx_dirty, true);
+	}
+}
+
+/*
+ * The level is the status bits the IE mask lets through; a message goes
+ * on its rising edge, or in INTx mode the function's level follows.
+ */
 static void irq_eval(struct xch *c)
 {
 	struct xdma_model *m = c->m;
 	bool line = (c->status & c->ie & ~XDMA_ST_BUSY) != 0;
 
+	if (m->intx) {
+		c->line = line;
+		intx_eval(m);
+		return;
+	}
 	if (line && !c->line && (m->chan_en & c->bit)) {
 		if (c->lose_irq)
 			c->lose_irq = false;
@@ -170,6 +226,10 @@ static void irq_eval(struct xch *c)
 /* Channels whose line is high when their enable bit turns on: their message goes now. */
 static void irq_enable(struct xdma_model *m, u32 was)
 {
+	if (m->intx) {
+		intx_eval(m);
+		return;
+	}
 	for (u32 i = 0; i < NCH; i++) {
 		struct xch *c = &m->ch[i];
 
@@ -180,6 +240,9 @@ static void irq_enable(struct xdma_model *m, u32 was)
 
 static void user_irq(struct xdma_model *m, u32 bits)
 {
+	/* INTx: the test block's strobe is a pulse, not a request held until acknowledged. */
+	if (m->intx)
+		return;
 	for (u32 k = 0; k < XDMA_USER_IRQS; k++)
 		if ((bits & (1u << k)) && (m->user_en & (1u << k)))
 			msi_post(m, vec_of(m->user_vec, k));
@@ -204,6 +267,11 @@ static void event(struct xch *c, u32 st_bit)
 
 /* ---- the chain ----------------------------------------------------------- */
 
+/*
+ * The poll-mode write-back: the completed count, at a descriptor with
+ * COMPLETED (PG195) and, with bit 31 set, when an error stops the chain
+ * (as Xilinx's driver reads it).
+ */
 static void write_wb(struct xch *c, bool err)
 {
 	struct xdma_model *m = c->m;
@@ -228,6 +296,60 @@ static void stop_err(struct xch *c, u32 st_bit)
 	irq_eval(c);
 }
 
+/* ---- performance monitor ------------------------------------------------- */
+
+/* Counting: armed, the channel's RUN set, and (AUTO) no STOP descriptor done since it rose. */
+static bool pm_counting(const struct xch *c)
+{
+	return (c->pm_ctrl & XDMA_PMON_RUN) && (c->ctrl & XDMA_CTRL_RUN) && !c->pm_done;
+}
+
+/*
+ * After anything that may start or stop the count (lock held): the time
+ * since pm_since was counted, and counting goes on from now or stops.
+ */
+static void pm_update(struct xch *c)
+{
+	u64 now = fdma_mnow_ns();
+
+	if (c->pm_since)
+		c->pm_ns += now - c->pm_since;
+	c->pm_since = pm_counting(c) ? now : 0;
+}
+
+static void pm_clear(struct xch *c)
+{
+	c->pm_ns = 0;
+	c->pm_beats = 0;
+	c->pm_since = pm_counting(c) ? fdma_mnow_ns() : 0;
+}
+
+/* A 42-bit count's word: low, or high (bits 41:32, and MAXED once it saturated). */
+static u32 pm_word(u64 v, bool hi)
+{
+	bool maxed = v > XDMA_PMON_MAX;
+
+	if (maxed)
+		v = XDMA_PMON_MAX;
+	if (!hi)
+		return (u32)v;
+	return ((u32)(v >> 32) & XDMA_PMON_HI_BITS) | (maxed ? XDMA_PMON_MAXED : 0);
+}
+
+static u64 pm_cycles(const struct xch *c)
+{
+	u64 ns = c->pm_ns + (c->pm_since ? fdma_mnow_ns() - c->pm_since : 0);
+
+	return (u64)((double)ns * c->m->pm_hz / 1e9);
+}
+
+/* Data beats of one descriptor: the 64-bit words its source spans, as the datapath reads them. */
+static void pm_data(struct xch *c, u64 src, u32 len)
+{
+	if (pm_counting(c))
+		c->pm_beats += ((src & 7) + len + 7) / 8;
+}
+
 static void run_edge(struct xch *c)
 {
 	c->status = XDMA_ST_BUSY;
@@ -246,6 +368,13 @@ static void ctrl_write(struct xch *c, u32 val)
 	u32 was = c->ctrl;
 
 	c->ctrl = val;
+	/* RUN rising re-arms an AUTO monitor with its counts cleared. */
+	if ((val & XDMA_CTRL_RUN) && !(was & XDMA_CTRL_RUN)) {
+		c->pm_done = false;
+		if (c->pm_ctrl & XDMA_PMON_AUTO)
+			pm_clear(c);
+	}
+	pm_update(c);
 	if ((val & XDMA_CTRL_RUN) && !(was & XDMA_CTRL_RUN)) {
 		/* Still busy after the last chain (cfg.busy_us): the edge goes unseen. */
 		if (!c->tail_ns)
@@ -472,7 +601,11 @@ static bool run_one(struct xch *c)
 	bool stop, eop = false, pn = paced(m);
 	void *host = NULL;
 	bool bad_card = false;
-	/* PG195: AXI-ST takes any address and length, but C2H descriptors are multiples of 64. */
+	/*
+	 * PG195: AXI-ST takes any address and length, but C2H descriptors are
+	 * multiples of 64; AXI-MM takes any (align_log2 0, the default), or a
+	 * design's larger alignment (align=) on both addresses and the length.
+	 */
 	bool bytes = c->stream && m->cfg.stream_bytes;
 	u32 amask = bytes ? 0 : (1u << m->cfg.align_log2) - 1;
 	u32 lmask = bytes ? (c->c2h ? 63u : 0) : amask;
@@ -502,8 +635,13 @@ static bool run_one(struct xch *c)
 	len = d.len & XDMA_DESC_LEN_MAX;
 	src = addr64(d.src_lo, d.src_hi);
 	dst = addr64(d.dst_lo, d.dst_hi);
-	if (!len || (len & lmask) || ((c->c2h ? dst : src) & amask)) {
-		stop_err(c, c->stream ? XDMA_ST_LEN : XDMA_ST_ALIGN);
+	/* A length rule broken is a length error; an address one, an alignment mismatch. */
+	if (!len || (len & lmask)) {
+		stop_err(c, XDMA_ST_LEN);
+		return false;
+	}
+	if (((c->c2h ? dst : src) & amask) || (!c->stream && ((c->c2h ? src : dst) & amask))) {
+		stop_err(c, XDMA_ST_ALIGN);
 		return false;
 	}
 	if (c->wire)
@@ -648,9 +786,17 @@ static bool run_one(struct xch *c)
 			wake(c->peer);
 	}
 	c->completed++;
-	write_wb(c, false);
+	/* A stream C2H descriptor's data comes from the stream, its src is the result record. */
+	pm_data(c, c->stream && c->c2h ? 0 : src, c->stream && c->c2h ? piece : len);
+	/* PG195: the count is written back when a descriptor with COMPLETED completes. */
+	if (d.ctrl & XDMA_DESC_COMPLETED)
+		write_wb(c, false);
 	if (d.ctrl & XDMA_DESC_COMPLETED)
 		event(c, XDMA_ST_COMPLETED);
+	if (stop && (c->pm_ctrl & XDMA_PMON_AUTO)) {
+		c->pm_done = true;
+		pm_update(c);
+	}
 	if (stop) {
 		if (m->cfg.busy_us) {
 			/*
@@ -783,7 +929,11 @@ static u32 chan_read(struct xch *c, u32 reg)
 	case XDMA_CH_ALIGN: {
 		u32 a = 1u << c->m->cfg.align_log2, l = a;
 
-		/* What PG195 gives AXI-ST; C2H's 64-byte descriptors as its length granularity. */
+		/*
+		 * AXI-MM: the design's alignment, 1 on the IP (a card with 64-bit
+		 * addressing reads 0x00010140). AXI-ST: what PG195 gives it, with
+		 * C2H's 64-byte descriptors as its length granularity.
+		 */
 		if (c->stream && c->m->cfg.stream_bytes) {
 			a = 1;
 			l = c->c2h ? 64 : 1;
@@ -798,6 +948,14 @@ static u32 chan_read(struct xch *c, u32 reg)
 	case XDMA_CH_IE_W1S:
 	case XDMA_CH_IE_W1C:
 		return c->ie;
+	case XDMA_CH_PMON_CTRL:
+		return c->pm_ctrl;
+	case XDMA_CH_PMON_CYC_LO:
+	case XDMA_CH_PMON_CYC_HI:
+		return pm_word(pm_cycles(c), reg == XDMA_CH_PMON_CYC_HI);
+	case XDMA_CH_PMON_DAT_LO:
+	case XDMA_CH_PMON_DAT_HI:
+		return pm_word(c->pm_beats, reg == XDMA_CH_PMON_DAT_HI);
 	default:
 		return 0;
 	}
@@ -836,6 +994,12 @@ static void chan_write(struct xch *c, u32 reg, u32 val)
 	case XDMA_CH_IE_W1C:
 		c->ie &= ~val;
 		irq_eval(c);
+		break;
+	case XDMA_CH_PMON_CTRL:
+		c->pm_ctrl = val & (XDMA_PMON_AUTO | XDMA_PMON_RUN);
+		if (val & XDMA_PMON_CLEAR)
+			pm_clear(c);
+		pm_update(c);
 		break;
 	default:
 		break;
@@ -953,6 +1117,61 @@ static void irq_write(struct xdma_model *m, u32 reg, u32 val)
 	irq_enable(m, was);
 }
 
+/* The SGDMA common block: descriptor control and credit mode, both with W1S/W1C. */
+static u32 sgc_read(struct xdma_model *m, u32 reg)
+{
+	switch (reg) {
+	case XDMA_ID:
+		return XDMA_ID_MAKE(XDMA_TARGET_SGC, 0, 0, VERSION);
+	case XDMA_SGC_DESC_CTRL:
+	case XDMA_SGC_DESC_CTRL_W1S:
+	case XDMA_SGC_DESC_CTRL_W1C:
+		return m->sgc_ctrl;
+	case XDMA_SGC_CREDIT_EN:
+	case XDMA_SGC_CREDIT_EN_W1S:
+	case XDMA_SGC_CREDIT_EN_W1C:
+		return m->sgc_credit;
+	default:
+		return 0;
+	}
+}
+
+static void rw1sc(u32 *r, u32 reg, u32 base, u32 val, u32 mask)
+{
+	if (reg == base)
+		*r = val & mask;
+	else if (reg == base + 4)
+		*r |= val & mask;
+	else if (reg == base + 8)
+		*r &= ~val;
+}
+
+static void sgc_write(struct xdma_model *m, u32 reg, u32 val)
+{
+	u32 chans = 0;
+
+	for (u32 n = 0; n < XDMA_MAX_CHAN; n++)
+		if (chan_at(m, false, n))
+			chans |= (1u << n) | (1u << (16 + n));
+	rw1sc(&m->sgc_ctrl, reg, XDMA_SGC_DESC_CTRL, val, ~0u);
+	rw1sc(&m->sgc_credit, reg, XDMA_SGC_CREDIT_EN, val, chans);
+}
+
+/* MSI-X table words and the pending bits (none: a message is never held back here). */
+static u32 msix_read(struct xdma_model *m, u32 off)
+{
+	if (off < XDMA_MSIX_VECTORS * 16)
+		return m->msix[off / 16][(off % 16) / 4];
+	return 0;
+}
+
+static void msix_write(struct xdma_model *m, u32 off, u32 val)
+{
+	if (off >= XDMA_MSIX_VECTORS * 16)
+		return;
+	m->msix[off / 16][(off % 16) / 4] = val;
+}
+
 static u32 log2u(u32 v)
 {
 	u32 l = 0;
@@ -962,6 +1181,66 @@ static u32 log2u(u32 v)
 		l++;
 	}
 	return l;
+}
+
+/* An AXI user size register: the effective size [6:4] is the programmed one [2:0] within the link's. */
+static u32 cfg_user_size(u32 prg, u32 link_bytes)
+{
+	u32 link = log2u(link_bytes) - 7;
+
+	return (prg < link ? prg : link) << 4 | prg;
+}
+
+/*
+ * The config block: the link's sizes, the system ID, the interrupt mode
+ * (MSI-X unless INTx), a 64-bit datapath; the writable registers are kept
+ * and not applied (relaxed ordering, the AXI side's sizes, the AXI-ST
+ * write flush timeout). BusDev reads 0: the model has no bus number.
+ */
+static u32 cfg_read(struct xdma_model *m, u32 reg)
+{
+	switch (reg) {
+	case XDMA_ID:
+		return XDMA_ID_MAKE(XDMA_TARGET_CFG, 0, 0, VERSION);
+	case XDMA_CFG_MPS:
+		return log2u(m->cfg.link.mps) - 7;
+	case XDMA_CFG_MRRS:
+		return log2u(m->cfg.link.mrrs) - 7;
+	case XDMA_CFG_SYSTEM_ID:
+		return 0xff01;
+	case XDMA_CFG_MSI_EN:
+		return m->intx ? 0 : 2;
+	case XDMA_CFG_PCIE_CTRL:
+		return m->cfg_pcie_ctrl;
+	case XDMA_CFG_USER_MPS:
+		return cfg_user_size(m->cfg_user_mps, m->cfg.link.mps);
+	case XDMA_CFG_USER_MRRS:
+		return cfg_user_size(m->cfg_user_mrrs, m->cfg.link.mrrs);
+	case XDMA_CFG_WR_FLUSH:
+		return m->cfg_wr_flush;
+	default:
+		return 0;	/* DATA_WIDTH 0: 64 bits */
+	}
+}
+
+static void cfg_write(struct xdma_model *m, u32 reg, u32 val)
+{
+	switch (reg) {
+	case XDMA_CFG_PCIE_CTRL:
+		m->cfg_pcie_ctrl = val & 1;
+		break;
+	case XDMA_CFG_USER_MPS:
+		m->cfg_user_mps = val & 7;
+		break;
+	case XDMA_CFG_USER_MRRS:
+		m->cfg_user_mrrs = val & 7;
+		break;
+	case XDMA_CFG_WR_FLUSH:
+		m->cfg_wr_flush = val & 0x1f;
+		break;
+	default:
+		break;
+	}
 }
 
 static u32 bar0_read(struct xdma_model *m, u32 off)
@@ -983,16 +1262,11 @@ static u32 bar0_read(struct xdma_model *m, u32 off)
 	case XDMA_BLK_CFG:
 		if (n)
 			return 0;
-		switch (reg) {
-		case XDMA_ID:
-			return XDMA_ID_MAKE(XDMA_TARGET_CFG, 0, 0, VERSION);
-		case XDMA_CFG_MPS:
-			return log2u(m->cfg.link.mps) - 7;
-		case XDMA_CFG_MRRS:
-			return log2u(m->cfg.link.mrrs) - 7;
-		default:
-			return 0;	/* DATA_WIDTH 0: 64 bits */
-		}
+		return cfg_read(m, reg);
+	case XDMA_BLK_SGDMA_COMMON:
+		return n ? 0 : sgc_read(m, reg);
+	case XDMA_BLK_MSIX:
+		return msix_read(m, off & 0xfff);
 	default:
 		return 0;
 	}
@@ -1019,6 +1293,17 @@ static void bar0_write(struct xdma_model *m, u32 off, u32 val)
 	case XDMA_BLK_IRQ:
 		if (!n)
 			irq_write(m, reg, val);
+		break;
+	case XDMA_BLK_CFG:
+		if (!n)
+			cfg_write(m, reg, val);
+		break;
+	case XDMA_BLK_SGDMA_COMMON:
+		if (!n)
+			sgc_write(m, reg, val);
+		break;
+	case XDMA_BLK_MSIX:
+		msix_write(m, off & 0xfff, val);
 		break;
 	default:
 		break;
@@ -1196,6 +1481,7 @@ int xdma_model_create(const struct fdma_model_cfg *cfg, const struct fdma_model_
 	memset(m, 0, sizeof(*m));
 	m->cfg = *cfg;
 	m->host = *host;
+	m->pm_hz = fdma_link_clock_hz(&cfg->link);
 	if (cfg->card_size) {
 		m->card = mmap(NULL, cfg->card_size, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -1205,6 +1491,7 @@ int xdma_model_create(const struct fdma_model_cfg *cfg, const struct fdma_model_
 		}
 	}
 	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->intx_lock, NULL);
 	for (int i = 0; i < 2; i++)
 		pthread_mutex_init(&m->clk[i].lock, NULL);
 	/* Engine order: H2C channels first, then C2H. */
@@ -1237,6 +1524,12 @@ int xdma_model_create(const struct fdma_model_cfg *cfg, const struct fdma_model_
 		rx->peer = tx;
 	}
 	m->mdbg[(FDMA_MDBG_MAGIC - 0xf00) / 4] = FDMA_MDBG_MAGIC_VAL;
+	/* Every vector masked at reset (PG195: vector control 0xffffffff). */
+	for (unsigned int v = 0; v < XDMA_MSIX_VECTORS; v++)
+		m->msix[v][3] = ~0u;
+	m->cfg_pcie_ctrl = 1;
+	m->cfg_user_mps = 5;
+	m->cfg_user_mrrs = 5;
 	for (unsigned int i = 0; i < NCH && !ret; i++) {
 		struct xch *c = &m->ch[i];
 
@@ -1281,10 +1574,20 @@ void xdma_model_destroy(struct xdma_model *m)
 		fdma_wire_free(&m->wires[i]);
 	for (int i = 0; i < 2; i++)
 		pthread_mutex_destroy(&m->clk[i].lock);
+	pthread_mutex_destroy(&m->intx_lock);
 	pthread_mutex_destroy(&m->lock);
 	if (m->card)
 		munmap(m->card, m->cfg.card_size);
 	free(m);
+}
+
+void xdma_model_set_intx(struct xdma_model *m, bool intx)
+{
+	pthread_mutex_lock(&m->lock);
+	m->intx = intx;
+	intx_eval(m);
+	pthread_mutex_unlock(&m->lock);
+	msi_flush(m);
 }
 
 void xdma_model_counts(struct xdma_model *m, struct fdma_model_counts *out)

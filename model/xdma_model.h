@@ -32,6 +32,7 @@
 #ifndef XDMA_MODEL_H
 #define XDMA_MODEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "fdma_model.h"
@@ -47,6 +48,16 @@ void xdma_model_destroy(struct xdma_model *m);
 /* A 32-bit access at off (4-byte aligned) of BAR bar; anything else reads 0. */
 uint32_t xdma_model_read(struct xdma_model *m, unsigned int bar, uint32_t off);
 void xdma_model_write(struct xdma_model *m, unsigned int bar, uint32_t off, uint32_t val);
+/*
+ * The function's interrupt mode, as its config space sets it: messages
+ * (MSI-X or MSI enabled: host.irq, the default) or, with neither, the
+ * legacy INTx level: asserted while any channel's interrupt is requested
+ * and enabled in the IRQ block (its channel pending register non-zero),
+ * reported through host.intx on every change. User interrupts are
+ * messages only: the test block's strobe is a pulse, where the IP's INTx
+ * needs a request the design holds until it is acknowledged.
+ */
+void xdma_model_set_intx(struct xdma_model *m, bool intx);
 void xdma_model_counts(struct xdma_model *m, struct fdma_model_counts *out);
 double xdma_model_cpu_seconds(struct xdma_model *m);
 

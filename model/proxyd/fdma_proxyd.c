@@ -62,6 +62,7 @@
 #define USER_BAR_BYTES	0x10000u	/* XDMA's BAR0; the model's user registers are its first 4 KiB */
 #define FDMA_BAR0_BYTES	0x10000u	/* FDMA's BAR0: the register file, then the design's */
 #define PCIE_CAP	0x40u
+#define MSIX_CAP	0x80u		/* after the PCIe capability's 0x3c bytes */
 #define MAX_MAPS	64u
 
 enum { TAG_PROXY = 1, TAG_IVS_LISTEN, TAG_IVS, TAG_SIGNAL };
@@ -88,7 +89,12 @@ struct pmodel {
 	bool rtl;			/* the engine's RTL (rtl=1), not a model */
 	uint16_t device_id;		/* 0: XDMA's default for the link */
 	uint32_t bar_size[6];
+	/* An MSI-X table in a BAR, as the IP has it (msix_vectors 0: no capability). */
+	unsigned int msix_vectors, msix_bar;
+	uint32_t msix_table, msix_pba;
 	int (*create)(struct proxyd *d, const struct fdma_model_host *host);
+	/* The function's interrupt mode from its config space: INTx or messages (NULL: messages). */
+	void (*set_intx)(struct proxyd *d, bool intx);
 	uint32_t (*rd)(struct proxyd *d, int bar, uint32_t off);
 	void (*wr)(struct proxyd *d, int bar, uint32_t off, uint32_t val);
 	void (*destroy)(struct proxyd *d);
@@ -123,11 +129,12 @@ struct proxyd {
 	atomic_bool ivs_up;
 
 	int proxy_fd, irqfd[2], sig_fd, ep;
+	bool intx_mode;			/* the model told INTx (no carrier, MSI-X off) */
 	pid_t qemu;
 
 	/* statistics */
 	uint64_t bar_reads, bar_writes, cfg_ops, syncs, narrow_writes;
-	atomic_uint_fast64_t irqs, irq_dropped, dma_refused;
+	atomic_uint_fast64_t irqs, irq_dropped, dma_refused, intx_asserts;
 };
 
 static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -215,6 +222,35 @@ static void xd_irq(void *ctx, unsigned int vector)
 	}
 }
 
+/*
+ * INTx (XDMA without a carrier and with MSI-X off, as the IP signals in
+ * legacy mode): the level goes into Status's Interrupt Status bit, and an
+ * assert to the proxy's INTx irqfd unless Command's INTx Disable is set.
+ * QEMU routes that irqfd only with KVM: a TCG guest never sees it, and
+ * the count says that the function asserted it. The irqfd is set once, at
+ * QEMU's start, before any guest driver runs.
+ */
+static void xd_intx(void *ctx, bool level)
+{
+	struct proxyd *d = ctx;
+	uint64_t one = 1;
+	int fd;
+
+	if (level)
+		__atomic_fetch_or(&d->cfg[0x06], 0x08, __ATOMIC_ACQ_REL);
+	else
+		__atomic_fetch_and(&d->cfg[0x06], (uint8_t)~0x08, __ATOMIC_ACQ_REL);
+	if (!level)
+		return;
+	atomic_fetch_add(&d->intx_asserts, 1);
+	fd = __atomic_load_n(&d->irqfd[0], __ATOMIC_ACQUIRE);
+	if ((__atomic_load_n(&d->cfg[0x05], __ATOMIC_ACQUIRE) & 0x04) || fd < 0)
+		return;
+	if (write(fd, &one, sizeof(one)) < 0) {
+		/* Only if the counter would overflow: asserted anyway. */
+	}
+}
+
 /* A mapping of fd's [off, off + size), made once per file range and kept. */
 static uint8_t *map_range(struct proxyd *d, int fd, int64_t off, uint64_t size)
 {
@@ -299,8 +335,11 @@ static unsigned int log2u(unsigned int v)
 /*
  * The function's config space: the model's device ID (XDMA: an
  * UltraScale+ XDMA's default for the link, 9GL), class "memory controller,
- * other", the model's 32-bit BARs, and a PCIe capability with the link the
- * model paces.
+ * other", the model's 32-bit BARs, a PCIe capability with the link the
+ * model paces, and (XDMA) the IP's MSI-X capability: 32 vectors, the table
+ * and pending bits in the DMA BAR, where the model keeps them. A guest
+ * driver can enable it and program the table; no message it describes
+ * reaches a TCG guest (the model's messages go to the carrier instead).
  */
 static void cfg_init(struct proxyd *d)
 {
@@ -326,6 +365,15 @@ static void cfg_init(struct proxyd *d)
 	put32(x + 0x0c, gen | lanes << 4);	/* link capabilities */
 	put16(x + 0x12, (uint16_t)(gen | lanes << 4));	/* link status: as negotiated */
 	put32(x + 0x2c, ((1u << gen) - 1) << 1);	/* supported speeds vector */
+	if (d->pm->msix_vectors) {
+		uint8_t *mx = c + MSIX_CAP;
+
+		x[1] = MSIX_CAP;
+		mx[0] = 0x11;				/* MSI-X */
+		put16(mx + 0x02, (uint16_t)(d->pm->msix_vectors - 1));	/* table size - 1 */
+		put32(mx + 0x04, d->pm->msix_table | d->pm->msix_bar);
+		put32(mx + 0x08, d->pm->msix_pba | d->pm->msix_bar);
+	}
 }
 
 /* Bytes a config write may change: command, BARs, interrupt line, device and link control. */
@@ -345,7 +393,24 @@ static uint8_t cfg_wmask(const struct proxyd *d, unsigned int a)
 		return 0xff;
 	if (a == PCIE_CAP + 0x08 || a == PCIE_CAP + 0x09 || a == PCIE_CAP + 0x10)
 		return 0xff;
+	if (d->pm->msix_vectors && a == MSIX_CAP + 0x03)
+		return 0xc0;			/* MSI-X enable, function mask */
 	return 0;
+}
+
+/*
+ * The IP signals by messages once MSI-X is enabled, else by INTx. With a
+ * carrier (--ivshmem) the model always sends messages: the carrier is how
+ * they reach the guest, whatever the function's config space says.
+ */
+static void intx_mode_update(struct proxyd *d)
+{
+	bool intx = !d->ivs_path && !(d->cfg[MSIX_CAP + 3] & 0x80);
+
+	if (!d->pm->set_intx || !d->model || intx == d->intx_mode)
+		return;
+	d->intx_mode = intx;
+	d->pm->set_intx(d, intx);
 }
 
 static void cfg_write(struct proxyd *d, uint32_t addr, uint32_t val, int len)
@@ -358,6 +423,7 @@ static void cfg_write(struct proxyd *d, uint32_t addr, uint32_t val, int len)
 	}
 	if (d->verbose)
 		msg("config write 0x%02x = 0x%x (%d)", addr, val, len);
+	intx_mode_update(d);
 }
 
 static uint32_t cfg_read(struct proxyd *d, uint32_t addr, int len)
@@ -453,6 +519,11 @@ static uint32_t xm_rd(struct proxyd *d, int bar, uint32_t off)
 static void xm_wr(struct proxyd *d, int bar, uint32_t off, uint32_t val)
 {
 	xdma_model_write(d->model, bar == 0 ? 1 : 0, off, val);
+}
+
+static void xm_set_intx(struct proxyd *d, bool intx)
+{
+	xdma_model_set_intx(d->model, intx);
 }
 
 static void xm_destroy(struct proxyd *d)
@@ -575,7 +646,9 @@ static const struct pmodel pmodels[] = {
 	  .bar_size = { FDMA_BAR0_BYTES },
 	  .create = fm_create, .rd = fm_rd, .wr = fm_wr, .destroy = fm_destroy },
 	{ .eng = &fdma_eng_xdma, .bar_size = { USER_BAR_BYTES, XDMA_BAR_BYTES },
-	  .create = xm_create, .rd = xm_rd, .wr = xm_wr, .destroy = xm_destroy },
+	  .msix_vectors = XDMA_MSIX_VECTORS, .msix_bar = 1,
+	  .msix_table = XDMA_BLK_MSIX + XDMA_MSIX_TABLE, .msix_pba = XDMA_BLK_MSIX + XDMA_MSIX_PBA,
+	  .create = xm_create, .set_intx = xm_set_intx, .rd = xm_rd, .wr = xm_wr, .destroy = xm_destroy },
 	{ .eng = &fdma_eng_fdma, .rtl = true, .device_id = FDMA_PCI_DEVICE,
 	  .bar_size = { FDMA_BAR0_BYTES },
 	  .create = rm_create, .rd = rm_rd, .wr = rm_wr, .destroy = rm_destroy },
@@ -616,18 +689,23 @@ static bool proxy_serve(struct proxyd *d)
 		ret = bar_read(d, &m.d.bar);
 		break;
 	case MPQ_SET_IRQFD:
-		/* Kept, unused: INTx through the proxy reaches no TCG guest. */
+		/* INTx's irqfd and its resample fd: xd_intx() asserts it; no TCG guest sees it. */
 		for (int i = 0; i < m.nfds && i < 2; i++) {
-			if (d->irqfd[i] >= 0)
-				close(d->irqfd[i]);
-			d->irqfd[i] = m.fds[i];
+			int old = __atomic_exchange_n(&d->irqfd[i], m.fds[i], __ATOMIC_ACQ_REL);
+
+			if (old >= 0)
+				close(old);
 			m.fds[i] = -1;
 		}
 		reply = false;
 		break;
 	case MPQ_DEVICE_RESET:
-		/* A reset function masters nothing: bus mastering off, the BARs' decode off. */
+		/* A reset function masters nothing: bus mastering off, the BARs' decode off, MSI-X off. */
 		__atomic_store_n(&d->cfg[4], 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&d->cfg[5], 0, __ATOMIC_RELEASE);
+		if (d->pm->msix_vectors)
+			__atomic_store_n(&d->cfg[MSIX_CAP + 3], 0, __ATOMIC_RELEASE);
+		intx_mode_update(d);
 		break;
 	default:
 		msg("proxy: unknown command %d (%llu bytes)", m.h.cmd, (unsigned long long)m.h.size);
@@ -801,7 +879,7 @@ int main(int argc, char **argv)
 {
 	static struct proxyd dd;
 	struct proxyd *d = &dd;
-	struct fdma_model_host host = { .dma = xd_dma, .irq = xd_irq, .ctx = d };
+	struct fdma_model_host host = { .dma = xd_dma, .irq = xd_irq, .intx = xd_intx, .ctx = d };
 	struct epoll_event ev;
 	sigset_t ss;
 	int ret, status = 0;
@@ -828,6 +906,8 @@ int main(int argc, char **argv)
 		msg("cannot start the %s model: %s", d->pm->eng->name, strerror(-ret));
 		return 1;
 	}
+	/* Out of reset MSI-X is off: without a carrier, the function starts in INTx mode. */
+	intx_mode_update(d);
 	if (d->ivs_path && ivs_setup(d))
 		return 1;
 	d->sig_fd = signalfd(-1, &ss, SFD_CLOEXEC);
@@ -890,6 +970,9 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (d->intx_mode || atomic_load(&d->intx_asserts))
+		msg("INTx asserted %llu times (QEMU routes no INTx irqfd without KVM)",
+		    (unsigned long long)atomic_load(&d->intx_asserts));
 	msg("config accesses %llu, BAR reads %llu, BAR writes %llu, memory syncs %llu, interrupts %llu (dropped %llu), DMA refused %llu",
 	    (unsigned long long)d->cfg_ops, (unsigned long long)d->bar_reads,
 	    (unsigned long long)d->bar_writes, (unsigned long long)d->syncs,

@@ -405,8 +405,13 @@ static void test_bad_imports(void **state)
 	close(closed);
 	assert_fdma_err(dev, fdma_buf_import_dmabuf(dev, closed, 0, size), -EBADF, "fd");
 	assert_fdma_err(dev, fdma_buf_import_dmabuf(dev, x.fd, 0, 0), -EINVAL, "zero");
-	assert_fdma_err(dev, fdma_buf_import_dmabuf(dev, x.fd, 8, size - al), -EINVAL, "multiples");
-	assert_fdma_err(dev, fdma_buf_import_dmabuf(dev, x.fd, 0, size - 8), -EINVAL, "multiples");
+	/* Where the device takes any byte (XDMA's memory-mapped channels) nothing is misaligned. */
+	if (al > 1) {
+		assert_fdma_err(dev, fdma_buf_import_dmabuf(dev, x.fd, 8, size - al), -EINVAL,
+				"multiples");
+		assert_fdma_err(dev, fdma_buf_import_dmabuf(dev, x.fd, 0, size - 8), -EINVAL,
+				"multiples");
+	}
 	assert_fdma_err(dev, fdma_buf_import_dmabuf(dev, x.fd, 0, size + al), -ERANGE, "beyond");
 	assert_fdma_err(dev, fdma_buf_import_dmabuf(dev, x.fd, size, al), -ERANGE, "beyond");
 	assert_fdma_err(dev, fdma_buf_import_dmabuf(dev, x.fd, UINT64_MAX - (al - 1), al), -EINVAL,

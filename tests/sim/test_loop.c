@@ -445,6 +445,12 @@ static void test_aligned_engine(void **state)
 	find_pair(dev, 0, &rx, &tx);
 	assert_fdma_ok(dev, fdma_get_info(dev, &info));
 	assert_int_equal(fdma_chan_align(dev, tx), (int)info.align);
+	if (info.align == 1) {
+		/* XDMA's memory-mapped alignment, which bytes=0 streams keep: any byte. */
+		fdma_close(dev);
+		print_message("the device's alignment is 1: nothing for the streams to keep: skipped\n");
+		skip();
+	}
 	buf = sim_buf(dev, 4096, 0);
 	r.buf = buf;
 	assert_fdma_err(dev, fdma_submit(dev, tx, &r, 1), -EINVAL, "alignment");

@@ -433,11 +433,120 @@ static void test_user_irq(void **state)
 }
 
 /*
+ * The memory-mapped channels take any address and length, as PG195 gives
+ * AXI4-MM: their alignment registers read 0x00010140 (1-byte addresses,
+ * 1-byte lengths, 64 address bits), as a card's do, and the device's
+ * alignment is 1. A design built with a larger one (align=64) reports
+ * it, 0x00404040, and the library keeps requests to it. (The transfers
+ * themselves: test_transfer's test_odd_offsets on the XDMA pass.)
+ */
+static void test_mm_any_alignment(void **state)
+{
+	struct fdma_dev *dev = open_xdma("");
+	struct fdma_info info;
+	struct fdma_req r = { .offset = 3, .card_addr = 0x1003, .len = 4100 };
+	uint32_t v = 0;
+	int h2c, c2h;
+
+	(void)state;
+	h2c = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM);
+	c2h = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_CH(0, 0) + XDMA_CH_ALIGN, &v));
+	assert_int_equal(v, 0x00010140);
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_CH(1, 0) + XDMA_CH_ALIGN, &v));
+	assert_int_equal(v, 0x00010140);
+	assert_fdma_ok(dev, fdma_get_info(dev, &info));
+	assert_int_equal(info.align, 1);
+	assert_int_equal(fdma_chan_align(dev, h2c), 1);
+	assert_int_equal(fdma_chan_align(dev, c2h), 1);
+	fdma_close(dev);
+
+	dev = open_xdma("align=64");
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_CH(0, 0) + XDMA_CH_ALIGN, &v));
+	assert_int_equal(v, 0x00404040);
+	assert_fdma_ok(dev, fdma_get_info(dev, &info));
+	assert_int_equal(info.align, 64);
+	r.buf = sim_buf(dev, 3 * 4096, 0);
+	assert_fdma_err(dev, fdma_submit(dev, h2c, &r, 1), -EINVAL, "alignment");
+	fdma_close(dev);
+}
+
+/* A performance monitor register of channel ch (fdma's numbering: H2C 0 is channel 0). */
+static uint32_t pmon(struct fdma_dev *dev, uint32_t reg)
+{
+	uint32_t v = 0;
+
+	assert_fdma_ok(dev, fdma_reg_read(dev, 0, XDMA_CH(0, 0) + reg, &v));
+	return v;
+}
+
+/*
+ * The performance monitor (PG195, 0xC0-0xD0 of each channel). Armed with
+ * RUN and AUTO, it counts from the chain's RUN to its STOP descriptor and
+ * then holds: clock cycles of the model's clock (62.5 MHz, a 64-bit
+ * datapath at the gen2 x1 link) and data beats, the 64-bit words the
+ * source spans (1 MiB from buffer offset 3: 131073). On the paced link a
+ * 64-bit datapath moves at most a beat a cycle. CLEAR zeroes both and
+ * reads back 0; disarmed, the counts hold.
+ */
+static void test_perf_monitor(void **state)
+{
+	struct fdma_dev *dev = NULL;
+	char err[256] = "";
+	struct fdma_req r = { .offset = 3, .card_addr = 0, .len = 1u << 20 };
+	struct fdma_cpl c;
+	uint64_t cyc, dat;
+
+	(void)state;
+	if (sim_target())
+		skip();
+	if (fdma_open(&dev, "sim:engine=xdma,paced=1", err, sizeof(err)) < 0)
+		fail_msg("fdma_open: %s", err);
+	/* Before anything is armed: nothing counted. */
+	assert_int_equal(pmon(dev, XDMA_CH_PMON_CYC_LO), 0);
+	assert_int_equal(pmon(dev, XDMA_CH_PMON_DAT_LO), 0);
+	assert_fdma_ok(dev, fdma_reg_write(dev, 0, XDMA_CH(0, 0) + XDMA_CH_PMON_CTRL,
+					   XDMA_PMON_RUN | XDMA_PMON_AUTO, FDMA_REG_FORCE));
+	assert_int_equal(pmon(dev, XDMA_CH_PMON_CTRL), XDMA_PMON_RUN | XDMA_PMON_AUTO);
+	r.buf = sim_buf(dev, (1u << 20) + 4096, 0);
+	pattern_fill((uint8_t *)fdma_buf_addr(dev, r.buf) + 3, r.len, 5);
+	assert_fdma_err(dev, fdma_submit(dev, 0, &r, 1), 1, NULL);
+	sim_reap_n(dev, 0, &c, 1);
+	assert_int_equal(c.res, 0);
+	dat = pmon(dev, XDMA_CH_PMON_DAT_LO) | (uint64_t)pmon(dev, XDMA_CH_PMON_DAT_HI) << 32;
+	cyc = pmon(dev, XDMA_CH_PMON_CYC_LO) | (uint64_t)pmon(dev, XDMA_CH_PMON_CYC_HI) << 32;
+	assert_int_equal(dat, ((1u << 20) + 3 + 7) / 8);
+	assert_true(cyc >= dat);
+	print_message("1 MiB H2C: %llu cycles, %llu data beats\n", (unsigned long long)cyc,
+		      (unsigned long long)dat);
+	/* AUTO: stopped at the STOP descriptor, the counts hold. */
+	usleep(20000);
+	assert_int_equal(pmon(dev, XDMA_CH_PMON_CYC_LO), (uint32_t)cyc);
+	assert_int_equal(pmon(dev, XDMA_CH_PMON_DAT_LO), (uint32_t)dat);
+	/* CLEAR is write-only: both counts 0, the control keeps RUN and AUTO. */
+	assert_fdma_ok(dev, fdma_reg_write(dev, 0, XDMA_CH(0, 0) + XDMA_CH_PMON_CTRL,
+					   XDMA_PMON_RUN | XDMA_PMON_AUTO | XDMA_PMON_CLEAR,
+					   FDMA_REG_FORCE));
+	assert_int_equal(pmon(dev, XDMA_CH_PMON_CTRL), XDMA_PMON_RUN | XDMA_PMON_AUTO);
+	assert_int_equal(pmon(dev, XDMA_CH_PMON_CYC_LO), 0);
+	assert_int_equal(pmon(dev, XDMA_CH_PMON_DAT_LO), 0);
+	assert_int_equal(pmon(dev, XDMA_CH_PMON_DAT_HI), 0);
+	/* Disarmed: a transfer counts nothing. */
+	assert_fdma_ok(dev, fdma_reg_write(dev, 0, XDMA_CH(0, 0) + XDMA_CH_PMON_CTRL, 0,
+					   FDMA_REG_FORCE));
+	assert_fdma_err(dev, fdma_submit(dev, 0, &r, 1), 1, NULL);
+	sim_reap_n(dev, 0, &c, 1);
+	assert_int_equal(pmon(dev, XDMA_CH_PMON_DAT_LO), 0);
+	assert_int_equal(pmon(dev, XDMA_CH_PMON_CYC_LO), 0);
+	fdma_close(dev);
+}
+
+/*
  * Byte streams from the alignment registers (PG195: AXI-ST takes any
  * address and length; C2H descriptors in 64-byte multiples): the stream
  * channels' alignment is 1 for H2C and 64 for C2H, whose buffers may sit
- * at any offset; the memory-mapped channels keep theirs. With bytes=0 the
- * stream channels report the memory-mapped alignment and keep it.
+ * at any offset. With bytes=0 the stream channels report the
+ * memory-mapped alignment (here a design's 64) and keep it.
  */
 static void test_byte_streams(void **state)
 {
@@ -453,8 +562,8 @@ static void test_byte_streams(void **state)
 	c2h = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
 	mm = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM);
 	assert_true(h2c >= 0 && c2h >= 0 && mm >= 0);
-	assert_int_equal(info.align, 64);
-	assert_int_equal(fdma_chan_align(dev, mm), 64);
+	assert_int_equal(info.align, 1);
+	assert_int_equal(fdma_chan_align(dev, mm), 1);
 	assert_int_equal(fdma_chan_align(dev, h2c), 1);
 	assert_int_equal(fdma_chan_align(dev, c2h), 64);
 	buf = sim_buf(dev, 4096, 0);
@@ -468,7 +577,7 @@ static void test_byte_streams(void **state)
 	assert_fdma_ok(dev, fdma_chan_reset(dev, c2h));
 	fdma_close(dev);
 
-	dev = open_xdma("streams=1,bytes=0");
+	dev = open_xdma("streams=1,bytes=0,align=64");
 	h2c = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_STREAM);
 	c2h = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
 	assert_int_equal(fdma_chan_align(dev, h2c), 64);
@@ -503,6 +612,13 @@ static void test_bad_config(void **state)
 	assert_int_equal(fdma_open(&dev, "sim:engine=xdma,busy_us=100001", err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "option 'busy_us'"));
+	/* A design's alignment: a power of 2, and the XDMA model's. */
+	assert_int_equal(fdma_open(&dev, "sim:engine=xdma,align=48", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "option 'align'"));
+	assert_int_equal(fdma_open(&dev, "sim:engine=xdma,align=8192", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "option 'align'"));
+	assert_int_equal(fdma_open(&dev, "sim:align=64", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "needs engine=xdma"));
 	assert_null(dev);
 }
 
@@ -519,6 +635,8 @@ int main(void)
 		cmocka_unit_test(test_magic_fault),
 		cmocka_unit_test(test_packet_over_buffers),
 		cmocka_unit_test(test_user_irq),
+		cmocka_unit_test(test_mm_any_alignment),
+		cmocka_unit_test(test_perf_monitor),
 		cmocka_unit_test(test_byte_streams),
 		cmocka_unit_test(test_bad_config),
 	};

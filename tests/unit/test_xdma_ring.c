@@ -13,6 +13,10 @@
  * window cannot start at once; the engine must still get it started with
  * nothing more from the caller than its ordinary reap loop.
  *
+ * Also the model's rules as the IP has them: any alignment on memory-
+ * mapped channels (a design's larger one refused with the right status
+ * bit), and the legacy INTx level in place of messages.
+ *
  * Bus addresses are offsets into one arena (its base is no host pointer),
  * so that a stray address the engine writes is refused, not followed.
  */
@@ -56,6 +60,8 @@ struct host {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int irqs[32];	/* messages per vector */
+	bool intx;		/* the INTx level the model reported last */
+	unsigned int intx_rises, intx_falls;
 };
 
 struct ring {
@@ -86,6 +92,20 @@ static void h_irq(void *ctx, unsigned int vec)
 	pthread_mutex_unlock(&h->lock);
 }
 
+static void h_intx(void *ctx, bool level)
+{
+	struct host *h = ctx;
+
+	pthread_mutex_lock(&h->lock);
+	if (level && !h->intx)
+		h->intx_rises++;
+	if (!level && h->intx)
+		h->intx_falls++;
+	h->intx = level;
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
 static u32 h_rd(void *ctx, u32 off)
 {
 	return off >= FDMA_PLAT_BAR1 ? xdma_model_read(ctx, 1, off - FDMA_PLAT_BAR1)
@@ -109,7 +129,8 @@ static u64 now_ns(void)
 }
 
 /* The model with busy_us, loop for the stream pair; the engine probed and reset. */
-static struct host *host_open(unsigned int busy_us, bool poll_wb)
+/* align_log2: the memory-mapped channels' alignment (0: the IP's, any byte). */
+static struct host *host_open(unsigned int busy_us, bool poll_wb, unsigned int align_log2)
 {
 	struct host *h = calloc(1, sizeof(*h));
 	struct fdma_model_host mh;
@@ -133,7 +154,8 @@ static struct host *host_open(unsigned int busy_us, bool poll_wb)
 	cfg.loop = true;
 	cfg.card_size = CARD_BYTES;
 	cfg.busy_us = busy_us;
-	mh = (struct fdma_model_host){ .dma = h_dma, .irq = h_irq, .ctx = h };
+	cfg.align_log2 = align_log2;
+	mh = (struct fdma_model_host){ .dma = h_dma, .irq = h_irq, .intx = h_intx, .ctx = h };
 	assert_int_equal(xdma_model_create(&cfg, &mh, &h->m), 0);
 	h->plat = (struct fdma_plat){ .rd = h_rd, .wr = h_wr, .trap_ctx = h->m };
 
@@ -331,7 +353,7 @@ static unsigned int one_way(struct ring *rg, u8 *buf, u32 blocks, u32 seed, bool
 
 static void doorbell_while_busy(bool poll_wb)
 {
-	struct host *h = host_open(HOLD_US, poll_wb);
+	struct host *h = host_open(HOLD_US, poll_wb, 0);
 	struct ring *tx = ring_open(h, CH_H2C), *rx = ring_open(h, CH_C2H);
 	u64 bus;
 	u8 *src = arena_get(h, ROUNDS * BLK, 4096, &bus), *dst = arena_get(h, ROUNDS * BLK, 4096, &bus);
@@ -375,7 +397,7 @@ static void test_doorbell_while_busy_registers(void **state)
  */
 static void rearm_after_refused_start(bool poll_wb)
 {
-	struct host *h = host_open(HOLD_US, poll_wb);
+	struct host *h = host_open(HOLD_US, poll_wb, 0);
 	struct ring *rg = ring_open(h, CH_H2C);
 	struct fdma_ering *r = &rg->r;
 	struct ring *rd = ring_open(h, CH_C2H);
@@ -467,7 +489,7 @@ static u32 frame_len(u32 n)
 
 static void test_net_loop(void **state)
 {
-	struct host *h = host_open(50, true);
+	struct host *h = host_open(50, true, 0);
 	struct ring *tx = ring_open(h, CH_H2C_ST), *rx = ring_open(h, CH_C2H_ST);
 	u64 bus;
 	u8 *txb = arena_get(h, (u64)RING * RXBUF, 4096, &bus);
@@ -560,6 +582,180 @@ static void test_net_loop(void **state)
 	host_close(h);
 }
 
+/*
+ * A request the engine must refuse, from a host that ignores the alignment
+ * register: the channel stops with exactly the status bit want (and no
+ * other error), the ring says halted, and after a reset the request comes
+ * back with the completion status cpl.
+ */
+static void refused(struct ring *rg, u64 host, u64 card, u32 len, u32 want, u16 cpl)
+{
+	struct fdma_ering *r = &rg->r;
+	unsigned int seen = irqs_of(rg->h, r->ch);
+	struct fdma_ecpl e;
+
+	post(rg, host, card, len, 99);
+	fdma_ering_doorbell(r);
+	if (!wait_irq(rg->h, r->ch, seen))
+		fail_stuck(rg, "a refused descriptor");
+	assert_int_equal(chan_status(rg) & XDMA_ST_ERRORS, want);
+	assert_true(fdma_ering_status(r) & FDMA_CH_ST_HALTED);
+	assert_int_equal(fdma_ering_reset(r, 200000), 0);
+	assert_int_equal(fdma_ering_cancel(r, &e, 1), 1);
+	assert_int_equal(e.cookie, 99);
+	assert_int_equal(e.status, cpl);
+	assert_int_equal(fdma_ering_cancel(r, &e, 1), 0);
+	fdma_ering_start(r, FDMA_CH_CTRL_IRQ_EN, r->ch);
+}
+
+/*
+ * Alignment as PG195 gives AXI4-MM channels: none. Both memory-mapped
+ * channels' alignment registers read 0x00010140 (1-byte addresses and
+ * lengths, 64 address bits, as a card does), and 4100 bytes go from host
+ * offset 3 to card 0x1003 and back to host offset 5, the bytes around
+ * them untouched. A design built with a larger alignment reports it
+ * (0x00404040 for 64), and a host that ignores it gets a length error
+ * for a length and an alignment mismatch for an address, each alone.
+ */
+static void test_mm_alignment(void **state)
+{
+	struct host *h = host_open(0, true, 0);
+	struct ring *tx = ring_open(h, CH_H2C), *rx = ring_open(h, CH_C2H);
+	u64 bus, sbus;
+	u8 *src = arena_get(h, 3 * 4096, 4096, &sbus), *dst = arena_get(h, 3 * 4096, 4096, &bus);
+	struct fdma_ecpl e;
+
+	(void)state;
+	assert_int_equal(fdma_plat_rd32(&h->plat, XDMA_CH(0, 0) + XDMA_CH_ALIGN), 0x00010140);
+	assert_int_equal(fdma_plat_rd32(&h->plat, XDMA_CH(1, 0) + XDMA_CH_ALIGN), 0x00010140);
+	assert_int_equal(h->caps.align, 1);
+	fill(src + 3, 4100, 9);
+	post(tx, sbus + 3, 0x1003, 4100, 1);
+	fdma_ering_doorbell(&tx->r);
+	napi(tx, &e, 1);
+	expect_cpl(&e, 1, 4100);
+	memset(dst, 0xee, 3 * 4096);
+	post(rx, bus + 5, 0x1003, 4100, 2);
+	fdma_ering_doorbell(&rx->r);
+	napi(rx, &e, 1);
+	expect_cpl(&e, 2, 4100);
+	for (u32 i = 0; i < 5; i++)
+		assert_int_equal(dst[i], 0xee);
+	check(dst + 5, 4100, 9);
+	for (u32 i = 5 + 4100; i < 3 * 4096; i++)
+		assert_int_equal(dst[i], 0xee);
+	free(tx);
+	free(rx);
+	host_close(h);
+
+	h = host_open(0, true, 6);
+	tx = ring_open(h, CH_H2C);
+	src = arena_get(h, 4096, 4096, &sbus);
+	assert_int_equal(fdma_plat_rd32(&h->plat, XDMA_CH(0, 0) + XDMA_CH_ALIGN), 0x00404040);
+	assert_int_equal(h->caps.align, 64);
+	tx->r.align = 1;
+	tx->r.addr_align = 1;
+	refused(tx, sbus, 0, 100, XDMA_ST_LEN, FDMA_CPL_LEN_ERR);
+	refused(tx, sbus + 3, 0, 128, XDMA_ST_ALIGN, FDMA_CPL_ALIGN_ERR);
+	refused(tx, sbus, 3, 128, XDMA_ST_ALIGN, FDMA_CPL_ALIGN_ERR);
+	/* The channel runs on: an aligned request goes. */
+	fill(src, 128, 4);
+	post(tx, sbus, 0, 128, 5);
+	fdma_ering_doorbell(&tx->r);
+	napi(tx, &e, 1);
+	expect_cpl(&e, 5, 128);
+	free(tx);
+	host_close(h);
+}
+
+/* Wait until the INTx level is level; false after GUARD_NS. */
+static bool wait_intx(struct host *h, bool level)
+{
+	u64 end = now_ns() + GUARD_NS;
+	struct timespec ts = { .tv_sec = (time_t)(end / 1000000000ull),
+			       .tv_nsec = (long)(end % 1000000000ull) };
+	bool got;
+
+	pthread_mutex_lock(&h->lock);
+	while (h->intx != level && pthread_cond_timedwait(&h->cond, &h->lock, &ts) == 0)
+		;
+	got = h->intx == level;
+	pthread_mutex_unlock(&h->lock);
+	return got;
+}
+
+/*
+ * Legacy interrupts, as the IP signals with neither MSI-X nor MSI on: no
+ * message, a level that rises with the channel's request (the IRQ
+ * block's pending register shows it) and falls once the host reads the
+ * clear-on-read status, or while the IRQ block masks the channel. Back
+ * in message mode, the channel's vector gets its message again.
+ */
+static void test_intx_level(void **state)
+{
+	struct host *h = host_open(0, true, 0);
+	struct ring *tx = ring_open(h, CH_H2C);
+	struct fdma_ering *r = &tx->r;
+	u64 sbus;
+	u8 *src = arena_get(h, 4096, 4096, &sbus);
+	unsigned int msgs = irqs_of(h, r->ch);
+	const u32 bit = 1u;	/* H2C 0: the IRQ block's first bit (H2C channels first) */
+	struct fdma_ecpl e;
+
+	(void)state;
+	xdma_model_set_intx(h->m, true);
+	fill(src, 4096, 3);
+	post(tx, sbus, 0, 4096, 1);
+	fdma_ering_doorbell(r);
+	if (!wait_intx(h, true))
+		fail_stuck(tx, "INTx");
+	assert_int_equal(fdma_plat_rd32(&h->plat, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_PEND) & bit, bit);
+	assert_int_equal(irqs_of(h, r->ch), msgs);
+	fdma_ering_irq_ack(r);
+	assert_true(wait_intx(h, false));
+	assert_int_equal(fdma_plat_rd32(&h->plat, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_PEND) & bit, 0);
+	assert_int_equal(fdma_ering_reap(r, &e, 1), 1);
+	expect_cpl(&e, 1, 4096);
+
+	/* Masked in the IRQ block: the request is there, the level is not. */
+	fdma_plat_wr32(&h->plat, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_EN_W1C, bit);
+	post(tx, sbus, 0, 4096, 2);
+	fdma_ering_doorbell(r);
+	{
+		u64 end = now_ns() + GUARD_NS;
+
+		while (!(fdma_plat_rd32(&h->plat, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_REQ) & bit))
+			assert_true(now_ns() < end);
+	}
+	pthread_mutex_lock(&h->lock);
+	assert_false(h->intx);
+	pthread_mutex_unlock(&h->lock);
+	fdma_plat_wr32(&h->plat, XDMA_BLK_IRQ + XDMA_IRQ_CHAN_EN_W1S, bit);
+	assert_true(wait_intx(h, true));
+	fdma_ering_irq_ack(r);
+	assert_true(wait_intx(h, false));
+	assert_int_equal(fdma_ering_reap(r, &e, 1), 1);
+	expect_cpl(&e, 2, 4096);
+	pthread_mutex_lock(&h->lock);
+	assert_int_equal(h->intx_rises, 2);
+	assert_int_equal(h->intx_falls, 2);
+	pthread_mutex_unlock(&h->lock);
+	assert_int_equal(irqs_of(h, r->ch), msgs);
+
+	/* Messages again (MSI-X enabled): the vector, and no level. */
+	xdma_model_set_intx(h->m, false);
+	post(tx, sbus, 0, 4096, 3);
+	fdma_ering_doorbell(r);
+	napi(tx, &e, 1);
+	expect_cpl(&e, 3, 4096);
+	assert_true(irqs_of(h, r->ch) > msgs);
+	pthread_mutex_lock(&h->lock);
+	assert_int_equal(h->intx_rises, 2);
+	pthread_mutex_unlock(&h->lock);
+	free(tx);
+	host_close(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +764,8 @@ int main(void)
 		cmocka_unit_test(test_rearm_after_refused_start),
 		cmocka_unit_test(test_rearm_after_refused_start_registers),
 		cmocka_unit_test(test_net_loop),
+		cmocka_unit_test(test_mm_alignment),
+		cmocka_unit_test(test_intx_level),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -121,6 +121,8 @@ static void invalid(void)
 	struct fdma_ioc_req r, rb[3];
 	struct vi_buf b, u, s;
 	uint64_t A = d.info.align, card = d.info.card_size;
+	/* Host offsets and lengths: the DMA alignment; a C2H stream buffer: 64-byte multiples. */
+	uint64_t HA = d.info.dma_align > A ? d.info.dma_align : A, SA = A > 64 ? A : 64;
 	uint32_t h, nch = d.info.nchan, ready;
 	uint8_t *ro, *gone;
 	static struct fdma_ioc_req many[FDMA_IOC_MAX_BATCH + 1];
@@ -168,9 +170,12 @@ static void invalid(void)
 		br = (struct fdma_ioc_buf_reg){ .addr = (uint64_t)(a), .size = (sz), .flags = (fl) }; \
 		expect("REGISTER " what, ioctl(d.fd, FDMA_IOC_BUF_REGISTER, &br), want);        \
 	} while (0)
-	REG("unaligned address", (uintptr_t)u.p + 1, 4096, 0, EINVAL);
+	/* A device that takes any byte (XDMA's memory-mapped channels on x86) has nothing to misalign. */
+	if (HA > 1) {
+		REG("unaligned address", (uintptr_t)u.p + 1, 4096, 0, EINVAL);
+		REG("unaligned size", (uintptr_t)u.p, 100, 0, EINVAL);
+	}
 	REG("size 0", (uintptr_t)u.p, 0, 0, EINVAL);
-	REG("unaligned size", (uintptr_t)u.p, 100, 0, EINVAL);
 	REG("flags 1", (uintptr_t)u.p, 4096, 1, EINVAL);
 	REG("NULL", 0, 4096, 0, EFAULT);
 	REG("unmapped memory", (uintptr_t)gone, 65536, 0, EFAULT);
@@ -245,15 +250,18 @@ static void invalid(void)
 	SUB("unknown handle", d.h2c, EBADF, .handle = 65000);
 	SUB("handle 0xffffffff", d.h2c, EBADF, .handle = UINT32_MAX);
 	SUB("length 0", d.h2c, EINVAL, .len = 0);
-	SUB("length 1", d.h2c, EINVAL, .len = 1);
-	SUB("length align + 1", d.h2c, EINVAL, .len = A + 1);
-	SUB("offset 1", d.h2c, EINVAL, .offset = 1);
+	if (HA > 1) {
+		SUB("length 1", d.h2c, EINVAL, .len = 1);
+		SUB("length align + 1", d.h2c, EINVAL, .len = HA + 1);
+		SUB("offset 1", d.h2c, EINVAL, .offset = 1);
+	}
 	SUB("offset at the end", d.h2c, ERANGE, .offset = b.size, .len = A);
 	SUB("longer than the buffer", d.h2c, ERANGE, .len = b.size + A);
 	SUB("running past the end", d.h2c, ERANGE, .offset = b.size - A, .len = 2 * A);
 	SUB("offset + length wrapping", d.h2c, ERANGE, .offset = 0 - A, .len = 2 * A);
 	SUB("length 2^64 - align", d.h2c, ERANGE, .len = 0 - A);
-	SUB("card address 1", d.h2c, EINVAL, .card_addr = 1);
+	if (A > 1)
+		SUB("card address 1", d.h2c, EINVAL, .card_addr = 1);
 	SUB("card address at the end", d.h2c, ERANGE, .card_addr = card);
 	SUB("card range past the end", d.c2h, ERANGE, .card_addr = card - A, .len = 2 * A);
 	SUB("card address wrapping", d.c2h, ERANGE, .card_addr = 0 - A, .len = 2 * A);
@@ -293,14 +301,14 @@ static void invalid(void)
 		int ch = d.c2h_stream, rounds = 0;
 
 		for (unsigned int i = 0; i < d.info.ring_size; i++)
-			many[i] = (struct fdma_ioc_req){ .handle = s.handle, .len = A,
-							 .offset = (i % 64) * A };
+			many[i] = (struct fdma_ioc_req){ .handle = s.handle, .len = SA,
+							 .offset = (i % 64) * SA };
 		vi_cq_map(&d, ch);
 		ret = vi_submit(&d, ch, many, d.info.ring_size);
 		if (ret) {
 			vt_fail(T, "fill the stream ring: %s", strerror(-ret));
 		} else {
-			r = (struct fdma_ioc_req){ .handle = s.handle, .len = A };
+			r = (struct fdma_ioc_req){ .handle = s.handle, .len = SA };
 			expect("SUBMIT to a full ring", sub1(ch, r), EAGAIN);
 			h = s.handle;
 			expect("FREE a buffer in flight", ioctl(d.fd, FDMA_IOC_BUF_FREE, &h), EBUSY);

@@ -234,6 +234,15 @@ run_kernel() { # VERSION
 		return
 	fi
 	pass "kbuild $tag"
+	# A vendor driver's MSI-X probe (kmod/fdma_vendorprobe.c, guest step 70-vendor.sh).
+	local kb="build/proxy/$v/vendorprobe"
+	vm_put "$HERE/kmod/fdma_vendorprobe.c" "$kb/fdma_vendorprobe.c"
+	echo "obj-m := fdma_vendorprobe.o" >"$TMP/vp-Kbuild"
+	vm_put "$TMP/vp-Kbuild" "$kb/Kbuild"
+	if ! vm_kbuild_ext "/lib/modules/$v/build" "$PWD/$kb" W=1 >"$TMP/kbuild-vp-$v.log" 2>&1; then
+		fail "kbuild_vendorprobe $tag" "the build of $kb/fdma_vendorprobe.ko failed (log below)"
+		show "$TMP/kbuild-vp-$v.log" 20
+	fi
 
 	rm -rf "$R"
 	mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,steps,modules}
@@ -261,6 +270,7 @@ run_kernel() { # VERSION
 		install -m 644 "$HERE"/study/*.sh "$R/steps/"
 	fi
 	cp "build/proxy/$v/kernel/fdma.ko" "$R/fdma.ko"
+	[ -e "$kb/fdma_vendorprobe.ko" ] && cp "$kb/fdma_vendorprobe.ko" "$R/"
 	cp -a "$GBIN/tests" "$GBIN/e2e" "$R/"
 	cp -a "$GBIN/libs/." "$R/"
 	if ! (cd "$R" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$INITRD"; then
