@@ -30,7 +30,9 @@ static void usage(FILE *f)
 		"  --force   allow writing a register the engine owns\n"
 		"  --json    one JSON object: bar, offset, value, written\n"
 		"  e.g. fdma reg kdev:/dev/fdma0 0x24          (engine STATUS)\n"
-		"       fdma reg kdev:/dev/fdma0 2:0x10 0x1    (BAR2 0x10 := 1)\n");
+		"       fdma reg kdev:/dev/fdma0 2:0x10 0x1    (BAR2 0x10 := 1)\n"
+		"       fdma reg kdev:/dev/fdma0 1:0xc0 4 --force  (XDMA H2C 0: arm the\n"
+		"         performance monitor; 1:0xc4 cycles, 1:0xcc data beats; docs/xdma.md)\n");
 }
 
 /*
