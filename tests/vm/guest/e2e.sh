@@ -151,6 +151,23 @@ else
 	fail fdma_reg_refused$TAG "refused without naming --force: $(head -1 /tmp/fdma_reg_refused$TAG.out)"
 fi
 
+# XDMA's performance monitor through the driver: armed on H2C 0, a bench
+# of 64 KiB writes from page-aligned buffers counts 8192 data beats each.
+if [ "$ENGINE" = xdma ]; then
+	if run fdma_reg_pmon$TAG $E/fdma reg "$URI" 1:0xc0 4 --force &&
+		run fdma_reg_pmon$TAG $E/fdma bench "$URI" --dir h2c --sizes 64K --batch 8 \
+			--seconds 1 --json; then
+		cyc=$($E/fdma reg "$URI" 1:0xc4 --json 2>/dev/null | sed -n 's/.*"value":\([0-9]*\).*/\1/p')
+		dat=$($E/fdma reg "$URI" 1:0xcc --json 2>/dev/null | sed -n 's/.*"value":\([0-9]*\).*/\1/p')
+		$E/fdma reg "$URI" 1:0xc0 0 --force >/dev/null 2>&1
+		if [ "${cyc:-0}" -gt 0 ] && [ "${dat:-0}" -gt 0 ] && [ $((dat % 8192)) = 0 ]; then
+			pass fdma_reg_pmon$TAG
+		else
+			fail fdma_reg_pmon$TAG "H2C 0's monitor: '${cyc}' cycles, '${dat}' data beats (want > 0, beats a multiple of 8192)"
+		fi
+	fi
+fi
+
 # Speed means nothing under TCG: short runs, checked for integrity, and the
 # driver's costs per transfer (syscalls, interrupts) printed for the record.
 run fdma_bench_c2h$TAG $E/fdma bench "$URI" --dir c2h --sizes 4K,64K --batch 32 \
