@@ -155,7 +155,19 @@ int fdma_cmd_info(int argc, char **argv)
 								      : in.link.read_mbps);
 			break;
 		}
-		for (uint32_t i = 0; i < in.nchan; i++)
+		for (uint32_t i = 0; i < in.nchan; i++) {
+			int al = fdma_chan_align(dev, (int)i);
+			char units[40] = "";
+
+			/*
+			 * Frames of any length from any address (engine 1.3),
+			 * or a channel stricter than the device (XDMA's C2H
+			 * stream buffers, 64-byte units).
+			 */
+			if (al == 1 && in.align > 1)
+				snprintf(units, sizeof(units), ", any length");
+			else if (al > (int)in.align)
+				snprintf(units, sizeof(units), ", %d-byte units", al);
 			printf("channel %-2u %s%s, ring %u%s%s%s%s\n", i,
 			       /* A copy has no direction across the link: it crosses both ways. */
 			       in.chan[i].kind == FDMA_KIND_MEM ? "" :
@@ -164,9 +176,8 @@ int fdma_cmd_info(int argc, char **argv)
 			       in.chan[i].ring_size,
 			       in.chan[i].testgen ? (in.chan[i].dir == FDMA_C2H ? ", test generator"
 									  : ", test checker") : "",
-			       /* Frames of any length from any address (engine 1.3). */
-			       fdma_chan_align(dev, (int)i) == 1 && in.align > 1 ? ", any length" : "",
-			       source[i][0] ? ", " : "", source[i]);
+			       units, source[i][0] ? ", " : "", source[i]);
+		}
 	}
 	fdma_close(dev);
 	return EXIT_OK;

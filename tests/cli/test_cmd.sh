@@ -67,6 +67,16 @@ if [ "$rc" -eq 0 ] && grep -q '^channel 0 ' "$T/out"; then
 else
 	bad "fdma info sim: exits 0 and lists channels" "exit $rc: $(errline)"
 fi
+# XDMA: any byte on the memory-mapped channels, 64-byte units for C2H stream buffers.
+fdma info sim:engine=xdma
+if [ "$rc" -eq 0 ] && grep -q '1-byte alignment' "$T/out" &&
+	grep -q '^channel 3  C2H stream.*64-byte units' "$T/out" &&
+	! grep -q '^channel [0-2] .*units' "$T/out"; then
+	ok "fdma info sim:engine=xdma: 1-byte alignment, C2H stream buffers in 64-byte units"
+else
+	bad "fdma info sim:engine=xdma: 1-byte alignment, C2H stream buffers in 64-byte units" \
+		"exit $rc: $(cat "$T/out")"
+fi
 expect_fail "fdma info nosuch: exits 1 naming the URI" "nosuch" info nosuch:
 # The message names the option itself, not just the URI it echoes.
 expect_fail "fdma info sim:bogus=1 exits 1 naming the option" "option 'bogus'" info sim:bogus=1
