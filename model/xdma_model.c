@@ -961,6 +961,17 @@ static u32 chan_read(struct xch *c, u32 reg)
 	}
 }
 
+/* A register with its W1S and W1C aliases at base, base + 4, base + 8: reg written. */
+static void rw1sc(u32 *r, u32 reg, u32 base, u32 val, u32 mask)
+{
+	if (reg == base)
+		*r = val & mask;
+	else if (reg == base + 4)
+		*r |= val & mask;
+	else if (reg == base + 8)
+		*r &= ~val;
+}
+
 static void chan_write(struct xch *c, u32 reg, u32 val)
 {
 	switch (reg) {
@@ -984,15 +995,9 @@ static void chan_write(struct xch *c, u32 reg, u32 val)
 		c->wb_hi = val;
 		break;
 	case XDMA_CH_IE:
-		c->ie = val;
-		irq_eval(c);
-		break;
 	case XDMA_CH_IE_W1S:
-		c->ie |= val;
-		irq_eval(c);
-		break;
 	case XDMA_CH_IE_W1C:
-		c->ie &= ~val;
+		rw1sc(&c->ie, reg, XDMA_CH_IE, val, ~0u);
 		irq_eval(c);
 		break;
 	case XDMA_CH_PMON_CTRL:
@@ -1088,32 +1093,12 @@ static void irq_write(struct xdma_model *m, u32 reg, u32 val)
 {
 	u32 was = m->chan_en;
 
-	switch (reg) {
-	case XDMA_IRQ_USER_EN:
-		m->user_en = val;
-		break;
-	case XDMA_IRQ_USER_EN_W1S:
-		m->user_en |= val;
-		break;
-	case XDMA_IRQ_USER_EN_W1C:
-		m->user_en &= ~val;
-		break;
-	case XDMA_IRQ_CHAN_EN:
-		m->chan_en = val;
-		break;
-	case XDMA_IRQ_CHAN_EN_W1S:
-		m->chan_en |= val;
-		break;
-	case XDMA_IRQ_CHAN_EN_W1C:
-		m->chan_en &= ~val;
-		break;
-	default:
-		if (reg >= 0x80 && reg < 0x90)
-			m->user_vec[(reg - 0x80) / 4] = val & 0x1f1f1f1f;
-		if (reg >= 0xa0 && reg < 0xa8)
-			m->chan_vec[(reg - 0xa0) / 4] = val & 0x1f1f1f1f;
-		break;
-	}
+	rw1sc(&m->user_en, reg, XDMA_IRQ_USER_EN, val, ~0u);
+	rw1sc(&m->chan_en, reg, XDMA_IRQ_CHAN_EN, val, ~0u);
+	if (reg >= 0x80 && reg < 0x90)
+		m->user_vec[(reg - 0x80) / 4] = val & 0x1f1f1f1f;
+	if (reg >= 0xa0 && reg < 0xa8)
+		m->chan_vec[(reg - 0xa0) / 4] = val & 0x1f1f1f1f;
 	irq_enable(m, was);
 }
 
@@ -1134,16 +1119,6 @@ static u32 sgc_read(struct xdma_model *m, u32 reg)
 	default:
 		return 0;
 	}
-}
-
-static void rw1sc(u32 *r, u32 reg, u32 base, u32 val, u32 mask)
-{
-	if (reg == base)
-		*r = val & mask;
-	else if (reg == base + 4)
-		*r |= val & mask;
-	else if (reg == base + 8)
-		*r &= ~val;
 }
 
 static void sgc_write(struct xdma_model *m, u32 reg, u32 val)
