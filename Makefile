@@ -243,6 +243,15 @@ tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(if $(SAN),,$(RTLLIB))
 # ahead, come back (one of them poisoned).
 RTL_MSI_TESTS = test_coalesce test_wait
 RTL_AXI_TESTS = test_transfer test_faults
+# And on a harness that behaves like a root complex (docs/rtl.md): every
+# completion split at a 64-byte RCB, every buffer below 4 GiB (3DW
+# headers), the core's completion buffer checked for overflow, TX stalled
+# for stretches while another CPU reads registers and moves MSI-X vectors;
+# then the same with rx_np_ok instead of rx_np_req credits.
+RTL_RC_TESTS = test_transfer test_stream test_faults test_wait
+RTL_RC_ENV = FDMA_TEST_SIM=rtl=1,rcb=64,addr=32 FDMA_RTL_TX_STALL=2000 FDMA_RTL_HOST_READS=4
+RTL_NPOK_TESTS = test_transfer test_coalesce
+RTL_NPOK_ENV = FDMA_TEST_SIM=rtl=1,addr=32 FDMA_RTL_NP=ok FDMA_RTL_TX_STALL=500 FDMA_RTL_HOST_READS=8
 
 # Runs every test binary; each prints cmocka's summary. Fails if any fails.
 # The end-to-end sim tests run on the FDMA model, then on the XDMA model
@@ -276,6 +285,18 @@ check-tests: tests
 			if FDMA_RTL_CARD=axi FDMA_TEST_SIM=rtl=1 FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
 				pass=$$((pass+1)); \
 			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, AXI card)"; fi; \
+		done; \
+		for t in $(addprefix $(BUILD)/tests/sim/,$(RTL_RC_TESTS)); do \
+			echo "== $$t on the RTL engine, a root complex's rules ($(RTL_RC_ENV))"; \
+			if env $(RTL_RC_ENV) FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
+				pass=$$((pass+1)); \
+			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, root complex)"; fi; \
+		done; \
+		for t in $(addprefix $(BUILD)/tests/sim/,$(RTL_NPOK_TESTS)); do \
+			echo "== $$t on the RTL engine, reads held by rx_np_ok ($(RTL_NPOK_ENV))"; \
+			if env $(RTL_NPOK_ENV) FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
+				pass=$$((pass+1)); \
+			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, rx_np_ok)"; fi; \
 		done; \
 	fi; \
 	for t in tests/cli/test_*.sh; do \

@@ -62,6 +62,19 @@ static void sim_kick(void *ctx, unsigned int ch)
 
 /* ---- buffers: host memory the model reaches through the bus address map ---- */
 
+/* Why a buffer found no place in the bus address map (fdma_addrmap.h). */
+static int map_err(struct fdma_dev *dev, int ret, const char *call, size_t size)
+{
+	bool low = dev->map.shift == FDMA_ADDRMAP_LOW_SHIFT;
+
+	if (ret == -EINVAL)
+		return fdma_err(dev, ret, "%s: %zu bytes do not fit one bus window of %llu MiB%s", call,
+				size, (1ull << dev->map.shift) >> 20,
+				low ? " (addr=32 keeps every bus address below 4 GiB)" : "");
+	return fdma_err(dev, ret, "%s: no free bus window (%u per device, shared with the channel rings)",
+			call, dev->map.nslots);
+}
+
 static int sim_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, unsigned int flags)
 {
 	bool huge = flags & FDMA_BUF_HUGEPAGE;
@@ -78,9 +91,7 @@ static int sim_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, 
 	ret = fdma_addrmap_add(&dev->map, p, size, &b->bus);
 	if (ret) {
 		munmap(p, len);
-		return fdma_err(dev, ret,
-				"fdma_buf_alloc: no free bus window (%d per device, shared with the channel rings)",
-				FDMA_MAX_BUFS);
+		return map_err(dev, ret, "fdma_buf_alloc", size);
 	}
 	b->addr = p;
 	b->size = size;
@@ -93,7 +104,7 @@ static int sim_buf_register(struct fdma_dev *dev, struct fdma_buf *b, void *addr
 	int ret = fdma_addrmap_add(&dev->map, addr, size, &b->bus);
 
 	if (ret)
-		return fdma_err(dev, ret, "fdma_buf_register: no free bus window");
+		return map_err(dev, ret, "fdma_buf_register", size);
 	b->addr = addr;
 	b->size = size;
 	return 0;
@@ -123,7 +134,7 @@ static int sim_buf_import(struct fdma_dev *dev, struct fdma_buf *b, int fd, u64 
 	ret = fdma_addrmap_add(&dev->map, p, size, &b->bus);
 	if (ret) {
 		fdma_buf_unmap(b);
-		return fdma_err(dev, ret, "fdma_buf_import_dmabuf: no free bus window");
+		return map_err(dev, ret, "fdma_buf_import_dmabuf", size);
 	}
 	return 0;
 }
@@ -346,7 +357,12 @@ int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	int ret;
 
 	dev->ops = &fdma_sim_ops;
-	fdma_addrmap_init(&dev->map);
+	/* addr=32: the device's bus addresses are below 4 GiB, as its 3DW
+	 * request headers assume */
+	if (o->model.link.addr64)
+		fdma_addrmap_init(&dev->map);
+	else
+		fdma_addrmap_init_low(&dev->map);
 	for (size_t i = 0; i < sizeof(sim_models) / sizeof(sim_models[0]); i++)
 		if (sim_models[i]->eng == o->eng)
 			dev->sm = sim_models[i];

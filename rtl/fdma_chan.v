@@ -98,6 +98,8 @@ module fdma_chan #(
 	input  wire [63:0]  s_data,
 	input  wire [7:0]   s_keep,
 	input  wire         s_last,
+	// reads given up on this clock (a completion timeout), bit per tag slot
+	output wire [7:0]   rd_gone,
 	// state
 	output wire         busy,        // requests outstanding or a TLP half sent
 	output wire         quiet        // nothing to do until a register changes
@@ -239,6 +241,7 @@ module fdma_chan #(
 	end endgenerate
 	wire              outstanding = d_busy || (s_busy & ~s_done) != 0;
 	wire              timed_out = outstanding && to_cnt >= CPL_TIMEOUT;
+	assign            rd_gone = timed_out ? {d_busy, s_busy[6:0] & ~s_done[6:0]} : 8'd0;
 
 	// completion bookkeeping, beat by beat
 	reg  [2:0]        c_slot;

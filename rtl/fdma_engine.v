@@ -22,7 +22,12 @@ module fdma_engine #(
 	parameter        MAX_RD_LOG2 = 9,
 	parameter        MAX_WR_LOG2 = 8,
 	parameter        CARD_RD_LOG2 = 3,              // card words read ahead: 8 for block RAM, 64 for DDR
-	parameter [31:0] CPL_TIMEOUT = 32'd6250000      // 50 ms at 125 MHz
+	parameter [31:0] CPL_TIMEOUT = 32'd6250000,     // 50 ms at 125 MHz
+	// The core's receive buffer for completions, in header credits (one a
+	// completion) and data credits (16 bytes): PG054's figures for the
+	// core as configured (docs/rtl.md). Reads are throttled to fit.
+	parameter [9:0]  CPLH_CREDITS = 10'd36,
+	parameter [9:0]  CPLD_CREDITS = 10'd461
 ) (
 	input  wire         clk,
 	input  wire         rst,
@@ -42,6 +47,8 @@ module fdma_engine #(
 	// TLPs from the link: requests to BAR0 and completions
 	input  wire         rx_valid,
 	output wire         rx_ready,
+	output wire         np_ok,          // room for more non-posted requests (rx_np_ok)
+	output wire         np_req,         // ... one more asked for this clock (rx_np_req)
 	input  wire         rx_sop,
 	input  wire         rx_eop,
 	input  wire [127:0] rx_hdr,
@@ -86,6 +93,7 @@ module fdma_engine #(
 );
 	`include "fdma_tlp.vh"
 	localparam NCH = 4;
+	localparam NSRC = NCH + 2;                     // TX: the channels, read completions, MSI-X
 	localparam [63:0] CARD_BYTES = 64'd8 << CARD_AW;
 	// COALESCE, TESTGEN, H2C_BYTES (1.3: the H2C stream channel is a byte stream)
 	localparam [31:0] CAPS = NCH | (ALIGN_LOG2 << 8) | (1 << 16) | (1 << 17) | (1 << 20);
@@ -123,30 +131,154 @@ module fdma_engine #(
 	wire        busy = g_ctrl[0] || ch_busy != 0 || msix_busy || tx_mid;
 	wire        eng_rst = g_reset_req != g_reset_ack;
 
-	// ---- requests to BAR0: one register access at a time -----------------
+	wire [NCH+1:0]   src_valid, src_sop, src_eop, src_fire;
+
+	// ---- requests to BAR0 ---------------------------------------------------
+	// Writes (posted) are applied as they arrive, one DW a clock. Reads
+	// (non-posted) wait in a queue for their completion. So a read whose
+	// completion cannot leave (TX backed up) never holds back the
+	// completions and writes behind it: PCIe requires that both may pass a
+	// blocked non-posted request, or the link can deadlock. The core holds
+	// further reads back while the queue is nearly full (np_ok, the shim's
+	// rx_np_ok).
 	wire        h_is4 = rx_hdr[29];
 	wire [31:0] h_lo = h_is4 ? rx_hdr[127:96] : rx_hdr[95:64];
-	wire        is_cpl = rx_hdr[28:24] == `TLP_TYPE_CPL;
-	wire        is_mem = rx_hdr[28:24] == `TLP_TYPE_MEM;
+	wire [4:0]  h_type = rx_hdr[28:24];
 	wire        is_wr = rx_hdr[30];
-	reg         rc_pend;                   // a read's completion waits to go
-	reg  [12:0] rc_off;
-	reg  [15:0] rc_req;
-	reg  [7:0]  rc_tag;
-	reg         rc_ur;
-	reg  [2:0]  rc_tc;                     // a completion carries its request's TC and attributes
-	reg  [2:0]  rc_attr;
-	reg  [3:0]  rc_fbe;
-	reg         rx_cpl_in;
+	wire        is_cpl = h_type == `TLP_TYPE_CPL;
+	wire        is_mem = h_type == `TLP_TYPE_MEM;
+	// a request that needs a completion: no data, not a completion, not a message
+	wire        is_np = !is_wr && h_type[4:1] != 4'b0101 && h_type[4:3] != 2'b10;
+	wire [10:0] h_dws = rx_hdr[9:0] == 10'd0 ? 11'd1024 : {1'b0, rx_hdr[9:0]};
+	wire        h_ep = rx_hdr[14];                 // poisoned
+	wire [3:0]  h_fbe = rx_hdr[35:32];
+	wire [3:0]  h_lbe = rx_hdr[39:36];
+
+	// the non-posted queue
+	localparam NPQ_LOG2 = 3;
+	wire        npq_full, npq_empty;
+	wire [NPQ_LOG2:0] npq_count;
+	wire [61:0] npq_head;
+	reg         rx_cpl_in, rx_wr_in;              // the TLP being received
 	reg  [1:0]  rx_ch_in;
-	assign rx_ready = !rc_pend;
+	reg         w2_pend;                          // a beat's second DW waits to be written
+	assign rx_ready = !w2_pend && !(rx_sop && is_np && npq_full);
 	wire        rx_fire = rx_valid && rx_ready;
 	wire        cur_cpl = rx_sop ? is_cpl : rx_cpl_in;
 	wire [1:0]  cur_ch  = rx_sop ? rx_hdr[76:75] : rx_ch_in;   // tag[4:3]
-	wire        wr_hit  = rx_fire && rx_sop && is_mem && is_wr && rx_hdr[35:32] == 4'hf;
-	wire [12:0] w_off   = {h_lo[12:2], 2'b00};
-	wire [12:0] r_off   = rc_off;
+	// Up to 2^NPQ_LOG2 reads wait. The core hands reads over in one of two
+	// ways, chosen when it is generated (PG054), so both are driven:
+	// rx_np_req asks for one read a clock (np_cred counts those asked for
+	// and not yet come, so the queue always has room for them); with
+	// rx_np_ok the core may still hand over two after it falls, and the
+	// shim may hold one more on its way, so it falls while fewer than four
+	// entries are free.
+	localparam [NPQ_LOG2:0] NPQ_N = 1 << NPQ_LOG2;
+	reg  [NPQ_LOG2:0] np_cred;
+	assign np_ok  = npq_count < NPQ_N - 3;
+	assign np_req = {1'b0, npq_count} + {1'b0, np_cred} < {1'b0, NPQ_N};
+	// MRd of one or two DWs is answered; anything longer, and any other
+	// non-posted request (MRdLk, which an endpoint must not support; I/O),
+	// gets Unsupported Request.
+	wire        np_ur = !is_mem || h_dws > 11'd2;
+	wire        np_lk = h_type == 5'b00001;
+	// queue entry: {length, lk, ur, two, lbe, fbe, attr, tc, tag, requester, off[12:2]}
+	wire [61:0] np_entry = {rx_hdr[9:0], np_lk, np_ur, h_dws == 11'd2, h_lbe, h_fbe,
+				{rx_hdr[18], rx_hdr[13:12]}, rx_hdr[22:20], rx_hdr[47:40],
+				rx_hdr[63:48], h_lo[12:2]};
+	wire        np_take = rx_fire && rx_sop && is_np;
+	always @(posedge clk)
+		if (rst)
+			np_cred <= 0;
+		else if (np_req && !np_take)
+			np_cred <= np_cred + 1'b1;
+		else if (!np_req && np_take && np_cred != 0)   // (rx_np_ok: no credit)
+			np_cred <= np_cred - 1'b1;
 
+	// Writes: the DWs of a beat go to the register port one a clock, each
+	// at the TLP's offset plus its index, each only if all its bytes are
+	// enabled (registers are whole 32-bit words); a poisoned write is
+	// dropped whole (PCIe: its data must not be used).
+	reg  [12:2] w_base;
+	reg  [10:0] w_idx, w_len;
+	reg  [3:0]  w_fbe, w_lbe;
+	reg         w_ep;
+	reg  [12:2] w2_off;
+	reg  [31:0] w2_val;
+	reg         w2_ok;
+	wire        wbeat = rx_fire && (rx_sop ? is_mem && is_wr : rx_wr_in);
+	wire [12:2] b_base = rx_sop ? h_lo[12:2] : w_base;
+	wire [10:0] b_idx  = rx_sop ? 11'd0 : w_idx;    // index of the beat's first DW
+	wire [10:0] b_len  = rx_sop ? h_dws : w_len;
+	wire [3:0]  b_fbe  = rx_sop ? h_fbe : w_fbe;
+	wire [3:0]  b_lbe  = rx_sop ? h_lbe : w_lbe;
+	wire        b_ep   = rx_sop ? h_ep : w_ep;
+	wire [10:0] b_idx1 = b_idx + 11'd1;
+	wire [3:0]  be0 = b_idx == 11'd0 ? b_fbe : b_idx == b_len - 11'd1 ? b_lbe : 4'hf;
+	wire [3:0]  be1 = b_idx1 == b_len - 11'd1 ? b_lbe : 4'hf;
+	wire        dw1_in = b_idx1 < b_len;             // the beat holds a second DW
+	wire        wp_we = w2_pend ? w2_ok : wbeat && be0 == 4'hf && !b_ep;
+	wire [12:0] w_off = w2_pend ? {w2_off, 2'b00} : {b_base + b_idx[10:0], 2'b00};
+	wire [31:0] wp_val = w2_pend ? w2_val : rx_data[31:0];
+	wire        wr_hit = wp_we;
+
+	always @(posedge clk) begin
+		if (rst) begin
+			g_ctrl <= 0; g_reset_req <= 0; g_reset_ack <= 0;
+			rx_cpl_in <= 1'b0; rx_wr_in <= 1'b0; rx_ch_in <= 0;
+			w_base <= 0; w_idx <= 0; w_len <= 0; w_fbe <= 0; w_lbe <= 0; w_ep <= 1'b0;
+			w2_pend <= 1'b0; w2_off <= 0; w2_val <= 0; w2_ok <= 1'b0;
+		end else begin
+			if (rx_fire && rx_sop) begin
+				rx_cpl_in <= is_cpl;
+				rx_ch_in <= rx_hdr[76:75];
+				rx_wr_in <= is_mem && is_wr && !rx_eop;
+			end else if (rx_fire && rx_eop) begin
+				rx_wr_in <= 1'b0;
+			end
+			if (wbeat) begin
+				w_base <= b_base; w_len <= b_len; w_fbe <= b_fbe; w_lbe <= b_lbe;
+				w_ep <= b_ep;
+				w_idx <= b_idx + 11'd2;
+				w2_pend <= dw1_in;
+				w2_off <= b_base + b_idx1;
+				w2_val <= rx_data[63:32];
+				w2_ok <= be1 == 4'hf && !b_ep;
+			end else begin
+				w2_pend <= 1'b0;
+			end
+			if (wr_hit && w_off < 13'h100)
+				case (w_off[11:0])
+				`R_CTRL:      g_ctrl <= wp_val & 32'h1;
+				`R_RESET_REQ: g_reset_req <= wp_val;
+				default: ;
+				endcase
+			if (eng_rst && ch_rst_done == {NCH{1'b1}})
+				g_reset_ack <= g_reset_req;
+		end
+	end
+
+	// Reads, one at a time from the queue's head: DW0 is sampled, then DW1
+	// for a two-DW read, then the completion waits for the TX arbiter. A
+	// read sees every write that arrived before it (they were applied as
+	// they came); a write that came after it may already show, which
+	// PCIe's ordering allows (posted requests may pass non-posted ones).
+	localparam RC_IDLE = 2'd0, RC_DW1 = 2'd1, RC_SEND = 2'd2;
+	reg  [1:0]  rc_st;
+	reg  [31:0] rc_d0, rc_d1;
+	wire [12:2] rc_off = npq_head[10:0];
+	wire [15:0] rc_req = npq_head[26:11];
+	wire [7:0]  rc_tag = npq_head[34:27];
+	wire [2:0]  rc_tc = npq_head[37:35];
+	wire [2:0]  rc_attr = npq_head[40:38];
+	wire [3:0]  rc_fbe = npq_head[44:41];
+	wire [3:0]  rc_lbe = npq_head[48:45];
+	wire        rc_two = npq_head[49];
+	wire        rc_ur = npq_head[50];
+	wire        rc_lk = npq_head[51];
+	wire [9:0]  rc_len = npq_head[61:52];
+	wire [12:0] r_off = {rc_st == RC_DW1 ? rc_off + 11'd1 : rc_off, 2'b00};
+	wire        rc_pop = rc_st == RC_SEND && src_fire[NCH];
 	// channel register ports
 	wire        w_ch = w_off >= 13'h100 && w_off < 13'h100 + NCH * 13'h80;
 	wire [3:0]  w_chn = w_off[10:7] - 4'd2;
@@ -178,45 +310,32 @@ module fdma_engine #(
 			endcase
 	end
 
+	fdma_fifo #(.W(62), .AW(NPQ_LOG2)) npq (
+		.clk(clk), .rst(rst), .wr(np_take), .din(np_entry), .rd(rc_pop),
+		.dout(npq_head), .empty(npq_empty), .full(npq_full), .count(npq_count));
 	always @(posedge clk) begin
 		if (rst) begin
-			g_ctrl <= 0; g_reset_req <= 0; g_reset_ack <= 0;
-			rc_pend <= 1'b0; rc_off <= 0; rc_req <= 0; rc_tag <= 0; rc_ur <= 1'b0;
-			rc_tc <= 0; rc_attr <= 0; rc_fbe <= 0;
-			rx_cpl_in <= 1'b0; rx_ch_in <= 0;
-		end else begin
-			if (rx_fire && rx_sop) begin
-				rx_cpl_in <= is_cpl;
-				rx_ch_in <= rx_hdr[76:75];
+			rc_st <= RC_IDLE; rc_d0 <= 0; rc_d1 <= 0;
+		end else
+			case (rc_st)
+			RC_IDLE: if (!npq_empty) begin
+				rc_d0 <= rd_val;
+				rc_d1 <= 32'd0;
+				rc_st <= rc_two && !rc_ur ? RC_DW1 : RC_SEND;
 			end
-			if (wr_hit && w_off < 13'h100)
-				case (w_off[11:0])
-				`R_CTRL:      g_ctrl <= rx_data[31:0] & 32'h1;
-				`R_RESET_REQ: g_reset_req <= rx_data[31:0];
-				default: ;
-				endcase
-			if (rx_fire && rx_sop && is_mem && !is_wr) begin
-				rc_pend <= 1'b1;
-				rc_off <= {h_lo[12:2], 2'b00};
-				rc_req <= rx_hdr[63:48];
-				rc_tag <= rx_hdr[47:40];
-				rc_ur <= rx_hdr[9:0] != 10'd1;     // registers are 32-bit words
-				rc_tc <= rx_hdr[22:20];
-				rc_attr <= {rx_hdr[18], rx_hdr[13:12]};
-				rc_fbe <= rx_hdr[35:32];
+			RC_DW1: begin
+				rc_d1 <= rd_val;
+				rc_st <= RC_SEND;
 			end
-			if (rc_pend && src_fire[NCH] && tx_eop)
-				rc_pend <= 1'b0;
-			if (eng_rst && ch_rst_done == {NCH{1'b1}})
-				g_reset_ack <= g_reset_req;
-		end
+			default: if (rc_pop) rc_st <= RC_IDLE;
+			endcase
 	end
 
 	// ---- channels ----------------------------------------------------------
-	wire [NCH+1:0]   src_valid, src_sop, src_eop, src_fire;
 	wire [127:0]     src_hdr [0:NCH+1];
 	wire [63:0]      src_data [0:NCH+1];
 	wire [NCH-1:0]   irq_req, irq_ack;
+	wire [8*NCH-1:0] rd_gone;          // tags channel c gave up on (8c + slot)
 	wire [4*NCH-1:0] irq_vec;
 	wire [NCH-1:0]   ch_cpl = {NCH{rx_fire && cur_cpl}} & (4'b0001 << cur_ch);
 	wire             ch0_we, ch1_re;
@@ -244,7 +363,7 @@ module fdma_engine #(
 			.clk(clk), .rst(rst), .en(en), .eng_rst(eng_rst), .eng_rst_done(ch_rst_done[c]),
 			.us_tick(us_tick), .now_ns(now_ns), .req_id(cfg_id),
 			.mps_code(cfg_mps), .mrrs_code(cfg_mrrs), .max_desc_len(max_desc_len),
-			.reg_we(we_c), .reg_wa(w_off[6:2]), .reg_wd(rx_data[31:0]),
+			.reg_we(we_c), .reg_wa(w_off[6:2]), .reg_wd(wp_val),
 			.reg_ra(r_off[6:2]), .reg_rd(ch_rd[c]),
 			.tx_valid(src_valid[c]), .tx_ready(src_fire[c]), .tx_sop(src_sop[c]),
 			.tx_eop(src_eop[c]), .tx_hdr(src_hdr[c]), .tx_data(src_data[c]),
@@ -259,7 +378,7 @@ module fdma_engine #(
 			.m_keep(mk), .m_sof(ms), .m_last(ml),
 			.s_valid(c == 2 ? s_axis_tvalid : 1'b0), .s_ready(sr), .s_data(s_axis_tdata),
 			.s_keep(s_axis_tkeep), .s_last(s_axis_tlast),
-			.busy(ch_busy[c]), .quiet(ch_quiet[c]));
+			.rd_gone(rd_gone[8*c +: 8]), .busy(ch_busy[c]), .quiet(ch_quiet[c]));
 		if (c == 0) begin : g_w
 			assign ch0_we = cw_we; assign ch0_wa = cw_a; assign ch0_wd = cw_d;
 		end
@@ -278,14 +397,14 @@ module fdma_engine #(
 	assign card_re = ch1_re; assign card_ra = ch1_ra;
 
 	// ---- register-read completions ------------------------------------------
-	assign src_valid[NCH] = rc_pend;
+	assign src_valid[NCH] = rc_st == RC_SEND;
 	assign src_sop[NCH] = 1'b1;
 	assign src_eop[NCH] = 1'b1;
-	// Byte count and lower address from the first DW's byte enables (a
-	// 1-DW read: BC from the first enabled byte to the last; 0 enables, the
-	// zero-length read hosts use as a flush, is answered as 1 byte).
+	// Byte count and lower address from the byte enables: from the first
+	// enabled byte to the last (a 1-DW read with no enables, the zero-length
+	// read hosts use as a flush, is answered as 1 byte).
 	reg  [11:0] rc_bc;
-	reg  [1:0]  rc_la;
+	reg  [1:0]  rc_la, rc_lz;
 	always @(*) begin
 		casez (rc_fbe)
 		4'b1??1: rc_bc = 12'd4;
@@ -300,12 +419,23 @@ module fdma_engine #(
 		4'b?100: rc_la = 2'd2;
 		default: rc_la = 2'd3;
 		endcase
+		casez (rc_lbe)                 // disabled bytes at the top of the last DW
+		4'b1???: rc_lz = 2'd0;
+		4'b01??: rc_lz = 2'd1;
+		4'b001?: rc_lz = 2'd2;
+		default: rc_lz = 2'd3;
+		endcase
+		if (rc_two)
+			rc_bc = 12'd8 - {10'd0, rc_la} - {10'd0, rc_lz};
 	end
-	assign src_hdr[NCH] = rc_ur ? tlp_cpl(`CPL_UR, rc_tc, rc_attr, 11'd0, 12'd0, cfg_id, rc_req,
-					      rc_tag, 7'd0)
-				    : tlp_cpl(`CPL_SC, rc_tc, rc_attr, 11'd1, rc_bc, cfg_id, rc_req,
-					      rc_tag, {rc_off[6:2], rc_la});
-	assign src_data[NCH] = {32'd0, rd_val};
+	// UR carries the request's whole byte count (none of it is returned);
+	// to a locked read it goes back as CplLk (type 01011)
+	wire [127:0] rc_urh = tlp_cpl(`CPL_UR, rc_tc, rc_attr, 11'd0, {rc_len, 2'b00}, cfg_id, rc_req,
+				      rc_tag, 7'd0);
+	assign src_hdr[NCH] = rc_ur ? {rc_urh[127:25], rc_lk, rc_urh[23:0]}
+				    : tlp_cpl(`CPL_SC, rc_tc, rc_attr, rc_two ? 11'd2 : 11'd1, rc_bc,
+					      cfg_id, rc_req, rc_tag, {rc_off[6:2], rc_la});
+	assign src_data[NCH] = {rc_d1, rc_d0};
 
 	// ---- MSI-X ----------------------------------------------------------------
 	wire msix_we = wr_hit && w_off >= `MSIX_TABLE_OFF;
@@ -313,7 +443,7 @@ module fdma_engine #(
 		.clk(clk), .rst(rst), .msix_en(cfg_msix_en), .func_mask(cfg_msix_mask), .en(en),
 		.msi_en(cfg_msi_en), .msi_mm(cfg_msi_mm), .msi_req(msi_req), .msi_num(msi_num),
 		.msi_ack(msi_ack),
-		.req_id(cfg_id), .reg_we(msix_we), .reg_wa(w_off[12:2]), .reg_wd(rx_data[31:0]),
+		.req_id(cfg_id), .reg_we(msix_we), .reg_wa(w_off[12:2]), .reg_wd(wp_val),
 		.reg_ra(r_off[12:2]), .reg_rd(msix_rd),
 		.req(irq_req), .vec(irq_vec), .ack(irq_ack),
 		.tx_valid(src_valid[NCH+1]), .tx_ready(src_fire[NCH+1]), .tx_hdr(src_hdr[NCH+1]),
@@ -321,21 +451,78 @@ module fdma_engine #(
 	assign src_sop[NCH+1] = 1'b1;
 	assign src_eop[NCH+1] = 1'b1;
 
+	// ---- completion space: reads only while their completions fit ------------
+	// An endpoint advertises infinite completion credits, so nothing on the
+	// link stops a root complex from sending every completion at once: the
+	// engine must not have more read data outstanding than the core's
+	// receive buffer holds (PG054). Each read reserves, when it is sent, the
+	// most its completions can take: one header per 64-byte read completion
+	// boundary it touches (the smallest RCB a root complex may split at) and
+	// one data credit per 16 bytes. The reservation is given back when the
+	// read's last completion has been taken from the core, or when its
+	// channel gives up on it (a completion timeout).
+	localparam RES_W = 6;                        // per tag: up to 9 headers, 34 data credits
+	reg  [RES_W-1:0] res_h [0:31];
+	reg  [RES_W-1:0] res_d [0:31];
+	reg  [9:0]  used_h, used_d;
+	// the completion being received, for giving its read's credits back
+	wire [4:0]  cpl_tag = rx_hdr[76:72];
+	wire        cpl_last = !rx_hdr[30] || rx_hdr[47:45] != 3'b000 ||
+			       rx_hdr[43:32] == {h_dws[9:0], 2'b00};
+	reg         cr_last_in;
+	reg  [4:0]  cr_tag_in;
+	wire        cr_rel = rx_fire && rx_eop && cur_cpl && (rx_sop ? cpl_last : cr_last_in);
+	wire [4:0]  cr_tag = rx_sop ? cpl_tag : cr_tag_in;
+	// what a source's read would reserve, and whether it fits now
+	reg  [NSRC-1:0] s_rd, s_fits;
+	reg  [RES_W-1:0] need_h [0:NSRC-1];
+	reg  [RES_W-1:0] need_d [0:NSRC-1];
+	integer    u;
+	reg  [12:0] nb, nh, nd;
+	reg  [5:0]  na;
+	always @(*) begin
+		for (u = 0; u < NSRC; u = u + 1) begin
+			s_rd[u] = src_valid[u] && src_sop[u] && !src_hdr[u][30] &&
+				  src_hdr[u][28:24] == `TLP_TYPE_MEM;
+			nb = {src_hdr[u][9:0] == 10'd0, src_hdr[u][9:0], 2'b00};
+			na = src_hdr[u][29] ? src_hdr[u][101:96] : src_hdr[u][69:64];
+			nh = ({7'd0, na} + nb + 13'd63) >> 6;
+			nd = ({9'd0, na[3:0]} + nb + 13'd15) >> 4;
+			need_h[u] = nh[RES_W-1:0];
+			need_d[u] = nd[RES_W-1:0];
+			s_fits[u] = {4'd0, need_h[u]} <= CPLH_CREDITS - used_h &&
+				    {4'd0, need_d[u]} <= CPLD_CREDITS - used_d;
+		end
+	end
+
 	// ---- TX: round robin over whole TLPs ------------------------------------
-	localparam NSRC = NCH + 2;
 	reg  [2:0] grant, last_grant;
 	reg        locked;
-	reg  [2:0] pick;
-	reg        pick_ok;
+	reg  [2:0] pick, pick_w;
+	reg        pick_ok, pick_w_ok;
 	integer    s;
-	reg  [31:0] q;
+	reg  [3:0] q;
+	// The first valid source after the last one granted. The index wraps
+	// by one compare and subtract (last_grant + s < 2 * NSRC), never a
+	// modulo: a `%` on an integer is a divider in synthesis. If that source
+	// is a read whose completions do not fit yet, it keeps its turn and only
+	// TLPs that are not reads may go meanwhile, so a large read cannot be
+	// starved by small ones.
 	always @(*) begin
-		pick = 3'd0; pick_ok = 1'b0;
+		pick = 3'd0; pick_ok = 1'b0; pick_w = 3'd0; pick_w_ok = 1'b0;
 		for (s = NSRC; s >= 1; s = s - 1) begin
-			q = ({29'd0, last_grant} + s) % NSRC;
-			if (src_valid[q]) begin
+			q = {1'b0, last_grant} + s[3:0];
+			if (q >= NSRC)
+				q = q - NSRC;
+			if (src_valid[q[2:0]]) begin
 				pick = q[2:0]; pick_ok = 1'b1;
 			end
+			if (src_valid[q[2:0]] && !s_rd[q[2:0]]) begin
+				pick_w = q[2:0]; pick_w_ok = 1'b1;
+			end
+		end
+		if (pick_ok && s_rd[pick] && !s_fits[pick]) begin
+			pick = pick_w; pick_ok = pick_w_ok;
 		end
 	end
 	wire [2:0] cur = locked ? grant : pick;
@@ -345,6 +532,8 @@ module fdma_engine #(
 	assign tx_hdr   = src_hdr[cur];
 	assign tx_data  = src_data[cur];
 	assign src_fire = (tx_valid && tx_ready) ? (6'b000001 << cur) : 6'd0;
+	wire       rd_sent = tx_valid && tx_ready && !locked && s_rd[cur];
+	wire [4:0] rd_tag = tx_hdr[44:40];
 	always @(posedge clk) begin
 		if (rst) begin
 			grant <= 0; last_grant <= 0; locked <= 1'b0; tx_mid <= 1'b0;
@@ -357,9 +546,44 @@ module fdma_engine #(
 		end
 	end
 
+	// the reservations: taken as a read goes, given back as above
+	reg  [9:0] rel_h, rel_d;
+	integer    t;
+	always @(*) begin
+		rel_h = 10'd0; rel_d = 10'd0;
+		for (t = 0; t < 32; t = t + 1)
+			if (rd_gone[t] || (cr_rel && cr_tag == t[4:0])) begin
+				rel_h = rel_h + {4'd0, res_h[t]};
+				rel_d = rel_d + {4'd0, res_d[t]};
+			end
+	end
+	always @(posedge clk) begin
+		if (rst) begin
+			used_h <= 0; used_d <= 0; cr_last_in <= 1'b0; cr_tag_in <= 0;
+			for (t = 0; t < 32; t = t + 1) begin
+				res_h[t] <= 0; res_d[t] <= 0;
+			end
+		end else begin
+			if (rx_fire && rx_sop) begin
+				cr_last_in <= cpl_last;
+				cr_tag_in <= cpl_tag;
+			end
+			for (t = 0; t < 32; t = t + 1)
+				if (rd_gone[t] || (cr_rel && cr_tag == t[4:0])) begin
+					res_h[t] <= 0; res_d[t] <= 0;
+				end
+			if (rd_sent) begin
+				res_h[rd_tag] <= need_h[cur];
+				res_d[rd_tag] <= need_d[cur];
+			end
+			used_h <= used_h - rel_h + (rd_sent ? {4'd0, need_h[cur]} : 10'd0);
+			used_d <= used_d - rel_d + (rd_sent ? {4'd0, need_d[cur]} : 10'd0);
+		end
+	end
+
 	/* verilator lint_off UNUSEDSIGNAL */
-	wire _unused = &{1'b0, h_lo[31:13], h_lo[1:0], r_chn[3:2], q[31:3]};
+	wire _unused = &{1'b0, h_lo[31:13], h_lo[1:0], r_chn[3:2], rc_urh[24], nh[12:6], nd[12:6]};
 	/* verilator lint_on UNUSEDSIGNAL */
 
-	assign quiet = ch_quiet == {NCH{1'b1}} && !rc_pend && !msix_busy && !tx_mid && !eng_rst;
+	assign quiet = ch_quiet == {NCH{1'b1}} && npq_empty && rc_st == RC_IDLE && !w2_pend && !msix_busy && !tx_mid && !eng_rst;
 endmodule

@@ -51,6 +51,8 @@ module fdma_msix #(
 	reg [15:0] t_mask, pend;
 	reg        sending;
 	reg [3:0]  sv;                  // vector being sent
+	reg [63:0] m_addr;              // its message, latched when it was chosen
+	reg [31:0] m_data;
 
 	wire       deliver = msix_en && !func_mask && en;
 	wire       msi_mode = !msix_en && msi_en && en;
@@ -97,37 +99,52 @@ module fdma_msix #(
 			endcase
 	end
 
-	assign tx_valid = sending;
-	assign tx_hdr   = tlp_mem(1'b1, {t_hi[sv], t_lo[sv]}, 11'd1, req_id, 8'd0);
-	assign tx_data  = {32'd0, t_dat[sv]};
+	// A message chosen is sent with the address and data its entry held
+	// when it was chosen, never a mix of old and new halves of an entry
+	// being rewritten; if its vector (or the function) is masked, or
+	// delivery stops, before the core takes it, it goes back to pending
+	// (PCIe's MSI-X rules: no message while masked, none lost).
+	wire       recall = sending && (t_mask[sv] || !deliver);
+	assign tx_valid = sending && !recall;
+	assign tx_hdr   = tlp_mem(1'b1, m_addr, 11'd1, req_id, 8'd0);
+	assign tx_data  = {32'd0, m_data};
 	assign busy     = sending || msi_req;
 
-	integer j;
+	// The table's address and data are RAM (distributed, 16 x 32 each): not
+	// reset, as PCIe leaves them undefined until software writes them; the
+	// mask bits are flops, set by reset as the spec requires.
+	always @(posedge clk)
+		if (reg_we && w_tab)
+			case (wa[3:2])
+			2'd0: t_lo[went] <= {reg_wd[31:2], 2'b00};
+			2'd1: t_hi[went] <= reg_wd;
+			2'd2: t_dat[went] <= reg_wd;
+			default: ;
+			endcase
+
 	always @(posedge clk) begin
 		if (rst) begin
-			for (j = 0; j < 16; j = j + 1) begin
-				t_lo[j] <= 0; t_hi[j] <= 0; t_dat[j] <= 0;
-			end
 			t_mask <= 16'hffff;
-			pend <= 0; sending <= 1'b0; sv <= 0; ack <= 0;
+			pend <= 0; sending <= 1'b0; sv <= 0; ack <= 0; m_addr <= 0; m_data <= 0;
 			msi_req <= 1'b0; msi_num <= 0;
 		end else begin
 			ack <= rq_one;
-			if (reg_we && w_tab)
-				case (wa[3:2])
-				2'd0: t_lo[went] <= {reg_wd[31:2], 2'b00};
-				2'd1: t_hi[went] <= reg_wd;
-				2'd2: t_dat[went] <= reg_wd;
-				default: t_mask[went] <= reg_wd[0];
-				endcase
-			if (sending && tx_ready)
+			if (reg_we && w_tab && wa[3:2] == 2'd3)
+				t_mask[went] <= reg_wd[0];
+			if (sending && tx_ready && !recall)
 				sending <= 1'b0;
 			if (rq_one != 0)
 				pend[rq_vec] <= 1'b1;
+			if (recall) begin
+				sending <= 1'b0;
+				pend[sv] <= 1'b1;
+			end
 			// a message sent now covers a request for the same vector this clock
 			if (!sending && pv_ok) begin
 				sending <= 1'b1;
 				sv <= pv;
+				m_addr <= {t_hi[pv], t_lo[pv]};
+				m_data <= t_dat[pv];
 				pend[pv] <= 1'b0;
 			end
 			if (msi_req && msi_ack)

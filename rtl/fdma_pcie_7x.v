@@ -67,6 +67,8 @@ module fdma_pcie_7x (
 	output wire [15:0] cfg_id,
 	output wire        rx_valid,
 	input  wire        rx_ready,
+	input  wire        np_ok,
+	input  wire        np_req,
 	output wire        rx_sop,
 	output wire        rx_eop,
 	output wire [127:0] rx_hdr,
@@ -100,8 +102,12 @@ module fdma_pcie_7x (
 	assign cfg_msix_mask  = cfg_interrupt_msixfm;
 	assign cfg_msi_en     = cfg_interrupt_msienable;
 	assign cfg_msi_mm     = cfg_interrupt_mmenable;
-	assign rx_np_ok       = 1'b1;            // the engine takes one register read at a time
-	assign rx_np_req      = 1'b1;            // and stalls the stream behind it itself
+	// Non-posted requests (register reads) come only while the engine's
+	// queue has room for them; completions and writes pass them in the
+	// core meanwhile. Which of the two signals counts is the core's option
+	// (PG054's non-posted flow control; rx_np_req by default).
+	assign rx_np_ok       = np_ok;
+	assign rx_np_req      = np_req;
 	assign tx_cfg_gnt     = 1'b1;            // the core's own TLPs may always go first
 	assign s_axis_tx_tuser = 4'd0;
 	assign cfg_interrupt_assert = 1'b0;     // no INTx (docs/engine.md section 7)

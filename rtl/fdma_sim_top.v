@@ -28,6 +28,8 @@ module fdma_sim_top #(
 	output wire [15:0]  card_errors,    // AXI protocol errors and error responses seen
 	input  wire         m_axis_rx_tvalid,
 	output wire         m_axis_rx_tready,
+	output wire         rx_np_ok,       // the core may hand over non-posted requests
+	output wire         rx_np_req,      // ... or one more of them (the core's default mode)
 	input  wire [63:0]  m_axis_rx_tdata,
 	input  wire [7:0]   m_axis_rx_tkeep,
 	input  wire         m_axis_rx_tlast,
@@ -54,14 +56,14 @@ module fdma_sim_top #(
 	wire              rx_valid, rx_ready, rx_sop, rx_eop, tx_valid, tx_ready, tx_sop, tx_eop;
 	wire [127:0]      rx_hdr, tx_hdr;
 	wire [63:0]       rx_data, tx_data;
-	wire              tx_idle, eng_quiet;
+	wire              tx_idle, eng_quiet, np_ok, np_req;
 	/* verilator lint_off PINCONNECTEMPTY */
 	fdma_pcie_7x shim (
 		.clk(clk), .rst(rst),
 		.m_axis_rx_tvalid(m_axis_rx_tvalid), .m_axis_rx_tready(m_axis_rx_tready),
 		.m_axis_rx_tdata(m_axis_rx_tdata), .m_axis_rx_tkeep(m_axis_rx_tkeep),
 		.m_axis_rx_tlast(m_axis_rx_tlast), .m_axis_rx_tuser(22'd4),     // BAR0 hit
-		.rx_np_ok(), .rx_np_req(),
+		.rx_np_ok(rx_np_ok), .rx_np_req(rx_np_req),
 		.s_axis_tx_tvalid(s_axis_tx_tvalid), .s_axis_tx_tready(s_axis_tx_tready),
 		.s_axis_tx_tdata(s_axis_tx_tdata), .s_axis_tx_tkeep(s_axis_tx_tkeep),
 		.s_axis_tx_tlast(s_axis_tx_tlast), .s_axis_tx_tuser(), .tx_cfg_gnt(),
@@ -77,7 +79,7 @@ module fdma_sim_top #(
 		.cfg_bus_master(bm), .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
 		.cfg_msi_en(msi_en), .cfg_msi_mm(msi_mm), .cfg_mps(mps), .cfg_mrrs(mrrs), .cfg_id(id),
 		.rx_valid(rx_valid), .rx_ready(rx_ready), .rx_sop(rx_sop), .rx_eop(rx_eop),
-		.rx_hdr(rx_hdr), .rx_data(rx_data),
+		.rx_hdr(rx_hdr), .rx_data(rx_data), .np_ok(np_ok), .np_req(np_req),
 		.tx_valid(tx_valid), .tx_ready(tx_ready), .tx_sop(tx_sop), .tx_eop(tx_eop),
 		.tx_hdr(tx_hdr), .tx_data(tx_data),
 		.msi_req(msi_req), .msi_num(msi_num), .msi_ack(msi_ack), .tx_idle(tx_idle));
@@ -88,7 +90,7 @@ module fdma_sim_top #(
 		.cfg_mps(mps), .cfg_mrrs(mrrs), .cfg_id(id),
 		.max_desc_len(max_desc_len),
 		.rx_valid(rx_valid), .rx_ready(rx_ready), .rx_sop(rx_sop), .rx_eop(rx_eop),
-		.rx_hdr(rx_hdr), .rx_data(rx_data),
+		.rx_hdr(rx_hdr), .rx_data(rx_data), .np_ok(np_ok), .np_req(np_req),
 		.tx_valid(tx_valid), .tx_ready(tx_ready), .tx_sop(tx_sop), .tx_eop(tx_eop),
 		.tx_hdr(tx_hdr), .tx_data(tx_data),
 		.msi_req(msi_req), .msi_num(msi_num), .msi_ack(msi_ack),

@@ -18,7 +18,7 @@
 
 #include "fdma_model.h"
 
-#define FDMA_RTL_ABI 2
+#define FDMA_RTL_ABI 3
 
 struct fdma_rtl;
 
@@ -33,6 +33,12 @@ struct fdma_rtl_counts {
 	uint64_t msi;		/* MSI requests the core took (FDMA_RTL_IRQ=msi) */
 	uint64_t faults;	/* faults injected */
 	uint64_t bad_tlps;	/* TLPs that broke a rule the harness checks */
+	uint64_t reg_reads;	/* register reads answered (the library's and
+				 * FDMA_RTL_HOST_READS's) */
+	uint64_t cplbuf_peak_h;	/* the most completion headers and data
+				 * credits the core's buffer held at once */
+	uint64_t cplbuf_peak_d;
+	uint64_t stall_clocks;	/* clocks the core refused TX (FDMA_RTL_TX_STALL) */
 };
 
 struct fdma_rtl_plugin {

@@ -25,6 +25,31 @@
  * 0x0f on a last beat of one DW. Unpaced, it also holds beats back at
  * random in both directions, as a core may, so the shim's flow control is
  * exercised; MSI (FDMA_RTL_IRQ=msi) goes through the core's interrupt port.
+ *
+ * Between the link and the engine sits a model of the core's receive
+ * buffer (PG054), as hard as the real one:
+ *  - the link never waits for the engine to take a completion: an endpoint
+ *    advertises infinite completion credits, so completions pile up in the
+ *    buffer, and more than it holds (kCplH headers, kCplD 16-byte data
+ *    credits; FDMA_RTL_CPL_BUF=H,D) fails the run;
+ *  - register reads (non-posted) reach the engine only as its flow control
+ *    allows: rx_np_req credits (FDMA_RTL_NP=req, the core's default), or
+ *    rx_np_ok with the two reads the core may still hand over after it
+ *    falls (FDMA_RTL_NP=ok); writes and completions pass a held read, as
+ *    PCIe's ordering rules say, and never pass a write;
+ *  - FDMA_RTL_TX_STALL=N: the core stops taking TLPs for stretches of N
+ *    clocks (its transmit buffer full, the link partner out of credits),
+ *    and for as long as the engine refuses a TLP it is offered (a root
+ *    complex that needs the one to make room for the other);
+ *  - FDMA_RTL_HOST_READS=K: another CPU reads registers meanwhile, up to K
+ *    reads outstanding (1- and 2-DW reads of known values, PBA reads, and
+ *    reads the engine must refuse with UR), each answer checked; and now
+ *    and then the host moves an MSI-X vector to another CPU as Linux does
+ *    (mask, rewrite address and data, unmask): every message must carry
+ *    an address and data its entry held whole, and none may leave once
+ *    its vector is masked (beyond one already handed to the core).
+ * The MSI-X table is set up with 8-byte writes (address; data and vector
+ * control), which hosts are allowed to use.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -53,9 +78,19 @@ namespace {
 
 constexpr double kClkNs = 8.0;               // 125 MHz
 constexpr uint64_t kMsiBase = 0xfee00000ull; // where the harness points MSI-X entries
+constexpr uint64_t kMsiMoved = 0xfee01000ull; // ... and where a moved vector points (another CPU)
+constexpr uint32_t kMsiMovedData = 0x100;     // and what it adds to the data there
 constexpr unsigned kNvec = 16;
 constexpr unsigned kFraming = 8;             // STP, sequence number, LCRC, END
 constexpr uint32_t kBar0Base = 0xf0000000u;  // BAR0's bus address (3DW requests)
+// The core's completion space, as fdma_sim_top.v configures the engine's
+// throttle (PG054's receive buffer for gen2 x4, MPS 512, buffering
+// optimized for bus mastering: 36 completion headers, 461 data credits).
+constexpr unsigned kCplH = 36, kCplD = 461;
+constexpr unsigned kNpTags = 32;             // tags of the background reads: 32..63
+constexpr uint64_t kReadTimeout = 4000000;   // clocks a host read may wait (32 ms)
+constexpr uint32_t kPba = 0x1800;            // the MSI-X PBA in BAR0
+constexpr unsigned kCoreNph = 12;            // non-posted requests the core buffers
 
 struct Tlp {
 	uint32_t hdr[4] = {};
@@ -79,6 +114,24 @@ bool tlp_is4(const uint32_t *h)
 bool tlp_has_data(const uint32_t *h)
 {
 	return h[0] >> 30 & 1;
+}
+
+bool tlp_is_cpl(const uint32_t *h)
+{
+	return (h[0] >> 25 & 0xf) == 0x5;          // Cpl, CplD, CplLk, CplDLk
+}
+
+// non-posted: a request without data (MRd, MRdLk) that is no message
+bool tlp_is_np(const uint32_t *h)
+{
+	return !tlp_has_data(h) && !tlp_is_cpl(h) && (h[0] >> 27 & 3) != 2;
+}
+
+// 16-byte completion data credits a completion takes in the core's buffer
+unsigned cpl_dcredits(const uint32_t *h)
+{
+	unsigned dws = tlp_has_data(h) ? (h[0] & 0x3ff ? h[0] & 0x3ff : 1024) : 0;
+	return (dws + 3) / 4;
 }
 
 // A TLP as the 7-series core carries it: header DWs, then payload DWs, each
@@ -141,6 +194,19 @@ struct HostReq {
 	uint32_t result = 0;
 };
 
+// A register read on its way: the library's (a caller waits on it) or one
+// the harness makes itself (FDMA_RTL_HOST_READS), with what it must get.
+struct HostRead {
+	HostReq *q = nullptr;
+	bool busy = false;
+	uint32_t off = 0;
+	unsigned dws = 1;
+	bool expect_ur = false;
+	bool locked = false;          // MRdLk: refused with CplLk
+	bool check = false;           // the value is known: ID, or ID and VERSION; PBA's DW1 0
+	uint64_t sent = 0;
+};
+
 uint64_t mix(uint64_t &s)
 {
 	s += 0x9e3779b97f4a7c15ull;
@@ -169,14 +235,40 @@ struct fdma_rtl {
 	double bpc = 0;               // link bytes per clock, each direction (0: unpaced)
 	uint64_t rtt = 0;
 	double up_free = 0, down_free = 0;
-	// down: what goes next, and the beat being sent
+	// down: the link carries register requests (in order) and completions
+	// into the core's receive buffer; the engine takes them from there
 	std::deque<Tlp> down_q;        // register requests, in order
 	std::vector<Pending> pend;     // read completions, one entry per request
+	std::deque<Tlp> core_q;        // the core's receive buffer, in arrival order
+	unsigned cpl_h = 0, cpl_d = 0; // completion space in use
+	unsigned cap_h = kCplH, cap_d = kCplD;
+	bool np_req_mode = true;       // FDMA_RTL_NP: req (default) or ok
+	uint64_t np_credit = 0;        // rx_np_req: reads the engine asked for
+	unsigned np_slack = 2;         // rx_np_ok low: reads the core may still hand over
 	bool down_busy = false;
 	Tlp down_cur;
 	std::vector<Beat> down_beats;  // down_cur as the core's beats
 	size_t down_beat = 0;
-	HostReq *cur_read = nullptr;   // the host read whose completion is awaited
+	HostRead hr[2 * kNpTags];      // register reads by tag
+	unsigned hr_lib = 0;           // library reads outstanding
+	unsigned hr_bg = 0;            // background reads outstanding
+	unsigned bg_max = 0;           // FDMA_RTL_HOST_READS
+	uint32_t version = 0;          // VERSION, once a background read saw it
+	// the MSI-X table as the engine has received it, and what each vector
+	// may send: the address and data it held when last unmasked, and before
+	struct Vec {
+		uint64_t addr = 0;
+		uint32_t data = 0;
+		bool masked = true;
+		uint64_t ok_addr[2] = {}, ok_data[2] = {};
+		uint64_t masked_at = 0;    // tx_willing when the mask reached the engine
+		uint64_t unmasked_at = 0;  // ... and when the unmask did
+	} vec[kNvec];
+	uint64_t tx_willing = 0;       // clocks the core would take a TX beat
+	uint64_t up_willing = 0;       // ... when the TLP being received began
+	unsigned tx_stall = 0;         // FDMA_RTL_TX_STALL: clocks per stall
+	uint64_t stall_left = 0, stall_gap = 0;
+	uint64_t rx_refused = 0;       // clocks the engine has refused a beat offered
 	// FDMA_FAULT_DATA: the first data read of poison_ch that touches the
 	// faulty descriptor's source bytes [poison_lo, poison_hi)
 	bool poison_next = false;
@@ -229,6 +321,28 @@ Tlp host_req(bool write, uint32_t off, uint32_t val, uint8_t tag)
 	return t;
 }
 
+// An 8-byte write: two DWs, all bytes enabled.
+Tlp host_write2(uint32_t off, uint32_t v0, uint32_t v1)
+{
+	Tlp t = host_req(true, off, v0, 0);
+
+	t.hdr[0] = 0x40000000u | 2u;
+	t.hdr[1] = 0xff;
+	t.data[0] = (uint64_t)v1 << 32 | v0;
+	t.link_bytes += 4;
+	return t;
+}
+
+// A read of dws DWs (all bytes enabled); type 1 is MRdLk.
+Tlp host_read(uint32_t off, unsigned dws, uint8_t tag, unsigned type)
+{
+	Tlp t = host_req(false, off, 0, tag);
+
+	t.hdr[0] = type << 24 | (dws & 0x3ff);
+	t.hdr[1] = (uint32_t)tag << 8 | (dws > 1 ? 0xffu : 0xfu);
+	return t;
+}
+
 uint64_t tlp_addr(const uint32_t *h)
 {
 	bool is4 = h[0] >> 29 & 1;
@@ -244,6 +358,7 @@ unsigned tlp_dws(const uint32_t *h)
 }
 
 [[noreturn]] void broken(fdma_rtl *r, const char *what, const Tlp &t);
+void msix_message(fdma_rtl *r, const Tlp &t, uint64_t addr);
 
 // The engine's read request: completions now, data as host memory holds it now.
 void answer_read(fdma_rtl *r, const Tlp &t)
@@ -363,24 +478,62 @@ void interrupt(fdma_rtl *r, unsigned vec)
 	r->host.irq(r->host.ctx, vec);
 }
 
+// The completion of a register read: one per read, by tag, with the
+// byte count, lower address and length the read asks for; UR where the
+// engine must refuse; ID and VERSION as they are.
+void host_cpl(fdma_rtl *r, const Tlp &t)
+{
+	unsigned tag = t.hdr[2] >> 8 & 0xff, st = t.hdr[1] >> 13 & 7;
+	unsigned bc = t.hdr[1] & 0xfff, la = t.hdr[2] & 0x7f;
+	bool data = tlp_has_data(t.hdr), lk = t.hdr[0] >> 24 & 1;
+
+	if (tag >= 2 * kNpTags || !r->hr[tag].busy)
+		broken(r, "a completion nobody asked for", t);
+	HostRead &h = r->hr[tag];
+	if ((t.hdr[2] >> 16) != 0 || (t.hdr[1] >> 16) != (1u << 8))
+		broken(r, "a completion with the wrong requester or completer ID", t);
+	if (h.expect_ur) {
+		if (st != 1 || data || lk != h.locked)
+			broken(r, "a read the engine must refuse was not answered UR (CplLk for MRdLk)", t);
+	} else if (st != 0 || !data || lk || tlp_dws(t.hdr) != h.dws || bc != 4 * h.dws ||
+		   la != (h.off & 0x7c)) {
+		broken(r, "a register read's completion has the wrong status, length, byte count or lower address", t);
+	}
+	if (h.check && !h.expect_ur) {
+		uint32_t d0 = (uint32_t)t.data[0], d1 = (uint32_t)(t.data[0] >> 32);
+
+		if (h.off == kPba) {
+			if (d1 != 0)
+				broken(r, "the PBA's second DW (vectors 32..63, none) is not 0", t);
+		} else {
+			if (d0 != FDMA_ID_MAGIC || (h.dws == 2 && r->version && d1 != r->version))
+				broken(r, "a read of ID (and VERSION) returned something else", t);
+			if (h.dws == 2)
+				r->version = d1;
+		}
+	}
+	h.busy = false;
+	r->n.reg_reads++;
+	if (h.q) {
+		std::lock_guard<std::mutex> g(r->mu);
+		h.q->result = data ? (uint32_t)t.data[0] : 0xffffffffu;
+		h.q->done = true;
+		h.q = nullptr;
+		r->hr_lib--;
+		r->done_cv.notify_all();
+	} else {
+		r->hr_bg--;
+	}
+}
+
 void take_up(fdma_rtl *r, const Tlp &t)
 {
 	unsigned fmt = t.hdr[0] >> 29, type = t.hdr[0] >> 24 & 0x1f;
 
 	trace(r, "up  ", t);
 	r->n.tlps_up++;
-	if (type == 0x0a) {
-		// the completion of a host register read
-		if (r->cur_read) {
-			std::lock_guard<std::mutex> g(r->mu);
-			r->cur_read->result = (fmt & 2) && !t.data.empty() ? (uint32_t)t.data[0] : 0xffffffffu;
-			r->cur_read->done = true;
-			r->cur_read = nullptr;
-			r->asked.store(true, std::memory_order_relaxed);   // requests held behind it
-			r->done_cv.notify_all();
-		} else {
-			broken(r, "a completion nobody asked for", t);
-		}
+	if (type == 0x0a || type == 0x0b) {
+		host_cpl(r, t);
 		return;
 	}
 	if (type != 0) {
@@ -397,10 +550,7 @@ void take_up(fdma_rtl *r, const Tlp &t)
 	if ((addr & 0xfff) + bytes > 4096 || bytes > r->mps)
 		broken(r, "a write crosses 4 KiB or exceeds MPS", t);
 	if (addr >= kMsiBase && addr < kMsiBase + 0x100000) {
-		uint32_t v = (uint32_t)t.data[0];
-
-		r->n.msix++;
-		interrupt(r, v);
+		msix_message(r, t, addr);
 		return;
 	}
 	void *p = r->host.dma(r->host.ctx, addr, bytes);
@@ -444,29 +594,235 @@ bool next_cpl(fdma_rtl *r, Tlp &out)
 	return false;
 }
 
+// A TLP the engine has taken whole: writes to the MSI-X table update the
+// harness's copy of it, as the engine now has it.
+void delivered(fdma_rtl *r, const Tlp &t)
+{
+	if (!tlp_has_data(t.hdr) || tlp_is_cpl(t.hdr) || r->msi)
+		return;
+	uint32_t off = (uint32_t)tlp_addr(t.hdr) - kBar0Base;
+	for (unsigned i = 0; i < tlp_dws(t.hdr); i++, off += 4) {
+		if (off < 0x1000 || off >= 0x1000 + kNvec * 16)
+			continue;
+		fdma_rtl::Vec &v = r->vec[(off - 0x1000) / 16];
+		uint32_t d = (uint32_t)(t.data[i / 2] >> (32 * (i % 2)));
+
+		switch (off & 0xc) {
+		case 0x0:
+			v.addr = (v.addr & ~0xffffffffull) | (d & ~3u);
+			break;
+		case 0x4:
+			v.addr = (v.addr & 0xffffffffull) | (uint64_t)d << 32;
+			break;
+		case 0x8:
+			v.data = d;
+			break;
+		default:
+			if ((d & 1) && !v.masked)
+				v.masked_at = r->tx_willing;
+			if (!(d & 1) && v.masked) {
+				v.unmasked_at = r->tx_willing;
+				v.ok_addr[1] = v.ok_addr[0];
+				v.ok_data[1] = v.ok_data[0];
+				v.ok_addr[0] = v.addr;
+				v.ok_data[0] = v.data;
+			}
+			v.masked = d & 1;
+			break;
+		}
+	}
+}
+
+// The host moves vector v to another CPU (or back), as Linux changes an
+// interrupt's affinity: mask, new address and data a DW at a time, unmask.
+void move_vector(fdma_rtl *r)
+{
+	unsigned v = (unsigned)(mix(r->rng) % kNvec);
+	uint32_t e = 0x1000 + v * 16;
+	bool away = !(r->vec[v].data & kMsiMovedData);
+
+	r->down_q.push_back(host_req(true, e + 12, 1, 0));
+	r->down_q.push_back(host_req(true, e, (uint32_t)(away ? kMsiMoved : kMsiBase), 0));
+	r->down_q.push_back(host_req(true, e + 4, 0, 0));
+	r->down_q.push_back(host_req(true, e + 8, v | (away ? kMsiMovedData : 0), 0));
+	r->down_q.push_back(host_req(true, e + 12, 0, 0));
+}
+
+// An MSI-X message: whole (the address and data its entry held when it was
+// last unmasked, or before, for one sent just before a move), and not
+// begun more than a few clocks the core would have taken after its vector
+// was masked.
+void msix_message(fdma_rtl *r, const Tlp &t, uint64_t addr)
+{
+	uint32_t d = (uint32_t)t.data[0];
+	unsigned v = d & 0xff;
+
+	if (v >= kNvec)
+		broken(r, "an MSI-X message with data no entry holds", t);
+	const fdma_rtl::Vec &e = r->vec[v];
+	bool whole = false;
+	for (int i = 0; i < 2; i++)
+		whole |= addr == e.ok_addr[i] && d == e.ok_data[i];
+	if (!whole)
+		broken(r, "an MSI-X message with an address and data its entry never held together (torn)", t);
+	// begun while masked: after the mask (by more than the clocks a message
+	// already handed to the core needs), and before any unmask since
+	bool began_masked = r->up_willing > e.masked_at + 16 &&
+			    (e.masked || e.unmasked_at > r->up_willing);
+	if (began_masked && e.masked_at)
+		broken(r, "an MSI-X message begun after its vector was masked", t);
+	r->n.msix++;
+	interrupt(r, v);
+}
+
+// The link: the next TLP into the core's receive buffer, when the link has
+// carried the last one (paced) or one a clock (unpaced). Register requests
+// go in order; a read the core has no room for lets completions pass.
+void link_down(fdma_rtl *r)
+{
+	Tlp t;
+	bool got = false;
+
+	if (r->bpc && r->down_free > (double)r->cyc)
+		return;
+	if (!r->down_q.empty()) {
+		unsigned nph = 0;
+
+		for (const Tlp &c : r->core_q)
+			nph += tlp_is_np(c.hdr);
+		if (!tlp_is_np(r->down_q.front().hdr) || nph < kCoreNph) {
+			t = r->down_q.front();
+			r->down_q.pop_front();
+			got = true;
+		}
+	}
+	if (!got && !next_cpl(r, t))
+		return;
+	trace(r, "down", t);
+	r->n.tlps_down++;
+	if (r->bpc)
+		r->down_free = std::max(r->down_free, (double)r->cyc) + t.link_bytes / r->bpc;
+	if (tlp_is_cpl(t.hdr)) {
+		// infinite completion credits: nothing stops the link, so the
+		// engine must never have asked for more than the buffer holds
+		r->cpl_h++;
+		r->cpl_d += cpl_dcredits(t.hdr);
+		r->n.cplbuf_peak_h = std::max<uint64_t>(r->n.cplbuf_peak_h, r->cpl_h);
+		r->n.cplbuf_peak_d = std::max<uint64_t>(r->n.cplbuf_peak_d, r->cpl_d);
+		if (r->cpl_h > r->cap_h || r->cpl_d > r->cap_d) {
+			char what[160];
+
+			snprintf(what, sizeof(what),
+				 "the core's completion buffer overflows (%u headers, %u data credits; it holds %u and %u)",
+				 r->cpl_h, r->cpl_d, r->cap_h, r->cap_d);
+			broken(r, what, t);
+		}
+	}
+	r->core_q.push_back(std::move(t));
+}
+
+// What the core hands the engine next: the oldest TLP in its buffer, except
+// that a read waits for the engine's flow control (rx_np_req credits, or
+// rx_np_ok and the two the core may still hand over after it falls) while
+// later writes and completions pass it. Nothing passes a write.
+bool core_pick(fdma_rtl *r, Tlp &out, bool np_ok)
+{
+	for (size_t i = 0; i < r->core_q.size(); i++) {
+		if (tlp_is_np(r->core_q[i].hdr)) {
+			if (r->np_req_mode) {
+				if (!r->np_credit)
+					continue;
+				r->np_credit--;
+			} else if (!np_ok) {
+				if (!r->np_slack)
+					continue;
+				r->np_slack--;
+			}
+		}
+		out = std::move(r->core_q[i]);
+		r->core_q.erase(r->core_q.begin() + (long)i);
+		return true;
+	}
+	return false;
+}
+
+int free_tag(fdma_rtl *r, unsigned from)
+{
+	for (unsigned i = from; i < from + kNpTags; i++)
+		if (!r->hr[i].busy)
+			return (int)i;
+	return -1;
+}
+
+// Another CPU reads a register (FDMA_RTL_HOST_READS): values it knows are
+// checked, reads the engine must refuse must come back UR.
+void background_read(fdma_rtl *r)
+{
+	int tag = free_tag(r, kNpTags);
+	unsigned ch = (unsigned)(mix(r->rng) % 4);
+
+	if (tag < 0)
+		return;
+	HostRead &h = r->hr[tag];
+	h = HostRead();
+	h.busy = true;
+	h.sent = r->cyc;
+	unsigned type = 0;
+	switch (mix(r->rng) % 6) {
+	case 0:
+		h.off = FDMA_REG_ID; h.check = true;
+		break;
+	case 1:
+		h.off = FDMA_REG_ID; h.dws = 2; h.check = true;
+		break;
+	case 2:
+		h.off = FDMA_CH_BASE(ch) + FDMA_CH_STATUS;
+		break;
+	case 3:
+		h.off = kPba; h.dws = 2; h.check = true;
+		break;
+	case 4:
+		h.off = FDMA_CH_BASE(ch) + FDMA_CH_STATUS; h.dws = 4; h.expect_ur = true;
+		break;
+	default:
+		h.off = FDMA_REG_ID; h.expect_ur = h.locked = true; type = 1;
+		break;
+	}
+	r->hr_bg++;
+	r->down_q.push_back(host_read(h.off, h.dws, (uint8_t)tag, type));
+}
+
+// Every register read is answered in time, whatever TX is doing.
+void check_reads(fdma_rtl *r)
+{
+	for (const HostRead &h : r->hr)
+		if (h.busy && r->cyc - h.sent > kReadTimeout) {
+			Tlp t = host_read(h.off, h.dws, (uint8_t)(&h - r->hr), 0);
+			broken(r, "a register read got no completion in 32 ms", t);
+		}
+}
+
 void tick(fdma_rtl *r)
 {
 	Vfdma_sim_top *t = r->top;
 
-	// down: start the next TLP when the link has room
-	if (!r->down_busy && (r->bpc == 0 || r->down_free <= (double)r->cyc)) {
-		if (!r->down_q.empty()) {
-			r->down_cur = r->down_q.front();
-			r->down_q.pop_front();
-			r->down_busy = true;
-		} else if (next_cpl(r, r->down_cur)) {
-			r->down_busy = true;
-		}
-		if (r->down_busy) {
-			trace(r, "down", r->down_cur);
-			r->down_beats = to_7x(r->down_cur);
-			r->down_beat = 0;
-			r->n.tlps_down++;
-			if (r->bpc)
-				r->down_free = std::max(r->down_free, (double)r->cyc) +
-					       r->down_cur.link_bytes / r->bpc;
-		}
+	link_down(r);
+	// the engine's flow control for reads, as it stood this clock
+	if (r->np_req_mode && t->rx_np_req)
+		r->np_credit++;
+	if (t->rx_np_ok)
+		r->np_slack = 2;
+	if (!r->down_busy && core_pick(r, r->down_cur, t->rx_np_ok)) {
+		r->down_beats = to_7x(r->down_cur);
+		r->down_beat = 0;
+		r->down_busy = true;
 	}
+	if (r->bg_max && r->hr_bg < r->bg_max && (mix(r->rng) & 63) == 0)
+		background_read(r);
+	if (r->bg_max && !r->msi && (mix(r->rng) & 16383) == 0)
+		move_vector(r);
+	if ((r->cyc & 4095) == 0)
+		check_reads(r);
 	// a core may pause mid-TLP in either direction: 1 clock in 8 at random
 	bool hold_rx = r->gaps && (mix(r->rng) & 7) == 0;
 	bool hold_tx = r->gaps && (mix(r->rng) & 7) == 0;
@@ -475,8 +831,30 @@ void tick(fdma_rtl *r)
 	t->m_axis_rx_tdata = db ? db->data : 0;
 	t->m_axis_rx_tkeep = db ? db->keep : 0;
 	t->m_axis_rx_tlast = db ? db->last : 0;
+	// the core stops taking TLPs now and then (FDMA_RTL_TX_STALL)
+	bool stalled = false;
+	if (r->tx_stall) {
+		if (r->stall_left) {
+			r->stall_left--;
+			stalled = true;
+			r->n.stall_clocks++;
+		} else if (r->stall_gap) {
+			r->stall_gap--;
+		} else {
+			r->stall_left = r->tx_stall;
+			r->stall_gap = r->tx_stall + mix(r->rng) % (4 * r->tx_stall);
+		}
+	}
+	// A root complex whose buffers serve both directions (as a bridge's
+	// may) cannot take the device's TLPs while the device refuses the ones
+	// it could take: the dependency PCIe's ordering rules exist to break.
+	// With stalls on, a refusal of 64 clocks holds TX until RX moves.
+	if (r->tx_stall && r->rx_refused > 64)
+		stalled = true;
 	// up: a new TLP only when the link has carried the last one
-	t->s_axis_tx_tready = !hold_tx && (r->up_in || r->bpc == 0 || r->up_free <= (double)r->cyc);
+	t->s_axis_tx_tready = !hold_tx && !stalled &&
+			      (r->up_in || r->bpc == 0 || r->up_free <= (double)r->cyc);
+	r->tx_willing += t->s_axis_tx_tready;
 	// MSI: the core takes a request after a few clocks
 	t->cfg_interrupt_rdy = 0;
 	if (t->cfg_interrupt && r->msi_wait-- == 0) {
@@ -487,6 +865,8 @@ void tick(fdma_rtl *r)
 	t->clk = 0;
 	t->eval();
 	bool rx_fire = t->m_axis_rx_tvalid && t->m_axis_rx_tready;
+	if (t->m_axis_rx_tvalid)          // (a clock the harness held its beat back does not count)
+		r->rx_refused = t->m_axis_rx_tready ? 0 : r->rx_refused + 1;
 	bool tx_fire = t->s_axis_tx_tvalid && t->s_axis_tx_tready;
 	bool msi_fire = t->cfg_interrupt && t->cfg_interrupt_rdy;
 	unsigned msi_vec = t->cfg_interrupt_di;
@@ -495,6 +875,7 @@ void tick(fdma_rtl *r)
 		if (!r->up_in) {
 			r->up_beats.clear();
 			r->up_in = true;
+			r->up_willing = r->tx_willing;
 			// the link is busy for the whole TLP from its first beat on
 			uint32_t h0 = (uint32_t)t->s_axis_tx_tdata;
 			unsigned bytes = kFraming + (tlp_is4(&h0) ? 16 : 12) +
@@ -517,8 +898,15 @@ void tick(fdma_rtl *r)
 			(unsigned long long)r->cyc, (unsigned)t->card_errors);
 		abort();
 	}
-	if (rx_fire && ++r->down_beat == r->down_beats.size())
+	if (rx_fire && ++r->down_beat == r->down_beats.size()) {
 		r->down_busy = false;
+		delivered(r, r->down_cur);
+		// the engine has taken the whole completion: its space is free
+		if (tlp_is_cpl(r->down_cur.hdr)) {
+			r->cpl_h--;
+			r->cpl_d -= cpl_dcredits(r->down_cur.hdr);
+		}
+	}
 	if (got) {
 		Tlp up;
 		if (from_7x(r->up_beats, up)) {
@@ -542,27 +930,36 @@ void run(fdma_rtl *r)
 		r->have_clock = true;
 	for (;;) {
 		bool idle_now = quiet_for > 8 && r->pend.empty() && r->down_q.empty() &&
-				!r->down_busy && !r->up_in && !r->cur_read;
+				r->core_q.empty() && !r->down_busy && !r->up_in && !r->hr_lib && !r->hr_bg;
 		if (idle_now || r->asked.load(std::memory_order_acquire)) {
 			std::unique_lock<std::mutex> g(r->mu);
 			r->asked.store(false, std::memory_order_relaxed);
-			bool idle = quiet_for > 8 && r->pend.empty() && r->down_q.empty() &&
-				    !r->down_busy && !r->up_in && !r->cur_read && r->reqs.empty();
+			bool idle = idle_now && r->reqs.empty();
 			if (idle && !r->stop)
 				r->cv.wait_for(g, std::chrono::milliseconds(50),
 					       [r] { return r->stop || !r->reqs.empty(); });
 			if (r->stop)
 				break;
-			// host requests go down in order; a read holds back what follows it
-			while (!r->reqs.empty() && !r->cur_read) {
+			// host requests go down in order; each read has its tag
+			while (!r->reqs.empty()) {
 				HostReq *q = r->reqs.front();
+				int tag = q->write ? 0 : free_tag(r, 0);
+
+				if (tag < 0)
+					break;
 				r->reqs.pop_front();
-				r->down_q.push_back(host_req(q->write, q->off, q->val, 0));
+				r->down_q.push_back(host_req(q->write, q->off, q->val, (uint8_t)tag));
 				if (q->write) {
 					q->done = true;
 					r->done_cv.notify_all();
 				} else {
-					r->cur_read = q;
+					HostRead &h = r->hr[tag];
+					h = HostRead();
+					h.q = q;
+					h.busy = true;
+					h.off = q->off;
+					h.sent = r->cyc;
+					r->hr_lib++;
 				}
 			}
 		}
@@ -583,6 +980,22 @@ void reset(fdma_rtl *r)
 		t->eval();
 	}
 	t->rst = 0;
+}
+
+// An environment variable that is a number 0..max (unset: 0); false if not.
+bool env_num(const char *name, unsigned max, unsigned *out)
+{
+	const char *v = getenv(name);
+	char *end;
+
+	*out = 0;
+	if (!v || !*v)
+		return true;
+	unsigned long n = strtoul(v, &end, 10);
+	if (*end || n > max)
+		return false;
+	*out = (unsigned)n;
+	return true;
 }
 
 int fail(char *why, size_t len, const char *msg)
@@ -618,6 +1031,19 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 	const char *card = getenv("FDMA_RTL_CARD");
 	if (card && strcmp(card, "axi") && strcmp(card, "bram"))
 		return fail(why, whylen, "FDMA_RTL_CARD: expected axi or bram");
+	const char *np = getenv("FDMA_RTL_NP");
+	if (np && strcmp(np, "req") && strcmp(np, "ok"))
+		return fail(why, whylen, "FDMA_RTL_NP: expected req (rx_np_req credits) or ok (rx_np_ok)");
+	unsigned cap_h = kCplH, cap_d = kCplD, stall = 0, bg = 0;
+	const char *cb = getenv("FDMA_RTL_CPL_BUF");
+	if (cb && (sscanf(cb, "%u,%u", &cap_h, &cap_d) != 2 || !cap_h || !cap_d || cap_h > 1024 ||
+		   cap_d > 4096))
+		return fail(why, whylen,
+			    "FDMA_RTL_CPL_BUF: expected HEADERS,DATA_CREDITS (1..1024, 1..4096; the core's: 36,461)");
+	if (!env_num("FDMA_RTL_TX_STALL", 1000000, &stall))
+		return fail(why, whylen, "FDMA_RTL_TX_STALL: expected clocks per stall, 0 to 1000000");
+	if (!env_num("FDMA_RTL_HOST_READS", kNpTags, &bg))
+		return fail(why, whylen, "FDMA_RTL_HOST_READS: expected reads outstanding, 0 to 32");
 
 	fdma_rtl *r = new fdma_rtl;
 	r->cfg = *cfg;
@@ -627,6 +1053,12 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 	r->fault_armed = cfg->fault != FDMA_FAULT_NONE;
 	r->trace = getenv("FDMA_RTL_TRACE") != nullptr;
 	r->in_order = getenv("FDMA_RTL_IN_ORDER") != nullptr;
+	r->np_req_mode = !np || !strcmp(np, "req");
+	r->cap_h = cap_h;
+	r->cap_d = cap_d;
+	r->tx_stall = stall;
+	r->stall_gap = stall;
+	r->bg_max = bg;
 	r->ctx.threads(1);
 	r->top = new Vfdma_sim_top{&r->ctx};
 	Vfdma_sim_top *t = r->top;
@@ -654,13 +1086,12 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 		r->rtt = 4;
 	}
 	reset(r);
-	// the host's MSI-X setup: entry v sends data v to the interrupt window
+	// the host's MSI-X setup: entry v sends data v to the interrupt window,
+	// each half of the entry in one 8-byte write
 	for (unsigned v = 0; v < kNvec; v++) {
 		uint32_t e = 0x1000 + v * 16;
-		r->down_q.push_back(host_req(true, e, (uint32_t)kMsiBase, 0));
-		r->down_q.push_back(host_req(true, e + 4, 0, 0));
-		r->down_q.push_back(host_req(true, e + 8, v, 0));
-		r->down_q.push_back(host_req(true, e + 12, 0, 0));
+		r->down_q.push_back(host_write2(e, (uint32_t)kMsiBase, 0));
+		r->down_q.push_back(host_write2(e + 8, v, 0));
 	}
 	r->thr = std::thread(run, r);
 	*out = r;

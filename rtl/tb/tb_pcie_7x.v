@@ -99,14 +99,14 @@ module tb_pcie_7x;
 	/* the interrupt and configuration ports are not under test here */
 	wire [15:0] id;
 	wire [2:0]  mps, mrrs, mm;
-	wire        bm, xen, xmask, men, tx_idle, msi_ack, np_ok, np_req, gnt, cint, cass;
+	wire        bm, xen, xmask, men, tx_idle, msi_ack, c_np_ok, c_np_req, gnt, cint, cass;
 	wire [3:0]  tuser;
 	wire [7:0]  di;
 	fdma_pcie_7x dut (
 		.clk(clk), .rst(rst),
 		.m_axis_rx_tvalid(s_tvalid && gate), .m_axis_rx_tready(m_tready),
 		.m_axis_rx_tdata(s_tdata), .m_axis_rx_tkeep(s_tkeep), .m_axis_rx_tlast(s_tlast),
-		.m_axis_rx_tuser(22'd4), .rx_np_ok(np_ok), .rx_np_req(np_req),
+		.m_axis_rx_tuser(22'd4), .rx_np_ok(c_np_ok), .rx_np_req(c_np_req),
 		.s_axis_tx_tvalid(s_tvalid), .s_axis_tx_tready(m_tready && gate),
 		.s_axis_tx_tdata(s_tdata), .s_axis_tx_tkeep(s_tkeep), .s_axis_tx_tlast(s_tlast),
 		.s_axis_tx_tuser(tuser), .tx_cfg_gnt(gnt),
@@ -119,7 +119,7 @@ module tb_pcie_7x;
 		.cfg_bus_master(bm), .cfg_msix_en(xen), .cfg_msix_mask(xmask), .cfg_msi_en(men),
 		.cfg_msi_mm(mm), .cfg_mps(mps), .cfg_mrrs(mrrs), .cfg_id(id),
 		.rx_valid(rx_valid), .rx_ready(rx_ready), .rx_sop(rx_sop), .rx_eop(rx_eop),
-		.rx_hdr(rx_hdr), .rx_data(rx_data),
+		.rx_hdr(rx_hdr), .rx_data(rx_data), .np_ok(1'b1), .np_req(1'b1),
 		.tx_valid(tx_valid), .tx_ready(tx_ready), .tx_sop(tx_sop), .tx_eop(tx_eop),
 		.tx_hdr(tx_hdr), .tx_data(tx_data),
 		.msi_req(1'b0), .msi_num(5'd0), .msi_ack(msi_ack), .tx_idle(tx_idle));
