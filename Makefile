@@ -252,6 +252,11 @@ RTL_RC_TESTS = test_transfer test_stream test_faults test_wait
 RTL_RC_ENV = FDMA_TEST_SIM=rtl=1,rcb=64,addr=32 FDMA_RTL_TX_STALL=2000 FDMA_RTL_HOST_READS=4
 RTL_NPOK_TESTS = test_transfer test_coalesce
 RTL_NPOK_ENV = FDMA_TEST_SIM=rtl=1,addr=32 FDMA_RTL_NP=ok FDMA_RTL_TX_STALL=500 FDMA_RTL_HOST_READS=8
+# And with descriptor fetches answered only after the engine's completion
+# timeout (fault=desc@N in test_faults): the late completion must be
+# dropped and its tag not reused before it came.
+RTL_LATE_TESTS = test_faults
+RTL_LATE_ENV = FDMA_TEST_SIM=rtl=1 FDMA_RTL_LATE=1
 
 # Runs every test binary; each prints cmocka's summary. Fails if any fails.
 # The end-to-end sim tests run on the FDMA model, then on the XDMA model
@@ -297,6 +302,12 @@ check-tests: tests
 			if env $(RTL_NPOK_ENV) FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
 				pass=$$((pass+1)); \
 			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, rx_np_ok)"; fi; \
+		done; \
+		for t in $(addprefix $(BUILD)/tests/sim/,$(RTL_LATE_TESTS)); do \
+			echo "== $$t on the RTL engine, completions after the timeout ($(RTL_LATE_ENV))"; \
+			if env $(RTL_LATE_ENV) FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
+				pass=$$((pass+1)); \
+			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, late completions)"; fi; \
 		done; \
 	fi; \
 	for t in tests/cli/test_*.sh; do \

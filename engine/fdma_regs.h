@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * FDMA engine, version 1.2: register map and memory formats.
+ * FDMA engine, version 1.3: register map and memory formats.
  *
  * This header is the machine-readable half of docs/engine.md; the two
  * state the same facts. It is included by the engine core (engine/), the

@@ -160,7 +160,7 @@ static int parse_cpus(const char *val, cpu_set_t *set, char *why, size_t whylen)
 }
 
 #define KNOWN_OPTS \
-	"engine gen lanes mps mrrs rcb addr tags rtt_ns paced channels streams loop wire bytes memcpy mem ring maxdesc coal coal_us fault wb rtl cpus poll_us busy_us align"
+	"engine gen lanes mps mrrs rcb addr dllp tags rtt_ns paced channels streams loop wire bytes memcpy mem ring maxdesc coal coal_us fault wb rtl cpus poll_us busy_us align"
 
 /* The option's bit in the "seen" mask (its place in KNOWN_OPTS), or -1. */
 static int opt_index(const char *key)
@@ -272,6 +272,9 @@ int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, siz
 				ret = -EINVAL;
 			}
 			l->addr64 = v == 64;
+		} else if (!strcmp(key, "dllp")) {
+			ret = get_num(key, val, 0, 1, &v, why, whylen);
+			l->dllp = v;
 		} else if (!strcmp(key, "tags")) {
 			ret = get_num(key, val, 1, 1024, &v, why, whylen);
 			l->tags = (unsigned int)v;

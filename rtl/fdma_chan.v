@@ -36,8 +36,7 @@ module fdma_chan #(
 	parameter        NSLOT = 7,             // H2C: read requests outstanding, 1..7
 	parameter        MAX_RD_LOG2 = 9,       // largest read request (reorder slot)
 	parameter        MAX_WR_LOG2 = 8,       // largest write payload (staging slot)
-	parameter        CARD_RD_LOG2 = 3,      // C2H: card words read ahead (covers the memory's latency)
-	parameter [31:0] CPL_TIMEOUT = 32'd6250000
+	parameter        CARD_RD_LOG2 = 3       // C2H: card words read ahead (covers the memory's latency)
 ) (
 	input  wire         clk,
 	input  wire         rst,
@@ -46,6 +45,7 @@ module fdma_chan #(
 	input  wire         eng_rst,     // engine reset requested
 	output reg          eng_rst_done,
 	input  wire         us_tick,
+	input  wire         to_tick,     // a quarter of the completion timeout has passed
 	input  wire [63:0]  now_ns,
 	input  wire [15:0]  req_id,
 	input  wire [2:0]   mps_code,    // 128 << code bytes
@@ -92,6 +92,7 @@ module fdma_chan #(
 	output wire [7:0]   m_keep,      // bytes of a frame's last word; all others whole
 	output wire         m_sof,
 	output wire         m_last,
+	output wire         m_abort,     // with m_last: the frame was cut short
 	// stream in (C2H): the design's source
 	input  wire         s_valid,
 	output wire         s_ready,
@@ -229,7 +230,15 @@ module fdma_chan #(
 	reg  [9:0]        s_rcvd [0:7];  // bytes arrived: a prefix of the request
 	reg  [1:0]        s_err  [0:7];
 	reg  [63:0]       rob [0:(8 << SLOTW_LOG2)-1];      // slot s at s << SLOTW_LOG2
-	reg  [31:0]       to_cnt;
+	// Per request: its age in to_tick periods (a quarter of the engine's
+	// cpl_timeout strap). A request fails at its fifth tick, between 1 and 1.25
+	// cpl_timeout after it went, whatever the others do. Its tag is then quarantined
+	// (s_quar) for as long again: not reused, so a completion that comes
+	// late cannot be taken for a new request's (a descriptor fetch always
+	// uses slot 7), and it is dropped as unexpected. Only then is the tag
+	// given back (rd_gone: the engine releases its completion space).
+	reg  [2:0]        s_age [0:7];
+	reg  [7:0]        s_quar;
 	// Requests on the link: a slot whose bytes have all come (or failed)
 	// is not one, even while its data waits to drain. (Per-slot wires, not
 	// a function over the arrays: an event-driven simulator re-evaluates a
@@ -240,8 +249,13 @@ module fdma_chan #(
 		assign s_done[gs] = s_rcvd[gs] == s_len[gs];
 	end endgenerate
 	wire              outstanding = d_busy || (s_busy & ~s_done) != 0;
-	wire              timed_out = outstanding && to_cnt >= CPL_TIMEOUT;
-	assign            rd_gone = timed_out ? {d_busy, s_busy[6:0] & ~s_done[6:0]} : 8'd0;
+	wire [7:0]        s_out = {d_busy, s_busy[6:0] & ~s_done[6:0]};  // on the link, by slot
+	wire [7:0]        to_now, q_end;
+	generate for (gs = 0; gs < 8; gs = gs + 1) begin : g_age
+		assign to_now[gs] = to_tick && s_out[gs] && s_age[gs] == 3'd4;
+		assign q_end[gs]  = to_tick && s_quar[gs] && s_age[gs] == 3'd4;
+	end endgenerate
+	assign            rd_gone = q_end;
 
 	// completion bookkeeping, beat by beat
 	reg  [2:0]        c_slot;
@@ -337,7 +351,7 @@ module fdma_chan #(
 	wire [12:0]       to_4k = 13'd4096 - {1'b0, rd_addr[11:0]};
 	wire [12:0]       rl = rd_left < {19'd0, rd_max} ? rd_left[12:0] : rd_max;
 	wire [12:0]       rd_n = rl < to_4k ? rl : to_4k;
-	wire              can_issue = st == S_H2C && rd_left != 0 && !s_busy[iss] && en &&
+	wire              can_issue = st == S_H2C && rd_left != 0 && !s_busy[iss] && !s_quar[iss] && en &&
 				      !abort && !h2c_err_seen && (!ahead || r_ctrl[`CTRL_RUN]);
 	wire              reads_out = rd_left == 0 || ahead;   // the current descriptor's
 	wire [SLOTW_LOG2+2:0] rob_ra = {hd, dr_word};
@@ -366,7 +380,7 @@ module fdma_chan #(
 	// frame's pieces into whole words.
 	reg  [2:0]        b_lo;          // the descriptor's first byte lane
 	reg  [2:0]        b_end;         // the lane after its last byte (0: all 8)
-	wire              o_valid, o_sof, o_last, pk_ready;
+	wire              o_valid, o_sof, o_last, o_abort, pk_ready;
 	wire [63:0]       o_data;
 	wire [7:0]        o_keep;
 	wire              o_ready = use_chk || m_ready;
@@ -382,6 +396,7 @@ module fdma_chan #(
 	assign m_keep  = o_keep;
 	assign m_sof   = o_sof;
 	assign m_last  = o_last;
+	assign m_abort = o_abort;
 
 	// C2H: words from card memory or the source into staging slots, sent as writes
 	reg  [63:0]       f_addr;        // host address of the next word to fill
@@ -477,7 +492,7 @@ module fdma_chan #(
 	end else if (TESTGEN) begin : g_chk
 		fdma_tg_chk chk (
 			.clk(clk), .rst(tg_rst), .valid(o_valid && use_chk),
-			.data(o_data), .keep(o_keep), .sof(o_sof), .last(o_last),
+			.data(o_data), .keep(o_keep), .sof(o_sof), .last(o_last), .abort(o_abort),
 			.frames(tg_frames), .errors(tg_errors));
 		assign tg_valid = 1'b0; assign tg_data = 64'd0; assign tg_keep = 8'd0;
 		assign tg_last = 1'b0; assign tg_ovr = 1'b0;
@@ -495,7 +510,7 @@ module fdma_chan #(
 	// completions in request order (it costs the first data read one
 	// request's time); C2H while no packet is ready to go.
 	wire        pf_want = running && r_ctrl[`CTRL_RUN] && !halted && !stopped && en && !abort && !cfg_bad &&
-			      !d_busy && !pf_valid && next_idx != r_pidx && !d_ctrl[`D_STOP] &&
+			      !d_busy && !s_quar[DSLOT] && !pf_valid && next_idx != r_pidx && !d_ctrl[`D_STOP] &&
 			      ((st == S_H2C && !h2c_err_seen) ||
 			       (st == S_C2H && p_cnt == 0 && !p_sending));
 	// H2C: the prefetched descriptor's reads start once the current one's
@@ -516,7 +531,7 @@ module fdma_chan #(
 		tx_valid = 1'b0; tx_sop = 1'b1; tx_eop = 1'b1; tx_hdr = 128'd0; tx_data = 64'd0;
 		case (st)
 		S_FETCH: begin
-			tx_valid = !abort && en;
+			tx_valid = !abort && en && !s_quar[DSLOT];
 			tx_hdr = tlp_mem(1'b0, desc_addr, 11'd8, req_id, TAG_D);
 		end
 		S_H2C: begin
@@ -555,11 +570,34 @@ module fdma_chan #(
 
 	assign busy = outstanding || (st == S_C2H && p_sending) || sb || cr_fly != 0;
 	assign quiet = st == S_IDLE && !abort && !pub_due && !work && unsig == 0 && !outstanding &&
+		       s_quar == 8'd0 &&
 		       !(running == 1'b0 && !halted && r_ctrl[`CTRL_RUN] && en) &&
 		       !(running && !r_ctrl[`CTRL_RUN]) &&
 		       !(stopped && r_pidx != pidx_at_stop) &&
 		       !(BYTES && (o_valid || !pk_ready)) &&        // a word held or owed
 		       !(STREAM && C2H && (use_tg ? r_tg_ctrl[0] && running : s_valid));
+
+	// ---- request ages and quarantined tags (see s_age) ------------------------
+	wire [7:0]  issue_now = (st == S_H2C && tx_fire && !pf_want ? 8'd1 << iss : 8'd0) |
+				(pf_fire || (st == S_FETCH && tx_fire) ? 8'h80 : 8'd0);
+	integer qi;
+	always @(posedge clk)
+		if (rst) begin
+			s_quar <= 0;
+			for (qi = 0; qi < 8; qi = qi + 1)
+				s_age[qi] <= 0;
+		end else begin
+			for (qi = 0; qi < 8; qi = qi + 1)
+				if (issue_now[qi]) begin
+					s_age[qi] <= 0;
+				end else if (to_now[qi]) begin
+					s_age[qi] <= 0; s_quar[qi] <= 1'b1;
+				end else if (q_end[qi]) begin
+					s_quar[qi] <= 1'b0;
+				end else if (to_tick && (s_out[qi] || s_quar[qi]) && s_age[qi] != 3'd7) begin
+					s_age[qi] <= s_age[qi] + 3'd1;
+				end
+		end
 
 	// ---- sequential part ---------------------------------------------------
 	integer i;
@@ -571,7 +609,7 @@ module fdma_chan #(
 			st_pub <= 32'h4; pidx_at_stop <= 0;
 			ring_base <= 0; cpl_base <= 0; wb_base <= 0; size_mask <= 0; cfg_bad <= 1'b0;
 			wb_ok <= 1'b0;
-			d_busy <= 1'b0; d_err <= 0; s_busy <= 0; to_cnt <= 0;
+			d_busy <= 1'b0; d_err <= 0; s_busy <= 0;
 			pf_busy <= 1'b0; pf_valid <= 1'b0;
 			dn0 <= 0; dn1 <= 0; dn2 <= 0; dn3 <= 0;
 			c_slot <= 0; c_word <= 0; c_dword <= 0; c_dws <= 0; c_bad <= 1'b0; c_ep <= 1'b0;
@@ -603,7 +641,6 @@ module fdma_chan #(
 			if (cpl_valid)
 				c_ok <= cpl_sop ? sop_ok && !cpl_eop : c_ok && !cpl_eop;
 			if (cpl_valid && beat_ok) begin
-				to_cnt <= 0;
 				if (beat_slot == DSLOT) begin
 					if (beat_data) begin
 						case (beat_dword)
@@ -647,25 +684,20 @@ module fdma_chan #(
 						end
 					end
 				end
-			end else if (outstanding && !(cpl_valid && beat_ok) && to_cnt != 32'hffffffff) begin
-				to_cnt <= to_cnt + 1'b1;
 			end
-			if (timed_out) begin
-				// nobody answers: every request outstanding fails (address
-				// error), and the rest of a completion under way is dropped
-				// as a late one
+			// A request nobody answers fails alone (address error), and
+			// the rest of its completion under way is dropped as a late one
+			// (a prefetched descriptor fails when its turn comes).
+			if ((c_ok && to_now[c_slot]) || (cpl_valid && cpl_sop && to_now[h_slot]))
 				c_ok <= 1'b0;
-				// (a prefetched descriptor fails when its turn comes)
-				if (d_busy) begin
-					d_busy <= 1'b0; d_err <= 2'd1;
-					pf_busy <= 1'b0; pf_valid <= pf_busy;
-				end
-				for (i = 0; i < 8; i = i + 1)
-					if (s_busy[i] && s_rcvd[i] != s_len[i]) begin
-						s_err[i] <= 2'd1; s_rcvd[i] <= s_len[i];
-					end
-				to_cnt <= 0;
+			if (to_now[DSLOT]) begin
+				d_busy <= 1'b0; d_err <= 2'd1;
+				pf_busy <= 1'b0; pf_valid <= pf_busy;
 			end
+			for (i = 0; i < 7; i = i + 1)
+				if (to_now[i]) begin
+					s_err[i] <= 2'd1; s_rcvd[i] <= s_len[i];
+				end
 
 			// overruns are counted whatever the state
 			if (ovr_pulse) begin
@@ -714,7 +746,7 @@ module fdma_chan #(
 			if (tx_fire && sb && wb_state)
 				ovr_pub <= overruns;
 			if (pf_fire) begin
-				d_busy <= 1'b1; pf_busy <= 1'b1; d_err <= 0; to_cnt <= 0;
+				d_busy <= 1'b1; pf_busy <= 1'b1; d_err <= 0;
 			end
 			if (pkt_fire) begin
 				p_sending <= !tx_eop;
@@ -782,7 +814,7 @@ module fdma_chan #(
 				if (abort) begin
 					st <= S_RST;
 				end else if (tx_fire) begin
-					d_busy <= 1'b1; d_err <= 0; to_cnt <= 0;
+					d_busy <= 1'b1; d_err <= 0;
 					st <= S_FWAIT;
 				end
 			end
@@ -1036,16 +1068,17 @@ module fdma_chan #(
 
 	generate if (BYTES) begin : g_pack
 		fdma_pack pack (
-			.clk(clk), .rst(rst), .clear(st == S_RST),
+			// a reset or an error halt cuts the frame under way: closed with abort
+			.clk(clk), .rst(rst), .clear(st == S_RST || halted),
 			.in_valid(dr_valid), .in_ready(pk_ready), .in_data(rob[rob_ra]),
 			.in_lo(w_lo), .in_n(w_hi - {1'b0, w_lo}),
 			.in_sof(m_first && d_ctrl[`D_SOF]), .in_eof(w_last && d_ctrl[`D_EOF]),
 			.out_valid(o_valid), .out_ready(o_ready), .out_data(o_data), .out_keep(o_keep),
-			.out_sof(o_sof), .out_last(o_last));
+			.out_sof(o_sof), .out_last(o_last), .out_abort(o_abort));
 	end else begin : g_nopack
 		assign pk_ready = 1'b0;
 		assign o_valid = 1'b0; assign o_data = 64'd0; assign o_keep = 8'd0;
-		assign o_sof = 1'b0; assign o_last = 1'b0;
+		assign o_sof = 1'b0; assign o_last = 1'b0; assign o_abort = 1'b0;
 	end endgenerate
 
 	// What a channel of this kind does not use (ports are the same for every kind).
@@ -1155,7 +1188,8 @@ module fdma_chan #(
 			if (fv_wr)
 				assert(fv_len <= wr_max && fv_len != 0);
 			// tags: a read never reuses a tag still outstanding (the
-			// descriptor's tag: one fetch at a time, the next one's too)
+			// descriptor's tag: one fetch at a time, the next one's too),
+			// nor one quarantined after a timeout
 			if (!fv_wr && st == S_H2C && !pf_want)
 				assert(!s_busy[fv_slot] && fv_slot != DSLOT);
 			if (!fv_wr && pf_want)
@@ -1164,6 +1198,8 @@ module fdma_chan #(
 				assert(pf_want);
 			if (!fv_wr && st == S_FETCH)
 				assert(!d_busy && fv_slot == DSLOT);
+			if (!fv_wr)
+				assert(!s_quar[fv_slot]);
 		end
 		// ... and where a write's length is decided (a packet opens): the
 		// same rules, and the staging slot holds all of it

@@ -22,7 +22,6 @@ module fdma_engine #(
 	parameter        MAX_RD_LOG2 = 9,
 	parameter        MAX_WR_LOG2 = 8,
 	parameter        CARD_RD_LOG2 = 3,              // card words read ahead: 8 for block RAM, 64 for DDR
-	parameter [31:0] CPL_TIMEOUT = 32'd6250000,     // 50 ms at 125 MHz
 	// The core's receive buffer for completions, in header credits (one a
 	// completion) and data credits (16 bytes): PG054's figures for the
 	// core as configured (docs/rtl.md). Reads are throttled to fit.
@@ -44,6 +43,9 @@ module fdma_engine #(
 	// MAX_DESC_LEN. A strap: tie it to a constant and synthesis folds it
 	// (the simulation harness sets it per run).
 	input  wire [31:0]  max_desc_len,
+	// Clocks a read may wait for its completion (6 250 000: 50 ms at
+	// 125 MHz). A strap like max_desc_len: tie it to a constant.
+	input  wire [31:0]  cpl_timeout,
 	// TLPs from the link: requests to BAR0 and completions
 	input  wire         rx_valid,
 	output wire         rx_ready,
@@ -88,6 +90,8 @@ module fdma_engine #(
 	output wire [7:0]   m_axis_tkeep,   // a frame's last word: its bytes
 	output wire         m_axis_tuser,   // first word of a frame
 	output wire         m_axis_tlast,
+	output wire         m_axis_tabort,  // with tlast: the frame was cut short (a new frame
+					    // started, the channel halted or was reset): drop it
 	// nothing to do until the host writes a register (simulation uses it to sleep)
 	output wire         quiet
 );
@@ -121,6 +125,19 @@ module fdma_engine #(
 			us_div <= us_div == CLK_MHZ - 1 ? 16'd0 : us_div + 16'd1;
 		end
 	end
+
+	// A quarter of the completion timeout: each channel times its requests
+	// in these (fdma_chan.v, s_age).
+	wire [31:0] to_q = cpl_timeout < 32'd8 ? 32'd2 : cpl_timeout >> 2;
+	reg  [31:0] to_div;
+	reg         to_tick;
+	always @(posedge clk)
+		if (rst) begin
+			to_div <= 0; to_tick <= 1'b0;
+		end else begin
+			to_tick <= to_div >= to_q - 32'd1;
+			to_div <= to_div >= to_q - 32'd1 ? 32'd0 : to_div + 32'd1;
+		end
 
 	// ---- global registers -------------------------------------------------
 	reg  [31:0] g_ctrl, g_reset_req, g_reset_ack;
@@ -347,7 +364,7 @@ module fdma_engine #(
 		wire        we_c = wr_hit && w_ch && w_chn == c;
 		// each channel drives only the ports of its kind
 		/* verilator lint_off UNUSEDSIGNAL */
-		wire        cw_we, cr_re, mv, ms, ml, sr;
+		wire        cw_we, cr_re, mv, ms, ml, ma, sr;
 		wire [CARD_AW-1:0] cw_a, cr_a;
 		wire [63:0] cw_d, md;
 		wire [7:0]  mk;
@@ -358,10 +375,10 @@ module fdma_engine #(
 			.CARD_BYTES(c >= 2 ? 64'd0 : CARD_BYTES), .CARD_AW(CARD_AW),
 			.RING_MAX_LOG2(RING_MAX_LOG2), .NSLOT(NSLOT),
 			.MAX_RD_LOG2(MAX_RD_LOG2), .MAX_WR_LOG2(MAX_WR_LOG2),
-			.CARD_RD_LOG2(CARD_RD_LOG2), .CPL_TIMEOUT(CPL_TIMEOUT)
+			.CARD_RD_LOG2(CARD_RD_LOG2)
 		) ch (
 			.clk(clk), .rst(rst), .en(en), .eng_rst(eng_rst), .eng_rst_done(ch_rst_done[c]),
-			.us_tick(us_tick), .now_ns(now_ns), .req_id(cfg_id),
+			.us_tick(us_tick), .to_tick(to_tick), .now_ns(now_ns), .req_id(cfg_id),
 			.mps_code(cfg_mps), .mrrs_code(cfg_mrrs), .max_desc_len(max_desc_len),
 			.reg_we(we_c), .reg_wa(w_off[6:2]), .reg_wd(wp_val),
 			.reg_ra(r_off[6:2]), .reg_rd(ch_rd[c]),
@@ -375,7 +392,7 @@ module fdma_engine #(
 			.card_re(cr_re), .card_ra(cr_a), .card_rready(c == 1 ? card_rready : 1'b0),
 			.card_rvalid(c == 1 ? card_rvalid : 1'b0), .card_rd(card_rd),
 			.m_valid(mv), .m_ready(c == 3 ? m_axis_tready : 1'b0), .m_data(md),
-			.m_keep(mk), .m_sof(ms), .m_last(ml),
+			.m_keep(mk), .m_sof(ms), .m_last(ml), .m_abort(ma),
 			.s_valid(c == 2 ? s_axis_tvalid : 1'b0), .s_ready(sr), .s_data(s_axis_tdata),
 			.s_keep(s_axis_tkeep), .s_last(s_axis_tlast),
 			.rd_gone(rd_gone[8*c +: 8]), .busy(ch_busy[c]), .quiet(ch_quiet[c]));
@@ -390,7 +407,7 @@ module fdma_engine #(
 		end
 		if (c == 3) begin : g_m
 			assign m_axis_tvalid = mv; assign m_axis_tdata = md; assign m_axis_tkeep = mk;
-			assign m_axis_tuser = ms; assign m_axis_tlast = ml;
+			assign m_axis_tuser = ms; assign m_axis_tlast = ml; assign m_axis_tabort = ma;
 		end
 	end endgenerate
 	assign card_we = ch0_we; assign card_wa = ch0_wa; assign card_wd = ch0_wd;

@@ -10,10 +10,15 @@
 // One word in and at most one out per clock, through an output register
 // that holds a word until the sink takes it (AXI-Stream). A frame whose
 // last piece leaves more than 8 bytes sends the rest in one more word
-// (fl) before the next word is taken. A new frame (in_sof) drops what an
-// unended one left, so the sink sees the new frame start inside the old
-// one; clear (a channel reset) drops the bytes of a frame not yet ended,
-// never the tail owed to one that has.
+// (fl) before the next word is taken.
+//
+// A frame cut short (a new frame starts before it ended, or clear: the
+// channel halted or was reset) is closed, never left open: a sink that
+// frames on tlast would otherwise join it to the next. If any of its words
+// has gone out, one more word carries the bytes it still held (none, if it
+// held none: tkeep 0) with out_last and out_abort; if none has, the sink
+// never saw it and its bytes are dropped. clear never drops the tail owed
+// to a frame that did end.
 //
 // LW is a lane's width: 8 (a byte) in the engine; the proofs use narrower
 // lanes, the same logic with a smaller state for the solver.
@@ -35,16 +40,20 @@ module fdma_pack #(
 	output reg  [8*LW-1:0] out_data,
 	output reg  [7:0]  out_keep,
 	output reg         out_sof,
-	output reg         out_last
+	output reg         out_last,
+	output reg         out_abort     // with out_last: the frame was cut short
 );
 	localparam   W = 8 * LW;       // a word's bits
 	reg  [W-LW-1:0] acc;           // bytes carried; lanes at and above acc_n are 0
 	reg  [2:0]   acc_n;
 	reg          fl;               // acc holds a frame's last bytes, owed a word
 	reg          pend_sof;         // the frame has started, its first word not out
+	reg          shown;            // a word of the frame has gone out, its last not yet
 
 	wire         o_free = !out_valid || out_ready;
-	assign       in_ready = o_free && !fl;
+	// a frame the sink has seen part of is cut: close it before anything else
+	wire         cut = shown && !fl && (clear || (in_valid && in_sof));
+	assign       in_ready = o_free && !fl && !cut;
 	wire         fire = in_valid && in_ready;
 	wire [W-1:0] w_sh = in_data >> (in_lo * LW);
 	wire [W-1:0] w_bytes = w_sh & ~({W{1'b1}} << (in_n * LW));
@@ -55,8 +64,8 @@ module fdma_pack #(
 
 	always @(posedge clk) begin
 		if (rst) begin
-			acc <= 0; acc_n <= 0; fl <= 1'b0; pend_sof <= 1'b0;
-			out_valid <= 1'b0; out_sof <= 1'b0; out_last <= 1'b0;
+			acc <= 0; acc_n <= 0; fl <= 1'b0; pend_sof <= 1'b0; shown <= 1'b0;
+			out_valid <= 1'b0; out_sof <= 1'b0; out_last <= 1'b0; out_abort <= 1'b0;
 			out_data <= 0; out_keep <= 0;
 		end else begin
 			if (out_valid && out_ready)
@@ -69,6 +78,8 @@ module fdma_pack #(
 					out_keep <= tot[3] ? 8'hff : 8'hff >> (4'd8 - tot);
 					out_sof <= in_sof || pend_sof;
 					out_last <= in_eof && tot <= 4'd8;
+					out_abort <= 1'b0;
+					shown <= !(in_eof && tot <= 4'd8);
 					pend_sof <= 1'b0;
 					fl <= in_eof && tot > 4'd8;
 					acc <= tot[3] ? comb[2*W-LW-1:W] : {(W-LW){1'b0}};
@@ -84,7 +95,19 @@ module fdma_pack #(
 				out_keep <= 8'hff >> (4'd8 - {1'b0, acc_n});
 				out_sof <= 1'b0;
 				out_last <= 1'b1;
-				fl <= 1'b0; acc <= 0; acc_n <= 0;
+				out_abort <= 1'b0;
+				fl <= 1'b0; acc <= 0; acc_n <= 0; shown <= 1'b0;
+			end else if (cut) begin
+				// the cut frame's closing word, when the sink has room
+				if (o_free) begin
+					out_valid <= 1'b1;
+					out_data <= {{LW{1'b0}}, acc};
+					out_keep <= acc_n == 3'd0 ? 8'h00 : 8'hff >> (4'd8 - {1'b0, acc_n});
+					out_sof <= 1'b0;
+					out_last <= 1'b1;
+					out_abort <= 1'b1;
+					acc <= 0; acc_n <= 0; shown <= 1'b0; pend_sof <= 1'b0;
+				end
 			end else if (clear && !fl) begin
 				acc <= 0; acc_n <= 0; pend_sof <= 1'b0;
 			end
@@ -98,21 +121,24 @@ module fdma_pack #(
 	reg         fv_past = 1'b0;
 	reg  [7:0]  fv_in, fv_out, fv_drop;   // bytes taken, sent, dropped (mod 256)
 	reg         fv_held = 1'b0;           // a word was offered and not taken last clock
-	reg  [W+9:0] fv_word;                 // ... this one
+	reg  [W+10:0] fv_word;                // ... this one
+	reg         fv_open = 1'b0;           // the sink has taken part of a frame, not its end
 	wire [3:0]  fv_kn = {3'd0, out_keep[0]} + {3'd0, out_keep[1]} + {3'd0, out_keep[2]} +
 			    {3'd0, out_keep[3]} + {3'd0, out_keep[4]} + {3'd0, out_keep[5]} +
 			    {3'd0, out_keep[6]} + {3'd0, out_keep[7]};
 	always @(posedge clk) begin
 		fv_past <= 1'b1;
 		fv_held <= out_valid && !out_ready && !rst;
-		fv_word <= {out_data, out_keep, out_sof, out_last};
+		fv_word <= {out_data, out_keep, out_sof, out_last, out_abort};
 		if (rst) begin
-			fv_in <= 0; fv_out <= 0; fv_drop <= 0;
+			fv_in <= 0; fv_out <= 0; fv_drop <= 0; fv_open <= 1'b0;
 		end else begin
+			if (out_valid && out_ready)
+				fv_open <= !out_last;
 			fv_in <= fv_in + (fire ? {4'd0, in_n} : 8'd0);
 			fv_out <= fv_out + (out_valid && out_ready ? {4'd0, fv_kn} : 8'd0);
 			fv_drop <= fv_drop + (fire && in_sof ? {5'd0, acc_n} : 8'd0) +
-				   (!fire && !(fl && o_free) && clear && !fl ? {5'd0, acc_n} : 8'd0);
+				   (!fire && !(fl && o_free) && !cut && clear && !fl ? {5'd0, acc_n} : 8'd0);
 		end
 	end
 	always @(posedge clk) if (fv_past && !rst) begin
@@ -124,14 +150,22 @@ module fdma_pack #(
 		assert(!fl || acc_n != 0);
 		assert(!fl || !(out_valid && out_last));
 		assert(!fl || !pend_sof);
-		// a word sent holds a prefix of lanes, whole unless it ends a frame
+		// a word sent holds a prefix of lanes, whole unless it ends a frame;
+		// only a cut frame's closing word may hold none
 		if (out_valid) begin
-			assert(out_keep != 8'd0 && (out_keep & (out_keep + 8'd1)) == 8'd0);
+			assert((out_keep != 8'd0 || out_abort) && (out_keep & (out_keep + 8'd1)) == 8'd0);
 			assert(out_keep == 8'hff || out_last);
+			assert(!out_abort || (out_last && !out_sof));
 		end
+		// every frame the sink sees ends with a last word: a new frame never
+		// starts inside one it has open (a cut one is closed first)
+		assert(shown == (out_valid ? !out_last : fv_open));
+		assert(!(pend_sof && shown));         // a frame not yet shown is the only one
+		if (out_valid && out_sof)
+			assert(!fv_open);
 		// AXI-Stream: a word offered stays, unchanged, until taken
 		if (fv_held)
-			assert(out_valid && {out_data, out_keep, out_sof, out_last} == fv_word);
+			assert(out_valid && {out_data, out_keep, out_sof, out_last, out_abort} == fv_word);
 	end
 
 `ifdef FDMA_PACK_ALONE

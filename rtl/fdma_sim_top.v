@@ -24,6 +24,7 @@ module fdma_sim_top #(
 	input  wire         cfg_interrupt_rdy,
 	output wire [7:0]   cfg_interrupt_di,
 	input  wire [31:0]  max_desc_len,   // a strap: the harness sets it per run
+	input  wire [31:0]  cpl_timeout,    // a strap too: clocks a read may wait
 	input  wire         card_axi,       // a strap: card memory through AXI4
 	output wire [15:0]  card_errors,    // AXI protocol errors and error responses seen
 	input  wire         m_axis_rx_tvalid,
@@ -88,7 +89,7 @@ module fdma_sim_top #(
 		.cfg_bus_master(bm), .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
 		.cfg_msi_en(msi_en), .cfg_msi_mm(msi_mm),
 		.cfg_mps(mps), .cfg_mrrs(mrrs), .cfg_id(id),
-		.max_desc_len(max_desc_len),
+		.max_desc_len(max_desc_len), .cpl_timeout(cpl_timeout),
 		.rx_valid(rx_valid), .rx_ready(rx_ready), .rx_sop(rx_sop), .rx_eop(rx_eop),
 		.rx_hdr(rx_hdr), .rx_data(rx_data), .np_ok(np_ok), .np_req(np_req),
 		.tx_valid(tx_valid), .tx_ready(tx_ready), .tx_sop(tx_sop), .tx_eop(tx_eop),
@@ -99,7 +100,7 @@ module fdma_sim_top #(
 		.s_axis_tvalid(1'b0), .s_axis_tready(), .s_axis_tdata(64'd0), .s_axis_tkeep(8'd0),
 		.s_axis_tlast(1'b0),
 		.m_axis_tvalid(), .m_axis_tready(1'b1), .m_axis_tdata(), .m_axis_tkeep(), .m_axis_tuser(),
-		.m_axis_tlast(),
+		.m_axis_tlast(), .m_axis_tabort(),
 		.quiet(eng_quiet));
 
 	wire [31:0] awaddr, araddr;

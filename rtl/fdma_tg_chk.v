@@ -14,6 +14,7 @@ module fdma_tg_chk (
 	input  wire [7:0]  keep,        // a frame's last word: its bytes (a prefix)
 	input  wire        sof,
 	input  wire        last,
+	input  wire        abort,       // with last: the frame was cut short
 	output reg  [31:0] frames,
 	output reg  [31:0] errors
 );
@@ -75,7 +76,7 @@ module fdma_tg_chk (
 				wi <= w_now + 1'b1;
 				in_frame <= !last;
 				if (last) begin
-					if (good)
+					if (good && !abort)
 						frames <= frames + 1'b1;
 					else
 						errors <= errors + 1'b1 + ((sof && in_frame) ? 32'd1 : 32'd0);

@@ -7,7 +7,7 @@ module chan_top #(
 ) (
 	input wire clk
 );
-	(* anyseq *) wire rst, en, eng_rst, us_tick, reg_we, tx_ready, cpl_valid, cpl_sop, cpl_eop;
+	(* anyseq *) wire rst, en, eng_rst, us_tick, to_tick, reg_we, tx_ready, cpl_valid, cpl_sop, cpl_eop;
 	(* anyseq *) wire irq_ack, card_wready, card_wbusy, card_rready, card_rvalid, m_ready, s_valid, s_last;
 	(* anyseq *) wire [63:0] now_ns, cpl_data, card_rd, s_data;
 	(* anyseq *) wire [127:0] cpl_hdr;
@@ -21,9 +21,9 @@ module chan_top #(
 	/* verilator lint_off PINCONNECTEMPTY */
 	fdma_chan #(.CH(0), .C2H(C2H), .STREAM(STREAM), .TESTGEN(0), .CARD_AW(8),
 		    .CARD_BYTES(64'd2048), .RING_MAX_LOG2(3), .NSLOT(2), .MAX_RD_LOG2(7),
-		    .MAX_WR_LOG2(7), .CPL_TIMEOUT(32'd6)) ch (
+		    .MAX_WR_LOG2(7)) ch (
 		.clk(clk), .rst(rst), .en(en), .eng_rst(eng_rst), .eng_rst_done(),
-		.us_tick(us_tick), .now_ns(now_ns), .req_id(req_id), .mps_code(mps_code),
+		.us_tick(us_tick), .to_tick(to_tick), .now_ns(now_ns), .req_id(req_id), .mps_code(mps_code),
 		.mrrs_code(mrrs_code), .max_desc_len(max_desc_len),
 		.reg_we(reg_we), .reg_wa(reg_wa), .reg_wd(reg_wd), .reg_ra(reg_ra), .reg_rd(),
 		.tx_valid(), .tx_ready(tx_ready), .tx_sop(), .tx_eop(), .tx_hdr(), .tx_data(),

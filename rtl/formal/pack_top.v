@@ -15,6 +15,6 @@ module pack_top (
 		.clk(clk), .rst(rst), .clear(clear), .in_valid(in_valid), .in_ready(),
 		.in_data(in_data), .in_lo(in_lo), .in_n(in_n), .in_sof(in_sof), .in_eof(in_eof),
 		.out_valid(), .out_ready(out_ready), .out_data(), .out_keep(), .out_sof(),
-		.out_last());
+		.out_last(), .out_abort());
 	/* verilator lint_on PINCONNECTEMPTY */
 endmodule

@@ -137,6 +137,8 @@ mutate pack_sof_keeps pack 0 's/wire \[2:0\]   a_n = in_sof ? 3.d0 : acc_n;/wire
 	"a new frame takes the bytes an unended one left"
 mutate pack_last_early pack 0 's/out_last <= in_eof \&\& tot <= 4.d8;/out_last <= in_eof;/' \
 	"a frame's word is marked last while bytes are still owed"
+mutate pack_cut_open pack 0 's/wire         cut = shown \&\& !fl \&\& (clear || (in_valid \&\& in_sof));/wire         cut = 1'"'"'b0;/' \
+	"a frame cut short is left open (no last word) when the next one starts"
 mutate pack_lanes_outside pack 0 's/wire \[W-1:0\] w_bytes = w_sh \& ~({W{1.b1}} << (in_n \* LW));/wire [W-1:0] w_bytes = w_sh;/' \
 	"bytes past a descriptor's end are packed"
 # The H2C channel's reads issued ahead into the prefetched descriptor are
@@ -164,7 +166,7 @@ mutate read_above_mrrs 0 0 's/rl = rd_left < {19.d0, rd_max} ? rd_left\[12:0\] :
 	"read requests ignore MRRS"
 mutate write_above_mps 1 0 's/f_r1 = f_rem < {19.d0, wr_max} ? f_rem\[12:0\] : wr_max;/f_r1 = f_rem[12:0];/' \
 	"writes ignore MPS"
-mutate tag_reuse 0 0 's/rd_left != 0 \&\& !s_busy\[iss\] \&\& en/rd_left != 0 \&\& en/' \
+mutate tag_reuse 0 0 's/rd_left != 0 \&\& !s_busy\[iss\] \&\& !s_quar\[iss\] \&\& en/rd_left != 0 \&\& !s_quar[iss] \&\& en/' \
 	"a tag is reused while outstanding"
 mutate reset_keeps_count 0 0 's/cidx <= 0; err_idx <= 0;/err_idx <= 0;/' \
 	"a channel reset keeps the completion count"

@@ -41,6 +41,10 @@
  *    clocks (its transmit buffer full, the link partner out of credits),
  *    and for as long as the engine refuses a TLP it is offered (a root
  *    complex that needs the one to make room for the other);
+ *  - FDMA_RTL_LATE=1: fault=desc@N answers the Nth descriptor fetch after
+ *    one and a half completion timeouts (the engine's strap set to 2 ms)
+ *    instead of with UR: the engine must fail the fetch on its own, drop
+ *    the completion when it comes, and not reuse the tag before then;
  *  - FDMA_RTL_HOST_READS=K: another CPU reads registers meanwhile, up to K
  *    reads outstanding (1- and 2-DW reads of known values, PBA reads, and
  *    reads the engine must refuse with UR), each answer checked; and now
@@ -239,6 +243,7 @@ struct fdma_rtl {
 	// into the core's receive buffer; the engine takes them from there
 	std::deque<Tlp> down_q;        // register requests, in order
 	std::vector<Pending> pend;     // read completions, one entry per request
+	std::deque<Tlp> wire_q;        // TLPs on the link, in order (at most one when paced)
 	std::deque<Tlp> core_q;        // the core's receive buffer, in arrival order
 	unsigned cpl_h = 0, cpl_d = 0; // completion space in use
 	unsigned cap_h = kCplH, cap_d = kCplD;
@@ -267,6 +272,8 @@ struct fdma_rtl {
 	uint64_t tx_willing = 0;       // clocks the core would take a TX beat
 	uint64_t up_willing = 0;       // ... when the TLP being received began
 	unsigned tx_stall = 0;         // FDMA_RTL_TX_STALL: clocks per stall
+	bool late = false;             // FDMA_RTL_LATE: fault=desc answers late, not UR
+	uint64_t cpl_timeout = 6250000; // the engine's strap: 50 ms (2 ms with FDMA_RTL_LATE)
 	uint64_t stall_left = 0, stall_gap = 0;
 	uint64_t rx_refused = 0;       // clocks the engine has refused a beat offered
 	// FDMA_FAULT_DATA: the first data read of poison_ch that touches the
@@ -385,7 +392,13 @@ void answer_read(fdma_rtl *r, const Tlp &t)
 	    (r->cfg.fault == FDMA_FAULT_DESC || r->cfg.fault == FDMA_FAULT_DATA)) {
 		r->fault_armed = false;
 		r->n.faults++;
-		if (r->cfg.fault == FDMA_FAULT_DESC) {
+		if (r->cfg.fault == FDMA_FAULT_DESC && r->late) {
+			// answered, but only after the engine's completion timeout
+			// has failed the fetch: the engine must drop the late
+			// completion and must not reuse its tag meanwhile (the
+			// tag stays outstanding here until it is delivered)
+			ready = r->cyc + r->cpl_timeout + r->cpl_timeout / 2;
+		} else if (r->cfg.fault == FDMA_FAULT_DESC) {
 			st = 1;
 		} else if (p) {
 			// The descriptor reads fine; its data comes back poisoned.
@@ -690,6 +703,8 @@ void link_down(fdma_rtl *r)
 
 		for (const Tlp &c : r->core_q)
 			nph += tlp_is_np(c.hdr);
+		for (const Tlp &c : r->wire_q)
+			nph += tlp_is_np(c.hdr);
 		if (!tlp_is_np(r->down_q.front().hdr) || nph < kCoreNph) {
 			t = r->down_q.front();
 			r->down_q.pop_front();
@@ -700,8 +715,23 @@ void link_down(fdma_rtl *r)
 		return;
 	trace(r, "down", t);
 	r->n.tlps_down++;
-	if (r->bpc)
+	// the core takes a TLP whole (it checks the LCRC at its end), so it
+	// reaches the buffer when the link has carried its last byte
+	t.ready = r->cyc;
+	if (r->bpc) {
 		r->down_free = std::max(r->down_free, (double)r->cyc) + t.link_bytes / r->bpc;
+		t.ready = (uint64_t)r->down_free;
+	}
+	r->wire_q.push_back(std::move(t));
+}
+
+// A TLP the link has carried whole goes into the core's receive buffer.
+void link_arrive(fdma_rtl *r)
+{
+	if (r->wire_q.empty() || r->wire_q.front().ready > r->cyc)
+		return;
+	Tlp t = std::move(r->wire_q.front());
+	r->wire_q.pop_front();
 	if (tlp_is_cpl(t.hdr)) {
 		// infinite completion credits: nothing stops the link, so the
 		// engine must never have asked for more than the buffer holds
@@ -807,6 +837,7 @@ void tick(fdma_rtl *r)
 	Vfdma_sim_top *t = r->top;
 
 	link_down(r);
+	link_arrive(r);
 	// the engine's flow control for reads, as it stood this clock
 	if (r->np_req_mode && t->rx_np_req)
 		r->np_credit++;
@@ -930,7 +961,8 @@ void run(fdma_rtl *r)
 		r->have_clock = true;
 	for (;;) {
 		bool idle_now = quiet_for > 8 && r->pend.empty() && r->down_q.empty() &&
-				r->core_q.empty() && !r->down_busy && !r->up_in && !r->hr_lib && !r->hr_bg;
+				r->wire_q.empty() && r->core_q.empty() && !r->down_busy && !r->up_in &&
+				!r->hr_lib && !r->hr_bg;
 		if (idle_now || r->asked.load(std::memory_order_acquire)) {
 			std::unique_lock<std::mutex> g(r->mu);
 			r->asked.store(false, std::memory_order_relaxed);
@@ -1044,6 +1076,9 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 		return fail(why, whylen, "FDMA_RTL_TX_STALL: expected clocks per stall, 0 to 1000000");
 	if (!env_num("FDMA_RTL_HOST_READS", kNpTags, &bg))
 		return fail(why, whylen, "FDMA_RTL_HOST_READS: expected reads outstanding, 0 to 32");
+	unsigned late = 0;
+	if (!env_num("FDMA_RTL_LATE", 1, &late))
+		return fail(why, whylen, "FDMA_RTL_LATE: expected 0 or 1");
 
 	fdma_rtl *r = new fdma_rtl;
 	r->cfg = *cfg;
@@ -1059,6 +1094,9 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 	r->tx_stall = stall;
 	r->stall_gap = stall;
 	r->bg_max = bg;
+	r->late = late;
+	if (late)
+		r->cpl_timeout = 250000;
 	r->ctx.threads(1);
 	r->top = new Vfdma_sim_top{&r->ctx};
 	Vfdma_sim_top *t = r->top;
@@ -1077,6 +1115,7 @@ int rtl_create(const fdma_model_cfg *cfg, const fdma_model_host *host, fdma_rtl 
 	t->cfg_interrupt_msienable = r->msi;
 	t->cfg_interrupt_mmenable = 4;      // 16 vectors allocated
 	t->max_desc_len = cfg->max_desc_len;
+	t->cpl_timeout = (uint32_t)r->cpl_timeout;
 	t->card_axi = r->card_axi;
 	if (cfg->paced) {
 		r->bpc = fdma_link_tlp_Bps(&cfg->link) * kClkNs * 1e-9;

@@ -15,7 +15,9 @@
 //   with nothing failed, all 16 complete;
 // - every word drained belongs to the descriptor running (a read issued
 //   ahead never drains into the current one);
-// - a channel idle and not running holds no read slot, and no run hangs.
+// - a channel idle and not running holds no read slot, and no run hangs;
+// - byte stream: every frame the sink sees ends with m_last (a frame cut
+//   by the halt is closed with m_abort), and none begins inside another.
 // Event-driven and 4-state, unlike Verilator: a continuous assignment
 // that read the slot arrays through a function went stale here (the
 // channel hung in S_DRAIN after a failed read issued ahead).
@@ -36,7 +38,8 @@ module tb_chan_h2c;
 		else
 			$display("FAIL: H2C memory-mapped channel: %0d failures in %0d runs", fails_mm, runs_mm);
 		if (fails_st == 0)
-			$display("PASS: H2C byte stream channel: %0d runs, every record and byte as expected", runs_st);
+			$display("PASS: H2C byte stream channel: %0d runs, every record and byte as expected, every frame closed (%0d cut by a halt, closed with m_abort)",
+				 runs_st, st.aborts);
 		else
 			$display("FAIL: H2C byte stream channel: %0d failures in %0d runs", fails_st, runs_st);
 		$finish;
@@ -57,6 +60,14 @@ module h2c_bench #(
 
 	reg clk = 0, rst = 1;
 	always #1 clk = ~clk;
+	// the engine's completion timeout quarter: 750 clocks (a read fails
+	// after 3000 to 3750 clocks unanswered)
+	reg to_tick = 0;
+	integer to_div = 0;
+	always @(posedge clk) begin
+		to_tick <= to_div == 749;
+		to_div <= to_div == 749 ? 0 : to_div + 1;
+	end
 	reg reg_we = 0;
 	reg [6:2] reg_wa = 0;
 	reg [31:0] reg_wd = 0;
@@ -68,16 +79,15 @@ module h2c_bench #(
 	reg [127:0] cpl_hdr = 0;
 	reg [63:0] cpl_data = 0;
 	wire irq_req;
-	wire card_we, m_valid, m_sof, m_last;
+	wire card_we, m_valid, m_sof, m_last, m_abort;
 	wire [20:0] card_wa;
 	wire [63:0] card_wd, m_data;
 	wire [7:0] m_keep;
 	reg card_wbusy = 0, m_ready = 1;
 	/* verilator lint_off PINCONNECTEMPTY */
-	fdma_chan #(.CH(0), .C2H(0), .STREAM(STREAM), .TESTGEN(0), .NSLOT(7), .MAX_RD_LOG2(9),
-		    .CPL_TIMEOUT(32'd3000)) dut (
+	fdma_chan #(.CH(0), .C2H(0), .STREAM(STREAM), .TESTGEN(0), .NSLOT(7), .MAX_RD_LOG2(9)) dut (
 		.clk(clk), .rst(rst), .en(1'b1), .eng_rst(1'b0), .eng_rst_done(),
-		.us_tick(1'b0), .now_ns(64'd0), .req_id(16'h0100), .mps_code(3'd1), .mrrs_code(3'd2),
+		.us_tick(1'b0), .to_tick(to_tick), .now_ns(64'd0), .req_id(16'h0100), .mps_code(3'd1), .mrrs_code(3'd2),
 		.max_desc_len(32'h0010_0000),
 		.reg_we(reg_we), .reg_wa(reg_wa), .reg_wd(reg_wd), .reg_ra(5'd0), .reg_rd(),
 		.tx_valid(tx_valid), .tx_ready(tx_ready), .tx_sop(tx_sop), .tx_eop(tx_eop),
@@ -88,7 +98,7 @@ module h2c_bench #(
 		.card_wbusy(card_wbusy), .card_re(), .card_ra(), .card_rready(1'b1),
 		.card_rvalid(1'b0), .card_rd(64'd0),
 		.m_valid(m_valid), .m_ready(m_ready), .m_data(m_data), .m_keep(m_keep),
-		.m_sof(m_sof), .m_last(m_last),
+		.m_sof(m_sof), .m_last(m_last), .m_abort(m_abort),
 		.s_valid(1'b0), .s_ready(), .s_data(64'd0), .s_keep(8'd0), .s_last(1'b0),
 		.busy(), .quiet());
 	/* verilator lint_on PINCONNECTEMPTY */
@@ -177,15 +187,30 @@ module h2c_bench #(
 		errors = errors + 1;
 	end
 
-	// the stream, byte by byte
+	// the stream, byte by byte, and its frames as a sink that frames on
+	// tlast sees them
 	reg [7:0] sbytes [0:65535];
-	integer ns = 0, kk;
-	always @(posedge clk) if (!rst && m_valid && m_ready)
+	integer ns = 0, kk, aborts = 0;
+	reg sink_open = 0;
+	always @(posedge clk) if (rst) begin
+		sink_open = 0;
+	end else if (m_valid && m_ready) begin
 		for (kk = 0; kk < 8; kk = kk + 1)
 			if (!m_last || m_keep[kk]) begin
 				sbytes[ns[15:0]] = m_data >> (8 * kk);
 				ns = ns + 1;
 			end
+		if (m_sof && sink_open) begin
+			$display("FAIL: %0d: a frame began inside one the sink had open (no m_last)", cyc);
+			errors = errors + 1;
+		end
+		if (m_abort && !m_last) begin
+			$display("FAIL: %0d: m_abort without m_last", cyc);
+			errors = errors + 1;
+		end
+		aborts = aborts + m_abort;
+		sink_open = !m_last;
+	end
 
 	// ---- the link: completions in random order, split at 64-byte boundaries
 	integer cur = -1, beat = 0, nb = 0, pick, tries, off;
@@ -363,6 +388,10 @@ module h2c_bench #(
 						errors = errors + 1;
 					end
 				end
+			end
+			if (STREAM != 0 && sink_open) begin
+				$display("FAIL: the sink's last frame was left open (halted %b)", dut.halted);
+				errors = errors + 1;
 			end
 			if (STREAM != 0) begin
 				// whole frames before the failed one (a halt drops the rest of its frame)
