@@ -279,36 +279,22 @@ check-tests: tests
 			if FDMA_TEST_SIM=rtl=1 FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then pass=$$((pass+1)); \
 			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1)"; fi; \
 		done; \
-		for t in $(addprefix $(BUILD)/tests/sim/,$(RTL_MSI_TESTS)); do \
-			echo "== $$t on the RTL engine with MSI (FDMA_RTL_IRQ=msi)"; \
-			if FDMA_RTL_IRQ=msi FDMA_TEST_SIM=rtl=1 FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
-				pass=$$((pass+1)); \
-			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, MSI)"; fi; \
-		done; \
-		for t in $(addprefix $(BUILD)/tests/sim/,$(RTL_AXI_TESTS)); do \
-			echo "== $$t on the RTL engine, card memory through AXI4 (FDMA_RTL_CARD=axi)"; \
-			if FDMA_RTL_CARD=axi FDMA_TEST_SIM=rtl=1 FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
-				pass=$$((pass+1)); \
-			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, AXI card)"; fi; \
-		done; \
-		for t in $(addprefix $(BUILD)/tests/sim/,$(RTL_RC_TESTS)); do \
-			echo "== $$t on the RTL engine, a root complex's rules ($(RTL_RC_ENV))"; \
-			if env $(RTL_RC_ENV) FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
-				pass=$$((pass+1)); \
-			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, root complex)"; fi; \
-		done; \
-		for t in $(addprefix $(BUILD)/tests/sim/,$(RTL_NPOK_TESTS)); do \
-			echo "== $$t on the RTL engine, reads held by rx_np_ok ($(RTL_NPOK_ENV))"; \
-			if env $(RTL_NPOK_ENV) FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
-				pass=$$((pass+1)); \
-			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, rx_np_ok)"; fi; \
-		done; \
-		for t in $(addprefix $(BUILD)/tests/sim/,$(RTL_LATE_TESTS)); do \
-			echo "== $$t on the RTL engine, completions after the timeout ($(RTL_LATE_ENV))"; \
-			if env $(RTL_LATE_ENV) FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then \
-				pass=$$((pass+1)); \
-			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, late completions)"; fi; \
-		done; \
+		rtl_row() { what=$$1; vars=$$2; shift 2; \
+			for t; do \
+				echo "== $$t on the RTL engine, $$what ($$vars)"; \
+				if env $$vars FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then pass=$$((pass+1)); \
+				else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, $$what)"; fi; \
+			done; }; \
+		rtl_row "with MSI" "FDMA_RTL_IRQ=msi FDMA_TEST_SIM=rtl=1" \
+			$(addprefix $(BUILD)/tests/sim/,$(RTL_MSI_TESTS)); \
+		rtl_row "card memory through AXI4" "FDMA_RTL_CARD=axi FDMA_TEST_SIM=rtl=1" \
+			$(addprefix $(BUILD)/tests/sim/,$(RTL_AXI_TESTS)); \
+		rtl_row "a root complex's rules" "$(RTL_RC_ENV)" \
+			$(addprefix $(BUILD)/tests/sim/,$(RTL_RC_TESTS)); \
+		rtl_row "reads held by rx_np_ok" "$(RTL_NPOK_ENV)" \
+			$(addprefix $(BUILD)/tests/sim/,$(RTL_NPOK_TESTS)); \
+		rtl_row "completions after the timeout" "$(RTL_LATE_ENV)" \
+			$(addprefix $(BUILD)/tests/sim/,$(RTL_LATE_TESTS)); \
 	fi; \
 	for t in tests/cli/test_*.sh; do \
 		echo "== $$t"; \
