@@ -30,9 +30,10 @@
  *
  * It runs for SECONDS, prints the calls made, the programs run and kept
  * and the points reached, and passes if every ioctl failed, when it did,
- * with an errno the interface names, the device still moves a transfer
- * both ways with every byte right, and no buffer or pinned page is left.
- * The kernel log (KASAN, lockdep, ...) is the row's to check.
+ * with an errno the interface names, no read or write counted more bytes
+ * than its buffer holds, the device still moves a transfer both ways with
+ * every byte right, and no buffer or pinned page is left. The kernel log
+ * (KASAN, lockdep, ...) is the row's to check.
  *
  * SEED (default 1, printed) makes the programs and their mutations; which
  * programs are kept depends on the points they reach, and that on timing
@@ -41,7 +42,9 @@
  * programs after which the kernel logged a report (KASAN, lockdep, the DMA
  * API's debug, UBSAN, a warning) or an error are printed, a call a line; --replay
  * runs such a program again from a file, call by call, on one thread,
- * printing each call's result and what the kernel logged.
+ * printing each call's result and what the kernel logged. A fatal signal
+ * in the fuzzer itself (SIGSEGV, SIGBUS, SIGFPE) prints the program it
+ * came in the same way before the fuzzer dies of it.
  */
 #include <linux/udmabuf.h>
 #include <pthread.h>
@@ -59,6 +62,7 @@ static const char *T = "ioc_fuzz_cov";
 #define MAXMADE		256
 #define MAXREQS		(FDMA_IOC_MAX_BATCH + 8)
 #define POOL_BYTES	(16u << 20)
+#define IO_BYTES	(1u << 20)	/* read() and write()'s buffer, per thread */
 #define ALLOC_BUDGET	(64ull << 20)	/* driver buffers one file may hold here */
 #define COV_POINTS	"/sys/kernel/debug/fdma_cov/points"
 
@@ -178,7 +182,7 @@ struct file {
 
 static struct file files[NFILES];
 static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint8_t *pool;			/* memory to register */
+static uint8_t *pool;			/* memory to register (guarded()) */
 static int efd = -1;			/* an eventfd */
 #define DMABUF_BYTES	(256u << 10)
 static int udma_fd = -1;		/* a udmabuf dma-buf */
@@ -760,10 +764,33 @@ static unsigned long cmd_of(unsigned long cmd, uint32_t flags, uint8_t *arg)
 struct tls {
 	struct fdma_ioc_req reqs[MAXREQS];
 	struct fdma_ioc_copy copies[MAXREQS];
-	uint8_t io[1 << 20];
+	uint8_t *io;		/* IO_BYTES (guarded()) */
 };
 
 static struct tls tls_of[2];
+
+/*
+ * bytes of memory (a multiple of the page size) followed by an
+ * inaccessible page, or NULL. A length past the end (OP_RW's 1 TiB, a
+ * registration's) then makes the kernel fault at that page (EFAULT, or a
+ * short count) and stop there. After a static array came the rest of the
+ * program's data, libc's included, for such a read to fill with card
+ * memory: the fuzzer crashed or hung some calls later.
+ */
+static uint8_t *guarded(size_t bytes)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t *p = mmap(NULL, bytes + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p + bytes, pg, PROT_NONE)) {
+		munmap(p, bytes + pg);
+		return NULL;
+	}
+	return p;
+}
 
 /* One call, on thread th. */
 static void run_call1(const struct call *c, int th)
@@ -1164,23 +1191,32 @@ static void run_call1(const struct call *c, int th)
 
 	case OP_RW: {
 		uint64_t off = val(c->c, d.info.card_size, al, &s);
-		uint64_t len = val(c->a, sizeof(t->io), al, &s);
+		uint64_t len = val(c->a, IO_BYTES, al, &s);
 		void *buf = t->io;
+		ssize_t n;
 
-		if (len > sizeof(t->io))
-			len = xn(&s, 2) ? sizeof(t->io) : len;	/* a length past the buffer: EFAULT */
-		if (len > sizeof(t->io) && len < (1ull << 40))
-			len = sizeof(t->io);
+		/* A length past the buffer: EFAULT, or a short count, at its guard page. */
+		if (len > IO_BYTES)
+			len = xn(&s, 2) ? IO_BYTES : len;
+		if (len > IO_BYTES && len < (1ull << 40))
+			len = IO_BYTES;
 		switch (c->spoil) {
 		case 1: buf = NULL; break;
 		case 2: buf = ro_page; break;
 		case 3: off = (uint64_t)-(int64_t)xn(&s, 4096); break;
 		}
 		if (c->flags & 1)
-			ret = vt_pwrite(fd, buf, len, (off_t)off) < 0;
+			n = vt_pwrite(fd, buf, len, (off_t)off);
 		else
-			ret = vt_pread(fd, buf, len, (off_t)off) < 0;
-		note(c->op, ret, errno);
+			n = vt_pread(fd, buf, len, (off_t)off);
+		e = errno;
+		note(c->op, n < 0, e);
+		/* Past the guard page nothing can have moved: the driver miscounted. */
+		if (n > (ssize_t)IO_BYTES && !__atomic_fetch_add(&n_unexpected, 1, __ATOMIC_RELAXED))
+			snprintf(unexpected_what, sizeof(unexpected_what),
+				 "%s of 0x%llx bytes at 0x%llx: %zd bytes, more than the buffer's %u",
+				 c->flags & 1 ? "pwrite" : "pread", (unsigned long long)len,
+				 (unsigned long long)off, n, IO_BYTES);
 		break;
 	}
 
@@ -1302,10 +1338,13 @@ static void run_call1(const struct call *c, int th)
 	}
 }
 
+static __thread const struct call *running_call;	/* for fatal() */
+
 static void run_call(const struct call *c, int th)
 {
 	double t = vt_now();
 
+	running_call = c;
 	run_call1(c, th);
 	t = vt_now() - t;
 	pthread_mutex_lock(&st_lock);
@@ -1637,18 +1676,55 @@ static void close_sources(void)
 static int kmsg_fd = -1;
 static long n_reports;
 
-/* A program, one call a line, as run_call() reads it. */
+/* Call i of a program, a line as read_prog() reads it. */
+static int fmt_call(char *buf, size_t size, int i, const struct call *c)
+{
+	return snprintf(buf, size, "    %2d: thread %u file %u %-12s chan %u slot %u/%u hkind %u spoil %u count 0x%x flags 0x%08x a 0x%016llx b 0x%016llx c 0x%016llx seed 0x%llx\n",
+			i, c->thread, c->file, op_names[c->op % NOPS], c->chan, c->slot, c->slot2,
+			c->hkind, c->spoil, c->count, c->flags, (unsigned long long)c->a,
+			(unsigned long long)c->b, (unsigned long long)c->c,
+			(unsigned long long)c->seed);
+}
+
 static void print_prog(const struct prog *p)
 {
-	for (int i = 0; i < p->n; i++) {
-		const struct call *c = &p->c[i];
+	char line[400];
 
-		printf("    %2d: thread %u file %u %-12s chan %u slot %u/%u hkind %u spoil %u count 0x%x flags 0x%08x a 0x%016llx b 0x%016llx c 0x%016llx seed 0x%llx\n",
-		       i, c->thread, c->file, op_names[c->op], c->chan, c->slot, c->slot2, c->hkind,
-		       c->spoil, c->count, c->flags, (unsigned long long)c->a,
-		       (unsigned long long)c->b, (unsigned long long)c->c,
-		       (unsigned long long)c->seed);
+	for (int i = 0; i < p->n; i++) {
+		fmt_call(line, sizeof(line), i, &p->c[i]);
+		fputs(line, stdout);
 	}
+}
+
+static const struct prog *running;	/* the program being run, for fatal() */
+static long running_no;
+
+/*
+ * SIGSEGV, SIGBUS or SIGFPE in the fuzzer: the call and the program it was
+ * in (for --replay), written without stdio (whose state may be what went
+ * wrong), then the signal's default action, so the exit status is the
+ * signal's. A fault here may be the fuzzer's bug or a driver's mapping
+ * that is wrong.
+ */
+static void fatal(int sig, siginfo_t *si, void *unused)
+{
+	const struct prog *p = running;
+	const struct call *c = running_call;
+	char line[400];
+	int n;
+
+	(void)unused;
+	n = snprintf(line, sizeof(line),
+		     "fuzz: signal %d (SIG%s) at address %p (code %d), in call %ld of program %ld:\n",
+		     sig, sigabbrev_np(sig), si->si_addr, si->si_code,
+		     p && c >= p->c && c < p->c + p->n ? (long)(c - p->c) : -1L, running_no);
+	if (write(STDOUT_FILENO, line, (size_t)n) > 0)
+		for (int i = 0; p && i < p->n && i < MAXCALLS; i++) {
+			n = fmt_call(line, sizeof(line), i, &p->c[i]);
+			if (write(STDOUT_FILENO, line, (size_t)n) < 0)
+				break;
+		}
+	raise(sig);	/* SA_RESETHAND: the default action */
 }
 
 /*
@@ -1763,6 +1839,7 @@ int main(int argc, char **argv)
 	int ncorpus = 0, nseeds;
 	struct itimerval it = { { 0, 200000 }, { 0, 200000 } };
 	struct sigaction sa = { .sa_handler = noop };
+	struct sigaction fa = { .sa_sigaction = fatal, .sa_flags = SA_SIGINFO | SA_RESETHAND };
 	struct prog cur;
 
 	if (secs <= 0) {
@@ -1800,9 +1877,11 @@ int main(int argc, char **argv)
 			(k & FDMA_IOC_CAP_C2H) ? (chan_c2h[nc2h++] = (int)ch) : (chan_h2c[nh2c++] = (int)ch);
 	}
 	make_interesting();
-	pool = mmap(NULL, POOL_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pool = guarded(POOL_BYTES);
+	tls_of[0].io = guarded(IO_BYTES);
+	tls_of[1].io = guarded(IO_BYTES);
 	ro_page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (pool == MAP_FAILED || ro_page == MAP_FAILED) {
+	if (!pool || !tls_of[0].io || !tls_of[1].io || ro_page == MAP_FAILED) {
 		vt_fail(T, "mmap: %s", strerror(errno));
 		return 1;
 	}
@@ -1829,12 +1908,17 @@ int main(int argc, char **argv)
 	/* Blocking calls must end: SIGALRM interrupts them; SIGIO from fasync is ignored. */
 	sigaction(SIGALRM, &sa, NULL);
 	sigaction(SIGIO, &sa, NULL);
+	sigaction(SIGSEGV, &fa, NULL);
+	sigaction(SIGBUS, &fa, NULL);
+	sigaction(SIGFPE, &fa, NULL);
+	running = &cur;
 	setitimer(ITIMER_REAL, &it, NULL);
 	pthread_create(&th2, NULL, th_main, NULL);
 
 	t0 = vt_now();
 	if (replay) {
 		/* One thread, the calls in order, each one's result and the kernel's words. */
+		running_no = 1;
 		for (int i = 0; i < cur.n; i++) {
 			run_call(&cur.c[i], 0);
 			printf("  %2d %-12s %s%s\n", i, op_names[cur.c[i].op],
@@ -1860,6 +1944,7 @@ int main(int argc, char **argv)
 			for (int m = 1 + (int)rn(3); m > 0; m--)
 				mutate(&cur, &corpus[rn((uint64_t)ncorpus)]);
 		}
+		running_no = progs + 1;
 		run_prog(&cur);
 		progs++;
 		kmsg_check(&cur, progs);
@@ -1927,7 +2012,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	if (n_unexpected)
-		vt_fail(T, "%ld ioctls failed with an errno the interface does not name, first %s",
+		vt_fail(T, "%ld calls ended as the interface does not allow (an ioctl's errno it does not name, a read or write longer than its buffer), first %s",
 			n_unexpected, unexpected_what);
 	if (vi_pinned_total() != pinned0 || vi_nbufs(dev) != bufs0)
 		vt_fail(T, "after close: %lld pinned pages, %lld buffers (before: %lld, %lld)",
