@@ -576,7 +576,8 @@ static int open_file(int i)
  */
 static struct reg_range {
 	int file;
-	uint32_t handle;
+	uint32_t handle;	/* 0 while claimed (reg_claim()) */
+	uint32_t ticket;
 	uintptr_t lo, hi;
 } regs[2 * MAXMADE];
 static int nregs, no_overlap;
@@ -592,28 +593,48 @@ static void reg_drop_locked(int file, uint32_t h)
 }
 
 /*
- * Would [lo, hi) share a page with a live registration? Pages, not bytes:
- * the driver maps whole pages, so two registrations of different bytes of
- * one page map it twice.
+ * Claim [lo, hi) for a registration about to be made, unless it would
+ * share a page with one alive or claimed (pages, not bytes: the driver
+ * maps whole pages, so two registrations of different bytes of one page
+ * map it twice): the claim's ticket, or 0. Checked and claimed in one hold
+ * of st_lock: the two threads of a program may register the same memory
+ * at once, and a check apart from the claim let both go ahead (the DMA
+ * API's debug then reported the syncs, and the row failed).
  */
-static int reg_overlaps(uintptr_t lo, uintptr_t hi)
+static uint32_t reg_claim(int file, uintptr_t lo, uintptr_t hi)
 {
+	static uint32_t tickets;
+	uintptr_t plo = lo & ~(uintptr_t)4095, phi = (hi + 4095) & ~(uintptr_t)4095;
+	uint32_t t = 0;
 	int hit = 0;
 
-	lo &= ~(uintptr_t)4095;
-	hi = (hi + 4095) & ~(uintptr_t)4095;
 	pthread_mutex_lock(&st_lock);
 	for (int i = 0; i < nregs && !hit; i++)
-		hit = lo < regs[i].hi && regs[i].lo < hi;
+		hit = plo < regs[i].hi && regs[i].lo < phi;
+	if (!hit && nregs < (int)(sizeof(regs) / sizeof(regs[0]))) {
+		t = ++tickets ? tickets : ++tickets;
+		regs[nregs++] = (struct reg_range){ file, 0, t, lo, hi };
+	}
 	pthread_mutex_unlock(&st_lock);
-	return hit;
+	return t;
 }
 
-static void reg_add(int file, uint32_t h, uintptr_t lo, uintptr_t hi)
+/* The registration claimed as ticket t was made (as handle h), or not. */
+static void reg_settle(uint32_t t, int made, int file, uint32_t h, uintptr_t lo, uintptr_t hi)
 {
+	int i;
+
 	pthread_mutex_lock(&st_lock);
-	if (nregs < (int)(sizeof(regs) / sizeof(regs[0])))
-		regs[nregs++] = (struct reg_range){ file, h, lo, hi };
+	for (i = 0; i < nregs && regs[i].ticket != t; i++)
+		;
+	if (i < nregs && made) {
+		regs[i].handle = h;
+	} else if (i < nregs) {
+		regs[i] = regs[--nregs];
+	} else if (made && nregs < (int)(sizeof(regs) / sizeof(regs[0]))) {
+		/* OP_REOPEN dropped the claim: it may be the file opened since that has it. */
+		regs[nregs++] = (struct reg_range){ file, h, 0, lo, hi };
+	}
 	pthread_mutex_unlock(&st_lock);
 }
 
@@ -866,7 +887,8 @@ static void run_call1(const struct call *c, int th)
 
 	case OP_REGISTER: {
 		uint64_t off = val(c->b, POOL_BYTES, al, &s), sz;
-		int is_reg;
+		uint32_t claim = 0;
+		int is_reg, made;
 
 		if (off > POOL_BYTES)
 			off = POOL_BYTES;
@@ -889,13 +911,13 @@ static void run_call1(const struct call *c, int th)
 		 */
 		is_reg = _IOC_TYPE(cmd) == _IOC_TYPE(FDMA_IOC_BUF_REGISTER) &&
 			 _IOC_NR(cmd) == _IOC_NR(FDMA_IOC_BUF_REGISTER);
-		if (no_overlap && is_reg && reg_overlaps(a.br.addr, a.br.addr + sz))
+		if (no_overlap && is_reg && !(claim = reg_claim(fi, a.br.addr, a.br.addr + sz)))
 			break;
-		if (!xioctl(c->op, fd, cmd, argp(&a, c->flags)) && is_reg) {
-			if (cmd == FDMA_IOC_BUF_REGISTER)
-				remember(fi, c->slot, a.br.handle, sz, 0);
-			reg_add(fi, a.br.handle, a.br.addr, a.br.addr + sz);
-		}
+		made = !xioctl(c->op, fd, cmd, argp(&a, c->flags)) && is_reg;
+		if (made && cmd == FDMA_IOC_BUF_REGISTER)
+			remember(fi, c->slot, a.br.handle, sz, 0);
+		if (claim)
+			reg_settle(claim, made, fi, a.br.handle, a.br.addr, a.br.addr + sz);
 		break;
 	}
 
@@ -903,7 +925,8 @@ static void run_call1(const struct call *c, int th)
 		const int fds[] = { udma_fd, texp_fd, -1, fd, efd, closed_fd };
 		uint64_t off;
 		uintptr_t key;
-		int is_imp;
+		uint32_t claim = 0;
+		int is_imp, made;
 
 		a.bi.fd = fds[fsel(c->flags, 0, 6)];
 		if ((a.bi.fd == udma_fd || a.bi.fd == texp_fd) && a.bi.fd < 0)
@@ -925,13 +948,13 @@ static void run_call1(const struct call *c, int th)
 		is_imp = _IOC_TYPE(cmd) == _IOC_TYPE(FDMA_IOC_BUF_IMPORT) &&
 			 _IOC_NR(cmd) == _IOC_NR(FDMA_IOC_BUF_IMPORT) && a.bi.fd >= 0;
 		key = ((uintptr_t)1 << 62) + (uintptr_t)a.bi.fd * 8192;
-		if (no_overlap && is_imp && reg_overlaps(key, key + 1))
+		if (no_overlap && is_imp && !(claim = reg_claim(fi, key, key + 1)))
 			break;
-		if (!xioctl(c->op, fd, cmd, argp(&a, c->flags)) && is_imp) {
-			if (cmd == FDMA_IOC_BUF_IMPORT)
-				remember(fi, c->slot, a.bi.handle, a.bi.size, 0);
-			reg_add(fi, a.bi.handle, key, key + 1);
-		}
+		made = !xioctl(c->op, fd, cmd, argp(&a, c->flags)) && is_imp;
+		if (made && cmd == FDMA_IOC_BUF_IMPORT)
+			remember(fi, c->slot, a.bi.handle, a.bi.size, 0);
+		if (claim)
+			reg_settle(claim, made, fi, a.bi.handle, key, key + 1);
 		break;
 	}
 
