@@ -101,6 +101,11 @@ module fdma_chan #(
 	input  wire         s_last,
 	// reads given up on this clock (a completion timeout), bit per tag slot
 	output wire [7:0]   rd_gone,
+	// errors for the core to report: a read timed out, a completion
+	// nobody waits for, a poisoned one (one-clock pulses)
+	output wire         ev_timeout,
+	output wire         ev_unexpect,
+	output wire         ev_poisoned,
 	// state
 	output wire         busy,        // requests outstanding or a TLP half sent
 	output wire         quiet        // nothing to do until a register changes
@@ -290,6 +295,9 @@ module fdma_chan #(
 	reg               c_ok;          // the completion being received is expected
 	wire              beat_ok = cpl_sop ? sop_ok : c_ok;
 	wire              beat_data = cpl_sop ? h_data && h_st == 3'b000 : !c_bad;
+	assign            ev_timeout  = |to_now;
+	assign            ev_unexpect = cpl_valid && cpl_sop && !sop_ok;
+	assign            ev_poisoned = cpl_valid && cpl_sop && sop_ok && h_ep;
 
 	// ---- main state machine -----------------------------------------------
 	localparam [4:0] S_IDLE = 0, S_FETCH = 1, S_FWAIT = 2, S_CHECK = 3, S_H2C = 4,
@@ -1206,6 +1214,14 @@ module fdma_chan #(
 		if (st == S_C2H && !f_open && !f_done && p_cnt != 2'd2 && !abort)
 			assert(f_n != 0 && f_n <= wr_max && {1'b0, f_addr[11:0]} + f_n <= 13'd4096 &&
 			       f_n[2:0] == 3'd0);
+		// quiescing: no new TLP once ENABLE (or bus mastering) is off; one
+		// begun finishes
+		if (tx_fire && tx_sop)
+			assert(en);
+		// IDLE (every posted descriptor done) means no read of the host's
+		// memory is still out: the host may reuse its buffers
+		if (idle_bit && running)
+			assert(!outstanding);
 		// reset: the channel comes back idle, its count at 0
 		// (no slot held either: outstanding counts only requests on the link)
 		if ($past(rst))
@@ -1228,5 +1244,60 @@ module fdma_chan #(
 	always @(posedge clk)
 		if (pf_fire)
 			fv_pf_idx <= next_idx;
+
+`ifdef FV_DATA
+	// ---- where completion data lands (H2C memory-mapped; its own proof,
+	// since it narrows the link to one that keeps PCIe's rules) ----------
+	// Host memory holds its own address in every 8-byte word; completions
+	// keep to the rules: one request's come in address order (byte count =
+	// what is left of it), 8-byte multiples (the addresses are aligned),
+	// framed sop .. eop with as many beats as their length. Then every
+	// word written to card memory must be the host word its address
+	// stands for, whatever the split, the order across requests and the
+	// timing.
+	reg  [63:0] fv_ra [0:7];          // each tag slot's read address
+	reg         fv_in;                // inside a completion (after its sop)
+	reg  [63:0] fv_at;                // the host address of the next data beat
+	reg  [8:0]  fv_left;              // its beats still to come
+	reg         fv_dat;               // the completion in progress carries data
+	wire [8:0]  fv_beats = h_dws[9:1];
+	wire        fv_good = cpl_sop && h_slot != DSLOT && sop_ok && h_data && h_st == 3'b000;
+	always @(*) begin
+		if (cpl_valid)
+			assume(cpl_sop == !fv_in);
+		if (cpl_valid && fv_good) begin
+			assume(h_bytes == {3'd0, s_len[h_slot] - s_rcvd[h_slot]} && !h_dws[0] &&
+			       h_dws != 11'd0 && {h_dws, 2'b00} <= h_bytes &&
+			       cpl_eop == (fv_beats == 9'd1) &&
+			       cpl_data == fv_ra[h_slot] + {54'd0, s_len[h_slot] - h_bytes[9:0]});
+		end
+		if (cpl_valid && !cpl_sop && fv_in && fv_dat)
+			assume(cpl_eop == (fv_left == 9'd1) && cpl_data == fv_at);
+		// (a completion with an error status is one beat)
+		if (cpl_valid && cpl_sop && h_slot != DSLOT && !(h_data && h_st == 3'b000))
+			assume(cpl_eop);
+	end
+	always @(posedge clk) begin
+		if (rst) begin
+			fv_in <= 1'b0; fv_dat <= 1'b0;
+		end else if (cpl_valid) begin
+			fv_in <= !cpl_eop;
+			if (cpl_sop) begin
+				fv_dat <= fv_good;
+				fv_at <= fv_ra[h_slot] + {54'd0, s_len[h_slot] - h_bytes[9:0]} + 64'd8;
+				fv_left <= fv_beats - 9'd1;
+			end else begin
+				fv_at <= fv_at + 64'd8;
+				fv_left <= fv_left - 9'd1;
+			end
+		end
+		if (tx_fire && !fv_wr && st == S_H2C && !pf_want)
+			fv_ra[fv_slot] <= rd_addr;
+	end
+	wire [CARD_AW+2:0] fv_off = {cw_addr, 3'b000} - d_dst[CARD_AW+2:0];
+	always @(posedge clk)
+		if (fv_past && !rst && !C2H && !STREAM && dr_fire)
+			assert(card_wd == d_src + {{(61-CARD_AW){1'b0}}, fv_off});
+`endif
 `endif
 endmodule

@@ -67,6 +67,15 @@ module fdma_engine #(
 	output wire         msi_req,
 	output wire [4:0]   msi_num,
 	input  wire         msi_ack,
+	// errors for the PCIe core to report (one-clock pulses): a read timed
+	// out, a completion nobody waits for, a poisoned completion taken, a
+	// poisoned write to BAR0 dropped. Unsupported requests are answered
+	// with UR completions on tx_* (a core that sends them itself takes
+	// them from there: fdma_pcie_7x.v).
+	output wire         err_cpl_timeout,
+	output wire         err_cpl_unexpect,
+	output wire         err_cpl_poisoned,
+	output wire         err_wr_poisoned,
 	// card memory
 	output wire         card_we,
 	output wire [CARD_AW-1:0] card_wa,
@@ -238,6 +247,7 @@ module fdma_engine #(
 	wire [12:0] w_off = w2_pend ? {w2_off, 2'b00} : {b_base + b_idx[10:0], 2'b00};
 	wire [31:0] wp_val = w2_pend ? w2_val : rx_data[31:0];
 	wire        wr_hit = wp_we;
+	assign      err_wr_poisoned = rx_fire && rx_sop && is_mem && is_wr && h_ep;
 
 	always @(posedge clk) begin
 		if (rst) begin
@@ -354,6 +364,22 @@ module fdma_engine #(
 	wire [NCH-1:0]   irq_req, irq_ack;
 	wire [8*NCH-1:0] rd_gone;          // tags channel c gave up on (8c + slot)
 	wire [4*NCH-1:0] irq_vec;
+	wire [NCH-1:0]   ev_to, ev_unx, ev_ep;
+	// The stream source comes in through a register slice: the channel
+	// decides whether to take a word from its valid (a frame's first
+	// word is dropped when DROP is set and no buffer waits), and that
+	// must not make s_axis_tready a function of s_axis_tvalid.
+	wire             sk_valid, sk_ready, sk_last;
+	wire [63:0]      sk_data;
+	wire [7:0]       sk_keep;
+	fdma_skid #(.W(73)) s_slice (
+		.clk(clk), .rst(rst),
+		.s_valid(s_axis_tvalid), .s_ready(s_axis_tready),
+		.s_data({s_axis_tlast, s_axis_tkeep, s_axis_tdata}),
+		.m_valid(sk_valid), .m_ready(sk_ready), .m_data({sk_last, sk_keep, sk_data}));
+	assign err_cpl_timeout  = |ev_to;
+	assign err_cpl_unexpect = |ev_unx;
+	assign err_cpl_poisoned = |ev_ep;
 	wire [NCH-1:0]   ch_cpl = {NCH{rx_fire && cur_cpl}} & (4'b0001 << cur_ch);
 	wire             ch0_we, ch1_re;
 	wire [CARD_AW-1:0] ch0_wa, ch1_ra;
@@ -393,9 +419,11 @@ module fdma_engine #(
 			.card_rvalid(c == 1 ? card_rvalid : 1'b0), .card_rd(card_rd),
 			.m_valid(mv), .m_ready(c == 3 ? m_axis_tready : 1'b0), .m_data(md),
 			.m_keep(mk), .m_sof(ms), .m_last(ml), .m_abort(ma),
-			.s_valid(c == 2 ? s_axis_tvalid : 1'b0), .s_ready(sr), .s_data(s_axis_tdata),
-			.s_keep(s_axis_tkeep), .s_last(s_axis_tlast),
-			.rd_gone(rd_gone[8*c +: 8]), .busy(ch_busy[c]), .quiet(ch_quiet[c]));
+			.s_valid(c == 2 ? sk_valid : 1'b0), .s_ready(sr), .s_data(sk_data),
+			.s_keep(sk_keep), .s_last(sk_last),
+			.rd_gone(rd_gone[8*c +: 8]),
+			.ev_timeout(ev_to[c]), .ev_unexpect(ev_unx[c]), .ev_poisoned(ev_ep[c]),
+			.busy(ch_busy[c]), .quiet(ch_quiet[c]));
 		if (c == 0) begin : g_w
 			assign ch0_we = cw_we; assign ch0_wa = cw_a; assign ch0_wd = cw_d;
 		end
@@ -403,7 +431,7 @@ module fdma_engine #(
 			assign ch1_re = cr_re; assign ch1_ra = cr_a;
 		end
 		if (c == 2) begin : g_s
-			assign s_axis_tready = sr;
+			assign sk_ready = sr;
 		end
 		if (c == 3) begin : g_m
 			assign m_axis_tvalid = mv; assign m_axis_tdata = md; assign m_axis_tkeep = mk;
@@ -482,6 +510,7 @@ module fdma_engine #(
 	reg  [RES_W-1:0] res_h [0:31];
 	reg  [RES_W-1:0] res_d [0:31];
 	reg  [9:0]  used_h, used_d;
+	reg  [9:0]  rel_h, rel_d;             // given back this clock (below)
 	// the completion being received, for giving its read's credits back
 	wire [4:0]  cpl_tag = rx_hdr[76:72];
 	wire        cpl_last = !rx_hdr[30] || rx_hdr[47:45] != 3'b000 ||
@@ -563,28 +592,55 @@ module fdma_engine #(
 		end
 	end
 
-	// the reservations: taken as a read goes, given back as above
-	reg  [9:0] rel_h, rel_d;
-	integer    t;
+	// the reservations: taken as a read goes, given back as above. What is
+	// given back is added up in two steps, a channel's tags first: the
+	// sum of every tag a timeout frees is too deep for one clock at
+	// 250 MHz. Meanwhile the space counts as used a clock longer, which
+	// is safe; a tag's reservation is cleared as it is counted, so a tag
+	// used again at once starts from nothing.
+	reg  [8:0] rel_ch_h [0:NCH-1];
+	reg  [8:0] rel_ch_d [0:NCH-1];
+	reg  [5:0] rel_c_h, rel_c_d;           // the completion's read (one tag)
+	reg  [8:0] sum_h [0:NCH-1];
+	reg  [8:0] sum_d [0:NCH-1];
+	wire       c_rel = cr_rel && !rd_gone[cr_tag];   // (counted once if both)
+	integer    t, cc;
 	always @(*) begin
-		rel_h = 10'd0; rel_d = 10'd0;
-		for (t = 0; t < 32; t = t + 1)
-			if (rd_gone[t] || (cr_rel && cr_tag == t[4:0])) begin
-				rel_h = rel_h + {4'd0, res_h[t]};
-				rel_d = rel_d + {4'd0, res_d[t]};
-			end
+		for (cc = 0; cc < NCH; cc = cc + 1) begin
+			sum_h[cc] = 9'd0; sum_d[cc] = 9'd0;
+			for (t = 8 * cc; t < 8 * cc + 8; t = t + 1)
+				if (rd_gone[t]) begin
+					sum_h[cc] = sum_h[cc] + {3'd0, res_h[t]};
+					sum_d[cc] = sum_d[cc] + {3'd0, res_d[t]};
+				end
+		end
+		rel_h = {4'd0, rel_c_h}; rel_d = {4'd0, rel_c_d};
+		for (cc = 0; cc < NCH; cc = cc + 1) begin
+			rel_h = rel_h + {1'b0, rel_ch_h[cc]};
+			rel_d = rel_d + {1'b0, rel_ch_d[cc]};
+		end
 	end
 	always @(posedge clk) begin
 		if (rst) begin
 			used_h <= 0; used_d <= 0; cr_last_in <= 1'b0; cr_tag_in <= 0;
+			rel_c_h <= 0; rel_c_d <= 0;
 			for (t = 0; t < 32; t = t + 1) begin
 				res_h[t] <= 0; res_d[t] <= 0;
+			end
+			for (cc = 0; cc < NCH; cc = cc + 1) begin
+				rel_ch_h[cc] <= 0; rel_ch_d[cc] <= 0;
 			end
 		end else begin
 			if (rx_fire && rx_sop) begin
 				cr_last_in <= cpl_last;
 				cr_tag_in <= cpl_tag;
 			end
+			for (cc = 0; cc < NCH; cc = cc + 1) begin
+				rel_ch_h[cc] <= sum_h[cc];
+				rel_ch_d[cc] <= sum_d[cc];
+			end
+			rel_c_h <= c_rel ? res_h[cr_tag] : 6'd0;
+			rel_c_d <= c_rel ? res_d[cr_tag] : 6'd0;
 			for (t = 0; t < 32; t = t + 1)
 				if (rd_gone[t] || (cr_rel && cr_tag == t[4:0])) begin
 					res_h[t] <= 0; res_d[t] <= 0;

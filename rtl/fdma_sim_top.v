@@ -23,6 +23,14 @@ module fdma_sim_top #(
 	output wire         cfg_interrupt,
 	input  wire         cfg_interrupt_rdy,
 	output wire [7:0]   cfg_interrupt_di,
+	output wire         cfg_err_ur,
+	output wire         cfg_err_cpl_timeout,
+	output wire         cfg_err_cpl_unexpect,
+	output wire         cfg_err_poisoned,
+	output wire         cfg_err_posted,
+	output wire         cfg_err_locked,
+	output wire [47:0]  cfg_err_tlp_cpl_header,
+	input  wire         cfg_err_cpl_rdy,
 	input  wire [31:0]  max_desc_len,   // a strap: the harness sets it per run
 	input  wire [31:0]  cpl_timeout,    // a strap too: clocks a read may wait
 	input  wire         card_axi,       // a strap: card memory through AXI4
@@ -58,8 +66,9 @@ module fdma_sim_top #(
 	wire [127:0]      rx_hdr, tx_hdr;
 	wire [63:0]       rx_data, tx_data;
 	wire              tx_idle, eng_quiet, np_ok, np_req;
+	wire              e_to, e_unx, e_cep, e_wep;
 	/* verilator lint_off PINCONNECTEMPTY */
-	fdma_pcie_7x shim (
+	fdma_pcie_7x #(.REPORT_POISONED(1)) shim (
 		.clk(clk), .rst(rst),
 		.m_axis_rx_tvalid(m_axis_rx_tvalid), .m_axis_rx_tready(m_axis_rx_tready),
 		.m_axis_rx_tdata(m_axis_rx_tdata), .m_axis_rx_tkeep(m_axis_rx_tkeep),
@@ -77,13 +86,19 @@ module fdma_sim_top #(
 		.cfg_interrupt_mmenable(cfg_interrupt_mmenable),
 		.cfg_interrupt(cfg_interrupt), .cfg_interrupt_rdy(cfg_interrupt_rdy),
 		.cfg_interrupt_di(cfg_interrupt_di), .cfg_interrupt_assert(),
+		.cfg_err_ur(cfg_err_ur), .cfg_err_cpl_timeout(cfg_err_cpl_timeout),
+		.cfg_err_cpl_unexpect(cfg_err_cpl_unexpect), .cfg_err_poisoned(cfg_err_poisoned),
+		.cfg_err_posted(cfg_err_posted), .cfg_err_locked(cfg_err_locked),
+		.cfg_err_tlp_cpl_header(cfg_err_tlp_cpl_header), .cfg_err_cpl_rdy(cfg_err_cpl_rdy),
 		.cfg_bus_master(bm), .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
 		.cfg_msi_en(msi_en), .cfg_msi_mm(msi_mm), .cfg_mps(mps), .cfg_mrrs(mrrs), .cfg_id(id),
 		.rx_valid(rx_valid), .rx_ready(rx_ready), .rx_sop(rx_sop), .rx_eop(rx_eop),
 		.rx_hdr(rx_hdr), .rx_data(rx_data), .np_ok(np_ok), .np_req(np_req),
 		.tx_valid(tx_valid), .tx_ready(tx_ready), .tx_sop(tx_sop), .tx_eop(tx_eop),
 		.tx_hdr(tx_hdr), .tx_data(tx_data),
-		.msi_req(msi_req), .msi_num(msi_num), .msi_ack(msi_ack), .tx_idle(tx_idle));
+		.msi_req(msi_req), .msi_num(msi_num), .msi_ack(msi_ack), .tx_idle(tx_idle),
+		.err_cpl_timeout(e_to), .err_cpl_unexpect(e_unx), .err_cpl_poisoned(e_cep),
+		.err_wr_poisoned(e_wep));
 	fdma_engine #(.CARD_AW(CARD_AW), .CARD_RD_LOG2(6)) eng (
 		.clk(clk), .rst(rst),
 		.cfg_bus_master(bm), .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
@@ -95,6 +110,8 @@ module fdma_sim_top #(
 		.tx_valid(tx_valid), .tx_ready(tx_ready), .tx_sop(tx_sop), .tx_eop(tx_eop),
 		.tx_hdr(tx_hdr), .tx_data(tx_data),
 		.msi_req(msi_req), .msi_num(msi_num), .msi_ack(msi_ack),
+		.err_cpl_timeout(e_to), .err_cpl_unexpect(e_unx), .err_cpl_poisoned(e_cep),
+		.err_wr_poisoned(e_wep),
 		.card_we(we), .card_wa(wa), .card_wd(wd), .card_wready(wready), .card_wbusy(wbusy),
 		.card_re(re), .card_ra(ra), .card_rready(rready), .card_rvalid(rvalid), .card_rd(rd),
 		.s_axis_tvalid(1'b0), .s_axis_tready(), .s_axis_tdata(64'd0), .s_axis_tkeep(8'd0),

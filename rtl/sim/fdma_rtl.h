@@ -18,7 +18,7 @@
 
 #include "fdma_model.h"
 
-#define FDMA_RTL_ABI 3
+#define FDMA_RTL_ABI 4
 
 struct fdma_rtl;
 
@@ -39,6 +39,14 @@ struct fdma_rtl_counts {
 				 * credits the core's buffer held at once */
 	uint64_t cplbuf_peak_d;
 	uint64_t stall_clocks;	/* clocks the core refused TX (FDMA_RTL_TX_STALL) */
+	/* errors the engine reported to the core (cfg_err_*): UR (the core
+	 * sent the completion), completion timeouts, unexpected
+	 * completions, poisoned completions and poisoned writes */
+	uint64_t err_ur;
+	uint64_t err_timeout;
+	uint64_t err_unexpect;
+	uint64_t err_poisoned_cpl;
+	uint64_t err_poisoned_wr;
 };
 
 struct fdma_rtl_plugin {

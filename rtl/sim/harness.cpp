@@ -101,6 +101,21 @@ struct Tlp {
 	std::vector<uint64_t> data;   // payload, 8 bytes a beat, DW0 in the low half
 	uint64_t ready = 0;           // cycle from which it may go down
 	unsigned link_bytes = 0;
+	int expect = -1;              // the error report it must bring (an Err), or -1
+};
+
+// The errors the engine reports to the core (cfg_err_*) other than UR,
+// each allowed only while something the harness did calls for it, and
+// then required: a read answered late (a timeout, then an unexpected
+// completion), a poisoned completion, a poisoned write.
+enum Err { kErrTimeout, kErrUnexpect, kErrPoisonedCpl, kErrPoisonedWr, kErrKinds };
+const char *const kErrName[kErrKinds] = {"a completion timeout", "an unexpected completion",
+					 "a poisoned completion", "a poisoned write"};
+struct Expect {
+	bool open = false;
+	bool seen = false;
+	uint64_t from = 0;            // not before this clock
+	uint64_t due = 0;             // by this clock (0: not yet known)
 };
 
 // One beat of the core's AXI4-Stream.
@@ -273,6 +288,7 @@ struct fdma_rtl {
 	uint64_t up_willing = 0;       // ... when the TLP being received began
 	unsigned tx_stall = 0;         // FDMA_RTL_TX_STALL: clocks per stall
 	bool late = false;             // FDMA_RTL_LATE: fault=desc answers late, not UR
+	Expect expect[kErrKinds];
 	uint64_t cpl_timeout = 6250000; // the engine's strap: 50 ms (2 ms with FDMA_RTL_LATE)
 	uint64_t stall_left = 0, stall_gap = 0;
 	uint64_t rx_refused = 0;       // clocks the engine has refused a beat offered
@@ -398,6 +414,12 @@ void answer_read(fdma_rtl *r, const Tlp &t)
 			// completion and must not reuse its tag meanwhile (the
 			// tag stays outstanding here until it is delivered)
 			ready = r->cyc + r->cpl_timeout + r->cpl_timeout / 2;
+			// the engine gives up on it between 1 and 1.25 timeouts
+			Expect &e = r->expect[kErrTimeout];
+			e.open = true;
+			e.seen = false;
+			e.from = r->cyc + r->cpl_timeout;
+			e.due = r->cyc + r->cpl_timeout + r->cpl_timeout / 4 + 64;
 		} else if (r->cfg.fault == FDMA_FAULT_DESC) {
 			st = 1;
 		} else if (p) {
@@ -419,6 +441,9 @@ void answer_read(fdma_rtl *r, const Tlp &t)
 		r->poison_next = false;
 		poison = true;
 	}
+	// what the engine must report when it takes them: a late answer is
+	// one nobody waits for any more; a poisoned one is poisoned
+	int expect = ready > r->cyc + r->rtt ? kErrUnexpect : poison ? kErrPoisonedCpl : -1;
 	if (st) {
 		Tlp c;
 		c.hdr[0] = 0x0a000000u;          // Cpl, no data
@@ -447,6 +472,7 @@ void answer_read(fdma_rtl *r, const Tlp &t)
 			memcpy(c.data.data(), src + (a - addr), n);
 			c.ready = ready;
 			c.link_bytes = kFraming + 12 + n;
+			c.expect = expect;
 			pd.cpls.push_back(c);
 			a += n;
 			left -= n;
@@ -494,7 +520,7 @@ void interrupt(fdma_rtl *r, unsigned vec)
 // The completion of a register read: one per read, by tag, with the
 // byte count, lower address and length the read asks for; UR where the
 // engine must refuse; ID and VERSION as they are.
-void host_cpl(fdma_rtl *r, const Tlp &t)
+void host_cpl(fdma_rtl *r, const Tlp &t, bool from_core)
 {
 	unsigned tag = t.hdr[2] >> 8 & 0xff, st = t.hdr[1] >> 13 & 7;
 	unsigned bc = t.hdr[1] & 0xfff, la = t.hdr[2] & 0x7f;
@@ -505,9 +531,13 @@ void host_cpl(fdma_rtl *r, const Tlp &t)
 	HostRead &h = r->hr[tag];
 	if ((t.hdr[2] >> 16) != 0 || (t.hdr[1] >> 16) != (1u << 8))
 		broken(r, "a completion with the wrong requester or completer ID", t);
+	if (h.expect_ur != from_core)
+		broken(r, from_core ? "a UR reported to the core for a read the engine must answer"
+				    : "a completion for a read the engine must refuse, sent by the engine: the core sends the UR when told through cfg_err_ur",
+		       t);
 	if (h.expect_ur) {
-		if (st != 1 || data || lk != h.locked)
-			broken(r, "a read the engine must refuse was not answered UR (CplLk for MRdLk)", t);
+		if (st != 1 || data || lk != h.locked || bc != ((4 * h.dws) & 0xfff))
+			broken(r, "a read the engine must refuse was not answered UR (CplLk for MRdLk) with its byte count", t);
 	} else if (st != 0 || !data || lk || tlp_dws(t.hdr) != h.dws || bc != 4 * h.dws ||
 		   la != (h.off & 0x7c)) {
 		broken(r, "a register read's completion has the wrong status, length, byte count or lower address", t);
@@ -546,7 +576,7 @@ void take_up(fdma_rtl *r, const Tlp &t)
 	trace(r, "up  ", t);
 	r->n.tlps_up++;
 	if (type == 0x0a || type == 0x0b) {
-		host_cpl(r, t);
+		host_cpl(r, t, false);
 		return;
 	}
 	if (type != 0) {
@@ -611,7 +641,9 @@ bool next_cpl(fdma_rtl *r, Tlp &out)
 // harness's copy of it, as the engine now has it.
 void delivered(fdma_rtl *r, const Tlp &t)
 {
-	if (!tlp_has_data(t.hdr) || tlp_is_cpl(t.hdr) || r->msi)
+	if (t.expect >= 0)                // its report is due soon
+		r->expect[t.expect].due = r->cyc + 32;
+	if (!tlp_has_data(t.hdr) || tlp_is_cpl(t.hdr) || r->msi || (t.hdr[0] >> 14 & 1))
 		return;
 	uint32_t off = (uint32_t)tlp_addr(t.hdr) - kBar0Base;
 	for (unsigned i = 0; i < tlp_dws(t.hdr); i++, off += 4) {
@@ -658,6 +690,16 @@ void move_vector(fdma_rtl *r)
 	r->down_q.push_back(host_req(true, e, (uint32_t)(away ? kMsiMoved : kMsiBase), 0));
 	r->down_q.push_back(host_req(true, e + 4, 0, 0));
 	r->down_q.push_back(host_req(true, e + 8, v | (away ? kMsiMovedData : 0), 0));
+	if (mix(r->rng) & 1) {
+		// a poisoned write must be dropped (its data must not be used)
+		// and reported: applied, the vector's next message would carry
+		// data its entry never held
+		Tlp p = host_req(true, e + 8, v | 0x5a0000, 0);
+
+		p.hdr[0] |= 1u << 14;
+		p.expect = kErrPoisonedWr;
+		r->down_q.push_back(p);
+	}
 	r->down_q.push_back(host_req(true, e + 12, 0, 0));
 }
 
@@ -832,6 +874,63 @@ void check_reads(fdma_rtl *r)
 		}
 }
 
+// The core's error port: a UR goes back as the core would send it (the
+// completion for a read the engine refuses); every other report must be
+// one the harness asked for, and in time.
+void take_reports(fdma_rtl *r)
+{
+	Vfdma_sim_top *t = r->top;
+	bool rep[kErrKinds] = {(bool)t->cfg_err_cpl_timeout, (bool)t->cfg_err_cpl_unexpect,
+			       t->cfg_err_poisoned && !t->cfg_err_posted,
+			       t->cfg_err_poisoned && t->cfg_err_posted};
+	uint64_t *count[kErrKinds] = {&r->n.err_timeout, &r->n.err_unexpect, &r->n.err_poisoned_cpl,
+				      &r->n.err_poisoned_wr};
+
+	if (t->cfg_err_ur && t->cfg_err_cpl_rdy) {
+		uint64_t h = t->cfg_err_tlp_cpl_header;
+		Tlp c;
+
+		c.hdr[0] = (t->cfg_err_locked ? 0x0b000000u : 0x0a000000u) | (uint32_t)(h >> 26 & 7) << 20 |
+			   (uint32_t)(h >> 24 & 3) << 12;
+		c.hdr[1] = 1u << 24 | 1u << 13 | (uint32_t)(h >> 29 & 0xfff);   // completer: the core's ID
+		c.hdr[2] = (uint32_t)(h >> 8 & 0xffff) << 16 | (uint32_t)(h & 0xff) << 8 |
+			   (uint32_t)(h >> 41 & 0x7f);
+		r->n.err_ur++;
+		trace(r, "ur  ", c);
+		host_cpl(r, c, true);
+	}
+	for (int k = 0; k < kErrKinds; k++) {
+		if (!rep[k])
+			continue;
+		Expect &e = r->expect[k];
+		if (!e.open || r->cyc < e.from) {
+			Tlp none;
+			fprintf(stderr, "fdma rtl: %s reported to the core, with none to report\n",
+				kErrName[k]);
+			broken(r, "an error report nothing called for", none);
+		}
+		e.seen = true;
+		(*count[k])++;
+	}
+}
+
+// Each report called for came in time.
+void check_reports(fdma_rtl *r)
+{
+	for (int k = 0; k < kErrKinds; k++) {
+		Expect &e = r->expect[k];
+
+		if (!e.open || !e.due || r->cyc <= e.due)
+			continue;
+		if (!e.seen) {
+			Tlp none;
+			fprintf(stderr, "fdma rtl: %s was not reported to the core\n", kErrName[k]);
+			broken(r, "an error the engine must report was not", none);
+		}
+		e.open = false;
+	}
+}
+
 void tick(fdma_rtl *r)
 {
 	Vfdma_sim_top *t = r->top;
@@ -847,7 +946,15 @@ void tick(fdma_rtl *r)
 		r->down_beats = to_7x(r->down_cur);
 		r->down_beat = 0;
 		r->down_busy = true;
+		if (r->down_cur.expect >= 0) {
+			Expect &e = r->expect[r->down_cur.expect];
+
+			if (!e.open)
+				e = Expect{true, false, r->cyc, 0};
+			e.due = 0;          // until it is delivered
+		}
 	}
+	check_reports(r);
 	if (r->bg_max && r->hr_bg < r->bg_max && (mix(r->rng) & 63) == 0)
 		background_read(r);
 	if (r->bg_max && !r->msi && (mix(r->rng) & 16383) == 0)
@@ -893,6 +1000,10 @@ void tick(fdma_rtl *r)
 		r->msi_wait = (unsigned)(mix(r->rng) & 3);
 	}
 
+	// the core's buffer for the completions it sends for errors is full
+	// now and then
+	t->cfg_err_cpl_rdy = (mix(r->rng) & 3) != 0;
+
 	t->clk = 0;
 	t->eval();
 	bool rx_fire = t->m_axis_rx_tvalid && t->m_axis_rx_tready;
@@ -901,6 +1012,7 @@ void tick(fdma_rtl *r)
 	bool tx_fire = t->s_axis_tx_tvalid && t->s_axis_tx_tready;
 	bool msi_fire = t->cfg_interrupt && t->cfg_interrupt_rdy;
 	unsigned msi_vec = t->cfg_interrupt_di;
+	take_reports(r);
 	bool got = false;
 	if (tx_fire) {
 		if (!r->up_in) {
