@@ -156,4 +156,87 @@ module fdma_msix #(
 			end
 		end
 	end
+`ifdef FORMAL
+	// ---- properties (rtl/formal/run.sh: fdma_msix alone, msix_top.v) ------
+	// Every input free: the host's table writes, the capability's enables
+	// and masks, the channels' requests, the core's tready and MSI
+	// handshake. One rule of PCIe is assumed: software rewrites an entry's
+	// address or data only while the entry is masked (otherwise the
+	// message is undefined).
+	reg        fv_past = 1'b0;
+	reg [15:0] fv_owed = 16'd0;        // asked for since its last message was chosen
+	reg        fv_lat_owed = 1'b0;     // ... the one being sent, when it was chosen
+	always @(posedge clk) fv_past <= 1'b1;
+	always @(*) begin
+		assume(rst == !fv_past);
+		if (reg_we && w_tab && wa[3:2] != 2'd3)
+			assume(t_mask[went]);
+	end
+	wire       fv_x = tx_valid && tx_ready;               // an MSI-X message leaves
+	wire       fv_m = msi_req && msi_ack;                 // the core took an MSI
+	// a message chosen covers the requests up to that clock, its own included
+	always @(posedge clk)
+		if (rst) begin
+			fv_owed <= 0;
+		end else begin
+			if (rq_one != 0)
+				fv_owed[rq_vec] <= 1'b1;
+			if (recall)
+				fv_owed[sv] <= 1'b1;
+			if (!sending && pv_ok) begin
+				fv_lat_owed <= fv_owed[pv] || (rq_one != 0 && rq_vec == pv);
+				fv_owed[pv] <= 1'b0;
+			end
+			if (!msi_req && !sending && mv_ok)
+				fv_owed[mv] <= 1'b0;
+		end
+	always @(*)
+		if (fv_past && !rst) begin
+			// none while its vector or the function is masked, or the
+			// engine may not master the bus
+			if (tx_valid)
+				assert(!t_mask[sv] && !func_mask && msix_en && en);
+			// whole: the address and data the entry holds (it cannot
+			// have been rewritten since: that takes a mask, which recalls)
+			if (fv_x)
+				assert(tx_hdr == tlp_mem(1'b1, {t_hi[sv], t_lo[sv]}, 11'd1, req_id, 8'd0) &&
+				       tx_data == {32'd0, t_dat[sv]});
+			// one message per request: none for a vector nobody asked for
+			// since its last one
+			if (fv_x)
+				assert(fv_lat_owed);
+			// (what makes these hold for all time: a message being sent
+			// was owed and holds its entry while unmasked; a pending
+			// vector is owed a message)
+			if (sending)
+				assert(fv_lat_owed);
+			if (sending && !t_mask[sv])
+				assert(m_addr == {t_hi[sv], t_lo[sv]} && m_data == t_dat[sv]);
+			assert((pend & ~fv_owed) == 16'd0);
+		end
+	// none lost: a pending vector stops pending only as its message is
+	// chosen (MSI-X) or asked of the core (MSI)
+	integer fv_v;
+	always @(posedge clk)
+		if (fv_past && !rst && !$past(rst))
+			for (fv_v = 0; fv_v < 16; fv_v = fv_v + 1)
+				if ($past(pend[fv_v]) && !pend[fv_v])
+					assert((sending && sv == fv_v) ||
+					       (msi_req && !$past(msi_req) && $past(mv) == fv_v));
+	// ... and a message chosen and recalled is pending again
+	always @(posedge clk)
+		if (fv_past && !rst && !$past(rst) && $past(recall))
+			assert(pend[$past(sv)] || (sending && sv == $past(sv)));
+	// the proof reaches what it is about: a message sent after one was
+	// recalled, an MSI taken
+	reg fv_recalled = 1'b0;
+	always @(posedge clk)
+		if (recall)
+			fv_recalled <= 1'b1;
+	always @(posedge clk)
+		if (fv_past && !rst) begin
+			cover(fv_x && fv_recalled);
+			cover(fv_m);
+		end
+`endif
 endmodule

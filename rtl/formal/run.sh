@@ -36,8 +36,17 @@ prove() {
 	if [ "$p_c2h" = pack ]; then
 		p_read="-DFDMA_PACK_ALONE $p_src/fdma_pack.v rtl/formal/pack_top.v"
 		p_top="prep -top pack_top"
+	elif [ "$p_c2h" = msix ]; then
+		p_read="$p_src/fdma_msix.v rtl/formal/msix_top.v"
+		p_top="prep -top msix_top"
+	elif [ "$p_c2h" = shim ]; then
+		p_read="rtl/fdma_skid.v $p_src/fdma_pcie_7x.v rtl/formal/shim_top.v"
+		p_top="prep -top shim_top"
 	else
 		p_read="$p_src/fdma_chan.v $p_src/fdma_pack.v rtl/fdma_fifo.v rtl/formal/chan_top.v"
+		# "data": the H2C memory-mapped channel with the data-placement
+		# property and the link rules it needs (FV_DATA in fdma_chan.v)
+		[ "$p_c2h" = data ] && p_read="-DFV_DATA $p_read" && p_c2h=0
 		p_top="chparam -set C2H $p_c2h -set STREAM $p_stream chan_top
 		prep -top chan_top"
 	fi
@@ -54,15 +63,28 @@ prove() {
 		opt_clean
 		dffunmap
 		write_smt2 $OUT/$p_name.smt2" >/dev/null 2>&1 || return 2
-	if [ "$p_c2h" = pack ]; then
-		yosys-smtbmc -s z3 --presat -t "${PACK_K:-3}" --dump-vcd "$OUT/$p_name.vcd" \
+	if [ "$p_c2h" = pack ] || [ "$p_c2h" = msix ]; then
+		p_k=${PACK_K:-3}
+		[ "$p_c2h" = msix ] && p_k=${MSIX_K:-4}
+		yosys-smtbmc -s z3 --presat -t "$p_k" --dump-vcd "$OUT/$p_name.vcd" \
 			"$OUT/$p_name.smt2" >"$OUT/$p_name.log" 2>&1
 		grep -q 'Status: PASSED' "$OUT/$p_name.log" || p_depth=0
-		[ "$p_depth" = 0 ] || yosys-smtbmc -s z3 -i -t "${PACK_K:-3}" \
+		[ "$p_depth" = 0 ] || yosys-smtbmc -s z3 -i -t "$p_k" \
 			--dump-vcd "$OUT/$p_name.vcd" "$OUT/$p_name.smt2" >>"$OUT/$p_name.log" 2>&1
+		# and its cover statements are reached (12 clocks)
+		if [ "$p_depth" != 0 ] && grep -q 'cover(' "$p_src/fdma_$p_c2h.v"; then
+			yosys-smtbmc -s z3 -c -t 12 "$OUT/$p_name.smt2" >"$OUT/$p_name.cover.log" 2>&1 ||
+				{ echo "Status: FAILED (a cover statement not reached: $p_name.cover.log)" \
+					>>"$OUT/$p_name.log"; }
+		fi
 	else
 		yosys-smtbmc -s z3 --presat -t "$p_depth" --dump-vcd "$OUT/$p_name.vcd" \
 			"$OUT/$p_name.smt2" >"$OUT/$p_name.log" 2>&1
+		if [ "$p_c2h" = shim ] && grep -q 'Status: PASSED' "$OUT/$p_name.log"; then
+			yosys-smtbmc -s z3 -c -t "$p_depth" "$OUT/$p_name.smt2" >"$OUT/$p_name.cover.log" 2>&1 ||
+				echo "Status: FAILED (a cover statement not reached: $p_name.cover.log)" \
+					>>"$OUT/$p_name.log"
+		fi
 	fi
 	grep -q 'Status: FAILED' "$OUT/$p_name.log" && return 1
 	grep -q 'Status: PASSED' "$OUT/$p_name.log" && return 0
@@ -92,8 +114,12 @@ spawn() {
 proof() {
 	t0=$(date +%s)
 	if prove "$1" "$2" "$3" rtl "${4:-$DEPTH}"; then
-		if [ "$2" = pack ]; then
-			echo "PASS: $1: every property holds for all time (${PACK_K:-3}-induction, $(($(date +%s) - t0)) s)"
+		if [ "$2" = pack ] || [ "$2" = msix ]; then
+			c=""
+			grep -q 'cover(' "rtl/fdma_$2.v" && c=", its cover statements reached"
+			echo "PASS: $1: every property holds for all time (k-induction$c, $(($(date +%s) - t0)) s)"
+		elif [ "$2" = shim ]; then
+			echo "PASS: $1: every property holds for ${4:-$DEPTH} clocks from reset, its cover statements reached ($(($(date +%s) - t0)) s)"
 		else
 			echo "PASS: $1: every property holds for ${4:-$DEPTH} clocks from reset ($(($(date +%s) - t0)) s)"
 		fi
@@ -109,8 +135,10 @@ mutate_one() {
 	d="$OUT/mut-$name"
 	f=fdma_chan.v
 	[ "$c2h" = pack ] && f=fdma_pack.v
+	[ "$c2h" = msix ] && f=fdma_msix.v
+	[ "$c2h" = shim ] && f=fdma_pcie_7x.v
 	mkdir -p "$d"
-	cp rtl/*.vh rtl/fdma_chan.v rtl/fdma_pack.v "$d/"
+	cp rtl/*.vh rtl/fdma_chan.v rtl/fdma_pack.v rtl/fdma_msix.v rtl/fdma_pcie_7x.v "$d/"
 	sed "$expr" "rtl/$f" >"$d/$f"
 	if cmp -s "rtl/$f" "$d/$f"; then
 		echo "FAIL: mutation $name changed nothing (the RTL moved: update run.sh)"
@@ -132,7 +160,34 @@ mutate() {
 spawn c2h_stream_deep proof c2h_stream_deep 1 1 "${DEEP:-24}"
 mutate stream_keep_midframe 1 1 's/(STREAM \&\& src_last ? {28.d0, kbytes}/(STREAM ? {28'"'"'d0, kbytes}/' \
 	"a stray tkeep before a frame's end counts" "${DEEP:-24}"
+# Where completion data lands, on a link that keeps PCIe's rules: its
+# counterexample for a completion written at its slot's start (h_off = 0)
+# comes at 16 clocks.
+spawn h2c_data proof h2c_data data 0 "${DATA_DEPTH:-18}"
+mutate cpl_at_slot_start data 0 's/wire \[9:0\]        h_off = h_slen - h_bytes\[9:0\];/wire [9:0]        h_off = 10'"'"'d0;/' \
+	"every completion's data is written at the start of its slot" "${DATA_DEPTH:-18}"
 spawn pack proof pack pack 0
+# The 7-series shim: the core's stream rules, every DW where PG054 puts it,
+# no UR on the stream, the error port's rules, MSI after the TLPs before it
+spawn shim proof shim shim 0 "${SHIM_DEPTH:-10}"
+mutate shim_ur_sent shim 0 's/wire \[2:0\] t_first = e_ur ? T_UR : T_H01;/wire [2:0] t_first = T_H01;/' \
+	"a UR completion goes on the stream (the requester gets two)" "${SHIM_DEPTH:-10}"
+mutate shim_no_swap shim 0 's/o_valid = tb_v; o_data = bswap2(tb);/o_valid = tb_v; o_data = tb;/' \
+	"payload DWs keep the engine's byte order" "${SHIM_DEPTH:-10}"
+mutate shim_msi_early shim 0 's/if (irq_on ? cfg_interrupt_rdy : msi_req \&\& tx_idle)/if (irq_on ? cfg_interrupt_rdy : msi_req)/' \
+	"an MSI is asked for before the write-back it announces is with the core" "${SHIM_DEPTH:-10}"
+mutate shim_err_starved shim 0 's/e_rr <= e_kind + 2.d1;/e_rr <= 2'"'"'d0;/' \
+	"fixed priority: a storm of one error kind holds another back" "${SHIM_DEPTH:-10}"
+# MSI-X, for all time: none while masked, whole, one per request, none lost
+spawn msix proof msix msix 0
+mutate msix_no_recall msix 0 's/wire       recall = sending \&\& (t_mask\[sv\] || !deliver);/wire       recall = 1'"'"'b0;/' \
+	"a message chosen still goes after its vector is masked"
+mutate msix_recall_lost msix 0 's/^\t\t\t\tpend\[sv\] <= 1.b1;/\t\t\t\t;/' \
+	"a recalled message is not pending again"
+mutate msix_twice msix 0 's/^\t\t\t\tpend\[pv\] <= 1.b0;/\t\t\t\t;/' \
+	"a vector stays pending after its message is chosen (sent twice)"
+mutate msix_live_entry msix 0 's/assign tx_hdr   = tlp_mem(1.b1, m_addr,/assign tx_hdr   = tlp_mem(1'"'"'b1, {t_hi[pv], t_lo[pv]},/' \
+	"the message's address is read from the table as it goes, not as chosen"
 mutate pack_sof_keeps pack 0 's/wire \[2:0\]   a_n = in_sof ? 3.d0 : acc_n;/wire [2:0]   a_n = acc_n;/' \
 	"a new frame takes the bytes an unended one left"
 mutate pack_last_early pack 0 's/out_last <= in_eof \&\& tot <= 4.d8;/out_last <= in_eof;/' \
@@ -168,6 +223,8 @@ mutate write_above_mps 1 0 's/f_r1 = f_rem < {19.d0, wr_max} ? f_rem\[12:0\] : w
 	"writes ignore MPS"
 mutate tag_reuse 0 0 's/rd_left != 0 \&\& !s_busy\[iss\] \&\& !s_quar\[iss\] \&\& en/rd_left != 0 \&\& !s_quar[iss] \&\& en/' \
 	"a tag is reused while outstanding"
+mutate fetch_while_disabled 0 0 's/\t\t\ttx_valid = !abort \&\& en \&\& !s_quar\[DSLOT\];/\t\t\ttx_valid = !abort \&\& !s_quar[DSLOT];/' \
+	"a descriptor fetch starts after ENABLE cleared"
 mutate reset_keeps_count 0 0 's/cidx <= 0; err_idx <= 0;/err_idx <= 0;/' \
 	"a channel reset keeps the completion count"
 mutate stream_write_crosses_4k 1 1 's/f_n = f_r1 < f_to4k ? f_r1 : f_to4k;/f_n = f_r1;/' \
