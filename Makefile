@@ -350,13 +350,17 @@ test-cross:
 test-vm: $(LIBI) $(MODELD)
 	+@tests/vm/matrix.sh
 
-# The RTL's 4-state benches (rtl/tb/run.sh, Icarus), then its bounded
-# proofs and their mutation test (rtl/formal/run.sh, docs/rtl.md); each
-# skipped, and saying so, without its tool. Writes
+# The RTL's 4-state benches (rtl/tb/run.sh, Icarus), the board design's
+# lint (rtl/boards/litefury/lint.sh, its synthesis left to a run by hand),
+# then its proofs and their mutation test (rtl/formal/run.sh,
+# docs/rtl.md); each skipped, and saying so, without its tool. Writes
 # build/formal-summary (checks passed, failed).
 formal:
 	@mkdir -p build
 	@: >build/formal.log; rc=0; \
+	if command -v verilator >/dev/null; then \
+		SKIP_SYNTH=1 rtl/boards/litefury/lint.sh build/litefury >>build/formal.log 2>&1 || rc=1; \
+	else echo "SKIP: the board design's lint: no verilator" >>build/formal.log; fi; \
 	if command -v iverilog >/dev/null; then \
 		rtl/tb/run.sh build/tb >>build/formal.log 2>&1 || rc=1; \
 	else echo "SKIP: the Icarus benches: no iverilog" >>build/formal.log; fi; \
