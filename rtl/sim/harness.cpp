@@ -738,7 +738,12 @@ void link_down(fdma_rtl *r)
 	Tlp t;
 	bool got = false;
 
-	if (r->bpc && r->down_free > (double)r->cyc)
+	// A TLP goes as soon as the link frees up in this clock, and is timed
+	// from that moment, not from the clock's start: otherwise every TLP
+	// whose link time is not a whole number of clocks would cost the
+	// rest of a clock (at gen2 x2, a 64-byte completion's 10.5 clocks
+	// would take 11).
+	if (r->bpc && r->down_free >= (double)r->cyc + 1)
 		return;
 	if (!r->down_q.empty()) {
 		unsigned nph = 0;
@@ -991,7 +996,7 @@ void tick(fdma_rtl *r)
 		stalled = true;
 	// up: a new TLP only when the link has carried the last one
 	t->s_axis_tx_tready = !hold_tx && !stalled &&
-			      (r->up_in || r->bpc == 0 || r->up_free <= (double)r->cyc);
+			      (r->up_in || r->bpc == 0 || r->up_free < (double)r->cyc + 1);
 	r->tx_willing += t->s_axis_tx_tready;
 	// MSI: the core takes a request after a few clocks
 	t->cfg_interrupt_rdy = 0;
