@@ -11,7 +11,8 @@
 # a mutation it does not catch fails the run.
 #
 # usage: rtl/formal/run.sh [OUTDIR]   (default build/formal); DEPTH=N (16);
-#        H2C_STREAM=1 adds the longest check (see below)
+#        H2C_STREAM=1 adds the longest check, STREAM_DEEP=1 the C2H stream
+#        channel to 24 clocks (see below)
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${1:-build/formal}
@@ -153,13 +154,18 @@ mutate_one() {
 mutate() {
 	spawn "mut-$1" mutate_one "$@"
 }
-# Deeper for the stream channel, with its own mutation: the two longest
-# checks, first, so that the rest run beside them. At 22 clocks a source's
-# stray tkeep on a frame's middle word misaligned the rest of the frame (a
-# write not a multiple of 8 bytes), which 16 clocks do not reach.
-spawn c2h_stream_deep proof c2h_stream_deep 1 1 "${DEEP:-24}"
-mutate stream_keep_midframe 1 1 's/(STREAM \&\& src_last ? {28.d0, kbytes}/(STREAM ? {28'"'"'d0, kbytes}/' \
-	"a stray tkeep before a frame's end counts" "${DEEP:-24}"
+# Deeper for the stream channel, with its own mutation: two of the longest
+# checks (about 110 s each in CI), so on request (STREAM_DEEP=1): with the
+# proofs of the shim, MSI-X and where completion data lands, CI's formal
+# stage would pass its time budget. Run it by hand before a change to the
+# stream channel lands. At 22 clocks a source's stray tkeep on a frame's
+# middle word misaligned the rest of the frame (a write not a multiple of
+# 8 bytes), which 16 clocks do not reach.
+if [ "${STREAM_DEEP:-0}" = 1 ]; then
+	spawn c2h_stream_deep proof c2h_stream_deep 1 1 "${DEEP:-24}"
+	mutate stream_keep_midframe 1 1 's/(STREAM \&\& src_last ? {28.d0, kbytes}/(STREAM ? {28'"'"'d0, kbytes}/' \
+		"a stray tkeep before a frame's end counts" "${DEEP:-24}"
+fi
 # Where completion data lands, on a link that keeps PCIe's rules: its
 # counterexample for a completion written at its slot's start (h_off = 0)
 # comes at 16 clocks.
