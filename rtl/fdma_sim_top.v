@@ -58,17 +58,9 @@ module fdma_sim_top #(
 	wire              m_we, m_re, m_rvalid, b_wready, b_rready;
 	wire [CARD_AW-1:0] m_wa, m_ra;
 	wire [63:0]       m_wd, m_rd;
-	wire              bm, msix_en, msix_mask, msi_en, msi_req, msi_ack;
-	wire [2:0]        msi_mm, mps, mrrs;
-	wire [4:0]        msi_num;
-	wire [15:0]       id;
-	wire              rx_valid, rx_ready, rx_sop, rx_eop, tx_valid, tx_ready, tx_sop, tx_eop;
-	wire [127:0]      rx_hdr, tx_hdr;
-	wire [63:0]       rx_data, tx_data;
-	wire              tx_idle, eng_quiet, np_ok, np_req;
-	wire              e_to, e_unx, e_cep, e_wep;
+	wire              tx_idle, eng_quiet;
 	/* verilator lint_off PINCONNECTEMPTY */
-	fdma_pcie_7x #(.REPORT_POISONED(1)) shim (
+	fdma_7x #(.CARD_AW(CARD_AW), .CARD_RD_LOG2(6), .REPORT_POISONED(1)) dma (
 		.clk(clk), .rst(rst),
 		.m_axis_rx_tvalid(m_axis_rx_tvalid), .m_axis_rx_tready(m_axis_rx_tready),
 		.m_axis_rx_tdata(m_axis_rx_tdata), .m_axis_rx_tkeep(m_axis_rx_tkeep),
@@ -90,35 +82,14 @@ module fdma_sim_top #(
 		.cfg_err_cpl_unexpect(cfg_err_cpl_unexpect), .cfg_err_poisoned(cfg_err_poisoned),
 		.cfg_err_posted(cfg_err_posted), .cfg_err_locked(cfg_err_locked),
 		.cfg_err_tlp_cpl_header(cfg_err_tlp_cpl_header), .cfg_err_cpl_rdy(cfg_err_cpl_rdy),
-		.cfg_bus_master(bm), .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
-		.cfg_msi_en(msi_en), .cfg_msi_mm(msi_mm), .cfg_mps(mps), .cfg_mrrs(mrrs), .cfg_id(id),
-		.rx_valid(rx_valid), .rx_ready(rx_ready), .rx_sop(rx_sop), .rx_eop(rx_eop),
-		.rx_hdr(rx_hdr), .rx_data(rx_data), .np_ok(np_ok), .np_req(np_req),
-		.tx_valid(tx_valid), .tx_ready(tx_ready), .tx_sop(tx_sop), .tx_eop(tx_eop),
-		.tx_hdr(tx_hdr), .tx_data(tx_data),
-		.msi_req(msi_req), .msi_num(msi_num), .msi_ack(msi_ack), .tx_idle(tx_idle),
-		.err_cpl_timeout(e_to), .err_cpl_unexpect(e_unx), .err_cpl_poisoned(e_cep),
-		.err_wr_poisoned(e_wep));
-	fdma_engine #(.CARD_AW(CARD_AW), .CARD_RD_LOG2(6)) eng (
-		.clk(clk), .rst(rst),
-		.cfg_bus_master(bm), .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
-		.cfg_msi_en(msi_en), .cfg_msi_mm(msi_mm),
-		.cfg_mps(mps), .cfg_mrrs(mrrs), .cfg_id(id),
 		.max_desc_len(max_desc_len), .cpl_timeout(cpl_timeout),
-		.rx_valid(rx_valid), .rx_ready(rx_ready), .rx_sop(rx_sop), .rx_eop(rx_eop),
-		.rx_hdr(rx_hdr), .rx_data(rx_data), .np_ok(np_ok), .np_req(np_req),
-		.tx_valid(tx_valid), .tx_ready(tx_ready), .tx_sop(tx_sop), .tx_eop(tx_eop),
-		.tx_hdr(tx_hdr), .tx_data(tx_data),
-		.msi_req(msi_req), .msi_num(msi_num), .msi_ack(msi_ack),
-		.err_cpl_timeout(e_to), .err_cpl_unexpect(e_unx), .err_cpl_poisoned(e_cep),
-		.err_wr_poisoned(e_wep),
 		.card_we(we), .card_wa(wa), .card_wd(wd), .card_wready(wready), .card_wbusy(wbusy),
 		.card_re(re), .card_ra(ra), .card_rready(rready), .card_rvalid(rvalid), .card_rd(rd),
 		.s_axis_tvalid(1'b0), .s_axis_tready(), .s_axis_tdata(64'd0), .s_axis_tkeep(8'd0),
 		.s_axis_tlast(1'b0),
 		.m_axis_tvalid(), .m_axis_tready(1'b1), .m_axis_tdata(), .m_axis_tkeep(), .m_axis_tuser(),
 		.m_axis_tlast(), .m_axis_tabort(),
-		.quiet(eng_quiet));
+		.quiet(eng_quiet), .tx_idle(tx_idle));
 
 	wire [31:0] awaddr, araddr;
 	wire [7:0]  awlen, arlen;

@@ -197,19 +197,20 @@ module fdma_litefury_top #(
 	always @(posedge clk)
 		rst <= user_reset || !user_lnk_up;
 
-	// ---- shim and engine, wired as rtl/fdma_sim_top.v does -------------------
-	wire              bm, msix_en, msix_mask, msi_en, msi_req, msi_ack;
-	wire [2:0]        msi_mm, mps, mrrs;
-	wire [4:0]        msi_num;
-	wire [15:0]       id;
-	wire              rx_valid, rx_ready, rx_sop, rx_eop, tx_valid, tx_ready, tx_sop, tx_eop;
-	wire [127:0]      rx_hdr, tx_hdr;
-	wire [63:0]       rx_data, tx_data;
-	wire              tx_idle, eng_quiet, np_ok, np_req;
-	wire              e_to, e_unx, e_cep, e_wep;
+	// ---- shim and engine (rtl/fdma_7x.v) ----------------------------------------
+	wire              tx_idle, eng_quiet;
+	wire              we, re, wready, rready, rvalid;
+	wire [CARD_AW-1:0] wa, ra;
+	wire [63:0]       wd, rd;
+	wire              s_valid, s_ready, s_last, m_valid, m_ready, m_last, m_user, m_abort;
+	wire [63:0]       s_data, m_data;
+	wire [7:0]        s_keep, m_keep;
 	// REPORT_POISONED stays 0: the core is generated to answer poisoned
 	// TLPs itself (Disable_Rx_Poisoned_Resp false, create_project.tcl)
-	fdma_pcie_7x shim (
+	fdma_7x #(
+		.CLK_MHZ(CLK_MHZ), .CARD_AW(CARD_AW),
+		.CPLH_CREDITS(CPLH_CREDITS), .CPLD_CREDITS(CPLD_CREDITS)
+	) dma (
 		.clk(clk), .rst(rst),
 		.m_axis_rx_tvalid(rx_tvalid), .m_axis_rx_tready(rx_tready),
 		.m_axis_rx_tdata(rx_tdata), .m_axis_rx_tkeep(rx_tkeep),
@@ -231,38 +232,7 @@ module fdma_litefury_top #(
 		.cfg_err_cpl_unexpect(cfg_err_cpl_unexpect), .cfg_err_poisoned(cfg_err_poisoned),
 		.cfg_err_posted(cfg_err_posted), .cfg_err_locked(cfg_err_locked),
 		.cfg_err_tlp_cpl_header(cfg_err_tlp_cpl_header), .cfg_err_cpl_rdy(cfg_err_cpl_rdy),
-		.cfg_bus_master(bm), .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
-		.cfg_msi_en(msi_en), .cfg_msi_mm(msi_mm), .cfg_mps(mps), .cfg_mrrs(mrrs), .cfg_id(id),
-		.rx_valid(rx_valid), .rx_ready(rx_ready), .rx_sop(rx_sop), .rx_eop(rx_eop),
-		.rx_hdr(rx_hdr), .rx_data(rx_data), .np_ok(np_ok), .np_req(np_req),
-		.tx_valid(tx_valid), .tx_ready(tx_ready), .tx_sop(tx_sop), .tx_eop(tx_eop),
-		.tx_hdr(tx_hdr), .tx_data(tx_data),
-		.msi_req(msi_req), .msi_num(msi_num), .msi_ack(msi_ack), .tx_idle(tx_idle),
-		.err_cpl_timeout(e_to), .err_cpl_unexpect(e_unx), .err_cpl_poisoned(e_cep),
-		.err_wr_poisoned(e_wep));
-
-	wire              we, re, wready, rready, rvalid;
-	wire [CARD_AW-1:0] wa, ra;
-	wire [63:0]       wd, rd;
-	wire              s_valid, s_ready, s_last, m_valid, m_ready, m_last, m_user, m_abort;
-	wire [63:0]       s_data, m_data;
-	wire [7:0]        s_keep, m_keep;
-	fdma_engine #(
-		.CLK_MHZ(CLK_MHZ), .CARD_AW(CARD_AW),
-		.CPLH_CREDITS(CPLH_CREDITS), .CPLD_CREDITS(CPLD_CREDITS)
-	) eng (
-		.clk(clk), .rst(rst),
-		.cfg_bus_master(bm), .cfg_msix_en(msix_en), .cfg_msix_mask(msix_mask),
-		.cfg_msi_en(msi_en), .cfg_msi_mm(msi_mm),
-		.cfg_mps(mps), .cfg_mrrs(mrrs), .cfg_id(id),
 		.max_desc_len(MAX_DESC_LEN), .cpl_timeout(CPL_TIMEOUT),
-		.rx_valid(rx_valid), .rx_ready(rx_ready), .rx_sop(rx_sop), .rx_eop(rx_eop),
-		.rx_hdr(rx_hdr), .rx_data(rx_data), .np_ok(np_ok), .np_req(np_req),
-		.tx_valid(tx_valid), .tx_ready(tx_ready), .tx_sop(tx_sop), .tx_eop(tx_eop),
-		.tx_hdr(tx_hdr), .tx_data(tx_data),
-		.msi_req(msi_req), .msi_num(msi_num), .msi_ack(msi_ack),
-		.err_cpl_timeout(e_to), .err_cpl_unexpect(e_unx), .err_cpl_poisoned(e_cep),
-		.err_wr_poisoned(e_wep),
 		// block RAM: a write is in memory the clock it is taken
 		.card_we(we), .card_wa(wa), .card_wd(wd), .card_wready(wready), .card_wbusy(1'b0),
 		.card_re(re), .card_ra(ra), .card_rready(rready), .card_rvalid(rvalid), .card_rd(rd),
@@ -271,7 +241,7 @@ module fdma_litefury_top #(
 		.m_axis_tvalid(m_valid), .m_axis_tready(m_ready), .m_axis_tdata(m_data),
 		.m_axis_tkeep(m_keep), .m_axis_tuser(m_user), .m_axis_tlast(m_last),
 		.m_axis_tabort(m_abort),
-		.quiet(eng_quiet));
+		.quiet(eng_quiet), .tx_idle(tx_idle));
 
 	fdma_card_bram #(.AW(CARD_AW)) card (
 		.clk(clk), .we(we), .wa(wa), .wd(wd), .wready(wready),
@@ -341,7 +311,7 @@ module fdma_litefury_top #(
 		else if (act_cnt != 24'd0)
 			act_cnt <= act_cnt - 24'd1;
 	end
-	assign led_n = ~{act_cnt != 24'd0, bm, user_lnk_up, hb};
+	assign led_n = ~{act_cnt != 24'd0, cfg_command[2], user_lnk_up, hb};   // [2]: Bus Master Enable
 	assign pcie_clkreq_n = 1'b0;
 
 	/* verilator lint_off UNUSEDSIGNAL */
