@@ -173,8 +173,12 @@ module fdma_engine #(
 	wire        is_wr = rx_hdr[30];
 	wire        is_cpl = h_type == `TLP_TYPE_CPL;
 	wire        is_mem = h_type == `TLP_TYPE_MEM;
-	// a request that needs a completion: no data, not a completion, not a message
-	wire        is_np = !is_wr && h_type[4:1] != 4'b0101 && h_type[4:3] != 2'b10;
+	// a request that needs a completion: anything but a memory write, a
+	// message or a completion. With data too: an I/O or configuration
+	// write or an AtomicOp, none of which this function supports, is
+	// answered UR (PCIe), not dropped, or its requester waits out its
+	// completion timeout.
+	wire        is_np = !(is_mem && is_wr) && h_type[4:1] != 4'b0101 && h_type[4:3] != 2'b10;
 	wire [10:0] h_dws = rx_hdr[9:0] == 10'd0 ? 11'd1024 : {1'b0, rx_hdr[9:0]};
 	wire        h_ep = rx_hdr[14];                 // poisoned
 	wire [3:0]  h_fbe = rx_hdr[35:32];
@@ -190,7 +194,14 @@ module fdma_engine #(
 	reg         w2_pend;                          // a beat's second DW waits to be written
 	assign rx_ready = !w2_pend && !(rx_sop && is_np && npq_full);
 	wire        rx_fire = rx_valid && rx_ready;
-	wire        cur_cpl = rx_sop ? is_cpl : rx_cpl_in;
+	// A completion is for this function only with its requester ID and a
+	// tag the engine uses (tag[7:5] = 0, tag[4:3] the channel). Any other,
+	// and any CplLk (no locked read is ever sent), is an Unexpected
+	// Completion: reported and dropped, so it reaches no channel and
+	// frees no completion space.
+	wire        is_ours = is_cpl && rx_hdr[95:80] == cfg_id && rx_hdr[79:77] == 3'd0;
+	wire        cpl_foreign = (is_cpl && !is_ours) || h_type == 5'b01011;
+	wire        cur_cpl = rx_sop ? is_ours : rx_cpl_in;
 	wire [1:0]  cur_ch  = rx_sop ? rx_hdr[76:75] : rx_ch_in;   // tag[4:3]
 	// Up to 2^NPQ_LOG2 reads wait. The core hands reads over in one of two
 	// ways, chosen when it is generated (PG054), so both are driven:
@@ -206,7 +217,7 @@ module fdma_engine #(
 	// MRd of one or two DWs is answered; anything longer, and any other
 	// non-posted request (MRdLk, which an endpoint must not support; I/O),
 	// gets Unsupported Request.
-	wire        np_ur = !is_mem || h_dws > 11'd2;
+	wire        np_ur = !is_mem || is_wr || h_dws > 11'd2;
 	wire        np_lk = h_type == 5'b00001;
 	// queue entry: {length, lk, ur, two, lbe, fbe, attr, tc, tag, requester, off[12:2]}
 	wire [61:0] np_entry = {rx_hdr[9:0], np_lk, np_ur, h_dws == 11'd2, h_lbe, h_fbe,
@@ -257,7 +268,7 @@ module fdma_engine #(
 			w2_pend <= 1'b0; w2_off <= 0; w2_val <= 0; w2_ok <= 1'b0;
 		end else begin
 			if (rx_fire && rx_sop) begin
-				rx_cpl_in <= is_cpl;
+				rx_cpl_in <= is_ours;
 				rx_ch_in <= rx_hdr[76:75];
 				rx_wr_in <= is_mem && is_wr && !rx_eop;
 			end else if (rx_fire && rx_eop) begin
@@ -378,7 +389,7 @@ module fdma_engine #(
 		.s_data({s_axis_tlast, s_axis_tkeep, s_axis_tdata}),
 		.m_valid(sk_valid), .m_ready(sk_ready), .m_data({sk_last, sk_keep, sk_data}));
 	assign err_cpl_timeout  = |ev_to;
-	assign err_cpl_unexpect = |ev_unx;
+	assign err_cpl_unexpect = |ev_unx || (rx_fire && rx_sop && cpl_foreign);
 	assign err_cpl_poisoned = |ev_ep;
 	wire [NCH-1:0]   ch_cpl = {NCH{rx_fire && cur_cpl}} & (4'b0001 << cur_ch);
 	wire             ch0_we, ch1_re;
@@ -548,12 +559,15 @@ module fdma_engine #(
 	reg        pick_ok, pick_w_ok;
 	integer    s;
 	reg  [3:0] q;
+	reg        rd_wait, aside;
 	// The first valid source after the last one granted. The index wraps
 	// by one compare and subtract (last_grant + s < 2 * NSRC), never a
 	// modulo: a `%` on an integer is a divider in synthesis. If that source
-	// is a read whose completions do not fit yet, it keeps its turn and only
-	// TLPs that are not reads may go meanwhile, so a large read cannot be
-	// starved by small ones.
+	// is a read whose completions do not fit yet (rd_wait), it keeps its
+	// turn: TLPs that are not reads may go meanwhile ("aside": last_grant
+	// does not move past the read), no other read does, so the space only
+	// drains until the read fits, and a large read is never starved by
+	// small ones.
 	always @(*) begin
 		pick = 3'd0; pick_ok = 1'b0; pick_w = 3'd0; pick_w_ok = 1'b0;
 		for (s = NSRC; s >= 1; s = s - 1) begin
@@ -567,7 +581,8 @@ module fdma_engine #(
 				pick_w = q[2:0]; pick_w_ok = 1'b1;
 			end
 		end
-		if (pick_ok && s_rd[pick] && !s_fits[pick]) begin
+		rd_wait = pick_ok && s_rd[pick] && !s_fits[pick];
+		if (rd_wait) begin
 			pick = pick_w; pick_ok = pick_w_ok;
 		end
 	end
@@ -582,12 +597,14 @@ module fdma_engine #(
 	wire [4:0] rd_tag = tx_hdr[44:40];
 	always @(posedge clk) begin
 		if (rst) begin
-			grant <= 0; last_grant <= 0; locked <= 1'b0; tx_mid <= 1'b0;
+			grant <= 0; last_grant <= 0; locked <= 1'b0; tx_mid <= 1'b0; aside <= 1'b0;
 		end else if (tx_valid && tx_ready) begin
 			locked <= !tx_eop;
 			tx_mid <= !tx_eop;
 			grant <= cur;
-			if (tx_eop)
+			if (!locked)
+				aside <= rd_wait;
+			if (tx_eop && !(locked ? aside : rd_wait))
 				last_grant <= cur;
 		end
 	end
@@ -659,4 +676,9 @@ module fdma_engine #(
 	/* verilator lint_on UNUSEDSIGNAL */
 
 	assign quiet = ch_quiet == {NCH{1'b1}} && npq_empty && rc_st == RC_IDLE && !w2_pend && !msix_busy && !tx_mid && !eng_rst;
+
+`ifdef FV_ENGINE
+	// the proof of the engine around its channels (rtl/formal/run.sh)
+`include "engine_props.vh"
+`endif
 endmodule
