@@ -230,32 +230,37 @@ mutate eng_wrong_channel engine_rx 0 's/wire \[3:0\]  w_chn = w_off\[10:7\] - 4.
 	"a register write reaches the channel next to its own" "${ENG_RX_DEPTH:-10}"
 mutate eng_partial_write engine_rx 0 's/wire        wp_we = w2_pend ? w2_ok : wbeat \&\& be0 == 4.hf \&\& !b_ep;/wire        wp_we = w2_pend ? w2_ok : wbeat \&\& !b_ep;/' \
 	"a DW with bytes disabled is written whole" "${ENG_RX_DEPTH:-10}"
-mutate eng_poisoned_write engine_rx 0 's/wire        wp_we = w2_pend ? w2_ok : wbeat \&\& be0 == 4.hf \&\& !b_ep;/wire        wp_we = w2_pend ? w2_ok : wbeat \&\& be0 == 4'"'"'hf;/' \
-	"a poisoned write is applied" "${ENG_RX_DEPTH:-10}"
-mutate eng_dw1_offset engine_rx 0 's/w2_off <= b_base + b_idx1;/w2_off <= b_base + b_idx;/' \
-	"a beat's second DW is written at the first one's offset" "${ENG_RX_DEPTH:-10}"
-mutate eng_read_dw1 engine_rx 0 's/wire \[12:0\] r_off = {rc_st == RC_DW1 ? rc_off + 11.d1 : rc_off, 2.b00};/wire [12:0] r_off = {rc_off, 2'"'"'b00};/' \
-	"a two-DW read returns its first register twice" "${ENG_RX_DEPTH:-10}"
 mutate eng_lower_addr engine_rx 0 's/rc_tag, {rc_off\[6:2\], rc_la});/rc_tag, {rc_off[6:2], 2'"'"'b00});/' \
 	"a completion's lower address ignores the first byte enabled" "${ENG_RX_DEPTH:-10}"
 mutate eng_np_data_dropped engine_rx 0 's/wire        is_np = !(is_mem \&\& is_wr) \&\& /wire        is_np = !is_wr \&\& /' \
 	"a non-posted request with data (I/O or configuration write, AtomicOp) is never answered" "${ENG_RX_DEPTH:-10}"
-mutate eng_cpl_route_unlatched engine_rx 0 's/wire \[1:0\]  cur_ch  = rx_sop ? rx_hdr\[76:75\] : rx_ch_in;/wire [1:0]  cur_ch  = rx_hdr[76:75];/' \
-	"a completion's later beats go where their header bits point" "${ENG_RX_DEPTH:-10}"
 mutate eng_foreign_cpl engine_rx 0 's/wire        is_ours = is_cpl \&\& rx_hdr\[95:80\] == cfg_id \&\& rx_hdr\[79:77\] == 3.d0;/wire        is_ours = is_cpl;/' \
 	"a completion for another requester or tag reaches a channel" "${ENG_RX_DEPTH:-10}"
 mutate eng_tlp_interleave engine_tx 0 's/wire \[2:0\] cur = locked ? grant : pick;/wire [2:0] cur = pick;/' \
 	"TLPs of two sources interleave" "${ENG_TX_DEPTH:-10}"
-mutate eng_fixed_priority engine_tx 0 's/if (tx_eop \&\& !(locked ? aside : rd_wait))/if (1'"'"'b0)/' \
-	"fixed priority: the last source waits for ever" "${ENG_TX_DEPTH:-10}"
 mutate eng_read_passes_read engine_tx 0 's/if (tx_eop \&\& !(locked ? aside : rd_wait))/if (tx_eop)/' \
 	"a read waiting for space loses its turn to the TLPs that go meanwhile" "${ENG_TX_DEPTH:-10}"
 mutate eng_space_unchecked engine_sp 0 's/rd_wait = pick_ok \&\& s_rd\[pick\] \&\& !s_fits\[pick\];/rd_wait = 1'"'"'b0;/' \
 	"reads go whether their completions fit or not" "${ENG_SP_DEPTH:-10}"
-mutate eng_space_no_offset engine_sp 0 's/nh = ({7.d0, na} + nb + 13.d63) >> 6;/nh = (nb + 13'"'"'d63) >> 6;/' \
-	"a read's completion headers counted without its start's offset in a 64-byte block" "${ENG_SP_DEPTH:-10}"
 mutate eng_space_kept engine_leak 0 's/rel_c_h <= c_rel ? res_h\[cr_tag\] : 6.d0;/rel_c_h <= 6'"'"'d0;/' \
 	"a completed read's headers are never given back" "${ENG_LEAK_DEPTH:-6}"
+mutate eng_fixed_priority engine_tx 0 's/if (tx_eop \&\& !(locked ? aside : rd_wait))/if (1'"'"'b0)/' \
+	"fixed priority: the last source waits for ever" "${ENG_TX_DEPTH:-10}"
+# Five more of the engine's on request (ENGINE_ALL=1, about 35 s), to keep
+# CI's formal stage near its time: each breaks a property that one of the
+# mutations above breaks too.
+if [ "${ENGINE_ALL:-0}" = 1 ]; then
+	mutate eng_poisoned_write engine_rx 0 's/wire        wp_we = w2_pend ? w2_ok : wbeat \&\& be0 == 4.hf \&\& !b_ep;/wire        wp_we = w2_pend ? w2_ok : wbeat \&\& be0 == 4'"'"'hf;/' \
+		"a poisoned write is applied" "${ENG_RX_DEPTH:-10}"
+	mutate eng_dw1_offset engine_rx 0 's/w2_off <= b_base + b_idx1;/w2_off <= b_base + b_idx;/' \
+		"a beat's second DW is written at the first one's offset" "${ENG_RX_DEPTH:-10}"
+	mutate eng_read_dw1 engine_rx 0 's/wire \[12:0\] r_off = {rc_st == RC_DW1 ? rc_off + 11.d1 : rc_off, 2.b00};/wire [12:0] r_off = {rc_off, 2'"'"'b00};/' \
+		"a two-DW read returns its first register twice" "${ENG_RX_DEPTH:-10}"
+	mutate eng_cpl_route_unlatched engine_rx 0 's/wire \[1:0\]  cur_ch  = rx_sop ? rx_hdr\[76:75\] : rx_ch_in;/wire [1:0]  cur_ch  = rx_hdr[76:75];/' \
+		"a completion's later beats go where their header bits point" "${ENG_RX_DEPTH:-10}"
+	mutate eng_space_no_offset engine_sp 0 's/nh = ({7.d0, na} + nb + 13.d63) >> 6;/nh = (nb + 13'"'"'d63) >> 6;/' \
+		"a read's completion headers counted without its start's offset in a 64-byte block" "${ENG_SP_DEPTH:-10}"
+fi
 # Where completion data lands, on a link that keeps PCIe's rules: its
 # counterexample for a completion written at its slot's start (h_off = 0)
 # comes at 16 clocks.
