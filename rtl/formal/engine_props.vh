@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Properties of the engine around its channels (rtl/formal/run.sh,
-// "engine"): included at the end of fdma_engine when FV_ENGINE is defined,
-// with the channels and the MSI-X block replaced by free stand-ins
-// (engine_stubs.v), so what is proved is the engine's own logic whatever
-// they do. From reset, every input free but for the rules assumed below:
+// "engine_*"): included at the end of fdma_engine when FV_ENGINE is
+// defined, with the channels and the MSI-X block replaced by free
+// stand-ins (engine_stubs.v), so what is proved is the engine's own logic
+// whatever they do. Each part is its own model, chosen by a define:
+// FV_ENG_RX (1-4, and the first request answered in time), FV_ENG_TX (5),
+// FV_ENG_SPACE and FV_ENG_LEAK (6), FV_COVER (the cover statements, as
+// assertions that must fail). From reset, every input free but for the
+// rules assumed below:
 //  1. PCIe ordering: a posted request or a completion is never held back
 //     behind a non-posted one (only for the clock in which the second DW
 //     of a write beat is applied).
@@ -25,9 +29,12 @@
 //     a read waits at most NSRC-1 TLPs, not counting those that go while a
 //     read waits for completion space; a read waiting passes to at most
 //     one read of each other channel.
-//  6. Completion space: the reads outstanding never need more than the
-//     core's buffer holds, and the engine's count of it is exact two
-//     clocks after a read ends (no leak, no double release).
+//  6. Completion space: a read goes only when the space PCIe lets its
+//     completions take fits in what the engine counts free; each tag
+//     holds that space while its read is out, nothing after; the count is
+//     back to zero two clocks after the last read ends (no leak, no
+//     double release). (Not that the count is the sum of the tags' at
+//     every clock: see FV_ENG_SPACE.)
 // What the stand-ins are assumed to do is what a channel promises its
 // engine (whole TLPs; memory requests; a read in one beat, of at most
 // 512 bytes, with a tag of its own not in use); the channel's proofs in
