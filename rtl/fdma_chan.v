@@ -909,7 +909,12 @@ module fdma_chan #(
 				if (!outstanding) begin
 					s_busy <= 0; iss <= 0; hd <= 0;
 					ahead <= 1'b0; rd_left <= 0;
-					st <= abort ? S_RST : S_ERR;
+					// A drain a reset request began ends in the reset even
+					// if the request was withdrawn meanwhile (CH_RESET_REQ
+					// written back): S_ERR has no error code to report, and
+					// would record the abandoned descriptor as done, OK,
+					// 0 bytes.
+					st <= (abort || !h2c_err_seen) ? S_RST : S_ERR;
 				end
 			end
 			S_C2H: begin
@@ -1298,6 +1303,31 @@ module fdma_chan #(
 	always @(posedge clk)
 		if (fv_past && !rst && !C2H && !STREAM && dr_fire)
 			assert(card_wd == d_src + {{(61-CARD_AW){1'b0}}, fv_off});
+`ifdef FV_RECORD
+	// A record saying OK leaves only when its descriptor's data is all in
+	// card memory: as many words written as its length has, none still
+	// on the way. (Card memory's busy flag rises only with a write.) Its
+	// first OK record comes at about 22 clocks, so this runs on request
+	// (run.sh, RECORD_DEEP=1); it has not yet been run to the end (docs/rtl.md).
+	reg  [31:0] fv_cw = 32'd0;        // card words written for the descriptor executing
+	reg         fv_dr_1 = 1'b0, fv_wb_1 = 1'b0;
+	always @(posedge clk) begin
+		fv_dr_1 <= dr_fire; fv_wb_1 <= card_wbusy;
+	end
+	always @(*)
+		if (fv_past && card_wbusy)
+			assume(fv_wb_1 || fv_dr_1);
+	always @(posedge clk)
+		if (rst || (st != S_H2C && st != S_REC))
+			fv_cw <= 0;
+		else if (dr_fire)
+			fv_cw <= fv_cw + 32'd1;
+	always @(posedge clk)
+		if (fv_past && !rst && st == S_REC && tx_fire && !sb && rec_status == `CPL_OK) begin
+			assert(fv_cw == d_len >> 3 && !card_wbusy);
+			cover(1'b1);
+		end
+`endif
 `endif
 `endif
 endmodule

@@ -215,8 +215,8 @@ module fdma_engine #(
 	assign np_ok  = npq_count < NPQ_N - 3;
 	assign np_req = {1'b0, npq_count} + {1'b0, np_cred} < {1'b0, NPQ_N};
 	// MRd of one or two DWs is answered; anything longer, and any other
-	// non-posted request (MRdLk, which an endpoint must not support; I/O),
-	// gets Unsupported Request.
+	// non-posted request (MRdLk, which an endpoint must not support; I/O
+	// and configuration requests; AtomicOps), gets Unsupported Request.
 	wire        np_ur = !is_mem || is_wr || h_dws > 11'd2;
 	wire        np_lk = h_type == 5'b00001;
 	// queue entry: {length, lk, ur, two, lbe, fbe, attr, tc, tag, requester, off[12:2]}
