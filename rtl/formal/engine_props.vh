@@ -48,12 +48,23 @@
 	// ---- the link (the core's side of the edge) -------------------------------
 	// A TLP's first beat carries sop and its header; it has as many beats
 	// as its payload needs (the core drops malformed TLPs).
+	// a header's length in DWs (0 is 1024) and the low DW of its address
+	function [10:0] fv_dws;
+		input [127:0] h;
+		fv_dws = h[9:0] == 10'd0 ? 11'd1024 : {1'b0, h[9:0]};
+	endfunction
+	function [31:0] fv_addr;
+		input [127:0] h;
+		fv_addr = h[29] ? h[127:96] : h[95:64];
+	endfunction
 	reg         fv_rx_in = 1'b0;
 	reg  [9:0]  fv_rx_beat, fv_rx_last;
 	reg  [127:0] fv_rx_h;
-	wire [10:0] fv_len_now = rx_hdr[9:0] == 10'd0 ? 11'd1024 : {1'b0, rx_hdr[9:0]};
-	wire [10:0] fv_lm1 = fv_len_now - 11'd1;
-	wire [9:0]  fv_last_now = rx_hdr[30] ? fv_lm1[10:1] : 10'd0;
+	// the TLP whose beat is on rx now
+	wire [127:0] fv_h = rx_sop ? rx_hdr : fv_rx_h;
+	wire [10:0] fv_len = fv_dws(fv_h);
+	wire [10:0] fv_lm1 = fv_len - 11'd1;
+	wire [9:0]  fv_last_now = fv_h[30] ? fv_lm1[10:1] : 10'd0;    // (at sop)
 	always @(*)
 		if (fv_on && rx_valid) begin
 			assume(rx_sop == !fv_rx_in);
@@ -69,11 +80,9 @@
 				fv_rx_beat <= fv_rx_beat + 10'd1;
 			fv_rx_in <= !rx_eop;
 		end
-	// the TLP whose beat is on rx now, classified as PCIe does
-	wire [127:0] fv_h = rx_sop ? rx_hdr : fv_rx_h;
+	// ... classified as PCIe does
 	wire [4:0]  fv_ty = fv_h[28:24];
-	wire [10:0] fv_len = fv_h[9:0] == 10'd0 ? 11'd1024 : {1'b0, fv_h[9:0]};
-	wire [31:0] fv_alo = fv_h[29] ? fv_h[127:96] : fv_h[95:64];
+	wire [31:0] fv_alo = fv_addr(fv_h);
 	wire        fv_mwr = fv_h[30] && fv_ty == 5'b00000;
 	wire        fv_posted = fv_mwr || fv_ty[4:3] == 2'b10;
 	wire        fv_anycpl = fv_ty[4:1] == 4'b0101;
@@ -146,10 +155,10 @@
 			fv_r_out <= 1'b0;
 	// the request followed, as the completion must answer it
 	wire [4:0]  fv_rty = fv_r_h[28:24];
-	wire [10:0] fv_rlen = fv_r_h[9:0] == 10'd0 ? 11'd1024 : {1'b0, fv_r_h[9:0]};
+	wire [10:0] fv_rlen = fv_dws(fv_r_h);
 	wire        fv_rur = !(fv_rty == 5'b00000 && !fv_r_h[30] && fv_rlen <= 11'd2);
 	wire        fv_rlk = fv_rty == 5'b00001;
-	wire [31:0] fv_ralo = fv_r_h[29] ? fv_r_h[127:96] : fv_r_h[95:64];
+	wire [31:0] fv_ralo = fv_addr(fv_r_h);
 	wire [12:2] fv_ro = fv_ralo[12:2];
 	wire [3:0]  fv_rfbe = fv_r_h[35:32], fv_rlbe = fv_r_h[39:36];
 	wire        fv_two = fv_rlen == 11'd2;
@@ -279,7 +288,7 @@
 						if (fv_is_rd(src_hdr[fv_u]))
 							assume(src_eop[fv_u] && src_hdr[fv_u][47:43] == {3'd0, fv_u[1:0]} &&
 							       src_hdr[fv_u][9:0] != 10'd0 && src_hdr[fv_u][9:0] <= 10'd128 &&
-							       (src_hdr[fv_u][29] ? src_hdr[fv_u][97:96] : src_hdr[fv_u][65:64]) == 2'd0 &&
+							       (fv_addr(src_hdr[fv_u]) & 32'd3) == 32'd0 &&
 							       !fv_out[src_hdr[fv_u][44:40]]);
 					end
 				end
@@ -303,10 +312,12 @@
 	// (read completion boundaries) and 16-byte credits its bytes touch
 	function [11:0] fv_need;            // {headers, data credits}
 		input [127:0] h;
+		reg   [31:0] a;
 		reg   [11:0] f;
 		reg   [12:0] l;
 		begin
-			f = h[29] ? h[107:96] : h[75:64];
+			a = fv_addr(h);
+			f = a[11:0];
 			l = {1'b0, f} + {1'b0, h[9:0], 2'b00} - 13'd1;
 			fv_need[11:6] = l[12:6] - {1'b0, f[11:6]} + 6'd1;
 			fv_need[5:0]  = l[12:4] - {1'b0, f[11:4]} + 6'd1;
