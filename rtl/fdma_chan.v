@@ -1250,6 +1250,52 @@ module fdma_chan #(
 		if (pf_fire)
 			fv_pf_idx <= next_idx;
 
+	// ---- the order in which a descriptor's writes leave: data, record,
+	// write-back, MSI (the host reads them in the opposite order) ---------
+	// A C2H record saying OK leaves after all the data it counts, and that
+	// data went contiguously from the buffer's start, in address order, in
+	// whole TLPs: a memory-mapped descriptor's length exactly; a stream
+	// buffer's in 8-byte words, the last of which may hold fewer bytes or
+	// none (a frame's last beat with no byte kept is still written, and
+	// counts 0: harmless, as the buffer is the device's until its record).
+	// A write-back publishes CIDX only when as many
+	// records have left whole since the channel's reset, and none is half
+	// sent; an MSI is asked for only after a write-back of the CIDX it
+	// announces has left whole. (The engine keeps one source's TLPs in
+	// order and whole; the shim holds the MSI until they are with the core.)
+	reg [32:0] fv_cb = 33'd0;         // C2H bytes sent for the descriptor executing
+	reg [31:0] fv_recs = 32'd0;       // records sent whole since the channel's reset
+	reg [31:0] fv_wbc = 32'd0;        // the CIDX the last write-back published
+	reg        fv_wbw = 1'b0;         // ... and that write-back left whole
+	always @(posedge clk) begin
+		if (rst || st == S_CHECK)
+			fv_cb <= 33'd0;
+		else if (pkt_fire && tx_sop)
+			fv_cb <= fv_cb + {20'd0, p_dws, 2'b00};
+		if (rst || (st == S_RST && !outstanding && cr_fly == 0 && !p_sending))
+			fv_recs <= 32'd0;
+		else if (st == S_REC && tx_fire && sb)
+			fv_recs <= fv_recs + 32'd1;
+		if (rst) begin
+			fv_wbw <= 1'b0;
+		end else if (wb_state && tx_fire) begin
+			fv_wbw <= sb;
+			if (!sb)
+				fv_wbc <= wb_w0;
+		end
+	end
+	always @(posedge clk) if (fv_past && !rst) begin
+		if (pkt_fire && tx_sop)
+			assert(p_addr[p_rd] == d_dst + {31'd0, fv_cb});
+		if (C2H && st == S_REC && tx_fire && !sb && rec_status == `CPL_OK)
+			assert(!p_sending && (STREAM ? {1'b0, rec_len} <= fv_cb && fv_cb <= {1'b0, rec_len} + 33'd8 :
+						       fv_cb == {1'b0, rec_len} && rec_len == d_len));
+		if (wb_state && tx_fire && st != S_RSTWB)
+			assert(wb_w0 == fv_recs);
+		if (irq_req && !$past(irq_req))
+			assert(fv_wbw && fv_wbc == cidx);
+	end
+
 `ifdef FV_DATA
 	// ---- where completion data lands (H2C memory-mapped; its own proof,
 	// since it narrows the link to one that keeps PCIe's rules) ----------

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Bounded proofs of the channel's properties (the `ifdef FORMAL block of
-# rtl/fdma_chan.v) for an H2C memory-mapped, a C2H memory-mapped and a C2H
-# stream channel (and an H2C byte stream channel with H2C_STREAM=1): from reset, for DEPTH clocks, with every input free (the
-# host's register writes, completions, card memory, the stream source),
-# checked by yosys-smtbmc with z3; and the H2C byte stream's packer
-# (rtl/fdma_pack.v) alone, for all time by k-induction. Then the test of the proofs: each
-# property is broken on purpose in a copy of the RTL (the mutations below)
-# and the check must find the counterexample (a VCD trace beside its log);
-# a mutation it does not catch fails the run.
+# rtl/fdma_chan.v) for an H2C memory-mapped, a C2H memory-mapped, a C2H
+# stream and an H2C byte stream channel: from reset, for DEPTH clocks or
+# the depth each check needs, with every input free (the host's register
+# writes, completions, card memory, the stream source); the engine around
+# its channels; and the byte packer, the MSI-X block and the 7-series shim
+# alone. Then the test of the proofs: each property is broken on purpose
+# in a copy of the RTL (the mutations below) and the check must find the
+# counterexample; a mutation it does not catch fails the run.
 #
 # usage: rtl/formal/run.sh [OUTDIR]   (default build/formal); DEPTH=N (16);
-#        H2C_STREAM=1 adds the longest check, STREAM_DEEP=1 the C2H stream
-#        channel to 24 clocks (see below)
+#        ONLY=PATTERN runs the checks whose names hold PATTERN;
+#        SMT=1 checks the channel with yosys-smtbmc and z3 instead, slower
+#        but with a VCD trace of a counterexample beside its log;
+#        DEEP=1 and ENGINE_ALL=1 add the checks run by hand (below)
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${1:-build/formal}
@@ -24,10 +26,14 @@ fail=0
 # CLOCKS (DEPTH) clocks from reset; 1 with a counterexample in $OUT/NAME.log (and .vcd);
 # 2 when the proof did not run.
 #
-# The channel goes to z3 bit-blasted (techmap, abc -g AND): Debian's z3
-# 4.8.12 spends minutes per word-level definition of the flattened channel
-# (nested 64-bit selects and shifts) before the first step, while the
-# and-inverter form of the same logic loads and solves 16 steps in seconds.
+# The channel, bit-blasted (techmap, abc -g AND), goes to ABC's bmc3 as an
+# and-inverter graph (prove_aig below): 4 to 10 times faster than
+# yosys-smtbmc with z3 on the same logic (a C2H channel's 16 clocks: 18 s,
+# against 79 s), which lets CI check it deep enough to reach a C2H
+# record saying OK (31 clocks). With SMT=1 it goes to z3 bit-blasted the
+# same way: Debian's z3 4.8.12 spends minutes per word-level definition of
+# the flattened channel (nested 64-bit selects and shifts) before the
+# first step.
 #
 # C2H "pack" is the byte packer alone (fdma_pack.v under pack_top.v), whose
 # properties are proved for all time: k-induction (-i) on top of the
@@ -43,16 +49,29 @@ fail=0
 # fail (bmc3 -a).
 prove_aig() {
 	a_name=$1 a_part=$2 a_src=$3 a_depth=$4
-	a_def="-DFV_ENG_RX"
 	case $a_part in
-	engine_tx) a_def="-DFV_ENG_TX" ;;
-	engine_sp) a_def="-DFV_ENG_SPACE" ;;
-	engine_leak) a_def="-DFV_ENG_LEAK" ;;
-	engine_cover) a_def="-DFV_COVER" ;;
+	engine_*)
+		a_def="-DFV_ENG_RX"
+		case $a_part in
+		engine_tx) a_def="-DFV_ENG_TX" ;;
+		engine_sp) a_def="-DFV_ENG_SPACE" ;;
+		engine_leak) a_def="-DFV_ENG_LEAK" ;;
+		engine_cover) a_def="-DFV_COVER" ;;
+		esac
+		a_read="-DFV_ENGINE $a_def -I$a_src -Irtl -Irtl/formal $a_src/fdma_engine.v rtl/fdma_fifo.v rtl/fdma_skid.v rtl/formal/engine_stubs.v rtl/formal/engine_top.v"
+		a_top="prep -top engine_top" ;;
+	*)
+		# a channel: C2H (0/1) and STREAM, or one of its own checks
+		a_c2h=$a_part a_def=""
+		[ "$a_part" = data ] && a_def="-DFV_DATA" && a_c2h=0
+		[ "$a_part" = record ] && a_def="-DFV_DATA -DFV_RECORD" && a_c2h=0
+		a_read="$a_def -I$a_src -Irtl $a_src/fdma_chan.v $a_src/fdma_pack.v rtl/fdma_fifo.v rtl/formal/chan_top.v"
+		a_top="chparam -set C2H $a_c2h -set STREAM $5 chan_top
+		prep -top chan_top" ;;
 	esac
 	yosys -l "$OUT/$a_name.yosys.log" -p "
-		read_verilog -formal -DFV_ENGINE $a_def -I$a_src -Irtl -Irtl/formal $a_src/fdma_engine.v rtl/fdma_fifo.v rtl/fdma_skid.v rtl/formal/engine_stubs.v rtl/formal/engine_top.v
-		prep -top engine_top
+		read_verilog -formal $a_read
+		$a_top
 		flatten
 		memory_map
 		opt -full
@@ -80,9 +99,15 @@ prove_aig() {
 
 prove() {
 	p_name=$1 p_c2h=$2 p_stream=$3 p_src=$4 p_depth=${5:-$DEPTH}
-	case $p_c2h in engine_*)
+	case $p_c2h in
+	engine_*)
 		prove_aig "$p_name" "$p_c2h" "$p_src" "$p_depth"
 		return ;;
+	0 | 1 | data | record)
+		if [ "${SMT:-0}" != 1 ]; then
+			prove_aig "$p_name" "$p_c2h" "$p_src" "$p_depth" "$p_stream"
+			return
+		fi ;;
 	esac
 	if [ "$p_c2h" = pack ]; then
 		p_read="-DFDMA_PACK_ALONE $p_src/fdma_pack.v rtl/formal/pack_top.v"
@@ -207,18 +232,25 @@ mutate_one() {
 mutate() {
 	spawn "mut-$1" mutate_one "$@"
 }
-# Deeper for the stream channel, with its own mutation: two of the longest
-# checks (about 110 s each in CI), so on request (STREAM_DEEP=1): with the
-# proofs of the shim, MSI-X and where completion data lands, CI's formal
-# stage would pass its time budget. Run it by hand before a change to the
-# stream channel lands. At 22 clocks a source's stray tkeep on a frame's
-# middle word misaligned the rest of the frame (a write not a multiple of
-# 8 bytes), which 16 clocks do not reach.
-if [ "${STREAM_DEEP:-0}" = 1 ]; then
-	spawn c2h_stream_deep proof c2h_stream_deep 1 1 "${DEEP:-24}"
-	mutate stream_keep_midframe 1 1 's/(STREAM \&\& src_last ? {28.d0, kbytes}/(STREAM ? {28'"'"'d0, kbytes}/' \
-		"a stray tkeep before a frame's end counts" "${DEEP:-24}"
+# The longest checks first, so the short ones overlap them. The C2H
+# memory-mapped channel to 28 clocks, where its first MSI (17) and its
+# first data write (22) are reached. Its first record saying OK comes at
+# 31 (the ring set up, the descriptor fetched, card memory read, the data
+# written), which the record-after-data property needs: 32 clocks take
+# 285 s here, so that depth runs on request (DEEP=1); the C2H stream
+# channel below reaches its first OK record at 17 and checks the property
+# in CI.
+if [ "${DEEP:-0}" = 1 ]; then
+	spawn c2h_mm proof c2h_mm 1 0 32
+else
+	spawn c2h_mm proof c2h_mm 1 0 "${C2H_DEPTH:-28}"
 fi
+# The stream channel to 24 clocks, with its own mutation: at 22 clocks a
+# source's stray tkeep on a frame's middle word misaligned the rest of the
+# frame (a write not a multiple of 8 bytes), which 16 clocks do not reach.
+spawn c2h_stream proof c2h_stream 1 1 "${STREAM_DEPTH:-24}"
+mutate stream_keep_midframe 1 1 's/(STREAM \&\& src_last ? {28.d0, kbytes}/(STREAM ? {28'"'"'d0, kbytes}/' \
+	"a stray tkeep before a frame's end counts" "${STREAM_DEPTH:-24}"
 # The engine around its channels (engine_props.vh), in three parts and
 # the covers, each to the depth its deepest mutation below needs.
 spawn engine_tx proof engine_tx engine_tx 0 "${ENG_TX_DEPTH:-10}"
@@ -264,14 +296,14 @@ if [ "${ENGINE_ALL:-0}" = 1 ]; then
 		"a read's completion headers counted without its start's offset in a 64-byte block" "${ENG_SP_DEPTH:-10}"
 fi
 # An H2C record saying OK only after all its data is in card memory: its
-# first OK record comes at about 22 clocks, a long check (on request,
-# RECORD_DEEP=1; 22 clocks took 15 minutes, and it has not yet been run
-# to 24), with a mutation that sends the record while card memory still
-# has writes on the way.
-if [ "${RECORD_DEEP:-0}" = 1 ]; then
-	spawn h2c_record proof h2c_record record 0 "${REC_DEPTH:-24}"
+# first OK record comes at 24 clocks, so the check runs 25, with the data
+# proof's link: 1105 s here, so on request (DEEP=1), with a
+# mutation that sends the record while card memory still has writes on
+# the way.
+if [ "${DEEP:-0}" = 1 ]; then
+	spawn h2c_record proof h2c_record record 0 "${REC_DEPTH:-25}"
 	mutate record_before_data record 0 's/end else if (dr_left == 0 \&\& reads_out \&\& !card_wbusy) begin/end else if (dr_left == 0 \&\& reads_out) begin/' \
-		"an H2C record leaves while card memory still has its writes on the way" "${REC_DEPTH:-24}"
+		"an H2C record leaves while card memory still has its writes on the way" "${REC_DEPTH:-25}"
 fi
 # Where completion data lands, on a link that keeps PCIe's rules: its
 # counterexample for a completion written at its slot's start (h_off = 0)
@@ -313,15 +345,23 @@ mutate pack_lanes_outside pack 0 's/wire \[W-1:0\] w_bytes = w_sh \& ~({W{1.b1}}
 # first reached at 17 clocks, so its check runs 18 (and so do the two
 # mutations of those reads).
 spawn h2c_mm proof h2c_mm 0 0 "${DEEP_H2C:-18}"
-spawn c2h_mm proof c2h_mm 1 0
-spawn c2h_stream proof c2h_stream 1 1
-# The H2C stream channel carries the packer's wide shifts: 158 s here,
-# three times the others, so it runs on request (H2C_STREAM=1), not in CI.
-[ "${H2C_STREAM:-0}" = 1 ] && spawn h2c_stream proof h2c_stream 0 1
+# The H2C stream channel carries the packer's wide shifts (45 s here).
+spawn h2c_stream proof h2c_stream 0 1
 mutate ahead_reads_current 0 0 's/n_rd_from = BYTES ? {dn0\[63:3\], 3.b000} : dn0;/n_rd_from = BYTES ? {dn0[63:3], 3'"'"'b000} : dw0;/' \
 	"reads issued ahead take the current descriptor's address" "${DEEP_H2C:-18}"
 mutate ahead_unchecked 0 0 's/^\(\t*       \)n_fault == 16.d0;/\11'"'"'b1;/' \
 	"reads go ahead for a descriptor that will fail its checks" "${DEEP_H2C:-18}"
+# The order a descriptor's writes leave in: data, record, write-back, MSI
+mutate order_record_early 1 0 's/end else if (f_done \&\& p_cnt == 0 \&\& !p_sending \&\& !f_take) begin/end else if (f_done \&\& !p_sending \&\& !f_take) begin/' \
+	"a C2H record leaves while its last data TLP is still staged" "${C2H_DEPTH:-28}"
+mutate order_stream_record_early 1 1 's/end else if (f_done \&\& p_cnt == 0 \&\& !p_sending \&\& !f_take) begin/end else if (f_done \&\& !p_sending \&\& !f_take) begin/' \
+	"a stream buffer's record leaves while its last data TLP is still staged" "${STREAM_DEPTH:-24}"
+mutate order_data_addr 1 0 's/p_addr\[f_slot\] <= f_addr - {{(60 - STGW_LOG2){1.b0}}, f_words, 3.b000};/p_addr[f_slot] <= f_addr;/' \
+	"a C2H data TLP goes to where the one after it belongs" "${C2H_DEPTH:-28}"
+mutate order_wb_before_record 1 0 '/^\t\t\tS_REC: begin/,/^\t\t\tS_WB: begin/ s/if (sb) begin/if (1'"'"'b1) begin/' \
+	"the write-back goes after the record's first beat, the second still owed"
+mutate order_msi_before_wb 1 0 '/^\t\t\tS_IRQWB: begin/,/^\t\t\tS_MSI: begin/ s/^\(\t*\)if (!sb)$/\1if (!sb) irq_req <= 1'"'"'b1; if (!sb)/' \
+	"the MSI is asked for with the write-back's first beat, the second still owed" 20
 mutate fetch_past_doorbell 0 0 's/cidx != r_pidx \&\& en;/en;/' \
 	"fetches with nothing posted"
 mutate prefetch_past_doorbell 1 0 's/!pf_valid \&\& next_idx != r_pidx \&\& /!pf_valid \&\& /' \
