@@ -9,6 +9,13 @@
  * that can never succeed as asked gets another error (-E2BIG for a batch
  * larger than the channel can ever hold).
  *
+ * Each call's comment lists the errors it returns, but for two common ones:
+ * a call taking a device returns -EBADF when dev is NULL or closed
+ * (fdma_errmsg() then says so), and one taking a channel -EINVAL when ch is
+ * not one of the device's (0 to fdma_info.nchan - 1). On kdev:, a call that
+ * reaches the driver may also fail with its ioctl's errno (the message
+ * names the ioctl); once the device is removed that is -ENODEV.
+ *
  * Thread safety:
  * - Different devices are independent.
  * - On one device, buffer calls (fdma_buf_*), fdma_get_info(),
@@ -93,9 +100,21 @@ struct fdma_info {
 /*
  * Open a device by URI:
  *   sim[:opt=val,...]   the built-in simulated device (see fdma(7) / README)
+ *   rtl[:opt=val,...]   the engine's RTL, Verilated (libfdma-rtl.so), as the device
  *   kdev:/dev/fdmaN     an engine behind the kernel driver fdma.ko
  * On failure *devp is NULL and, if errbuf is not NULL, the reason is written
- * there (there is no device to hold it).
+ * there (there is no device to hold it). Returns 0, or:
+ *   -EINVAL     devp or uri NULL, an unknown scheme, or a bad option or value
+ *   -ENOMEM     out of memory
+ *   -EMFILE     64 devices open already, or no file descriptor left in the process
+ *   -ENFILE     no file descriptor left in the system
+ *   -EAGAIN     sim: a device thread could not be started
+ *   -ENOENT     kdev: no such device node; rtl: no libfdma-rtl.so
+ *   -ENOEXEC    rtl: libfdma-rtl.so is not this library's plugin
+ *   -EACCES     kdev: no read-write access to the node
+ *   -ENODEV     kdev: not an fdma.ko device; sim:, rtl: no engine found
+ *   -EPROTO     an engine version not known here; kdev: driver interface before 2, or implausible
+ *   -ETIMEDOUT  sim:, rtl: the engine did not acknowledge its reset
  */
 int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errlen);
 void fdma_close(struct fdma_dev *dev);
@@ -104,16 +123,25 @@ void fdma_close(struct fdma_dev *dev);
  * stays valid until this thread's next failed call on any device.
  */
 const char *fdma_errmsg(const struct fdma_dev *dev);
+/*
+ * The device's description. Returns 0, or:
+ *   -EINVAL     info is NULL
+ */
 int fdma_get_info(struct fdma_dev *dev, struct fdma_info *info);
-/* First channel with this direction and kind (FDMA_KIND_MEM: any direction), or -ENOENT. */
+/*
+ * First channel with this direction and kind (FDMA_KIND_MEM: any direction).
+ * Returns its number, or:
+ *   -ENOENT     the device has no such channel
+ */
 int fdma_find_chan(struct fdma_dev *dev, enum fdma_dir dir, enum fdma_kind kind);
 /*
  * The alignment of channel ch's requests (buffer offsets and lengths), in
  * bytes: fdma_info.align, or 1 on the stream channels of an engine that
  * takes frames of any length from any address (FDMA engine 1.3
  * STREAM_BYTES; XDMA's AXI-ST, whose C2H buffers are 64-byte multiples:
- * 64 there, at any offset; with H2C_BYTES alone, the H2C ones only). On sim:; kdev: keeps user space to the DMA
- * alignment.
+ * 64 there, at any offset; with H2C_BYTES alone, the H2C ones only). That
+ * is on sim: and rtl:; kdev: keeps user space to the DMA alignment.
+ * Returns the alignment, a power of two; no errors but the common ones.
  */
 int fdma_chan_align(struct fdma_dev *dev, int ch);
 
@@ -122,9 +150,20 @@ int fdma_chan_align(struct fdma_dev *dev, int ch);
 #define FDMA_BUF_HUGEPAGE 0x1	/* back with 2 MiB huge pages (falls back if none) */
 #define FDMA_BUF_DMABUF   0x2	/* fdma_buf_flags(): an imported dma-buf */
 
-/* Allocate size bytes of DMA-able memory, align-aligned. Returns a handle >= 0. */
+/*
+ * Allocate size bytes of DMA-able memory, align-aligned. Returns a handle >= 0, or:
+ *   -EINVAL     size 0 or over 64 GiB (sim:addr=32: 64 MiB), or unknown flags
+ *   -ENOMEM     the memory could not be had (kdev: or pinned, RLIMIT_MEMLOCK)
+ *   -ENOSPC     no free buffer handle (4096), or sim: no free bus window
+ */
 int fdma_buf_alloc(struct fdma_dev *dev, size_t size, unsigned int flags);
-/* Register caller memory (addr and size multiples of the alignment). Returns a handle. */
+/*
+ * Register caller memory (addr and size multiples of the alignment). Returns a handle, or:
+ *   -EINVAL     addr NULL, size 0 or over 64 GiB (sim:addr=32: 64 MiB), or either not aligned
+ *   -ENOSPC     no free buffer handle, or sim: no free bus window
+ *   -ENOMEM     kdev: the driver cannot pin that much (RLIMIT_MEMLOCK)
+ *   -EFAULT     kdev: memory the driver cannot pin (unmapped, or a file's shared mapping)
+ */
 int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size);
 /*
  * Import [offset, offset + size) of a dma-buf (GPU memory from CUDA or ROCm,
@@ -134,7 +173,13 @@ int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size);
  * fdma_buf_addr() is NULL unless the exporter lets the dma-buf be mapped;
  * CPU access then follows the exporter's rules (DMA_BUF_IOCTL_SYNC).
  * -EIO from a request on it: the exporter moved the memory; free the handle
- * and import again (docs/dmabuf.md). Returns a handle.
+ * and import again (docs/dmabuf.md). Returns a handle, or:
+ *   -EBADF      fd is not an open file
+ *   -EINVAL     size 0 or over 64 GiB, offset or size not aligned; kdev: fd is not a dma-buf
+ *   -ERANGE     [offset, offset + size) goes beyond the dma-buf
+ *   -EOPNOTSUPP kdev: the driver predates dma-buf import
+ *   -ENODEV     sim: fd cannot be mapped, as the simulated device needs (or mmap()'s other errno)
+ *   -ENOSPC     no free buffer handle, or sim: no free bus window
  */
 int fdma_buf_import_dmabuf(struct fdma_dev *dev, int fd, uint64_t offset, size_t size);
 /*
@@ -143,17 +188,26 @@ int fdma_buf_import_dmabuf(struct fdma_dev *dev, int fd, uint64_t offset, size_t
  * discrete GPU's cudaMalloc memory (multiples of 64 KiB) or of Jetson's
  * cudaHostAlloc memory (4 KiB). fdma_buf_addr() is NULL. When the
  * application frees that memory, requests on the buffer fail with -EIO;
- * free the handle. Returns a handle.
+ * free the handle. Returns a handle, or:
+ *   -EOPNOTSUPP not kdev:, or an fdma.ko built without nv-p2p.h (or older than the call)
+ *   -EINVAL     gpu_va or size 0 or out of range; kdev: not GPU memory, or not whole GPU pages
+ *   -ENODEV     kdev: the driver has no PCI function to map it for, or the device was removed
+ *   -ENOSPC     no free buffer handle
  */
 int fdma_buf_import_nvp2p(struct fdma_dev *dev, uint64_t gpu_va, size_t size);
-/* Free or unregister; -EBUSY while transfers on it are in flight, -EBADF for an unknown handle. */
+/*
+ * Free or unregister a buffer. Returns 0, or:
+ *   -EBADF      an unknown handle
+ *   -EBUSY      transfers on it are in flight (nothing is freed)
+ */
 int fdma_buf_free(struct fdma_dev *dev, int buf);
 /* Address and size of a buffer; NULL / 0 for an unknown handle. */
 void *fdma_buf_addr(struct fdma_dev *dev, int buf);
 size_t fdma_buf_size(struct fdma_dev *dev, int buf);
 /*
  * The FDMA_BUF_* flags in effect for a buffer (>= 0): FDMA_BUF_HUGEPAGE only
- * if it really is backed by 2 MiB huge pages. -EBADF for an unknown handle.
+ * if it really is backed by 2 MiB huge pages. Returns them, or:
+ *   -EBADF      an unknown handle
  */
 int fdma_buf_flags(struct fdma_dev *dev, int buf);
 
@@ -197,11 +251,17 @@ struct fdma_cpl {
 
 /*
  * Queue n requests on channel ch and ring the doorbell once. All or nothing:
- * returns n; -EAGAIN if the ring lacks room for all of them now (or a reset
- * is still handing back canceled transfers: reap them, then retry); -E2BIG
- * if the batch needs more descriptors (or queue entries) than the channel
- * holds even when idle, so that no retry can succeed (split it); or the
- * first invalid request's error. Nothing is queued on an error.
+ * returns n, or the batch's error or its first invalid request's (named in
+ * fdma_errmsg()). Nothing is queued on an error:
+ *   -EAGAIN     no room for all of them now, or a reset is handing back canceled ones: reap, retry
+ *   -E2BIG      more descriptors (or queue entries) than the channel holds even idle: split it
+ *   -EINVAL     reqs NULL, a memory-to-memory channel, or a request's flags, length or alignment
+ *   -EBADF      a request names an unknown buffer handle
+ *   -ERANGE     offset + len beyond the buffer, or the card range beyond card memory
+ *   -EIO        the channel did not come back from a reset (kdev: or an imported buffer moved)
+ *   -EOPNOTSUPP a channel of a kind this library does not know
+ *   -EMSGSIZE   kdev: a C2H stream buffer not in one piece of device-contiguous memory
+ *   -EBUSY      kdev: the driver's own user (its network interface) holds the channel
  */
 int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
 
@@ -226,7 +286,10 @@ struct fdma_copy {
  * Queue n copies on memory-to-memory channel ch and ring the doorbell once;
  * the same all-or-nothing rule and return values as fdma_submit(). Their
  * completions come back through fdma_reap(), one per copy. fdma_submit() on
- * such a channel, and this call on any other, is -EINVAL.
+ * such a channel, and this call on any other, is -EINVAL. Besides
+ * fdma_submit()'s errors (for copies):
+ *   -EINVAL     ch not memory-to-memory, overlapping ranges, or rsvd not 0
+ *   -EOPNOTSUPP kdev: a driver before interface 5, which takes no copies
  */
 int fdma_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy *copies, unsigned int n);
 
@@ -234,46 +297,76 @@ int fdma_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy *copie
  * Reap up to max completions. Waits, per the channel's wait mode, until at
  * least min_wait are available or timeout_us passes (-1: no limit while
  * transfers are in flight). Returns the number reaped (possibly fewer than
- * min_wait on timeout), -ETIMEDOUT if none arrived in time, or -EAGAIN if
- * min_wait > 0 and nothing is in flight.
+ * min_wait on timeout, or once a reset has handed everything back), or:
+ *   -ETIMEDOUT  none arrived in time (a stuck channel: fdma_chan_reset())
+ *   -EAGAIN     min_wait > 0 and nothing is in flight: nothing to wait for
+ *   -EIO        the channel did not come back from a reset: fdma_chan_reset() again
+ *   -EINVAL     cpls is NULL and max is not 0
  */
 int fdma_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
 	      unsigned int min_wait, int64_t timeout_us);
 
-/* Transfers queued and not yet reaped. */
+/* Transfers queued and not yet reaped; no errors but the common ones. */
 int fdma_inflight(struct fdma_dev *dev, int ch);
 
 /*
  * A file descriptor that becomes readable when channel ch has completions
  * to reap (for poll/epoll): one per channel. After it polls readable, call
  * fdma_reap() with min_wait 0; the library drains the fd. Using it sets
- * the wait mode to sleep semantics (interrupts on).
+ * the wait mode to sleep semantics (interrupts on). Returns the fd, or:
+ *   -EMFILE     kdev: no file descriptor left in the process for its eventfd
+ *   -ENFILE     kdev: none left in the system
  */
 int fdma_chan_fd(struct fdma_dev *dev, int ch);
 /*
  * A pollable fd (an eventfd) that becomes readable when the device raises
  * the FPGA's own interrupt irq (XDMA: usr_irq_req[irq]); a read of 8 bytes
  * gives how many since the last read. One per device and irq, closed by
- * fdma_close(). -EINVAL for an irq beyond fdma_info's user_irqs,
- * -EOPNOTSUPP where the device cannot deliver them.
+ * fdma_close(). Returns the fd, or:
+ *   -EINVAL     irq not below fdma_info's user_irqs (0 where the device cannot deliver them)
+ *   -EMFILE     no file descriptor left in the process for the eventfd
+ *   -ENFILE     none left in the system
  */
 int fdma_user_irq_fd(struct fdma_dev *dev, unsigned int irq);
 
+/*
+ * How fdma_reap() waits on channel ch, and how long FDMA_WAIT_ADAPTIVE
+ * spins (spin_us; 0 keeps it). Returns 0, or:
+ *   -EINVAL     an unknown mode, or spin_us over 1 s
+ */
 int fdma_chan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us);
-/* Interrupt after count completions, or usecs after the oldest unsignalled one. 0,0 = every one. */
+/*
+ * Interrupt after count completions, or usecs after the oldest unsignalled one. 0,0 = every one.
+ * Returns 0, or:
+ *   -EINVAL     count over 65536, or usecs over 1 s
+ *   -EOPNOTSUPP usecs without FDMA_COAL_TIMER (kdev: also count > 1 with no coalescing)
+ *   -EBUSY      kdev: the driver's own user holds the channel
+ */
 int fdma_chan_set_coalesce(struct fdma_dev *dev, int ch, unsigned int count, unsigned int usecs);
-/* Streams: drop frames when no buffer is armed (1) or hold the source back (0, default). */
+/*
+ * Streams: drop frames when no buffer is armed (1) or hold the source back (0, default).
+ * Returns 0, or:
+ *   -EINVAL     ch is not a C2H stream channel
+ *   -EOPNOTSUPP drop where the engine cannot (XDMA without its test block); kdev: dmaengine channels
+ *   -EBUSY      kdev: the driver's own user holds the channel
+ */
 int fdma_chan_set_drop(struct fdma_dev *dev, int ch, int drop);
 /*
  * Reset a halted or stuck channel. Unfinished transfers come back from
  * fdma_reap() with res -ECANCELED (or their own error). The library does
- * this by itself when the device halts a channel on an error.
+ * this by itself when the device halts a channel on an error. Returns 0, or:
+ *   -ETIMEDOUT  not acknowledged: the channel is broken (-EIO) until a reset succeeds
+ *   -EBUSY      kdev: the driver's own user holds the channel
  */
 int fdma_chan_reset(struct fdma_dev *dev, int ch);
 
 /*
  * Stream test generator (C2H) / checker (H2C) of the engine, where present:
  * frames of frame_len bytes every period_ns (0 = as fast as possible).
+ * Returns 0, or:
+ *   -ENOTSUP    the channel has no test generator or checker
+ *   -EINVAL     enable with frame_len under 40 bytes (the header and one word)
+ *   -EBUSY      kdev: the driver's own user holds the channel
  */
 int fdma_chan_set_testgen(struct fdma_dev *dev, int ch, uint32_t frame_len, uint32_t period_ns, int enable);
 /*
@@ -292,7 +385,11 @@ struct fdma_testgen_hdr {
 
 #define FDMA_TESTGEN_MAGIC 0x304d5246u	/* "FRM0" */
 
-/* Frames checked and failed by an H2C checker (or generated, for C2H). */
+/*
+ * Frames checked and failed by an H2C checker (or generated, for C2H);
+ * frames or errors may be NULL. Returns 0, or:
+ *   -ENOTSUP    the channel has no test generator or checker
+ */
 int fdma_chan_testgen_counts(struct fdma_dev *dev, int ch, uint64_t *frames, uint64_t *errors);
 
 struct fdma_chan_stats {
@@ -312,7 +409,8 @@ struct fdma_chan_stats {
 /*
  * On kdev: devices, descriptors, doorbells, interrupts, drops and resets
  * are the driver's counts for the channel since the open (other users of
- * the channel included); the rest are this handle's.
+ * the channel included); the rest are this handle's. Returns 0, or:
+ *   -EINVAL     st is NULL
  */
 
 int fdma_chan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st);
@@ -321,8 +419,11 @@ int fdma_chan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st);
 
 /*
  * Copy len bytes between buffer buf at offset and card memory, on the
- * first memory-mapped channel of that direction, and wait. -EBUSY if that
- * channel has asynchronous transfers in flight.
+ * first memory-mapped channel of that direction, and wait. Returns 0,
+ * fdma_submit()'s or fdma_reap()'s error, the completion's res, or:
+ *   -ENOENT     no memory-mapped channel in that direction
+ *   -EBUSY      that channel has asynchronous transfers in flight
+ *   -ETIMEDOUT  no completion within 10 s (the transfer stays in flight)
  */
 int fdma_write_card(struct fdma_dev *dev, int buf, uint64_t offset, uint64_t card_addr, uint64_t len);
 int fdma_read_card(struct fdma_dev *dev, int buf, uint64_t offset, uint64_t card_addr, uint64_t len);
@@ -338,7 +439,11 @@ struct fdma_frame {
 
 /*
  * Keep nbufs buffers of buf_size bytes armed on C2H stream channel ch.
- * buf_size must hold a whole frame.
+ * buf_size must hold a whole frame. Returns 0 with the stream in *sp,
+ * fdma_buf_alloc()'s or fdma_submit()'s error (arming a buffer), or:
+ *   -EINVAL     sp NULL, ch not a C2H stream, nbufs not 2..ring_size, buf_size not 1..max_desc_len
+ *   -EBUSY      the channel has transfers in flight
+ *   -ENOMEM     out of memory
  */
 int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t buf_size,
 		     struct fdma_stream **sp);
@@ -347,15 +452,31 @@ int fdma_stream_open(struct fdma_dev *dev, int ch, unsigned int nbufs, size_t bu
  * fdma_buf_import_dmabuf()): frame i lands in bufs[i], each used up to the
  * smallest one's size (whole alignment units, at most the maximum
  * descriptor length). They stay the caller's: free them after
- * fdma_stream_close().
+ * fdma_stream_close(). Returns what fdma_stream_open() does, or also:
+ *   -EINVAL     bufs NULL, nbufs 0, a handle given twice, or the smallest under one unit
+ *   -EBADF      an unknown handle
  */
 int fdma_stream_open_bufs(struct fdma_dev *dev, int ch, const int *bufs, unsigned int nbufs,
 			  struct fdma_stream **sp);
-/* Next filled frame; -ETIMEDOUT after timeout_us (-1: wait forever). */
+/*
+ * Next filled frame, waiting up to timeout_us (-1: forever). Returns 0, or:
+ *   -ETIMEDOUT  no frame within timeout_us
+ *   -EAGAIN     no buffer is armed: the application holds them all
+ *   -EMSGSIZE   a frame did not fit in one buffer (a larger buf_size)
+ *   -EIO        the device failed on a buffer, or the channel did not come back from a reset
+ *   -EFAULT     the device could not reach a buffer
+ *   -EINVAL     s or f is NULL
+ *   -EBADF      the stream's device has been closed
+ */
 int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout_us);
-/* Give the buffer back to the device; -EINVAL if it is not held. */
+/*
+ * Give the buffer back to the device. Returns 0, or:
+ *   -EINVAL     s or f is NULL, or the buffer is not held (released twice?)
+ *   -EAGAIN     a reset is handing back canceled transfers: still held, release it later
+ *   -EIO        the channel did not come back from a reset
+ */
 int fdma_stream_release(struct fdma_stream *s, const struct fdma_frame *f);
-/* Frames dropped by the device since open. */
+/* Frames dropped by the device since open (0 if s is NULL). */
 uint64_t fdma_stream_drops(const struct fdma_stream *s);
 void fdma_stream_close(struct fdma_stream *s);
 
@@ -365,10 +486,15 @@ void fdma_stream_close(struct fdma_stream *s);
  * Read or write the 32-bit register at offset (a multiple of 4) of memory
  * BAR bar: the FPGA's own registers beside the engine. The registers the
  * library and driver drive (the engine's register file, the MSI-X table)
- * can be read, but written only with FDMA_REG_FORCE (on kdev: also
- * CAP_SYS_RAWIO): -EPERM otherwise. -ENXIO: no such memory BAR; -ERANGE: beyond the BAR;
- * -EOPNOTSUPP: a driver without register access. A debugging path: one
- * system call per access on kdev:.
+ * can be read, but written only with FDMA_REG_FORCE; XDMA's status
+ * registers that clear when read are read only with it too. On kdev: these
+ * also need CAP_SYS_RAWIO, and so does any write. A debugging path: one
+ * system call per access on kdev:. Returns 0, or:
+ *   -EINVAL     bar over 5, offset not a multiple of 4, value NULL, or unknown flags
+ *   -EPERM      one of those without FDMA_REG_FORCE, or kdev: without CAP_SYS_RAWIO
+ *   -ENXIO      no such memory BAR
+ *   -ERANGE     offset beyond the BAR
+ *   -EOPNOTSUPP kdev: a driver without register access (before interface 4, or no PCI device)
  */
 #define FDMA_REG_FORCE 0x1
 
@@ -381,11 +507,17 @@ int fdma_reg_write(struct fdma_dev *dev, unsigned int bar, uint64_t offset, uint
 /*
  * The link model's payload ceiling for transfers of size bytes in dir,
  * counting the per-transfer descriptor and completion traffic (MB/s,
- * 10^6 bytes). -ENOTSUP where the link is not modelled.
+ * 10^6 bytes). Returns 0, or:
+ *   -EINVAL     mbps NULL or size 0
+ *   -ENOTSUP    the link is not known (kdev: the driver reports no PCIe link)
  */
 int fdma_ceiling(struct fdma_dev *dev, enum fdma_dir dir, uint64_t size, double *mbps);
 
-/* Thread CPU time of the simulated device's threads, seconds (-ENOTSUP elsewhere). */
+/*
+ * Thread CPU time of the simulated device's threads, seconds. Returns 0, or:
+ *   -EINVAL     seconds is NULL
+ *   -ENOTSUP    not a simulated device (kdev:)
+ */
 int fdma_model_cpu(struct fdma_dev *dev, double *seconds);
 
 #ifdef __cplusplus
