@@ -461,7 +461,8 @@ int fdma_stream_open_bufs(struct fdma_dev *dev, int ch, const int *bufs, unsigne
 /*
  * Next filled frame, waiting up to timeout_us (-1: forever). Returns 0, or:
  *   -ETIMEDOUT  no frame within timeout_us
- *   -EAGAIN     no buffer is armed: the application holds them all
+ *   -EAGAIN     no buffer is armed: the application holds them all (or a
+ *               reset has just handed back the last ones armed: call again)
  *   -EMSGSIZE   a frame did not fit in one buffer (a larger buf_size)
  *   -EIO        the device failed on a buffer, or the channel did not come back from a reset
  *   -EFAULT     the device could not reach a buffer
@@ -470,9 +471,9 @@ int fdma_stream_open_bufs(struct fdma_dev *dev, int ch, const int *bufs, unsigne
  */
 int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout_us);
 /*
- * Give the buffer back to the device. Returns 0, or:
+ * Give the buffer back to the device (while a reset hands back canceled
+ * transfers, the next fdma_stream_get() arms it). Returns 0, or:
  *   -EINVAL     s or f is NULL, or the buffer is not held (released twice?)
- *   -EAGAIN     a reset is handing back canceled transfers: still held, release it later
  *   -EIO        the channel did not come back from a reset
  */
 int fdma_stream_release(struct fdma_stream *s, const struct fdma_frame *f);

@@ -14,7 +14,14 @@
 
 #include "fdma_internal.h"
 
-enum { ARMED, READY, HELD };
+/*
+ * A buffer is on the device (ARMED), filled and queued for the application
+ * (READY), with the application (HELD), or owed to the device (OWED): it
+ * came back with an error just as the channel was reset, and the channel
+ * takes nothing until the reset has handed back its canceled transfers,
+ * so it is armed at the next fdma_stream_get() that can.
+ */
+enum { ARMED, READY, HELD, OWED };
 
 struct fdma_stream {
 	struct fdma_dev *dev;
@@ -41,6 +48,34 @@ static int arm(struct fdma_stream *s, unsigned int i)
 	if (ret < 0)
 		return ret;
 	s->state[i] = ARMED;
+	return 0;
+}
+
+/* Give a buffer back to the device, or owe it while the channel is being reset. */
+static int give_back(struct fdma_stream *s, unsigned int i)
+{
+	int ret = arm(s, i);
+
+	if (ret == -EAGAIN) {
+		s->state[i] = OWED;
+		return 0;
+	}
+	return ret;
+}
+
+/* Arm the buffers owed to the device; those the channel cannot take yet stay owed. */
+static int pay_owed(struct fdma_stream *s)
+{
+	for (unsigned int i = 0; i < s->nbufs; i++) {
+		if (s->state[i] != OWED)
+			continue;
+		int ret = arm(s, i);
+
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret < 0)
+			return ret;
+	}
 	return 0;
 }
 
@@ -180,7 +215,11 @@ int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout
 		return fdma_err(s->dev, -EINVAL, "fdma_stream_get: f is NULL");
 	for (;;) {
 		while (!s->count) {
-			int n = fdma_reap(s->dev, s->ch, s->got, s->nbufs, 1, timeout_us);
+			int n = pay_owed(s);
+
+			if (n < 0)
+				return n;
+			n = fdma_reap(s->dev, s->ch, s->got, s->nbufs, 1, timeout_us);
 
 			if (n < 0)
 				return n;
@@ -197,8 +236,8 @@ int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout
 		if (!cpl.res && (cpl.flags & (FDMA_CPL_SOF | FDMA_CPL_EOF)) ==
 				(FDMA_CPL_SOF | FDMA_CPL_EOF))
 			break;
-		/* Give the buffer straight back. */
-		ret = arm(s, i);
+		/* Give the buffer straight back (or owe it: see OWED). */
+		ret = give_back(s, i);
 		if (ret < 0)
 			return ret;
 		/* Buffers canceled by a channel reset are not news: wait on. */
@@ -226,7 +265,7 @@ int fdma_stream_release(struct fdma_stream *s, const struct fdma_frame *f)
 		return fdma_err(s->dev, -EINVAL,
 				"fdma_stream_release: buffer %u is not held by the application (double release?)",
 				f->index);
-	return arm(s, f->index);
+	return give_back(s, f->index);
 }
 
 uint64_t fdma_stream_drops(const struct fdma_stream *s)
