@@ -246,6 +246,11 @@ static void test_error_keeps_buffers(void **state)
 	unsigned int errors_seen = 0;
 
 	(void)state;
+	if (sim_on_rtl()) {
+		/* Its data fault poisons a read's completion: a C2H buffer has none. */
+		print_message("the RTL harness fails no C2H buffer: skipped\n");
+		skip();
+	}
 	for (int run = 0; run < 300; run++) {
 		struct fdma_dev *dev = sim_open("sim:paced=0,fault=data@2");
 		int ch = c2h_stream(dev);
