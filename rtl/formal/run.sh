@@ -233,7 +233,7 @@ mutate() {
 	spawn "mut-$1" mutate_one "$@"
 }
 # The longest checks first, so the short ones overlap them. The C2H
-# memory-mapped channel to 28 clocks, where its first MSI (17) and its
+# memory-mapped channel to 28 clocks, where its first MSI (18) and its
 # first data write (22) are reached. Its first record saying OK comes at
 # 31 (the ring set up, the descriptor fetched, card memory read, the data
 # written), which the record-after-data property needs: 32 clocks take
