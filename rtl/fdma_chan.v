@@ -1236,8 +1236,10 @@ module fdma_chan #(
 			assert(cidx == 0 && !running && !halted && !stopped && errs == 0 &&
 			       !outstanding && !p_sending && s_busy == 0 && !ahead && rd_left == 0);
 	end
+	// the clock a channel reset zeroes the channel's state (S_RST's exit)
+	wire fv_zeroed = st == S_RST && !outstanding && cr_fly == 0 && !p_sending;
 	always @(posedge clk)
-		if (rst || (st == S_RST && !outstanding && cr_fly == 0 && !p_sending))
+		if (rst || fv_zeroed)
 			fv_taken <= 1'b0;
 		else if (st == S_IDLE && !abort && work && !(!running && !halted && r_ctrl[`CTRL_RUN] && en) &&
 			 !(running && !r_ctrl[`CTRL_RUN]) && !pub_due &&
@@ -1258,10 +1260,9 @@ module fdma_chan #(
 	// buffer's in 8-byte words, the last of which may hold fewer bytes or
 	// none (a frame's last beat with no byte kept is still written, and
 	// counts 0: harmless, as the buffer is the device's until its record).
-	// A write-back publishes CIDX only when as many
-	// records have left whole since the channel's reset, and none is half
-	// sent; an MSI is asked for only after a write-back of the CIDX it
-	// announces has left whole. (The engine keeps one source's TLPs in
+	// A write-back publishes CIDX only when as many records have left
+	// whole since the channel's reset; an MSI is asked for only after a
+	// write-back of the CIDX it announces has left whole. (The engine keeps one source's TLPs in
 	// order and whole; the shim holds the MSI until they are with the core.)
 	reg [32:0] fv_cb = 33'd0;         // C2H bytes sent for the descriptor executing
 	reg [31:0] fv_recs = 32'd0;       // records sent whole since the channel's reset
@@ -1272,7 +1273,7 @@ module fdma_chan #(
 			fv_cb <= 33'd0;
 		else if (pkt_fire && tx_sop)
 			fv_cb <= fv_cb + {20'd0, p_dws, 2'b00};
-		if (rst || (st == S_RST && !outstanding && cr_fly == 0 && !p_sending))
+		if (rst || fv_zeroed)
 			fv_recs <= 32'd0;
 		else if (st == S_REC && tx_fire && sb)
 			fv_recs <= fv_recs + 32'd1;
@@ -1353,8 +1354,8 @@ module fdma_chan #(
 	// A record saying OK leaves only when its descriptor's data is all in
 	// card memory: as many words written as its length has, none still
 	// on the way. (Card memory's busy flag rises only with a write.) Its
-	// first OK record comes at about 22 clocks, so this runs on request
-	// (run.sh, RECORD_DEEP=1); it has not yet been run to the end (docs/rtl.md).
+	// first OK record comes at 24 clocks, so this runs on request (run.sh,
+	// DEEP=1, to 25 clocks).
 	reg  [31:0] fv_cw = 32'd0;        // card words written for the descriptor executing
 	reg         fv_dr_1 = 1'b0, fv_wb_1 = 1'b0;
 	always @(posedge clk) begin

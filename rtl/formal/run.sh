@@ -27,10 +27,10 @@ fail=0
 # 2 when the proof did not run.
 #
 # The channel, bit-blasted (techmap, abc -g AND), goes to ABC's bmc3 as an
-# and-inverter graph (prove_aig below): 4 to 10 times faster than
-# yosys-smtbmc with z3 on the same logic (a C2H channel's 16 clocks: 18 s,
-# against 79 s), which lets CI check it deep enough to reach a C2H
-# record saying OK (31 clocks). With SMT=1 it goes to z3 bit-blasted the
+# and-inverter graph (prove_aig below), faster than yosys-smtbmc with z3
+# on the same logic, most of all at the first depths (a C2H channel's 16
+# clocks: 18 s against 79 s; its 32 clocks: 285 s against 345 s), which
+# pays for the depths below in CI. With SMT=1 it goes to z3 bit-blasted the
 # same way: Debian's z3 4.8.12 spends minutes per word-level definition of
 # the flattened channel (nested 64-bit selects and shifts) before the
 # first step.
@@ -47,6 +47,20 @@ fail=0
 # its own model, so the solver sees only the logic its properties reach.
 # "engine_cover" turns the cover statements into assertions that must all
 # fail (bmc3 -a).
+# chan_model PART SRCDIR STREAM: the channel's sources and top for a check
+# (PART: C2H 0 or 1, "data" or "record"), in m_read and m_top
+chan_model() {
+	m_c2h=$1 m_def=""
+	# "data": the H2C memory-mapped channel with the data-placement
+	# property and the link rules it needs (FV_DATA in fdma_chan.v);
+	# "record": the same, and an OK record only after all its data
+	[ "$1" = data ] && m_def="-DFV_DATA" && m_c2h=0
+	[ "$1" = record ] && m_def="-DFV_DATA -DFV_RECORD" && m_c2h=0
+	m_read="$m_def -I$2 -Irtl $2/fdma_chan.v $2/fdma_pack.v rtl/fdma_fifo.v rtl/formal/chan_top.v"
+	m_top="chparam -set C2H $m_c2h -set STREAM $3 chan_top
+		prep -top chan_top"
+}
+
 prove_aig() {
 	a_name=$1 a_part=$2 a_src=$3 a_depth=$4
 	case $a_part in
@@ -61,13 +75,8 @@ prove_aig() {
 		a_read="-DFV_ENGINE $a_def -I$a_src -Irtl -Irtl/formal $a_src/fdma_engine.v rtl/fdma_fifo.v rtl/fdma_skid.v rtl/formal/engine_stubs.v rtl/formal/engine_top.v"
 		a_top="prep -top engine_top" ;;
 	*)
-		# a channel: C2H (0/1) and STREAM, or one of its own checks
-		a_c2h=$a_part a_def=""
-		[ "$a_part" = data ] && a_def="-DFV_DATA" && a_c2h=0
-		[ "$a_part" = record ] && a_def="-DFV_DATA -DFV_RECORD" && a_c2h=0
-		a_read="$a_def -I$a_src -Irtl $a_src/fdma_chan.v $a_src/fdma_pack.v rtl/fdma_fifo.v rtl/formal/chan_top.v"
-		a_top="chparam -set C2H $a_c2h -set STREAM $5 chan_top
-		prep -top chan_top" ;;
+		chan_model "$a_part" "$a_src" "$5"
+		a_read=$m_read a_top=$m_top ;;
 	esac
 	yosys -l "$OUT/$a_name.yosys.log" -p "
 		read_verilog -formal $a_read
@@ -119,14 +128,8 @@ prove() {
 		p_read="rtl/fdma_skid.v $p_src/fdma_pcie_7x.v rtl/formal/shim_top.v"
 		p_top="prep -top shim_top"
 	else
-		p_read="$p_src/fdma_chan.v $p_src/fdma_pack.v rtl/fdma_fifo.v rtl/formal/chan_top.v"
-		# "data": the H2C memory-mapped channel with the data-placement
-		# property and the link rules it needs (FV_DATA in fdma_chan.v)
-		[ "$p_c2h" = data ] && p_read="-DFV_DATA $p_read" && p_c2h=0
-		# "record": the same, and an OK record only after all its data
-		[ "$p_c2h" = record ] && p_read="-DFV_DATA -DFV_RECORD $p_read" && p_c2h=0
-		p_top="chparam -set C2H $p_c2h -set STREAM $p_stream chan_top
-		prep -top chan_top"
+		chan_model "$p_c2h" "$p_src" "$p_stream"
+		p_read=$m_read p_top=$m_top
 	fi
 	yosys -l "$OUT/$p_name.yosys.log" -p "
 		read_verilog -formal -I$p_src -Irtl $p_read
@@ -240,11 +243,9 @@ mutate() {
 # 285 s here, so that depth runs on request (DEEP=1); the C2H stream
 # channel below reaches its first OK record at 17 and checks the property
 # in CI.
-if [ "${DEEP:-0}" = 1 ]; then
-	spawn c2h_mm proof c2h_mm 1 0 32
-else
-	spawn c2h_mm proof c2h_mm 1 0 "${C2H_DEPTH:-28}"
-fi
+c2h_depth=${C2H_DEPTH:-28}
+[ "${DEEP:-0}" = 1 ] && c2h_depth=32
+spawn c2h_mm proof c2h_mm 1 0 "$c2h_depth"
 # The stream channel to 24 clocks, with its own mutation: at 22 clocks a
 # source's stray tkeep on a frame's middle word misaligned the rest of the
 # frame (a write not a multiple of 8 bytes), which 16 clocks do not reach.
