@@ -446,11 +446,13 @@ install-udev:
 # the links its Makefile makes, engine/, include/fdma_ioctl.h,
 # model/fdma_mdbg.h, a top-level Makefile and dkms.conf.
 install-dkms:
-	install -d $(DESTDIR)$(DKMSDIR)/kernel $(DESTDIR)$(DKMSDIR)/engine \
+	install -d $(DESTDIR)$(DKMSDIR)/kernel $(DESTDIR)$(DKMSDIR)/kernel/include \
+		$(DESTDIR)$(DKMSDIR)/kernel/dmac $(DESTDIR)$(DKMSDIR)/engine \
 		$(DESTDIR)$(DKMSDIR)/include $(DESTDIR)$(DKMSDIR)/model
-	for f in kernel/Kbuild kernel/Makefile kernel/README.md kernel/*.c kernel/*.h; do \
+	for f in kernel/Kbuild kernel/Makefile kernel/README.md kernel/*.c kernel/*.h \
+		kernel/include/*.h kernel/dmac/Kbuild kernel/dmac/*.c kernel/dmac/*.h; do \
 		case $$f in *.mod.c) continue ;; esac; \
-		[ -L $$f ] || install -m 644 $$f $(DESTDIR)$(DKMSDIR)/kernel/ || exit 1; \
+		[ -L $$f ] || install -m 644 $$f $(DESTDIR)$(DKMSDIR)/$$f || exit 1; \
 	done
 	install -m 644 engine/*.c engine/*.h $(DESTDIR)$(DKMSDIR)/engine/
 	install -m 644 include/fdma_ioctl.h $(DESTDIR)$(DKMSDIR)/include/

@@ -499,7 +499,7 @@ void fdma_chan_irq(struct fdma_chan *c)
 	mutex_unlock(&c->lock);
 }
 
-/* Also the dmaengine client's (fdma_dmac.c) completion work. */
+/* Also a backend module's completion work (fdma_backend.h). */
 EXPORT_SYMBOL_NS_GPL(fdma_chan_irq, FDMA);
 
 void fdma_chan_intr(struct fdma_chan *c)

@@ -21,10 +21,8 @@
  * with any lock held: it calls nothing and is not instrumented itself
  * (no coverage, KASAN, UBSAN or tracing; the atomics are the compiler's, which
  * KASAN does not see in an uninstrumented function). fdma_dmac.ko gets
- * its own copy through -include (kernel/Kbuild), with FDMA_COV_ID 1.
+ * its own copy (dmac/dmac_cov.c includes this file), with FDMA_COV_ID 1.
  */
-/* As fdma_dmac.c's, which includes this file first. */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/compiler.h>
 #include <linux/module.h>

@@ -4,7 +4,8 @@
  * (fdma_pci.c) and a group of dmaengine channels (fdma_dmac.ko) are the
  * same /dev/fdmaN with the same user interface; what differs sits behind
  * each channel's struct fdma_ring_ops. This file is the part of probe and
- * remove they have in common, exported in symbol namespace FDMA:
+ * remove they have in common (a backend module reaches it through
+ * fdma_backend.c's two calls, fdma_backend_add() and _remove()):
  *
  *   fdma_dev_alloc()       the class device, its minor and locks
  *   (backend)              capabilities, ring_size, dma_align, c->ops
@@ -96,7 +97,6 @@ err:
 	put_device(&fdev->dev);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_NS_GPL(fdma_dev_alloc, FDMA);
 
 /* Bring up channels 0..nchan-1 (c->ops set by the backend); all or none. */
 int fdma_dev_chans_init(struct fdma_dev *fdev)
@@ -114,7 +114,6 @@ int fdma_dev_chans_init(struct fdma_dev *fdev)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(fdma_dev_chans_init, FDMA);
 
 /* sysfs, /dev/fdmaN (opens hold owner), debugfs. */
 int fdma_dev_publish(struct fdma_dev *fdev, struct module *owner)
@@ -132,7 +131,6 @@ int fdma_dev_publish(struct fdma_dev *fdev, struct module *owner)
 	fdma_debugfs_add(fdev);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(fdma_dev_publish, FDMA);
 
 /*
  * New operations fail from here (-ENODEV), sleepers wake up and leave; no
@@ -149,7 +147,6 @@ void fdma_dev_unpublish(struct fdma_dev *fdev)
 	fdma_debugfs_remove(fdev);
 	cdev_device_del(&fdev->cdev, &fdev->dev);
 }
-EXPORT_SYMBOL_NS_GPL(fdma_dev_unpublish, FDMA);
 
 /* Every channel reset (bounded), everything in flight handed back. */
 void fdma_dev_chans_stop(struct fdma_dev *fdev)
@@ -159,7 +156,6 @@ void fdma_dev_chans_stop(struct fdma_dev *fdev)
 	for (i = 0; i < fdev->caps.nchan; i++)
 		fdma_chan_stop(&fdev->chan[i]);
 }
-EXPORT_SYMBOL_NS_GPL(fdma_dev_chans_stop, FDMA);
 
 /*
  * Once the device stopped mastering the bus (fdev->quiesced set by the
@@ -182,7 +178,6 @@ void fdma_dev_chans_free(struct fdma_dev *fdev, bool free_bounce)
 			fdma_chan_free_bounce(&fdev->chan[i]);
 	}
 }
-EXPORT_SYMBOL_NS_GPL(fdma_dev_chans_free, FDMA);
 
 void fdma_dev_put(struct fdma_dev *fdev)
 {

@@ -7,21 +7,25 @@
  *   fdma_pci.c    probe and remove of an FDMA function
  *   fdma_irq.c    MSI-X, MSI or INTx, per-channel interrupt handlers
  *   fdma_dev.c    the device every backend shares: class device, minor,
- *                 character device, the order of removal (exported to
- *                 fdma_dmac.ko in symbol namespace FDMA)
+ *                 character device, the order of removal
+ *   fdma_backend.c  the interface a backend module sees (include/fdma_backend.h,
+ *                 exported in symbol namespace FDMA)
  *   fdma_chan.c   channels: requests, completion reaping and delivery,
  *                 recovery, the watchdog, batched submission, read/write
  *   fdma_ring.c   the FDMA engine's rings behind struct fdma_ring_ops
  *   fdma_buf.c    DMA buffers: allocated (mmap) and registered user memory
- *   fdma_ioctl.c  per-open-file state, completion queues, the ioctls
+ *   fdma_cq.c     completion queues, one per (open file, channel)
+ *   fdma_ioctl.c  the ioctls
  *   fdma_cdev.c   /dev/fdmaN: open/release, read/write, mmap, poll, fasync
  *   fdma_sysfs.c  attributes of /sys/class/fdma/fdmaN
  *   fdma_debugfs.c  /sys/kernel/debug/fdma: ring state, the model's faults
  *   fdma_edu.c    QEMU's edu device as a second, independent DMA target
- *   fdma_dmaengine.c  memory-to-memory channels as a dmaengine provider
+ *   fdma_dmaengine_provider.c  fdma's channels as a dmaengine provider
+ *                 (memcpy and slave), for other drivers to use
  *
- * fdma_dmac.ko (fdma_dmac.c) is the second backend: groups of Linux
- * dmaengine channels as /dev/fdmaN, with its own struct fdma_ring_ops.
+ * fdma_dmac.ko (dmac/) is the dmaengine client, the second backend: groups
+ * of Linux dmaengine channels as /dev/fdmaN, with its own struct
+ * fdma_ring_ops. It sees only include/fdma_backend.h of this module.
  */
 #ifndef FDMA_DRV_H
 #define FDMA_DRV_H
@@ -43,6 +47,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "fdma_backend.h"
 #include "fdma_engine.h"
 #include "fdma_ioctl.h"
 
@@ -318,54 +323,10 @@ struct fdma_chan_stats {
 	atomic64_t syscalls;	/* FDMA_IOC_SUBMIT and FDMA_IOC_WAIT calls */
 };
 
-/* Where a channel's ring is: free-running counts, as the engine's indices. */
-struct fdma_ring_pos {
-	u32 posted;		/* descriptors handed to the device (doorbell) */
-	u32 done;		/* of those, completed by the device */
-	u32 reaped;		/* of those, reaped by the host */
-};
-
-/*
- * What drives a channel's ring, under everything fdma_chan.c does for the
- * user interface (requests, completion queues, recovery, the watchdog):
- * the FDMA engine core (fdma_ring.c) or a dmaengine channel (fdma_dmac.c).
- * Called with c->lock held, except init and free (the channel is not up).
- * The optional ones may be NULL: the feature is then -EOPNOTSUPP.
- */
-struct fdma_ring_ops {
-	const char *backend;	/* /sys/class/fdma/fdmaN/backend */
-	bool coal_timer;	/* coalescing by time too, not only by count */
-	/* Memory and start; sets c->ereq_max (longest request it accepts). */
-	int (*init)(struct fdma_chan *c);
-	void (*free)(struct fdma_chan *c);
-	void (*start)(struct fdma_chan *c);	/* after a reset that succeeded */
-	/* Stop; nothing posted is touched after 0. Else the caller stops it. */
-	int (*reset)(struct fdma_chan *c);
-	void (*stop)(struct fdma_chan *c);
-	int (*check)(struct fdma_chan *c, const struct fdma_ereq *q,
-		     const char **why);
-	u32 (*ndesc)(struct fdma_chan *c, u32 len);	/* ring entries of a request */
-	u32 (*space)(struct fdma_chan *c);		/* free ring entries */
-	int (*post)(struct fdma_chan *c, const struct fdma_ereq *q);
-	u32 (*doorbell)(struct fdma_chan *c);	/* returns the doorbell writes */
-	/* Finished requests in posting order; after a reset, what is left. */
-	u32 (*reap)(struct fdma_chan *c, struct fdma_ecpl *e, u32 n);
-	u32 (*cancel)(struct fdma_chan *c, struct fdma_ecpl *e, u32 n);
-	u32 (*status)(struct fdma_chan *c);	/* FDMA_CH_ST_* */
-	void (*pos)(struct fdma_chan *c, struct fdma_ring_pos *p);
-	void (*set_coalesce)(struct fdma_chan *c, u32 count, u32 usecs);
-	void (*set_ctrl)(struct fdma_chan *c, u32 mask, u32 val);	/* optional */
-	u32 (*overruns)(struct fdma_chan *c);	/* optional: stream frames dropped */
-	/* optional: the engine's interrupt acknowledge (XDMA's clear-on-read status); under lock */
-	void (*irq_ack)(struct fdma_chan *c);
-	/* What carries the channel: "<channel> of <device> (<driver>)". */
-	int (*describe)(struct fdma_chan *c, char *buf, size_t len);
-};
-
 struct fdma_chan {
 	struct fdma_dev *fdev;
 	const struct fdma_ring_ops *ops;
-	void *priv;		/* the backend's (fdma_dmac.c) */
+	void *priv;		/* the backend module's (fdma_backend.h) */
 	u32 idx;
 	u32 caps;		/* FDMA_CH_CAP_* */
 	u32 vec;		/* interrupt vector, written to CH_IRQ_VEC */
@@ -506,7 +467,7 @@ struct fdma_dev {
 	struct pci_dev *pdev;	/* an FDMA function; NULL for other backends */
 	/*
 	 * The device that masters the bus for this node: buffers are mapped
-	 * for it. pdev's, or the dmaengine provider's (fdma_dmac.c).
+	 * for it. pdev's, or a backend module's (dmac/: a dmaengine provider's).
 	 */
 	struct device *dma_dev;
 	int minor;
@@ -580,14 +541,13 @@ static inline struct fdma_dev *to_fdma_dev(struct device *dev)
 extern struct pci_driver fdma_pci_driver;
 int fdma_pci_stop_dma(struct fdma_dev *fdev, const char *why);
 
-/* fdma_dev.c (exported in namespace FDMA: fdma_dmac.ko uses them) */
+/* fdma_dev.c: fdma_pci.c's steps; a backend module's are fdma_backend.h's */
 struct fdma_dev *fdma_dev_alloc(struct device *parent, struct device *dma_dev);
 int fdma_dev_chans_init(struct fdma_dev *fdev);
 int fdma_dev_publish(struct fdma_dev *fdev, struct module *owner);
 void fdma_dev_unpublish(struct fdma_dev *fdev);
 void fdma_dev_chans_stop(struct fdma_dev *fdev);
 void fdma_dev_chans_free(struct fdma_dev *fdev, bool free_bounce);
-void fdma_dev_put(struct fdma_dev *fdev);
 
 /* fdma_ring.c */
 extern const struct fdma_ring_ops fdma_ring_engine_ops;
@@ -689,7 +649,7 @@ int fdma_chan_reset_cancel(struct fdma_chan *c, const char *why,
 			   int cancel_res);
 int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buf *b);
 
-/* fdma_dmaengine.c */
+/* fdma_dmaengine_provider.c */
 int fdma_dmae_register(struct fdma_dev *fdev);
 void fdma_dmae_unregister(struct fdma_dev *fdev);
 void fdma_dmae_detach(struct fdma_dev *fdev);
@@ -753,13 +713,15 @@ static inline u32 fdma_nvp2p_page(void)
 }
 #endif
 
-/* fdma_ioctl.c */
+/* fdma_cq.c */
 struct fdma_cq *fdma_file_cq(struct fdma_file *f, u32 ch);
 void fdma_file_free_cqs(struct fdma_file *f);
 u32 fdma_cq_queued(const struct fdma_cq *q);
 int fdma_cq_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off);
 void fdma_file_notify(struct fdma_file *f);
 void fdma_cq_notify(struct fdma_cq *q);
+
+/* fdma_ioctl.c */
 long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* fdma_cdev.c */

@@ -310,7 +310,7 @@ if [ -f "$S/dkms.conf" ]; then
 	[ "$name" = fdma ] || e="$e PACKAGE_NAME=$name"
 	[ "$ver" = "$VERSION" ] || e="$e PACKAGE_VERSION=$ver (not $VERSION)"
 	[ "$mod" = fdma ] || e="$e BUILT_MODULE_NAME=$mod"
-	[ "$mod1" = fdma_dmac ] && [ "$loc1" = "$loc" ] || e="$e BUILT_MODULE_NAME[1]=$mod1 in $loc1"
+	[ "$mod1" = fdma_dmac ] && [ "$loc1" = "${loc}dmac/" ] || e="$e BUILT_MODULE_NAME[1]=$mod1 in $loc1"
 	[ -d "$S/${loc:-.}" ] || e="$e BUILT_MODULE_LOCATION=$loc (no such directory)"
 	case $dest in /kernel*|/updates*|/extra*) ;; *) e="$e DEST_MODULE_LOCATION=$dest" ;; esac
 	case $mk in *KDIR=/KSRC*) ;; *) e="$e MAKE does not pass KDIR=\${kernel_source_dir} ($mk)" ;; esac
@@ -340,7 +340,7 @@ elif [ -n "$mk" ]; then
 	kmake=$(echo "$mk" | sed "s|/KSRC|/lib/modules/$KV/build|g")
 	t1=$SECONDS
 	if (cd "$T/dkms-build" && $kmake -j2) >"$T/kbuild.log" 2>&1 && [ -f "$T/dkms-build/${loc}fdma.ko" ] &&
-		[ -f "$T/dkms-build/${loc}fdma_dmac.ko" ]; then
+		[ -f "$T/dkms-build/${loc1}fdma_dmac.ko" ]; then
 		vm=$(modinfo -F vermagic "$T/dkms-build/${loc}fdma.ko" 2>/dev/null | cut -d' ' -f1)
 		if [ "$vm" = "$KV" ]; then ok "fdma.ko and fdma_dmac.ko built from the DKMS tree for $KV ($((SECONDS - t1)) s): $kmake"
 		else bad "fdma.ko built from the DKMS tree has vermagic '$vm', not $KV"; fi

@@ -32,7 +32,8 @@ VM_KJOBS=-j$(nproc 2>/dev/null || echo 2)
 vm_kbuild_fdma() {
 	local b=$1 kdir=$2 f
 	shift 2
-	for f in kernel/Kbuild kernel/Makefile kernel/*.c kernel/*.h engine/*.c engine/*.h \
+	for f in kernel/Kbuild kernel/Makefile kernel/*.c kernel/*.h kernel/include/*.h \
+		kernel/dmac/Kbuild kernel/dmac/*.c kernel/dmac/*.h engine/*.c engine/*.h \
 		include/fdma_ioctl.h model/fdma_mdbg.h; do
 		[ -L "$f" ] && continue		# the engine links of an in-place build
 		case $f in *.mod.c) continue ;; esac

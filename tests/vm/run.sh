@@ -559,7 +559,7 @@ run_kernel() { # VERSION
 		if vm_kbuild_fdma "$fdir" "$KDIR" "${KMAKE[@]}" "${covmake[@]}" NV_P2P_INC="$PWD/tests/vm/kmod/nvp2p" \
 			NV_P2P=$NV_P2P KBUILD_EXTRA_SYMBOLS="$PWD/$nvd/Module.symvers$covsyms" \
 			>"$TMP/kbuild-$v.log" 2>&1; then
-			for ko in "$fdir"/kernel/*.ko; do
+			for ko in "$fdir"/kernel/*.ko "$fdir"/kernel/dmac/*.ko; do
 				[ -e "$ko" ] || continue
 				if [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" != "$v" ]; then
 					fail "kbuild $tag" "$ko is for kernel '$(modinfo -F vermagic "$ko")'"
@@ -783,7 +783,7 @@ run_kernel() { # VERSION
 	if [ $COV = 1 ] && [ $ended = 1 ]; then
 		sed -n '/^VMTEST COVERAGE BEGIN/,/^VMTEST COVERAGE END/p' "$LOG.txt" >"$TMP/coverage-$v"
 		cp "$TMP/coverage-$v" "build/vm-coverage-$v.txt"
-		if tests/vm/cov-report.sh "$TMP/coverage-$v" "$fdir/kernel/fdma.ko" "$fdir/kernel/fdma_dmac.ko" \
+		if tests/vm/cov-report.sh "$TMP/coverage-$v" "$fdir/kernel/fdma.ko" "$fdir/kernel/dmac/fdma_dmac.ko" \
 			>"$TMP/cov-report-$v" 2>&1; then
 			pass "coverage_report $tag"
 		else

@@ -223,7 +223,7 @@ build_fdma() { # VERSION: 0 when both modules were built
 	local v=$1 b="build/versal/$1/fdma" m
 	vm_kbuild_fdma "$b" "$SYSROOT/usr/src/linux-headers-$v" ARCH=arm64 \
 		CROSS_COMPILE=aarch64-linux-gnu- >>"$TMP/kbuild-$v.log" 2>&1 || return 1
-	for m in fdma fdma_dmac; do
+	for m in fdma dmac/fdma_dmac; do
 		[ "$(modinfo -F vermagic "$b/kernel/$m.ko" 2>/dev/null | cut -d' ' -f1)" = "$v" ] ||
 			{ echo "no $b/kernel/$m.ko for $v" >>"$TMP/kbuild-$v.log"; return 1; }
 		MODS+=("$b/kernel/$m.ko")
