@@ -382,138 +382,167 @@ static void res_rates(struct bench_res *res, const struct fdma_chan_stats *st0,
 	res->p99 = tool_lat_pct(lat, 99);
 }
 
-static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, uint64_t size,
-		    struct bench_res *res, struct tool_progress *prog)
-{
+/*
+ * One size's run (run_size()), in its steps: run_alloc() the tables,
+ * run_setup() the buffers and the data every check compares against,
+ * run_start() and run_measure() the timed loop (run_check() checks what
+ * landed, run_rearm() submits it again), then the figures (run_size()
+ * itself), run_teardown().
+ */
+struct bench_run {
+	struct fdma_dev *dev;
+	const struct bench_opts *o;
+	int ch;
+	uint64_t size;
 	struct fdma_info info;
-	struct fdma_chan_stats st0, st1;
-	struct tool_lat lat = { 0 };
-	unsigned int depth = 2 * o->batch;
-	unsigned int regions = o->dir == FDMA_H2C ? 2 * depth + 1 : depth + 1;
-	unsigned int need = o->dir == FDMA_H2C ? 2 * depth + 1 : 2;
-	struct fdma_req *reqs = calloc(o->batch, sizeof(*reqs));
-	struct fdma_cpl *cpls = calloc(o->batch, sizeof(*cpls));
-	double *sub_time = calloc(depth, sizeof(*sub_time));
-	struct readback rb = { .ch = -1, .buf = -1, .req = calloc(o->batch, sizeof(struct fdma_req)),
-			       .cpl = calloc(o->batch, sizeof(struct fdma_cpl)) };
-	struct copy_src src = { .buf = -1, .cps = calloc(o->batch, sizeof(struct fdma_copy)) };
-	const struct copy_src *cs = o->copy ? &src : NULL;
-	/* C2H into a dma-buf: 3 * batch scratch regions after the data's (struct cardchk). */
-	int card_chk = o->dmabuf && o->dir == FDMA_C2H;
-	struct cardchk cc = { .h2c = -1, .buf = -1, .nscr = card_chk ? 3 * o->batch : 0,
-			      .scr_t = calloc(3 * o->batch, sizeof(uint64_t)),
-			      .req = calloc(o->batch, sizeof(struct fdma_req)),
-			      .cpl = calloc(o->batch, sizeof(struct fdma_cpl)) };
-	uint8_t *base, *stage_base;
-	uint64_t t_next = 0;
-	double t0, tend, t_last = 0, cpu0, pcpu0, mcpu0, verify = 0;
-	int buf, stage = -1, ret = 0, stopping = 0, inflight;
+	unsigned int depth;		/* host slots: two batches */
+	unsigned int regions;		/* card regions the transfers cycle over */
+	struct fdma_req *reqs;		/* a batch */
+	struct fdma_cpl *cpls;
+	double *sub_time;		/* per slot: when its transfer was submitted */
+	struct readback rb;		/* H2C's check */
+	struct copy_src src;		/* copy mode's source */
+	const struct copy_src *cs;	/* &src in copy mode, else NULL */
+	int card_chk;			/* C2H into a dma-buf: checked through the card */
+	struct cardchk cc;
+	int buf, stage;			/* the slots; a dma-buf's staging buffer, or -1 */
+	uint8_t *base, *stage_base;	/* their mappings (base NULL for a dma-buf) */
+	struct tool_lat lat;
+	double verify;			/* thread CPU seconds spent checking */
+};
 
-	memset(res, 0, sizeof(*res));
-	res->size = size;
-	fdma_get_info(dev, &info);
-	if (!o->copy && (regions + cc.nscr) * size > info.card_size)
-		regions = (unsigned int)(info.card_size / size) - cc.nscr;
-	if (!reqs || !cpls || !sub_time || !rb.req || !rb.cpl || !src.cps || !cc.scr_t ||
-	    !cc.req || !cc.cpl) {
+static int run_alloc(struct bench_run *r, struct fdma_dev *dev, const struct bench_opts *o,
+		     int ch, uint64_t size)
+{
+	unsigned int b = o->batch;
+
+	memset(r, 0, sizeof(*r));
+	r->dev = dev;
+	r->o = o;
+	r->ch = ch;
+	r->size = size;
+	r->depth = 2 * b;
+	r->regions = o->dir == FDMA_H2C ? 2 * r->depth + 1 : r->depth + 1;
+	r->buf = -1;
+	r->stage = -1;
+	r->rb = (struct readback){ .ch = -1, .buf = -1, .req = calloc(b, sizeof(struct fdma_req)),
+				   .cpl = calloc(b, sizeof(struct fdma_cpl)) };
+	r->src = (struct copy_src){ .buf = -1, .cps = calloc(b, sizeof(struct fdma_copy)) };
+	r->cs = o->copy ? &r->src : NULL;
+	/* C2H into a dma-buf: 3 * batch scratch regions after the data's (struct cardchk). */
+	r->card_chk = o->dmabuf && o->dir == FDMA_C2H;
+	r->cc = (struct cardchk){ .h2c = -1, .buf = -1, .nscr = r->card_chk ? 3 * b : 0,
+				  .scr_t = calloc(3 * b, sizeof(uint64_t)),
+				  .req = calloc(b, sizeof(struct fdma_req)),
+				  .cpl = calloc(b, sizeof(struct fdma_cpl)) };
+	r->reqs = calloc(b, sizeof(*r->reqs));
+	r->cpls = calloc(b, sizeof(*r->cpls));
+	r->sub_time = calloc(r->depth, sizeof(*r->sub_time));
+	if (!r->reqs || !r->cpls || !r->sub_time || !r->rb.req || !r->rb.cpl || !r->src.cps ||
+	    !r->cc.scr_t || !r->cc.req || !r->cc.cpl) {
 		fprintf(stderr, "fdma bench: out of memory\n");
-		ret = -1;
-		goto out_free;
+		return -1;
 	}
-	if (info.card_size / size < cc.nscr || regions < need) {
+	return 0;
+}
+
+/* Buffers, patterns on the card and in the slots, and the ceiling; -1 said why. */
+static int run_setup(struct bench_run *r, struct bench_res *res)
+{
+	const struct bench_opts *o = r->o;
+	struct fdma_dev *dev = r->dev;
+	uint64_t size = r->size;
+	unsigned int need = o->dir == FDMA_H2C ? 2 * r->depth + 1 : 2;
+
+	fdma_get_info(dev, &r->info);
+	if (!o->copy && (r->regions + r->cc.nscr) * size > r->info.card_size)
+		r->regions = (unsigned int)(r->info.card_size / size) - r->cc.nscr;
+	if (r->info.card_size / size < r->cc.nscr || r->regions < need) {
 		fprintf(stderr, "fdma bench: card memory (%" PRIu64 " bytes) too small for %u regions of %"
-			PRIu64 " bytes\n", info.card_size, need + cc.nscr, size);
-		ret = -1;
-		goto out_free;
+			PRIu64 " bytes\n", r->info.card_size, need + r->cc.nscr, size);
+		return -1;
 	}
 	if (o->dmabuf)
-		buf = tool_dmabuf_import("bench", dev, size * depth, &res->exporter);
+		r->buf = tool_dmabuf_import("bench", dev, size * r->depth, &res->exporter);
 	else
-		buf = fdma_buf_alloc(dev, size * depth, o->hugepages ? FDMA_BUF_HUGEPAGE : 0);
-	if (buf < 0) {
+		r->buf = fdma_buf_alloc(dev, size * r->depth, o->hugepages ? FDMA_BUF_HUGEPAGE : 0);
+	if (r->buf < 0) {
 		if (!o->dmabuf)
 			fprintf(stderr, "fdma bench: %s\n", fdma_errmsg(dev));
-		ret = -1;
-		goto out_free;
+		return -1;
 	}
 	/* The CPU never touches a dma-buf's slots, even one it could map: GPU memory's case. */
-	base = o->dmabuf ? NULL : fdma_buf_addr(dev, buf);
+	r->base = o->dmabuf ? NULL : fdma_buf_addr(dev, r->buf);
 	{
-		int fl = fdma_buf_flags(dev, buf);
+		int fl = fdma_buf_flags(dev, r->buf);
 
 		res->huge_used = fl > 0 && (fl & FDMA_BUF_HUGEPAGE);
 	}
 	/* Set-up data goes to the card from here: slot 0, or a host buffer of its own. */
 	if (o->dmabuf) {
-		stage = fdma_buf_alloc(dev, size, 0);
-		if (stage < 0) {
+		r->stage = fdma_buf_alloc(dev, size, 0);
+		if (r->stage < 0) {
 			fprintf(stderr, "fdma bench: %s\n", fdma_errmsg(dev));
-			ret = -1;
-			goto out_buf;
+			return -1;
 		}
-		stage_base = fdma_buf_addr(dev, stage);
+		r->stage_base = fdma_buf_addr(dev, r->stage);
 	} else {
-		stage_base = base;
+		r->stage_base = r->base;
 	}
-	if (card_chk) {
-		cc.h2c = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM);
-		cc.buf = fdma_buf_alloc(dev, size * cc.nscr, 0);
-		cc.scratch = (uint64_t)regions * size;
-		if (cc.h2c < 0 || cc.buf < 0 || fdma_chan_set_wait(dev, cc.h2c, o->wait, 0)) {
+	if (r->card_chk) {
+		r->cc.h2c = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM);
+		r->cc.buf = fdma_buf_alloc(dev, size * r->cc.nscr, 0);
+		r->cc.scratch = (uint64_t)r->regions * size;
+		if (r->cc.h2c < 0 || r->cc.buf < 0 || fdma_chan_set_wait(dev, r->cc.h2c, o->wait, 0)) {
 			fprintf(stderr, "fdma bench: card check set-up: %s\n", fdma_errmsg(dev));
-			ret = -1;
-			goto out_buf;
+			return -1;
 		}
-		cc.base = fdma_buf_addr(dev, cc.buf);
+		r->cc.base = fdma_buf_addr(dev, r->cc.buf);
 	}
 	if (o->dir == FDMA_H2C) {
-		rb.ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
-		rb.buf = fdma_buf_alloc(dev, size * o->batch, 0);
-		if (rb.ch < 0 || rb.buf < 0 || fdma_chan_set_wait(dev, rb.ch, o->wait, 0)) {
+		r->rb.ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
+		r->rb.buf = fdma_buf_alloc(dev, size * o->batch, 0);
+		if (r->rb.ch < 0 || r->rb.buf < 0 || fdma_chan_set_wait(dev, r->rb.ch, o->wait, 0)) {
 			fprintf(stderr, "fdma bench: read-back set-up: %s\n", fdma_errmsg(dev));
-			ret = -1;
-			goto out_buf;
+			return -1;
 		}
-		rb.base = fdma_buf_addr(dev, rb.buf);
+		r->rb.base = fdma_buf_addr(dev, r->rb.buf);
 	}
-
 	if (o->copy) {
-		src.buf = fdma_buf_alloc(dev, size * regions, o->hugepages ? FDMA_BUF_HUGEPAGE : 0);
-		if (src.buf < 0) {
+		r->src.buf = fdma_buf_alloc(dev, size * r->regions,
+					    o->hugepages ? FDMA_BUF_HUGEPAGE : 0);
+		if (r->src.buf < 0) {
 			fprintf(stderr, "fdma bench: copy source: %s\n", fdma_errmsg(dev));
-			ret = -1;
-			goto out_buf;
+			return -1;
 		}
-		for (unsigned int r = 0; r < regions; r++)
-			tool_pat_fill((uint8_t *)fdma_buf_addr(dev, src.buf) + (uint64_t)r * size,
-				      size, r);
+		for (unsigned int i = 0; i < r->regions; i++)
+			tool_pat_fill((uint8_t *)fdma_buf_addr(dev, r->src.buf) + (uint64_t)i * size,
+				      size, i);
 	}
 	/* Card regions hold their own patterns (C2H reads them); host slots theirs (H2C). */
-	for (unsigned int r = 0; r < regions && o->dir == FDMA_C2H && !o->copy; r++) {
-		tool_pat_fill(stage_base, size, r);
-		if (fdma_write_card(dev, o->dmabuf ? stage : buf, 0, (uint64_t)r * size, size)) {
+	for (unsigned int i = 0; i < r->regions && o->dir == FDMA_C2H && !o->copy; i++) {
+		tool_pat_fill(r->stage_base, size, i);
+		if (fdma_write_card(dev, o->dmabuf ? r->stage : r->buf, 0, (uint64_t)i * size, size)) {
 			fprintf(stderr, "fdma bench: preparing card memory: %s\n", fdma_errmsg(dev));
-			ret = -1;
-			goto out_buf;
+			return -1;
 		}
 	}
-	if (!info.link.paced && base)
-		res->memcpy_mbps = memcpy_mbps(base, size, depth, regions,
+	if (!r->info.link.paced && r->base)
+		res->memcpy_mbps = memcpy_mbps(r->base, size, r->depth, r->regions,
 					       o->seconds / 4 < 0.5 ? o->seconds / 4 : 0.5);
 	/* After the memcpy run, which overwrote the slots; a dma-buf's through the card. */
-	for (unsigned int s = 0; s < depth; s++) {
-		uint8_t *p = base ? base + (uint64_t)s * size : stage_base;
+	for (unsigned int s = 0; s < r->depth; s++) {
+		uint8_t *p = r->base ? r->base + (uint64_t)s * size : r->stage_base;
 
 		if (o->dir == FDMA_C2H)
 			memset(p, 0, size);
 		else
 			tool_pat_fill(p, size, 1000 + s);
 		/* Card regions past the data's: the read-back's scratch, or unused. */
-		if (!base && tool_card_view(dev, stage, 0, buf, (uint64_t)s * size, size,
-					    info.card_size - size)) {
+		if (!r->base && tool_card_view(dev, r->stage, 0, r->buf, (uint64_t)s * size, size,
+					       r->info.card_size - size)) {
 			fprintf(stderr, "fdma bench: preparing the dma-buf: %s\n", fdma_errmsg(dev));
-			ret = -1;
-			goto out_buf;
+			return -1;
 		}
 	}
 	fdma_ceiling(dev, o->dir, size, &res->ceiling);
@@ -525,34 +554,104 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 		if (rd < res->ceiling)
 			res->ceiling = rd;
 	}
+	return 0;
+}
 
-	fdma_chan_stats(dev, ch, &st0);
-	t0 = tool_now();
-	cpu0 = tool_thread_cpu();
-	pcpu0 = proc_cpu();
-	mcpu0 = model_cpu(dev);
-	for (int b = 0; b < 2; b++) {
-		double now;
+/* Transfer t's request: slot t % depth, card region t % regions. */
+static struct fdma_req run_req(const struct bench_run *r, uint64_t t)
+{
+	return (struct fdma_req){ .buf = r->buf, .offset = (t % r->depth) * r->size,
+		.card_addr = (t % r->regions) * r->size, .len = r->size, .user_data = t };
+}
 
-		for (unsigned int i = 0; i < o->batch; i++, t_next++) {
-			unsigned int slot = (unsigned int)(t_next % depth);
+/* Submit n requests of r->reqs, each slot's latency counted from now. */
+static int run_submit(struct bench_run *r, unsigned int n)
+{
+	double now = tool_now();
 
-			reqs[i] = (struct fdma_req){ .buf = buf, .offset = (uint64_t)slot * size,
-				.card_addr = (t_next % regions) * size, .len = size, .user_data = t_next };
+	for (unsigned int i = 0; i < n; i++)
+		r->sub_time[r->reqs[i].user_data % r->depth] = now;
+	if (bench_submit(r->dev, r->ch, r->cs, r->reqs, n) < 0) {
+		fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(r->dev));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * n completions reaped at now: latencies, counts, and (C2H into host
+ * memory) each slot against its region's pattern; a card check's read
+ * (CHK_TAG) against the region it copied.
+ */
+static void run_check(struct bench_run *r, int n, double now, struct bench_res *res)
+{
+	for (int i = 0; i < n; i++) {
+		const struct fdma_cpl *c = &r->cpls[i];
+		unsigned int slot = (unsigned int)(c->user_data % r->depth);
+		unsigned int region = (unsigned int)(c->user_data % r->regions);
+
+		if (c->user_data & CHK_TAG) {
+			cardchk_reaped(&r->cc, c, r->size, r->regions, res);
+			continue;
 		}
-		now = tool_now();
-		for (unsigned int i = 0; i < o->batch; i++)
-			sub_time[reqs[i].user_data % depth] = now;
-		if (bench_submit(dev, ch, cs, reqs, o->batch) < 0) {
-			fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(dev));
-			ret = -1;
-			goto out_buf;
+		tool_lat_add(&r->lat, (now - r->sub_time[slot]) * 1e6);
+		res->transfers++;
+		if (c->res) {
+			res->errors++;
+			continue;
+		}
+		res->bytes += c->len;
+		if (r->o->dir == FDMA_C2H && r->base) {
+			if (tool_pat_check(r->base + (uint64_t)slot * r->size, r->size, region))
+				res->errors++;
+			res->bytes_checked += r->size;
 		}
 	}
-	while ((inflight = fdma_inflight(dev, ch)) > 0) {
+}
+
+/* The n reaped transfers' slots armed again, each for transfer t + depth. */
+static int run_rearm(struct bench_run *r, int n)
+{
+	unsigned int m = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!(r->cpls[i].user_data & CHK_TAG))
+			r->reqs[m++] = run_req(r, r->cpls[i].user_data + r->depth);
+	/* Latency starts here, not at the reap: checking the batch is not the device's time. */
+	return m ? run_submit(r, m) : 0;
+}
+
+/* The first two batches: transfers 0 .. 2 * batch - 1. */
+static int run_start(struct bench_run *r)
+{
+	uint64_t t = 0;
+
+	for (int b = 0; b < 2; b++) {
+		for (unsigned int i = 0; i < r->o->batch; i++)
+			r->reqs[i] = run_req(r, t++);
+		if (run_submit(r, r->o->batch))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The timed loop: two batches in flight (run_start()); each reap checked and its slots
+ * armed again, until the run's time is up (or Ctrl-C), then drained. The
+ * data window ends at the last completion (H2C: not after its read-back).
+ */
+static int run_measure(struct bench_run *r, struct bench_res *res, struct tool_progress *prog,
+		       double t0, double *tend)
+{
+	const struct bench_opts *o = r->o;
+	struct fdma_dev *dev = r->dev;
+	double t_last = 0;
+	int stopping = 0, inflight, ret = 0;
+
+	while ((inflight = fdma_inflight(dev, r->ch)) > 0) {
 		/* Read-backs (--mem dmabuf) leave counts that are not whole batches. */
 		unsigned int want = (unsigned int)inflight < o->batch ? (unsigned int)inflight : o->batch;
-		int n = fdma_reap(dev, ch, cpls, o->batch, want, 5000000), m = 0;
+		int n = fdma_reap(dev, r->ch, r->cpls, o->batch, want, 5000000);
 		double now, vstart;
 
 		if (n < 0) {
@@ -564,35 +663,15 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 		t_last = now;
 		/* One CPU-clock read per batch: the clock itself is a system call. */
 		vstart = o->dir == FDMA_C2H && n ? tool_thread_cpu() : 0;
-		for (int i = 0; i < n; i++) {
-			uint64_t t = cpls[i].user_data;
-			unsigned int slot = (unsigned int)(t % depth);
-			unsigned int region = (unsigned int)(t % regions);
-
-			if (t & CHK_TAG) {
-				cardchk_reaped(&cc, &cpls[i], size, regions, res);
-				continue;
-			}
-			tool_lat_add(&lat, (now - sub_time[slot]) * 1e6);
-			res->transfers++;
-			if (cpls[i].res) {
-				res->errors++;
-				continue;
-			}
-			res->bytes += cpls[i].len;
-			if (o->dir == FDMA_C2H && base) {
-				if (tool_pat_check(base + (uint64_t)slot * size, size, region))
-					res->errors++;
-				res->bytes_checked += size;
-			}
-		}
+		run_check(r, n, now, res);
 		/* Copied out before the slots are armed again below. */
-		if (card_chk && cardchk_landed(dev, ch, &cc, buf, cpls, n, size, depth)) {
+		if (r->card_chk && cardchk_landed(dev, r->ch, &r->cc, r->buf, r->cpls, n, r->size,
+						  r->depth)) {
 			ret = -1;
 			break;
 		}
 		if (vstart)
-			verify += tool_thread_cpu() - vstart;
+			r->verify += tool_thread_cpu() - vstart;
 		/* Ctrl-C: stop submitting, drain, and report what was measured. */
 		if (!stopping && (now - t0 >= o->seconds || tool_stop_requested())) {
 			stopping = 1;
@@ -600,97 +679,112 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 		}
 		if (tool_progress_due(prog))
 			tool_progress_show(prog, "  %" PRIu64 " bytes: %.1f s of %g, %.1f MB/s, errors %" PRIu64,
-					   size, now - t0, o->seconds, res->bytes / (now - t0) / 1e6,
+					   r->size, now - t0, o->seconds, res->bytes / (now - t0) / 1e6,
 					   res->errors);
-		for (int i = 0; i < n && !stopping; i++) {
-			unsigned int slot = (unsigned int)(cpls[i].user_data % depth);
-
-			if (cpls[i].user_data & CHK_TAG)
-				continue;
-			/* Keep the slot: t_next + depth would reuse the same one. */
-			reqs[m++] = (struct fdma_req){ .buf = buf, .offset = (uint64_t)slot * size,
-				.card_addr = ((cpls[i].user_data + depth) % regions) * size,
-				.len = size, .user_data = cpls[i].user_data + depth };
-		}
-		if (!stopping && m > 0) {
-			/* Latency starts here, not at the reap: checking the batch is not the device's time. */
-			double ts = tool_now();
-
-			for (int i = 0; i < m; i++)
-				sub_time[reqs[i].user_data % depth] = ts;
-			if (bench_submit(dev, ch, cs, reqs, (unsigned int)m) < 0) {
-				fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(dev));
-				ret = -1;
-				break;
-			}
+		if (!stopping && run_rearm(r, n)) {
+			ret = -1;
+			break;
 		}
 		if (o->dir == FDMA_H2C && n > 0) {
 			double v0 = tool_thread_cpu();
 
-			if (readback_collect(dev, &rb, size, depth, res) ||
-			    readback_submit(dev, &rb, cpls, n, size, regions)) {
+			if (readback_collect(dev, &r->rb, r->size, r->depth, res) ||
+			    readback_submit(dev, &r->rb, r->cpls, n, r->size, r->regions)) {
 				ret = -1;
 				break;
 			}
-			verify += tool_thread_cpu() - v0;
+			r->verify += tool_thread_cpu() - v0;
 		}
 	}
 	if (o->dir == FDMA_H2C) {
 		double v0 = tool_thread_cpu();
 
-		if (!ret && readback_collect(dev, &rb, size, depth, res))
+		if (!ret && readback_collect(dev, &r->rb, r->size, r->depth, res))
 			ret = -1;
-		verify += tool_thread_cpu() - v0;
+		r->verify += tool_thread_cpu() - v0;
 	}
-	/* The data window ends at the last completion, not after its read-back. */
-	tend = o->dir == FDMA_H2C ? t_last : tool_now();
+	*tend = o->dir == FDMA_H2C ? t_last : tool_now();
+	return ret;
+}
+
+/* Given back, in flight or not: after a failure, reads may still be in flight. */
+static void run_teardown(struct bench_run *r, int failed)
+{
+	struct fdma_dev *dev = r->dev;
+
+	if (r->rb.buf >= 0) {
+		if (fdma_inflight(dev, r->rb.ch) > 0 && !fdma_chan_reset(dev, r->rb.ch))
+			while (fdma_reap(dev, r->rb.ch, r->rb.cpl, r->o->batch, 0, 0) > 0)
+				;
+		fdma_buf_free(dev, r->rb.buf);
+	}
+	/* The same for the data channel after a failed card check or reap. */
+	if (failed && r->buf >= 0 && fdma_inflight(dev, r->ch) > 0 && !fdma_chan_reset(dev, r->ch))
+		while (fdma_reap(dev, r->ch, r->cpls, r->o->batch, 0, 0) > 0)
+			;
+	if (r->cc.buf >= 0)
+		fdma_buf_free(dev, r->cc.buf);
+	if (r->stage >= 0)
+		fdma_buf_free(dev, r->stage);
+	if (r->buf >= 0)
+		fdma_buf_free(dev, r->buf);
+	if (r->src.buf >= 0)
+		fdma_buf_free(dev, r->src.buf);
+	tool_lat_free(&r->lat);
+	free(r->reqs);
+	free(r->cpls);
+	free(r->sub_time);
+	free(r->rb.req);
+	free(r->rb.cpl);
+	free(r->src.cps);
+	free(r->cc.scr_t);
+	free(r->cc.req);
+	free(r->cc.cpl);
+}
+
+static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, uint64_t size,
+		    struct bench_res *res, struct tool_progress *prog)
+{
+	struct fdma_chan_stats st0, st1;
+	struct bench_run r;
+	double t0, tend = 0, cpu0, pcpu0, mcpu0;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->size = size;
+	ret = run_alloc(&r, dev, o, ch, size);
+	if (!ret)
+		ret = run_setup(&r, res);
+	if (ret)
+		goto out;
+
+	fdma_chan_stats(dev, ch, &st0);
+	t0 = tool_now();
+	cpu0 = tool_thread_cpu();
+	pcpu0 = proc_cpu();
+	mcpu0 = model_cpu(dev);
+	ret = run_start(&r);
+	if (ret)
+		goto out;
+	ret = run_measure(&r, res, prog, t0, &tend);
 	res->secs = tend - t0;
-	res->cpu_pct = (tool_thread_cpu() - cpu0 - verify) / res->secs * 100;
-	res->verify_cpu_pct = verify / res->secs * 100;
+	res->cpu_pct = (tool_thread_cpu() - cpu0 - r.verify) / res->secs * 100;
+	res->verify_cpu_pct = r.verify / res->secs * 100;
 	res->process_cpu_pct = (proc_cpu() - pcpu0) / res->secs * 100;
 	res->model_cpu_pct = (model_cpu(dev) - mcpu0) / res->secs * 100;
 	fdma_chan_stats(dev, ch, &st1);
 	if (st1.transfers > st0.transfers)
 		res->syscalls_per_xfer = (double)(st1.syscalls - st0.syscalls) /
 					 (st1.transfers - st0.transfers);
-	res_rates(res, &st0, &st1, &lat);
+	res_rates(res, &st0, &st1, &r.lat);
 	tool_progress_end(prog);
 	if (!ret && !tool_stop_requested())
-		idle_latency(dev, o, ch, buf, cs, size, res);
+		idle_latency(dev, o, ch, r.buf, r.cs, size, res);
 	/* A Ctrl-C during the idle latency run cut that short too. */
 	if (tool_stop_requested())
 		res->interrupted = 1;
-
-out_buf:
-	if (rb.buf >= 0) {
-		/* After a failure, reads may still be in flight: take them back first. */
-		if (fdma_inflight(dev, rb.ch) > 0 && !fdma_chan_reset(dev, rb.ch))
-			while (fdma_reap(dev, rb.ch, rb.cpl, o->batch, 0, 0) > 0)
-				;
-		fdma_buf_free(dev, rb.buf);
-	}
-	/* The same for the data channel after a failed card check or reap. */
-	if (ret && fdma_inflight(dev, ch) > 0 && !fdma_chan_reset(dev, ch))
-		while (fdma_reap(dev, ch, cpls, o->batch, 0, 0) > 0)
-			;
-	if (cc.buf >= 0)
-		fdma_buf_free(dev, cc.buf);
-	if (stage >= 0)
-		fdma_buf_free(dev, stage);
-	fdma_buf_free(dev, buf);
-	if (src.buf >= 0)
-		fdma_buf_free(dev, src.buf);
-out_free:
-	tool_lat_free(&lat);
-	free(reqs);
-	free(cpls);
-	free(sub_time);
-	free(rb.req);
-	free(rb.cpl);
-	free(src.cps);
-	free(cc.scr_t);
-	free(cc.req);
-	free(cc.cpl);
+out:
+	run_teardown(&r, ret);
 	return ret;
 }
 
