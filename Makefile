@@ -440,15 +440,16 @@ install-udev:
 	install -m 644 packaging/udev/60-fdma.rules $(DESTDIR)$(UDEVRULESDIR)/60-fdma.rules
 	install -m 644 packaging/sysusers/fdma.conf $(DESTDIR)$(SYSUSERSDIR)/fdma.conf
 
-# fdma.ko's sources for DKMS, in the repository's layout (kernel/'s Kbuild
-# takes the engine core from ../engine, the ioctl header from ../include and
-# the model's debug block from ../model): kernel/ without build products or
-# the links its Makefile makes, engine/, include/fdma_ioctl.h,
-# model/fdma_mdbg.h, a top-level Makefile and dkms.conf.
+# fdma.ko's and fdma_dmac.ko's sources for DKMS, in the repository's layout
+# (kernel/'s Kbuild takes the engine core from ../engine and the ioctl
+# header from ../include): kernel/ without build products, the links its
+# Makefile makes or the VM harness's parts (kernel/harness/, built only with
+# FDMA_HARNESS=y), engine/, include/fdma_ioctl.h, a top-level Makefile and
+# dkms.conf.
 install-dkms:
 	install -d $(DESTDIR)$(DKMSDIR)/kernel $(DESTDIR)$(DKMSDIR)/kernel/include \
 		$(DESTDIR)$(DKMSDIR)/kernel/dmac $(DESTDIR)$(DKMSDIR)/engine \
-		$(DESTDIR)$(DKMSDIR)/include $(DESTDIR)$(DKMSDIR)/model
+		$(DESTDIR)$(DKMSDIR)/include
 	for f in kernel/Kbuild kernel/Makefile kernel/README.md kernel/*.c kernel/*.h \
 		kernel/include/*.h kernel/dmac/Kbuild kernel/dmac/*.c kernel/dmac/*.h; do \
 		case $$f in *.mod.c) continue ;; esac; \
@@ -456,7 +457,6 @@ install-dkms:
 	done
 	install -m 644 engine/*.c engine/*.h $(DESTDIR)$(DKMSDIR)/engine/
 	install -m 644 include/fdma_ioctl.h $(DESTDIR)$(DKMSDIR)/include/
-	install -m 644 model/fdma_mdbg.h $(DESTDIR)$(DKMSDIR)/model/
 	install -m 644 packaging/dkms/Makefile $(DESTDIR)$(DKMSDIR)/Makefile
 	sed 's|@VERSION@|$(VERSION)|g' packaging/dkms/dkms.conf.in >$(DESTDIR)$(DKMSDIR)/dkms.conf
 	chmod 644 $(DESTDIR)$(DKMSDIR)/dkms.conf

@@ -19,7 +19,6 @@
  *   fdma_cdev.c   /dev/fdmaN: open/release, read/write, mmap, poll, fasync
  *   fdma_sysfs.c  attributes of /sys/class/fdma/fdmaN
  *   fdma_debugfs.c  /sys/kernel/debug/fdma: ring state, the model's faults
- *   fdma_edu.c    QEMU's edu device as a second, independent DMA target
  *   fdma_dmaengine_provider.c  fdma's channels as a dmaengine provider
  *                 (memcpy and slave), for other drivers to use
  *
@@ -98,20 +97,8 @@
 #define FDMA_KCOOKIE		BIT_ULL(63)
 #define FDMA_DCOOKIE		BIT_ULL(62)
 
-/* PCI ids */
-#define FDMA_IVSHMEM_VENDOR	0x1af4
-#define FDMA_IVSHMEM_DEVICE	0x1110
-#define FDMA_ID_IVSHMEM		1	/* pci_device_id.driver_data */
+/* pci_device_id.driver_data (FDMA_ID_IVSHMEM, 1, is fdma_harness.h's) */
 #define FDMA_ID_XDMA		2	/* a Xilinx XDMA function (fdma_xdma.c) */
-
-/* ivshmem-doorbell BAR0 registers (QEMU docs/specs/ivshmem-spec.rst) */
-#define IVSHMEM_INTR_MASK	0x00
-#define IVSHMEM_INTR_STATUS	0x04	/* reading clears it */
-#define IVSHMEM_IV_POSITION	0x08
-#define IVSHMEM_DOORBELL	0x0c
-#define IVSHMEM_REGS_BAR	0
-#define IVSHMEM_SHM_BAR		2
-#define FDMA_IVSHMEM_PEER	1	/* the device model's ivshmem peer id */
 
 #define FDMA_REGS_BYTES		4096	/* the register file (docs/engine.md) */
 
@@ -124,13 +111,11 @@ enum fdma_irq_mode {
 };
 
 /* Module parameters (fdma_main.c); timeout_ms and watchdog_ms are writable. */
-extern bool fdma_param_ivshmem;
 extern unsigned int fdma_param_ring_size;
 extern unsigned int fdma_param_timeout_ms;
 extern unsigned int fdma_param_watchdog_ms;
 extern unsigned int fdma_param_cq_entries;
 extern unsigned int fdma_param_max_bufs;
-extern unsigned int fdma_param_edu_dma_bits;
 extern enum fdma_irq_mode fdma_param_irq_mode;
 extern bool fdma_param_dmaengine;
 extern bool fdma_param_net;
@@ -456,6 +441,24 @@ struct fdma_vec {
 	char name[32];
 };
 
+/*
+ * A stand-in for an FDMA function whose register file is not in its BAR0
+ * and whose INTx is acknowledged outside the engine: the VM harness's
+ * ivshmem-doorbell (harness/fdma_ivshmem.c). A card has none (fdev->shim
+ * is NULL), and the fdma.ko a user builds has no code that sets one.
+ */
+struct fdma_shim_ops {
+	const char *name;	/* for the log: "... behind <name>" */
+	/* regs, regs_bar, regs_len and plat (regs, pdev, doorbell) */
+	int (*map)(struct fdma_dev *fdev);
+	void (*unmap)(struct fdma_dev *fdev);
+	/* INTx: a handler that reads and clears the shim's status; NULL: no INTx */
+	irq_handler_t intx;
+	void (*intx_enable)(struct fdma_dev *fdev, bool on);
+	/* FDMA_IOC_REG: a BAR of the shim's own registers, refused like the engine's */
+	bool (*owns_bar)(struct fdma_dev *fdev, u32 bar);
+};
+
 struct fdma_sysfs;
 struct fdma_dmae;
 struct fdma_dmae_chan;
@@ -471,7 +474,7 @@ struct fdma_dev {
 	 */
 	struct device *dma_dev;
 	int minor;
-	bool ivshmem;		/* the VM harness's shim: ivshmem-doorbell */
+	const struct fdma_shim_ops *shim;	/* NULL: a card (see above) */
 	bool xdma;		/* a Xilinx XDMA function */
 	bool dead;		/* removed: every operation fails with -ENODEV */
 	/*
@@ -487,12 +490,11 @@ struct fdma_dev {
 	 */
 	struct rw_semaphore revoke_sem;
 
-	void __iomem *ivs_regs;	/* ivshmem BAR0 (ivshmem only) */
+	void __iomem *shim_regs;	/* the shim's own registers, if it has them */
 	void __iomem *regs;	/* the register file */
 	void __iomem *user;	/* XDMA: the user BAR, or NULL */
 	int regs_bar;		/* the BAR of the engine's registers ... */
 	u32 regs_len;		/* ... and their bytes: what FDMA_IOC_REG guards */
-	u32 mdbg;		/* plat offset of a device model's test block */
 	/* Whose interrupts these are: pdev, or (VM harness) an ivshmem carrier. */
 	struct pci_dev *irq_pdev;
 	struct task_struct *poll_task;	/* FDMA_IRQ_POLL */
@@ -562,6 +564,9 @@ void fdma_net_release(struct fdma_dev *fdev);
 
 /* fdma_irq.c */
 int fdma_irq_setup(struct fdma_dev *fdev);
+void fdma_irq_teardown(struct fdma_dev *fdev);
+/* A hard handler's count of an interrupt for the channels of chan_mask. */
+void fdma_irq_count(struct fdma_dev *fdev, u32 chan_mask);
 /* The FPGA's interrupt k: every file listening for it is told (process context). */
 void fdma_user_irq(struct fdma_dev *fdev, u32 k);
 /* An interrupt (or a poll) for channel c: acknowledge it, then reap. */
@@ -575,14 +580,6 @@ void fdma_pci_shutdown(struct pci_dev *pdev);
 extern unsigned int fdma_param_poll_us;
 int fdma_xdma_map(struct fdma_dev *fdev);
 void fdma_xdma_limits(struct fdma_dev *fdev);
-
-/* The VM harness's interrupt carrier (fdma_carrier.c) */
-extern bool fdma_param_irq_carrier;
-int fdma_carrier_probe(struct pci_dev *pdev);
-void fdma_carrier_remove(struct pci_dev *pdev);
-struct pci_dev *fdma_carrier_get(void);
-void fdma_carrier_put(struct pci_dev *carrier);
-void fdma_irq_teardown(struct fdma_dev *fdev);
 
 /*
  * A checked request of FDMA_IOC_SUBMIT or a copy of FDMA_IOC_COPY, as the
@@ -738,8 +735,5 @@ void fdma_debugfs_init(void);
 void fdma_debugfs_exit(void);
 void fdma_debugfs_add(struct fdma_dev *fdev);
 void fdma_debugfs_remove(struct fdma_dev *fdev);
-
-/* fdma_edu.c */
-extern struct pci_driver fdma_edu_driver;
 
 #endif /* FDMA_DRV_H */

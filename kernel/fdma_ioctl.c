@@ -769,13 +769,13 @@ static bool ioc_reg_in_msix(struct pci_dev *pdev, int where, u64 len, u32 bar,
  * The registers the driver drives: the engine's registers, the MSI-X
  * table and pending bits (an entry's address and data are a DMA write
  * anywhere in memory, so writing them is as strong as the engine's rings),
- * and in the VM harness the ivshmem registers too (the doorbell).
+ * and a shim's own registers (the VM harness's ivshmem: the doorbell).
  */
 static bool ioc_reg_owned(struct fdma_dev *fdev, u32 bar, u64 off)
 {
 	struct pci_dev *pdev = fdev->pdev;
 
-	if (fdev->ivshmem && bar == IVSHMEM_REGS_BAR)
+	if (fdev->shim && fdev->shim->owns_bar && fdev->shim->owns_bar(fdev, bar))
 		return true;
 	if (bar == fdev->regs_bar && off < fdev->regs_len)
 		return true;

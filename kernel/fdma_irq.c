@@ -12,11 +12,11 @@
  *
  * INTx: the FDMA engine 1.x has no interrupt acknowledge register, so a
  * level-triggered INTx line could never be lowered (docs/engine.md,
- * section 7); an FDMA function is therefore never run on INTx. Behind
- * ivshmem the interrupt status is ivshmem's own IntrStatus register (read
- * to clear), so INTx is possible there, if that ivshmem has an INTx pin.
- * QEMU's ivshmem-doorbell (QEMU >= 2.6) has none: it interrupts by MSI-X
- * only, and irq_mode=msi or intx fails the probe. An XDMA function can run
+ * section 7); an FDMA function is therefore never run on INTx, unless a
+ * shim acknowledges it (struct fdma_shim_ops: the VM harness's ivshmem,
+ * whose IntrStatus is read to clear, if that ivshmem has an INTx pin;
+ * QEMU's ivshmem-doorbell, QEMU >= 2.6, has none: it interrupts by MSI-X
+ * only, and irq_mode=msi or intx fails the probe). An XDMA function can run
  * on INTx: its IRQ block says which channels are asserted, and their
  * clear-on-read status (read in the thread) lowers the line, which stays
  * masked until then (IRQF_ONESHOT).
@@ -29,7 +29,7 @@
  *
  * Vectors belong to fdev->irq_pdev: the function itself, or, for a
  * function behind QEMU's proxy in the VM harness, the ivshmem carrier of
- * fdma_carrier.c.
+ * harness/fdma_carrier.c (fdma_harness_irq_pdev()).
  */
 #include <linux/delay.h>
 #include <linux/interrupt.h>
@@ -38,12 +38,13 @@
 
 #include "fdma_compat.h"
 #include "fdma_drv.h"
+#include "fdma_harness.h"
 
 #ifndef PCI_IRQ_INTX
 #define PCI_IRQ_INTX PCI_IRQ_LEGACY
 #endif
 
-static void fdma_irq_count(struct fdma_dev *fdev, u32 mask)
+void fdma_irq_count(struct fdma_dev *fdev, u32 mask)
 {
 	while (mask) {
 		struct fdma_chan *c = &fdev->chan[__ffs(mask)];
@@ -187,18 +188,6 @@ static int fdma_poll_start(struct fdma_dev *fdev)
 	return 0;
 }
 
-/* INTx behind ivshmem, possibly shared with other devices. */
-static irqreturn_t fdma_irq_ivshmem_intx(int irq, void *data)
-{
-	struct fdma_vec *v = data;
-	struct fdma_dev *fdev = v->fdev;
-
-	if (!readl(fdev->ivs_regs + IVSHMEM_INTR_STATUS))
-		return IRQ_NONE;
-	fdma_irq_count(fdev, v->chan_mask);
-	return IRQ_WAKE_THREAD;
-}
-
 /* A user interrupt's vector: its listeners are told from the thread. */
 static irqreturn_t fdma_irq_user(int irq, void *data)
 {
@@ -249,7 +238,7 @@ static int fdma_irq_alloc(struct fdma_dev *fdev, enum fdma_irq_mode mode)
 				return -ENODEV;
 			return pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_INTX);
 		}
-		if (!fdev->ivshmem) {
+		if (!fdev->shim || !fdev->shim->intx) {
 			dev_info(&pdev->dev,
 				 "INTx not usable: FDMA 1.x has no interrupt acknowledge register\n");
 			return -EOPNOTSUPP;
@@ -257,8 +246,8 @@ static int fdma_irq_alloc(struct fdma_dev *fdev, enum fdma_irq_mode mode)
 		if (!pdev->pin || !pdev->irq)
 			return -ENODEV;
 		n = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_INTX);
-		if (n > 0)	/* ivshmem raises INTx only for unmasked status */
-			writel(~0u, fdev->ivs_regs + IVSHMEM_INTR_MASK);
+		if (n > 0)	/* the shim acknowledges it: its status unmasked */
+			fdev->shim->intx_enable(fdev, true);
 		return n;
 	default:
 		return -EINVAL;
@@ -274,13 +263,13 @@ static void fdma_irq_free_vectors(struct fdma_dev *fdev)
 			free_irq(fdev->vec[i].irq, &fdev->vec[i]);
 		fdev->vec[i].irq = 0;
 	}
-	if (fdev->irq_mode == FDMA_IRQ_INTX && fdev->ivs_regs)
-		writel(0, fdev->ivs_regs + IVSHMEM_INTR_MASK);
+	if (fdev->nvec && fdev->irq_mode == FDMA_IRQ_INTX && fdev->shim)
+		fdev->shim->intx_enable(fdev, false);
 	if (fdev->nvec)
 		pci_free_irq_vectors(fdev->irq_pdev);
 	fdev->nvec = 0;
 	if (fdev->irq_pdev && fdev->irq_pdev != fdev->pdev)
-		fdma_carrier_put(fdev->irq_pdev);
+		fdma_harness_irq_put(fdev, fdev->irq_pdev);
 	fdev->irq_pdev = NULL;
 }
 
@@ -298,15 +287,15 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 
 	if (fdma_param_irq_mode == FDMA_IRQ_POLL)
 		return fdma_poll_start(fdev);
-	fdev->irq_pdev = pdev;
-	if (!fdev->ivshmem && fdma_param_irq_carrier) {
-		/* Test only (fdma_carrier.c): the model's ivshmem function carries the vectors. */
-		fdev->irq_pdev = fdma_carrier_get();
-		if (!fdev->irq_pdev) {
-			dev_info(&pdev->dev, "irq_carrier=1: waiting for the ivshmem carrier\n");
-			return -EPROBE_DEFER;
-		}
+	/* The VM harness may lend another function's vectors (fdma_harness.h). */
+	fdev->irq_pdev = fdma_harness_irq_pdev(fdev);
+	if (IS_ERR(fdev->irq_pdev)) {
+		ret = PTR_ERR(fdev->irq_pdev);
+		fdev->irq_pdev = NULL;
+		return ret;
 	}
+	if (!fdev->irq_pdev)
+		fdev->irq_pdev = pdev;
 	fdev->irq_forced = fdma_param_irq_mode != FDMA_IRQ_AUTO;
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		if (fdev->irq_forced && order[i] != fdma_param_irq_mode)
@@ -345,9 +334,9 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 	handler = fdma_irq_msi;
 	flags = 0;
 	if (mode == FDMA_IRQ_INTX) {
-		handler = fdev->ivshmem ? fdma_irq_ivshmem_intx : fdma_irq_engine_intx;
+		handler = fdev->shim ? fdev->shim->intx : fdma_irq_engine_intx;
 		/* XDMA's line stays high until the thread reads the status: masked till then. */
-		flags = IRQF_SHARED | (fdev->ivshmem ? 0 : IRQF_ONESHOT);
+		flags = IRQF_SHARED | (fdev->shim ? 0 : IRQF_ONESHOT);
 	}
 	for (i = 0; i < fdev->nvec; i++) {
 		struct fdma_vec *v = &fdev->vec[i];

@@ -11,11 +11,7 @@
 #include <linux/string.h>
 
 #include "fdma_drv.h"
-
-bool fdma_param_ivshmem;
-module_param_named(ivshmem, fdma_param_ivshmem, bool, 0444);
-MODULE_PARM_DESC(ivshmem,
-		 "Bind QEMU ivshmem-doorbell (1af4:1110) devices holding an FDMA register file in BAR2 (VM harness; default 0)");
+#include "fdma_harness.h"
 
 bool fdma_param_net;
 module_param_named(net, fdma_param_net, bool, 0444);
@@ -26,10 +22,6 @@ bool fdma_param_dmaengine;
 module_param_named(dmaengine, fdma_param_dmaengine, bool, 0444);
 MODULE_PARM_DESC(dmaengine,
 		 "Register the engine's memory-to-memory channels with dmaengine as private DMA_MEMCPY channels; while a client holds one, the character device cannot use it (default 0)");
-
-static bool fdma_param_edu;
-module_param_named(edu, fdma_param_edu, bool, 0444);
-MODULE_PARM_DESC(edu, "Bind QEMU's edu device (1234:11e8) as /dev/fdma-eduN (default 0)");
 
 unsigned int fdma_param_ring_size = 1024;
 module_param_named(ring_size, fdma_param_ring_size, uint, 0444);
@@ -67,11 +59,6 @@ unsigned int fdma_param_watchdog_ms = 100;
 FDMA_PARAM_RANGE(watchdog_ms, fdma_param_watchdog_ms, 10, 10000, 0644);
 MODULE_PARM_DESC(watchdog_ms,
 		 "While transfers are in flight, look every this many ms for completions no interrupt announced and for channels without progress (10..10000, default 100)");
-
-unsigned int fdma_param_edu_dma_bits = 28;
-FDMA_PARAM_RANGE(edu_dma_bits, fdma_param_edu_dma_bits, 28, 64, 0444);
-MODULE_PARM_DESC(edu_dma_bits,
-		 "The DMA address width of QEMU's edu device: its dma_mask property (28..64, default 28, QEMU's default)");
 
 unsigned int fdma_param_cq_entries = 4096;
 module_param_named(cq_entries, fdma_param_cq_entries, uint, 0444);
@@ -198,11 +185,10 @@ static int __init fdma_init(void)
 	if (ret)
 		goto err_pci;
 
-	if (fdma_param_edu) {
-		ret = pci_register_driver(&fdma_edu_driver);
-		if (ret)
-			goto err_xdma;
-	}
+	/* The VM harness's build: its edu driver (fdma_harness.h). */
+	ret = fdma_harness_init();
+	if (ret)
+		goto err_xdma;
 	return 0;
 
 err_xdma:
@@ -219,8 +205,7 @@ err_region:
 
 static void __exit fdma_exit(void)
 {
-	if (fdma_param_edu)
-		pci_unregister_driver(&fdma_edu_driver);
+	fdma_harness_exit();
 	pci_unregister_driver(&fdma_xdma_driver);
 	pci_unregister_driver(&fdma_pci_driver);
 	/* dmaengine providers released since: their memory (see there). */

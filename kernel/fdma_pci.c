@@ -28,16 +28,12 @@
 #include <linux/slab.h>
 
 #include "fdma_drv.h"
+#include "fdma_harness.h"
 
-/*
- * QEMU's ivshmem is a generic device: it is bound only with ivshmem=1, and
- * only if its shared memory holds an FDMA register file. It is left out of
- * the module alias table so that it does not load this module by itself.
- */
+/* The VM harness's build adds its stand-in (fdma_harness.h), left out of the aliases. */
 static const struct pci_device_id fdma_pci_ids[] = {
 	{ PCI_DEVICE(FDMA_PCI_VENDOR, FDMA_PCI_DEVICE) },
-	{ PCI_DEVICE(FDMA_IVSHMEM_VENDOR, FDMA_IVSHMEM_DEVICE),
-	  .driver_data = FDMA_ID_IVSHMEM },
+	FDMA_HARNESS_PCI_IDS
 	{ }
 };
 
@@ -47,11 +43,14 @@ static const struct pci_device_id fdma_pci_alias_ids[] = {
 };
 MODULE_DEVICE_TABLE(pci, fdma_pci_alias_ids);
 
-/* Map the register file: BAR0 of an FDMA function, BAR2 of ivshmem. */
+/* Map the register file: BAR0 of an FDMA function, or where its shim has it. */
 static int fdma_map(struct fdma_dev *fdev)
 {
 	struct pci_dev *pdev = fdev->pdev;
-	int bar = fdev->ivshmem ? IVSHMEM_SHM_BAR : 0;
+	int bar = 0;
+
+	if (fdev->shim)
+		return fdev->shim->map(fdev);
 
 	if (!(pci_resource_flags(pdev, bar) & IORESOURCE_MEM) ||
 	    pci_resource_len(pdev, bar) < FDMA_REGS_BYTES) {
@@ -67,21 +66,6 @@ static int fdma_map(struct fdma_dev *fdev)
 	fdev->regs_len = FDMA_REGS_BYTES;
 	fdev->plat.regs = fdev->regs;
 	fdev->plat.pdev = pdev;
-
-	if (fdev->ivshmem) {
-		if (!(pci_resource_flags(pdev, IVSHMEM_REGS_BAR) &
-		      IORESOURCE_MEM) ||
-		    pci_resource_len(pdev, IVSHMEM_REGS_BAR) <
-		    IVSHMEM_DOORBELL + 4) {
-			dev_err(&pdev->dev, "ivshmem without its register BAR\n");
-			return -ENODEV;
-		}
-		fdev->ivs_regs = pci_iomap(pdev, IVSHMEM_REGS_BAR, 0);
-		if (!fdev->ivs_regs)
-			return -ENOMEM;
-		fdev->plat.doorbell = fdev->ivs_regs + IVSHMEM_DOORBELL;
-		fdev->plat.peer = FDMA_IVSHMEM_PEER;
-	}
 	return 0;
 }
 
@@ -90,11 +74,10 @@ static void fdma_unmap(struct fdma_dev *fdev)
 	if (fdev->user)
 		pci_iounmap(fdev->pdev, fdev->user);
 	fdev->user = NULL;
-	if (fdev->ivs_regs)
-		pci_iounmap(fdev->pdev, fdev->ivs_regs);
+	if (fdev->shim)
+		fdev->shim->unmap(fdev);
 	if (fdev->regs)
 		pci_iounmap(fdev->pdev, fdev->regs);
-	fdev->ivs_regs = NULL;
 	fdev->regs = NULL;
 }
 
@@ -260,17 +243,20 @@ int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	u32 i;
 	int ret;
 
-	if ((id->driver_data & FDMA_ID_IVSHMEM) && fdma_param_irq_carrier)
-		return fdma_carrier_probe(pdev);
-	if ((id->driver_data & FDMA_ID_IVSHMEM) && !fdma_param_ivshmem)
-		return -ENODEV;
+	/* The VM harness's stand-in: its interrupt carrier, or an FDMA function's. */
+	if (id->driver_data & FDMA_ID_IVSHMEM) {
+		ret = fdma_harness_claim(pdev);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
 
 	fdev = fdma_dev_alloc(&pdev->dev, &pdev->dev);
 	if (IS_ERR(fdev))
 		return PTR_ERR(fdev);
 	/* Kept for the log and the class device until the last close. */
 	fdev->pdev = pci_dev_get(pdev);
-	fdev->ivshmem = id->driver_data & FDMA_ID_IVSHMEM;
+	if (id->driver_data & FDMA_ID_IVSHMEM)
+		fdma_harness_attach(fdev);
 	fdev->xdma = id->driver_data & FDMA_ID_XDMA;
 	for (i = 0; i < FDMA_MAX_CHANNELS; i++)
 		fdev->chan[i].ops = &fdma_ring_engine_ops;
@@ -334,10 +320,10 @@ int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 
 	dev_info(&pdev->dev,
-		 "%s: %s %u.%u%s, %u channels, card memory %llu bytes, align %u (DMA %u), max descriptor %u, ring %u, %d-bit DMA\n",
+		 "%s: %s %u.%u%s%s, %u channels, card memory %llu bytes, align %u (DMA %u), max descriptor %u, ring %u, %d-bit DMA\n",
 		 dev_name(&fdev->dev), fdev->xdma ? "XDMA" : "FDMA", fdev->caps.version >> 16,
 		 fdev->caps.version & 0xffff,
-		 fdev->ivshmem ? " behind ivshmem" : "", fdev->caps.nchan,
+		 fdev->shim ? " behind " : "", fdev->shim ? fdev->shim->name : "", fdev->caps.nchan,
 		 fdev->card_size, fdev->caps.align, fdev->dma_align,
 		 fdev->caps.max_desc_len, fdev->ring_size, fdev->dma_bits);
 	return 0;
@@ -364,9 +350,9 @@ void fdma_pci_remove(struct pci_dev *pdev)
 {
 	struct fdma_dev *fdev = pci_get_drvdata(pdev);
 
-	/* Only an interrupt carrier is bound without a device of ours. */
+	/* Only the VM harness's interrupt carrier is bound without a device of ours. */
 	if (!fdev) {
-		fdma_carrier_remove(pdev);
+		fdma_harness_release(pdev);
 		return;
 	}
 

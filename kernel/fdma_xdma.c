@@ -15,7 +15,7 @@
  *   whether completions come from the poll-mode write-back (xdma_poll_wb).
  *
  * In the VM harness the XDMA model is a PCI function behind QEMU's
- * x-pci-proxy-dev, whose interrupts come through fdma_carrier.c.
+ * x-pci-proxy-dev, whose interrupts come through harness/fdma_carrier.c.
  */
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -116,7 +116,6 @@ int fdma_xdma_map(struct fdma_dev *fdev)
 	fdev->plat.regs = fdev->regs;
 	fdev->plat.user = fdev->user;
 	fdev->plat.pdev = pdev;
-	fdev->mdbg = FDMA_PLAT_BAR1;
 	dev_info(&pdev->dev, "XDMA: DMA BAR%d, %s\n", dbar,
 		 ubar >= 0 ? "user BAR before it" : "no user BAR");
 	if (ubar >= 0)

@@ -344,6 +344,14 @@ elif [ -n "$mk" ]; then
 		vm=$(modinfo -F vermagic "$T/dkms-build/${loc}fdma.ko" 2>/dev/null | cut -d' ' -f1)
 		if [ "$vm" = "$KV" ]; then ok "fdma.ko and fdma_dmac.ko built from the DKMS tree for $KV ($((SECONDS - t1)) s): $kmake"
 		else bad "fdma.ko built from the DKMS tree has vermagic '$vm', not $KV"; fi
+		# What a card needs and nothing of the VM harness (kernel/harness/):
+		# no parameter of its stand-ins, no binding of QEMU's devices.
+		ko=$T/dkms-build/${loc}fdma.ko
+		extra=$(modinfo -F parm "$ko" | cut -d: -f1 | grep -xE 'ivshmem|irq_carrier|edu|edu_dma_bits' | tr '\n' ' ')
+		[ -z "$(find "$S" -path '*/harness/*' -o -name 'fdma_mdbg.h')" ] || extra="$extra(harness sources in the tree) "
+		strings "$ko" | grep -q 'fdma-edu\|ivshmem-doorbell\|interrupt carrier' && extra="$extra(harness strings) "
+		if [ -z "$extra" ]; then ok "the DKMS fdma.ko holds no VM-harness code ($(modinfo -F parm "$ko" | wc -l) parameters, none of the harness's)"
+		else bad "the DKMS fdma.ko holds VM-harness parts: $extra"; fi
 	else
 		bad "building fdma.ko from the DKMS tree for $KV: $kmake" "$T/kbuild.log"
 	fi

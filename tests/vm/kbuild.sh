@@ -26,20 +26,30 @@ vm_put() { cmp -s "$1" "$2" || { mkdir -p "$(dirname "$2")" && cp "$1" "$2"; }; 
 # Kbuild's own parallelism: the runners call it outside make's job server.
 VM_KJOBS=-j$(nproc 2>/dev/null || echo 2)
 
-# vm_kbuild_fdma DIR KDIR MAKEARGS...: fdma.ko and fdma_dmac.ko built for the
-# kernel tree KDIR in DIR/kernel; 0 when make succeeded (the caller checks
-# the modules' vermagic).
+# vm_kbuild_fdma DIR KDIR MAKEARGS...: fdma.ko (the harness's build,
+# FDMA_HARNESS=y: QEMU's stand-ins, kernel/harness/) and fdma_dmac.ko built
+# for the kernel tree KDIR in DIR/kernel; 0 when make succeeded (the caller
+# checks the modules' vermagic).
 vm_kbuild_fdma() {
 	local b=$1 kdir=$2 f
 	shift 2
+	# A source gone from the tree goes from the copy too: a stale header
+	# there would shadow one that moved (kernel/ is searched first).
+	for f in "$b"/kernel/*.[ch] "$b"/kernel/dmac/*.[ch] "$b"/kernel/harness/*.[ch] \
+		"$b"/kernel/include/*.h; do
+		[ -f "$f" ] && [ ! -L "$f" ] || continue
+		case $f in *.mod.c) continue ;; esac
+		[ -e "${f#"$b"/}" ] || rm -f "$f"
+	done
 	for f in kernel/Kbuild kernel/Makefile kernel/*.c kernel/*.h kernel/include/*.h \
-		kernel/dmac/Kbuild kernel/dmac/*.c kernel/dmac/*.h engine/*.c engine/*.h \
+		kernel/dmac/Kbuild kernel/dmac/*.c kernel/dmac/*.h kernel/harness/*.c kernel/harness/*.h \
+		engine/*.c engine/*.h \
 		include/fdma_ioctl.h model/fdma_mdbg.h; do
 		[ -L "$f" ] && continue		# the engine links of an in-place build
 		case $f in *.mod.c) continue ;; esac
 		vm_put "$f" "$b/$f" || return 1
 	done
-	make -C "$b/kernel" "$VM_KJOBS" KDIR="$kdir" "$@"
+	make -C "$b/kernel" "$VM_KJOBS" KDIR="$kdir" FDMA_HARNESS=y "$@"
 }
 
 # vm_kbuild_ext KDIR DIR MAKEARGS...: the out-of-tree modules whose sources

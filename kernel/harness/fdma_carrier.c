@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * fdma.ko: the VM harness's interrupt carrier (test only, irq_carrier=1).
+ * fdma.ko, the VM harness's build: the interrupt carrier (irq_carrier=1).
  *
  * QEMU's x-pci-proxy-dev makes a device model (XDMA's, or FDMA's) a PCI
  * function with trapped registers, but cannot deliver its interrupts to a
  * TCG guest. The model's process (fdma-proxyd) also serves an
  * ivshmem-doorbell function and raises that function's MSI-X vectors for
  * the model's. With irq_carrier=1 fdma.ko binds the ivshmem function as a
- * carrier, and fdma_irq.c allocates the proxied function's vectors on it:
+ * carrier, and fdma_irq.c allocates the proxied function's vectors on it
+ * (fdma_harness_irq_pdev()):
  * the handlers, the threads and the hot path are the ones a card uses. A
  * function probed before the carrier waits for it (-EPROBE_DEFER). One
  * carrier serves one function. docs/xdma.md, "In a guest".
@@ -17,6 +18,7 @@
 #include <linux/pci.h>
 
 #include "fdma_drv.h"
+#include "harness.h"
 
 bool fdma_param_irq_carrier;
 module_param_named(irq_carrier, fdma_param_irq_carrier, bool, 0444);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * fdma.ko: QEMU's edu device (1234:11e8) as a second DMA target, bound with
- * edu=1. It is a device model nobody here wrote, so it keeps the driver's
- * DMA mapping and interrupt plumbing honest (QEMU docs/specs/edu.rst).
+ * fdma.ko, the VM harness's build: QEMU's edu device (1234:11e8) as a
+ * second DMA target, bound with edu=1. It is a device model nobody here
+ * wrote, so it keeps the driver's DMA mapping and interrupt plumbing
+ * honest (QEMU docs/specs/edu.rst).
  *
  * edu moves up to 4 KiB between host memory and its own buffer, seen by
  * the device at 0x40000 (the DMA window); each DMA completes about 100 ms
@@ -25,6 +26,8 @@
  * (hw_error) on any DMA that ends at the window's end, so its last byte is
  * never used.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/fs.h>
@@ -35,10 +38,34 @@
 #include <linux/uaccess.h>
 
 #include "fdma_drv.h"
+#include "harness.h"
 
 #ifndef PCI_IRQ_INTX
 #define PCI_IRQ_INTX PCI_IRQ_LEGACY
 #endif
+
+static bool fdma_param_edu;
+module_param_named(edu, fdma_param_edu, bool, 0444);
+MODULE_PARM_DESC(edu, "VM harness only: bind QEMU's edu device (1234:11e8) as /dev/fdma-eduN (default 0)");
+
+static unsigned int fdma_param_edu_dma_bits = 28;
+
+static int edu_set_dma_bits(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_uint_minmax(val, kp, 28, 64);
+
+	if (ret)
+		pr_err("%s=%s: expected 28..64\n", kp->name, val);
+	return ret;
+}
+
+static const struct kernel_param_ops edu_dma_bits_ops = {
+	.set = edu_set_dma_bits,
+	.get = param_get_uint,
+};
+module_param_cb(edu_dma_bits, &edu_dma_bits_ops, &fdma_param_edu_dma_bits, 0444);
+MODULE_PARM_DESC(edu_dma_bits,
+		 "VM harness only: the DMA address width of QEMU's edu device, its dma_mask property (28..64, default 28, QEMU's default)");
 
 #define EDU_VENDOR		0x1234
 #define EDU_DEVICE		0x11e8
@@ -523,9 +550,20 @@ static const struct pci_device_id fdma_edu_ids[] = {
 	{ }
 };
 
-struct pci_driver fdma_edu_driver = {
+static struct pci_driver fdma_edu_driver = {
 	.name = "fdma-edu",
 	.id_table = fdma_edu_ids,
 	.probe = fdma_edu_probe,
 	.remove = fdma_edu_remove,
 };
+
+int fdma_edu_init(void)
+{
+	return fdma_param_edu ? pci_register_driver(&fdma_edu_driver) : 0;
+}
+
+void fdma_edu_exit(void)
+{
+	if (fdma_param_edu)
+		pci_unregister_driver(&fdma_edu_driver);
+}
