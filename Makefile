@@ -193,7 +193,7 @@ $(BUILD)/fdma-proxyd: $(PROXYD_SRC:%.c=$(BUILD)/%.o) $(LIBI)
 	$(CC) $(LDFLAGS) -o $@ $(PROXYD_SRC:%.c=$(BUILD)/%.o) $(LIBI) $(LDLIBS)
 
 # ---- the RTL engine (rtl/), Verilated, as libfdma-rtl.so: the rtl: device ----
-# Built when Verilator is installed and the build is native (lib/sim_rtl.c
+# Built when Verilator is installed and the build is native (model/fdma_mdev_rtl.c
 # loads it with dlopen(), so nothing else depends on it or on C++).
 
 $(VL_DIR)/Vfdma_sim_top__ALL.a: $(RTL_V) $(RTL_VH)

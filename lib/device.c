@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fdma_internal.h"
+#include "fdma_mdev.h"
 
 /* The public header restates the engine's formats: they must not drift. */
 _Static_assert(FDMA_ST_OK == FDMA_CPL_OK && FDMA_ST_DESC_ERR == FDMA_CPL_DESC_ERR &&
@@ -248,9 +249,9 @@ int fdma_model_cpu(struct fdma_dev *dev, double *seconds)
 		return -EBADF;
 	if (!seconds)
 		return fdma_err(dev, -EINVAL, "fdma_model_cpu: seconds is NULL");
-	if (!dev->model)
+	if (!dev->mdev)
 		return fdma_err(dev, -ENOTSUP, "no simulated device behind this handle");
-	*seconds = dev->sm->cpu_seconds(dev);
+	*seconds = fdma_mdev_cpu_seconds(dev->mdev);
 	return 0;
 }
 

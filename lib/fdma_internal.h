@@ -12,6 +12,7 @@
 #include "fdma_engine.h"
 #include "fdma_model.h"
 #include "fdma_addrmap.h"
+#include "fdma_mdev_opts.h"
 
 #define FDMA_MAX_BUFS		4096
 #define FDMA_USER_IRQS		32	/* at most, any engine (XDMA has 16) */
@@ -114,6 +115,7 @@ struct fdma_ops {
 };
 
 struct fdma_kdev;
+struct fdma_mdev;
 
 struct fdma_dev {
 	pthread_mutex_t lock;	/* the buffer table; backends' buffer calls run under it */
@@ -125,26 +127,21 @@ struct fdma_dev {
 	struct fdma_buf buf[FDMA_MAX_BUFS];
 	/* fdma_chan_align(): set by the backend as it opens each channel */
 	u32 chan_align[FDMA_MAX_CHAN];
-	/* sim: the engine core drives the device model in-process */
+	/* sim: the engine core drives the simulated device in-process */
 	struct fdma_eng_caps caps;
 	struct fdma_plat plat;
-	const struct fdma_sim_model *sm;	/* the model's kind */
-	void *model;			/* the model itself */
+	struct fdma_mdev *mdev;		/* the device (model/fdma_mdev.h) */
 	struct fdma_addrmap map;
-	volatile u32 *regs;
 	struct fdma_chan ch[FDMA_MAX_CHAN];
 	int uirq_efd[FDMA_USER_IRQS];	/* fdma_user_irq_fd(), -1 until asked for */
 	/* kdev: the kernel driver */
 	struct fdma_kdev *kdev;
 };
 
-/* URI options of the simulated device. */
+/* A sim: or rtl: URI's options: the device's, and the library's own. */
 struct fdma_sim_opts {
-	const struct fdma_eng_ops *eng;	/* engine=: the engine the model plays */
+	struct fdma_mdev_opts dev;	/* the device (model/fdma_mdev_opts.h) */
 	bool no_wb;		/* wb=0: XDMA completions from registers, not the write-back */
-	bool rtl;		/* rtl=1 (or rtl:): the engine's RTL, Verilated, plays the device */
-	bool mem_given;		/* mem= was given (else the device's own card size) */
-	struct fdma_model_cfg model;
 	u32 ring;		/* descriptors per channel ring */
 	u32 coal_count, coal_usecs;
 };
@@ -152,7 +149,6 @@ struct fdma_sim_opts {
 int fdma_err(struct fdma_dev *dev, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int fdma_parse_sim_uri(const char *opts, struct fdma_sim_opts *o, char *why, size_t whylen);
-int fdma_parse_size(const char *s, u64 *out);
 struct fdma_buf *fdma_buf_lookup(struct fdma_dev *dev, int h);
 /* Buffer memory: 2 MiB huge pages (NULL if the system has none free), or
  * populated anonymous pages (thp: ask for transparent huge pages). */
@@ -184,34 +180,8 @@ int fdma_req_check(struct fdma_dev *dev, const struct fdma_ering *rules, unsigne
 int fdma_copy_check(struct fdma_dev *dev, const struct fdma_ering *rules, unsigned int i,
 		    const struct fdma_copy *cp, bool bus);
 
-/*
- * A device model the sim: backend can run, one per engine: it creates the
- * model and sets dev->plat (registers, kick), and answers fdma_reg().
- */
-struct fdma_sim_model {
-	const struct fdma_eng_ops *eng;
-	const char *name;	/* for fdma_info: "simulated FDMA" */
-	int (*create)(struct fdma_dev *dev, const struct fdma_sim_opts *o);
-	void (*destroy)(struct fdma_dev *dev);
-	double (*cpu_seconds)(struct fdma_dev *dev);
-	int (*reg)(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
-		   unsigned int flags);
-};
-
-/* The host side every simulated device gets: DMA through the bus address
- * map, interrupts to the channels' and user interrupts' eventfds (sim.c). */
-void fdma_sim_host(struct fdma_dev *dev, struct fdma_model_host *host);
-/* The RTL engine through libfdma-rtl.so (sim_rtl.c). */
-extern const struct fdma_sim_model fdma_sim_rtl;
 struct fdma_rtl_counts;
-struct fdma_rtl_plugin;
-/*
- * libfdma-rtl.so opened and its plugin checked (sim_rtl.c; fdma-proxyd
- * too): 0 with the dlopen() handle in *dl, or -ENOENT (not found) or
- * -ENOEXEC (not this ABI) with a message in err.
- */
-int fdma_rtl_plugin_load(void **dl, const struct fdma_rtl_plugin **pl, char *err, size_t errlen);
-/* The harness's counts (clocks, TLPs, MSI-X messages); -ENODEV if not rtl:. */
+/* The RTL harness's counts (clocks, TLPs, MSI-X messages); -ENODEV if not rtl:. */
 int fdma_rtl_counts_get(struct fdma_dev *dev, struct fdma_rtl_counts *out);
 
 /* sim: backend (sim.c), its channels (echan.c) */

@@ -14,8 +14,7 @@
 #include <unistd.h>
 
 #include "fdma_internal.h"
-#include "xdma_model.h"
-#include "xdma_regs.h"
+#include "fdma_mdev.h"
 
 static void *sim_dma(void *ctx, uint64_t bus, uint64_t len)
 {
@@ -48,16 +47,11 @@ static void sim_irq(void *ctx, unsigned int vector)
 }
 
 /* What every simulated device (the models, the RTL) reaches the host through. */
-void fdma_sim_host(struct fdma_dev *dev, struct fdma_model_host *host)
+static void fdma_sim_host(struct fdma_dev *dev, struct fdma_model_host *host)
 {
 	host->dma = sim_dma;
 	host->irq = sim_irq;
 	host->ctx = dev;
-}
-
-static void sim_kick(void *ctx, unsigned int ch)
-{
-	fdma_model_kick(ctx, ch);
 }
 
 /* ---- buffers: host memory the model reaches through the bus address map ---- */
@@ -154,11 +148,11 @@ static int sim_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
 static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 {
 	struct fdma_info *in = &dev->info;
-	const struct fdma_link_cfg *l = &o->model.link;
+	const struct fdma_link_cfg *l = &o->dev.model.link;
 
-	snprintf(in->backend, sizeof(in->backend), "%s", o->rtl ? "rtl" : "sim");
-	snprintf(in->name, sizeof(in->name), "%s, gen%u x%u MPS %u%s", dev->sm->name,
-		 l->gen, l->lanes, l->mps, o->model.paced ? "" : ", unpaced");
+	snprintf(in->backend, sizeof(in->backend), "%s", o->dev.rtl ? "rtl" : "sim");
+	snprintf(in->name, sizeof(in->name), "%s, gen%u x%u MPS %u%s", dev->mdev->ops->name,
+		 l->gen, l->lanes, l->mps, o->dev.model.paced ? "" : ", unpaced");
 	in->version = dev->caps.version;
 	snprintf(in->engine, sizeof(in->engine), "%s", dev->caps.eng->name);
 	in->user_irqs = dev->caps.user_irqs < FDMA_USER_IRQS ? dev->caps.user_irqs : FDMA_USER_IRQS;
@@ -173,7 +167,7 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	in->link.lanes = l->lanes;
 	in->link.mps = l->mps;
 	in->link.mrrs = l->mrrs;
-	in->link.paced = o->model.paced;
+	in->link.paced = o->dev.model.paced;
 	in->link.write_mbps = fdma_link_write_Bps(l) / 1e6;
 	in->link.read_mbps = fdma_link_read_Bps(l) / 1e6;
 	for (u32 i = 0; i < in->nchan; i++) {
@@ -182,171 +176,79 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	}
 }
 
-/* Why a model's threads may not start: cpus= names CPUs outside this process's cpuset. */
-static const char *model_hint(const struct fdma_sim_opts *o, int ret)
+/* ---- the device: registers in memory and kicked, or trapped ------------ */
+
+/* Trapped registers (XDMA's model, the RTL): every access a call into the device. */
+static u32 mdev_rd(void *ctx, u32 off)
 {
-	return ret == -EINVAL && CPU_COUNT(&o->model.cpus) ?
-		" (cpus=: none of those CPUs is one this process may use)" : "";
+	return off >= FDMA_PLAT_BAR1 ? fdma_mdev_read(ctx, 1, off - FDMA_PLAT_BAR1)
+				     : fdma_mdev_read(ctx, 0, off);
 }
 
-/* ---- the FDMA model: registers in shared memory, kicked ---------------- */
-
-static int fdma_m_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
+static void mdev_wr(void *ctx, u32 off, u32 val)
 {
-	struct fdma_model_host host;
-	struct fdma_model *m;
-	int ret;
-
-	dev->regs = aligned_alloc(4096, FDMA_MODEL_REGS_BYTES);
-	if (!dev->regs)
-		return fdma_err(dev, -ENOMEM, "out of memory for the register file");
-	memset((void *)dev->regs, 0, FDMA_MODEL_REGS_BYTES);
-	fdma_sim_host(dev, &host);
-	ret = fdma_model_create(&o->model, dev->regs, &host, &m);
-	if (ret) {
-		free((void *)dev->regs);
-		dev->regs = NULL;
-		return fdma_err(dev, ret, "cannot start the device model: %s%s", strerror(-ret),
-				model_hint(o, ret));
-	}
-	dev->model = m;
-	dev->plat.regs = dev->regs;
-	dev->plat.kick = sim_kick;
-	dev->plat.kick_ctx = m;
-	return 0;
+	if (off >= FDMA_PLAT_BAR1)
+		fdma_mdev_write(ctx, 1, off - FDMA_PLAT_BAR1, val);
+	else
+		fdma_mdev_write(ctx, 0, off, val);
 }
 
-static void fdma_m_destroy(struct fdma_dev *dev)
+/* A register file in memory (the FDMA model's): the engine core kicks after writes. */
+static void mdev_kick(void *ctx, unsigned int ch)
 {
-	fdma_model_destroy(dev->model);
-	free((void *)dev->regs);
-	dev->regs = NULL;
-}
-
-static double fdma_m_cpu(struct fdma_dev *dev)
-{
-	return fdma_model_cpu_seconds(dev->model);
+	fdma_mdev_kick(ctx, ch);
 }
 
 /*
- * The simulated device has one BAR: the engine's register file, all of it
- * the engine's. Reads are free (the engine's registers have no read side
- * effects); writes need FDMA_REG_FORCE, as on kdev:.
+ * The device for o: found by engine (and rtl=), started with the host's
+ * side (DMA through the bus address map, interrupts to eventfds), and
+ * reached by the engine core through dev->plat.
  */
-static int fdma_m_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
-		      unsigned int flags)
+static int sim_device_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 {
-	if (bar != 0)
-		return fdma_err(dev, -ENXIO, "the simulated device has BAR0 only, not BAR%u", bar);
-	if (off >= FDMA_MODEL_REGS_BYTES)
-		return fdma_err(dev, -ERANGE,
-				"offset 0x%llx is beyond BAR0's %u bytes (the engine's registers)",
-				(unsigned long long)off, FDMA_MODEL_REGS_BYTES);
-	if (!write) {
-		*val = __atomic_load_n(&dev->regs[off / 4], __ATOMIC_ACQUIRE);
-		return 0;
-	}
-	if (!(flags & FDMA_REG_FORCE))
-		return fdma_err(dev, -EPERM,
-				"BAR0 0x%llx is the engine's register: writing it under the library can break the device (FDMA_REG_FORCE to insist)",
-				(unsigned long long)off);
-	/* The model polls its registers: a store is a write on this bus. */
-	__atomic_store_n(&dev->regs[off / 4], *val, __ATOMIC_RELEASE);
-	return 0;
-}
-
-static const struct fdma_sim_model sim_fdma = {
-	.eng = &fdma_eng_fdma,
-	.name = "simulated FDMA",
-	.create = fdma_m_create,
-	.destroy = fdma_m_destroy,
-	.cpu_seconds = fdma_m_cpu,
-	.reg = fdma_m_reg,
-};
-
-/* ---- the XDMA model: trapped registers, BAR0 (DMA) and BAR1 (user) ------ */
-
-static u32 xdma_m_rd(void *ctx, u32 off)
-{
-	return off >= FDMA_PLAT_BAR1 ? xdma_model_read(ctx, 1, off - FDMA_PLAT_BAR1)
-				     : xdma_model_read(ctx, 0, off);
-}
-
-static void xdma_m_wr(void *ctx, u32 off, u32 val)
-{
-	if (off >= FDMA_PLAT_BAR1)
-		xdma_model_write(ctx, 1, off - FDMA_PLAT_BAR1, val);
-	else
-		xdma_model_write(ctx, 0, off, val);
-}
-
-static int xdma_m_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
-{
+	const struct fdma_mdev_ops *mops = o->dev.dev;
 	struct fdma_model_host host;
-	struct xdma_model *m;
+	volatile u32 *regs;
+	char why[256] = "";
+	sigset_t all, old;
 	int ret;
 
 	fdma_sim_host(dev, &host);
-	ret = xdma_model_create(&o->model, &host, &m);
-
-	if (ret)
-		return fdma_err(dev, ret, "cannot start the XDMA model: %s%s", strerror(-ret),
-				model_hint(o, ret));
-	dev->model = m;
-	dev->plat.rd = xdma_m_rd;
-	dev->plat.wr = xdma_m_wr;
-	dev->plat.trap_ctx = m;
-	/* The host's limits, which XDMA has no registers for (struct fdma_eng_caps). */
-	dev->caps.max_desc_len = o->model.max_desc_len;
-	dev->caps.card_size = o->model.card_size;
+	/*
+	 * The device's threads stand in for hardware: they take no signal, so
+	 * the application's own thread gets its SIGINT (a thread that spins
+	 * without a system call would otherwise hold it, as under
+	 * ThreadSanitizer, which delivers a signal only at a call it sees).
+	 * Threads inherit the mask they are created with.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = fdma_mdev_create(mops, &o->dev.model, &host, NULL, &dev->mdev, why, sizeof(why));
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		dev->mdev = NULL;
+		return fdma_err(dev, ret, "%s", why);
+	}
+	regs = fdma_mdev_regs(dev->mdev);
+	if (regs) {
+		dev->plat.regs = regs;
+		dev->plat.kick = mdev_kick;
+		dev->plat.kick_ctx = dev->mdev;
+	} else {
+		dev->plat.rd = mdev_rd;
+		dev->plat.wr = mdev_wr;
+		dev->plat.trap_ctx = dev->mdev;
+	}
+	/*
+	 * The host's limits, which an engine without registers for them
+	 * (XDMA) takes as given; the FDMA engine reads its own (struct
+	 * fdma_eng_caps).
+	 */
+	dev->caps.max_desc_len = o->dev.model.max_desc_len;
+	dev->caps.card_size = o->dev.model.card_size;
 	dev->caps.poll_wb = !o->no_wb;
 	return 0;
 }
-
-static void xdma_m_destroy(struct fdma_dev *dev)
-{
-	xdma_model_destroy(dev->model);
-}
-
-static double xdma_m_cpu(struct fdma_dev *dev)
-{
-	return xdma_model_cpu_seconds(dev->model);
-}
-
-static int xdma_m_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
-		      unsigned int flags)
-{
-	u32 size = bar == 0 ? XDMA_MODEL_BAR0_BYTES : XDMA_MODEL_BAR1_BYTES;
-
-	if (bar > 1)
-		return fdma_err(dev, -ENXIO,
-				"the simulated XDMA has BAR0 (DMA) and BAR1 (user), not BAR%u", bar);
-	if (off >= size)
-		return fdma_err(dev, -ERANGE, "offset 0x%llx is beyond BAR%u's %u bytes",
-				(unsigned long long)off, bar, size);
-	if (!(flags & FDMA_REG_FORCE) &&
-	    (write ? bar == 0 : bar == 0 && fdma_eng_rd_clears(&fdma_eng_xdma, (u32)off)))
-		return fdma_err(dev, -EPERM,
-				write ? "BAR0 0x%llx is the engine's register: writing it under the library can break the device (FDMA_REG_FORCE to insist)"
-				      : "BAR0 0x%llx clears the channel's status when read, which the library needs (FDMA_REG_FORCE to insist)",
-				(unsigned long long)off);
-	if (write)
-		xdma_model_write(dev->model, bar, (u32)off, *val);
-	else
-		*val = xdma_model_read(dev->model, bar, (u32)off);
-	return 0;
-}
-
-static const struct fdma_sim_model sim_xdma = {
-	.eng = &fdma_eng_xdma,
-	.name = "simulated XDMA",
-	.create = xdma_m_create,
-	.destroy = xdma_m_destroy,
-	.cpu_seconds = xdma_m_cpu,
-	.reg = xdma_m_reg,
-};
-
-static const struct fdma_sim_model *const sim_models[] = { &sim_fdma, &sim_xdma };
 
 /* ---- open and close ------------------------------------------------------ */
 
@@ -359,47 +261,28 @@ int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	dev->ops = &fdma_sim_ops;
 	/* addr=32: the device's bus addresses are below 4 GiB, as its 3DW
 	 * request headers assume */
-	if (o->model.link.addr64)
+	if (o->dev.model.link.addr64)
 		fdma_addrmap_init(&dev->map);
 	else
 		fdma_addrmap_init_low(&dev->map);
-	for (size_t i = 0; i < sizeof(sim_models) / sizeof(sim_models[0]); i++)
-		if (sim_models[i]->eng == o->eng)
-			dev->sm = sim_models[i];
-	if (o->rtl)
-		dev->sm = &fdma_sim_rtl;
-	if (!dev->sm)
-		return fdma_err(dev, -EINVAL, "no simulated device for engine %s", o->eng->name);
 	for (int i = 0; i < FDMA_MAX_CHAN; i++) {
 		dev->ch[i].efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (dev->ch[i].efd < 0)
 			return fdma_err(dev, -errno, "eventfd: %s", strerror(errno));
 	}
-	/*
-	 * The device's threads stand in for hardware: they take no signal, so
-	 * the application's own thread gets its SIGINT (a thread that spins
-	 * without a system call would otherwise hold it, as under
-	 * ThreadSanitizer, which delivers a signal only at a call it sees).
-	 * Threads inherit the mask they are created with.
-	 */
-	sigset_t all, old;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	ret = dev->sm->create(dev, o);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ret = sim_device_create(dev, o);
 	if (ret)
 		return ret;
-	ret = fdma_eng_probe(dev->sm->eng, &dev->plat, &dev->caps);
+	ret = fdma_eng_probe(o->dev.eng, &dev->plat, &dev->caps);
 	if (ret)
-		return fdma_err(dev, ret, "no %s engine found (probe: %s)", dev->sm->eng->name,
+		return fdma_err(dev, ret, "no %s engine found (probe: %s)", o->dev.eng->name,
 				strerror(-ret));
 	ret = fdma_eng_reset(&dev->plat, &dev->caps, FDMA_RESET_TIMEOUT_US);
 	if (ret)
 		return fdma_err(dev, ret, "engine reset timed out");
 	fdma_eng_enable(&dev->plat, &dev->caps, true);
 	fill_info(dev, o);
-	dev->link = o->model.link;
+	dev->link = o->dev.model.link;
 	dev->link_known = true;
 	for (u32 i = 0; i < dev->caps.nchan; i++) {
 		ret = fdma_echan_setup(dev, (int)i, o->ring);
@@ -416,11 +299,11 @@ static void sim_close(struct fdma_dev *dev)
 	for (int i = 0; i < FDMA_MAX_CHAN; i++)
 		if (dev->ch[i].present)
 			fdma_echan_teardown(dev, i);
-	if (dev->model) {
+	if (dev->mdev) {
 		/* Bus mastering off and drained (a NOACK channel may still be writing). */
 		fdma_eng_quiesce(&dev->plat, &dev->caps, FDMA_RESET_TIMEOUT_US);
-		dev->sm->destroy(dev);
-		dev->model = NULL;
+		fdma_mdev_destroy(dev->mdev);
+		dev->mdev = NULL;
 	}
 	/* The device is gone: nothing can write the memory we free now. */
 	for (int i = 0; i < FDMA_MAX_BUFS; i++) {
@@ -462,10 +345,35 @@ static int sim_user_irq_fd(struct fdma_dev *dev, unsigned int irq)
 	return fd;
 }
 
+/*
+ * One register of the device's BARs, as a card's (reg.c checked the
+ * offset's alignment). BAR0 holds the engine's registers: a write there
+ * needs FDMA_REG_FORCE, as on kdev:, and so does a read that clears a
+ * status the library needs (XDMA's).
+ */
 static int sim_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
 		   unsigned int flags)
 {
-	return dev->sm->reg(dev, bar, off, val, write, flags);
+	const struct fdma_mdev_ops *mops = dev->mdev->ops;
+
+	if (bar >= mops->nbars)
+		return fdma_err(dev, -ENXIO, mops->nbars == 1 ? "the %s has BAR0 only, not BAR%u" :
+				"the %s has BAR0 and BAR1, not BAR%u", mops->name, bar);
+	if (off >= mops->bar_bytes[bar])
+		return fdma_err(dev, -ERANGE, "offset 0x%llx is beyond BAR%u's %u bytes (%s)",
+				(unsigned long long)off, bar, mops->bar_bytes[bar],
+				mops->bar_what[bar]);
+	if (!(flags & FDMA_REG_FORCE) && bar == 0 &&
+	    (write || fdma_eng_rd_clears(dev->caps.eng, (u32)off)))
+		return fdma_err(dev, -EPERM,
+				write ? "BAR0 0x%llx is the engine's register: writing it under the library can break the device (FDMA_REG_FORCE to insist)"
+				      : "BAR0 0x%llx clears the channel's status when read, which the library needs (FDMA_REG_FORCE to insist)",
+				(unsigned long long)off);
+	if (write)
+		fdma_mdev_write(dev->mdev, bar, (u32)off, *val);
+	else
+		*val = fdma_mdev_read(dev->mdev, bar, (u32)off);
+	return 0;
 }
 
 const struct fdma_ops fdma_sim_ops = {
@@ -489,3 +397,8 @@ const struct fdma_ops fdma_sim_ops = {
 	.stats = fdma_echan_stats,
 	.reg = sim_reg,
 };
+
+int fdma_rtl_counts_get(struct fdma_dev *dev, struct fdma_rtl_counts *out)
+{
+	return dev->mdev ? fdma_mdev_rtl_counts(dev->mdev, out) : -ENODEV;
+}

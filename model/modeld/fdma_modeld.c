@@ -30,7 +30,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fdma_internal.h"
+#include "fdma_mdev_opts.h"
+#include "fdma_plat.h"
+#include "fdma_regs.h"
 #include "guest_mem.h"
 #include "ivshmem_srv.h"
 
@@ -53,13 +55,13 @@ struct modeld {
 	const char *opts;
 	bool foreground;
 	/* state */
-	struct fdma_sim_opts so;
+	struct fdma_mdev_opts so;
 	struct guest_mem gm;
 	int shm_fd;
 	volatile uint32_t *bar2;
 	int model_efd[MAX_VECTORS];	/* guest -> model kicks (peer 1's vectors) */
 	int guest_efd[MAX_VECTORS];	/* model -> guest interrupts (peer 0's vectors) */
-	struct fdma_model *model;
+	struct fdma_mdev *mdev;		/* the device, its register file in bar2 */
 	int listen_fd, client_fd, sig_fd, ep;
 	bool listening, connected;
 	/* statistics */
@@ -238,7 +240,7 @@ static int parse_args(struct modeld *d, int argc, char **argv)
 		msg("out of memory");
 		return 1;
 	}
-	if (fdma_parse_sim_uri(opts, &d->so, why, sizeof(why))) {
+	if (fdma_mdev_parse_opts(opts, &d->so, NULL, why, sizeof(why))) {
 		msg("bad --opts: %s", why);
 		free(opts);
 		return 2;
@@ -275,7 +277,8 @@ static int setup(struct modeld *d)
 {
 	struct fdma_model_host host = { .dma = md_dma, .irq = md_irq, .ctx = d };
 	struct epoll_event ev = { .events = EPOLLIN };
-	char err[256];
+	const struct fdma_mdev_ops *mops;
+	char err[256], why[256] = "";
 	sigset_t ss;
 	int ret;
 
@@ -310,10 +313,21 @@ static int setup(struct modeld *d)
 			return 1;
 		}
 	}
-	/* The register file is live (ID, CAPS) before QEMU can map it. */
-	ret = fdma_model_create(&d->so.model, d->bar2, &host, &d->model);
+	/*
+	 * The register file is live (ID, CAPS) before QEMU can map it. Only a
+	 * device whose register file is memory can be served so: the FDMA
+	 * model (the XDMA model and the RTL trap theirs: fdma-proxyd).
+	 */
+	mops = d->so.dev;
+	if (!mops->regs) {
+		msg("the %s has no register file in memory to share through ivshmem: use fdma-proxyd",
+		    mops->name);
+		return 1;
+	}
+	ret = fdma_mdev_create(mops, &d->so.model, &host, d->bar2, &d->mdev, why, sizeof(why));
 	if (ret) {
-		msg("cannot start the device model: %s", strerror(-ret));
+		d->mdev = NULL;
+		msg("%s", why);
 		return 1;
 	}
 
@@ -384,7 +398,7 @@ static int run(struct modeld *d)
 
 				if (read(d->model_efd[tag], &cnt, sizeof(cnt)) == sizeof(cnt)) {
 					d->kicks[tag] += cnt;
-					fdma_model_kick(d->model, tag);
+					fdma_mdev_kick(d->mdev, tag);
 				}
 			} else if (tag == TAG_SIGNAL) {
 				struct signalfd_siginfo si;
@@ -444,8 +458,8 @@ static void print_stats(struct modeld *d)
 
 static void teardown(struct modeld *d)
 {
-	if (d->model)
-		fdma_model_destroy(d->model);	/* no more DMA or interrupts */
+	if (d->mdev)
+		fdma_mdev_destroy(d->mdev);	/* no more DMA or interrupts */
 	if (d->connected)
 		close(d->client_fd);
 	if (d->listening) {
@@ -532,7 +546,7 @@ int main(int argc, char **argv)
 
 	ret = setup(&d);
 	if (!ret) {
-		unsigned int nchan = fdma_model_nchan(d.model);
+		unsigned int nchan = FDMA_CAPS_NCHAN(d.bar2[FDMA_REG_CAPS / 4]);
 
 		msg("listening on %s: %u channels, %u vectors, guest RAM %s (%llu MiB at 0x%llx%s), %s",
 		    d.sock_path, nchan, d.nvec, d.mem_path,

@@ -27,7 +27,6 @@
  *
  * Exit status: QEMU's (or 1 if this program fails, 2 on a usage error).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -47,9 +46,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fdma_internal.h"
-#include "fdma_rtl.h"
-#include "xdma_model.h"
+#include "fdma_mdev_opts.h"
+#include "fdma_plat.h"
+#include "fdma_regs.h"
 #include "xdma_regs.h"
 #include "../modeld/ivshmem_srv.h"
 #include "proxy_srv.h"
@@ -83,34 +82,32 @@ struct region {
 
 struct proxyd;
 
-/* A model behind the proxy: its PCI identity and BARs, and how a BAR access reaches it. */
+/*
+ * A simulated device (fdma_mdev.h) as a PCI function: its identity, its
+ * BARs, and which of the device's BARs each one is. Where design_regs is
+ * set, a BAR runs past the device's registers into the design's own
+ * (plain memory here), as on an FPGA whose BAR0 the engine shares.
+ */
 struct pmodel {
-	const struct fdma_eng_ops *eng;
+	const char *engine;		/* fdma_eng_ops.name */
 	bool rtl;			/* the engine's RTL (rtl=1), not a model */
 	uint16_t device_id;		/* 0: XDMA's default for the link */
 	uint32_t bar_size[6];
+	unsigned int dev_bar[6];	/* the device's BAR behind each of the function's */
+	bool design_regs;
 	/* An MSI-X table in a BAR, as the IP has it (msix_vectors 0: no capability). */
 	unsigned int msix_vectors, msix_bar;
 	uint32_t msix_table, msix_pba;
-	int (*create)(struct proxyd *d, const struct fdma_model_host *host);
-	/* The function's interrupt mode from its config space: INTx or messages (NULL: messages). */
-	void (*set_intx)(struct proxyd *d, bool intx);
-	uint32_t (*rd)(struct proxyd *d, int bar, uint32_t off);
-	void (*wr)(struct proxyd *d, int bar, uint32_t off, uint32_t val);
-	void (*destroy)(struct proxyd *d);
 };
 
 struct proxyd {
 	const char *ivs_path, *opts;
 	unsigned int nvec;
 	bool verbose;
-	struct fdma_sim_opts so;
+	struct fdma_mdev_opts so;
 	const struct pmodel *pm;
-	void *model;
-	volatile uint32_t *regs;	/* FDMA: the register file the model polls */
-	void *rtl_dl;			/* rtl=1: libfdma-rtl.so, and its plugin */
-	const struct fdma_rtl_plugin *rtl_pl;
-	uint32_t *user;			/* FDMA: the rest of BAR0, the design's (plain memory) */
+	struct fdma_mdev *mdev;
+	uint32_t *user;			/* design_regs: the rest of BAR0, the design's */
 
 	/* PCI function */
 	uint8_t cfg[256];
@@ -407,10 +404,10 @@ static void intx_mode_update(struct proxyd *d)
 {
 	bool intx = !d->ivs_path && !(d->cfg[MSIX_CAP + 3] & 0x80);
 
-	if (!d->pm->set_intx || !d->model || intx == d->intx_mode)
+	if (!d->mdev || !d->mdev->ops->set_intx || intx == d->intx_mode)
 		return;
 	d->intx_mode = intx;
-	d->pm->set_intx(d, intx);
+	d->mdev->ops->set_intx(d->mdev, intx);
 }
 
 static void cfg_write(struct proxyd *d, uint32_t addr, uint32_t val, int len)
@@ -453,16 +450,35 @@ static int bar_of(const struct proxyd *d, uint64_t addr, uint32_t *off)
 	return -1;
 }
 
-/* Within the BAR only: an 8-byte access at its last word must not run past it. */
+/*
+ * Within the BAR only: an 8-byte access at its last word must not run past
+ * it. Past the device's registers: the design's (design_regs), else the
+ * device's to answer (XDMA's model reads 0 where it has nothing).
+ */
 static uint32_t bar_rd32(struct proxyd *d, int bar, uint32_t off)
 {
-	return off <= d->bar_size[bar] - 4 ? d->pm->rd(d, bar, off) : ~0u;
+	unsigned int db = d->pm->dev_bar[bar];
+	uint32_t regs = d->mdev->ops->bar_bytes[db];
+
+	if (off > d->bar_size[bar] - 4)
+		return ~0u;
+	if (d->pm->design_regs && off >= regs)
+		return d->user[(off - regs) / 4];
+	return fdma_mdev_read(d->mdev, db, off);
 }
 
+/* On an FPGA the register write is the kick: the device sees it (fdma_mdev_write()). */
 static void bar_wr32(struct proxyd *d, int bar, uint32_t off, uint32_t val)
 {
-	if (off <= d->bar_size[bar] - 4)
-		d->pm->wr(d, bar, off, val);
+	unsigned int db = d->pm->dev_bar[bar];
+	uint32_t regs = d->mdev->ops->bar_bytes[db];
+
+	if (off > d->bar_size[bar] - 4)
+		return;
+	if (d->pm->design_regs && off >= regs)
+		d->user[(off - regs) / 4] = val;
+	else
+		fdma_mdev_write(d->mdev, db, off, val);
 }
 
 static uint64_t bar_read(struct proxyd *d, const struct mpq_bar *b)
@@ -499,160 +515,53 @@ static void bar_write(struct proxyd *d, const struct mpq_bar *b)
 	}
 }
 
-/* ---- the models -------------------------------------------------------------------- */
-
-static int xm_create(struct proxyd *d, const struct fdma_model_host *host)
-{
-	struct xdma_model *m;
-	int ret = xdma_model_create(&d->so.model, host, &m);
-
-	d->model = m;
-	return ret;
-}
-
-/* BAR0 is the model's BAR 1 (user), BAR1 its BAR 0 (DMA). */
-static uint32_t xm_rd(struct proxyd *d, int bar, uint32_t off)
-{
-	return xdma_model_read(d->model, bar == 0 ? 1 : 0, off);
-}
-
-static void xm_wr(struct proxyd *d, int bar, uint32_t off, uint32_t val)
-{
-	xdma_model_write(d->model, bar == 0 ? 1 : 0, off, val);
-}
-
-static void xm_set_intx(struct proxyd *d, bool intx)
-{
-	xdma_model_set_intx(d->model, intx);
-}
-
-static void xm_destroy(struct proxyd *d)
-{
-	xdma_model_destroy(d->model);
-}
-
-static int fm_create(struct proxyd *d, const struct fdma_model_host *host)
-{
-	struct fdma_model *m;
-	int ret;
-
-	d->regs = aligned_alloc(4096, FDMA_MODEL_REGS_BYTES);
-	d->user = calloc(1, FDMA_BAR0_BYTES - FDMA_MODEL_REGS_BYTES);
-	if (!d->regs || !d->user)
-		return -ENOMEM;
-	memset((void *)d->regs, 0, FDMA_MODEL_REGS_BYTES);
-	ret = fdma_model_create(&d->so.model, d->regs, host, &m);
-	d->model = m;
-	return ret;
-}
-
-/* BAR0: the register file, then the design's own registers (plain memory here). */
-static uint32_t fm_rd(struct proxyd *d, int bar, uint32_t off)
-{
-	(void)bar;
-	if (off >= FDMA_MODEL_REGS_BYTES)
-		return d->user[(off - FDMA_MODEL_REGS_BYTES) / 4];
-	return __atomic_load_n(&d->regs[off / 4], __ATOMIC_ACQUIRE);
-}
+/* ---- the devices ------------------------------------------------------------------ */
 
 /*
- * On an FPGA the register write is the kick: the channel whose block was
- * written looks at its registers, channel 0 at the engine's (it runs the
- * engine reset and the bus-master switch); the test block is looked at
- * on every descriptor fetch.
+ * FDMA (the model or the RTL): 10ee:fd3a, BAR0 the engine's registers
+ * (the RTL's with its MSI-X table and PBA), then the design's. XDMA:
+ * BAR0 the user BAR (the model's test block), BAR1 XDMA's DMA BAR, with
+ * the IP's MSI-X table.
  */
-static void fm_wr(struct proxyd *d, int bar, uint32_t off, uint32_t val)
+static const struct pmodel pmodels[] = {
+	{ .engine = "fdma", .device_id = FDMA_PCI_DEVICE,
+	  .bar_size = { FDMA_BAR0_BYTES }, .design_regs = true },
+	{ .engine = "xdma", .bar_size = { USER_BAR_BYTES, XDMA_BAR_BYTES }, .dev_bar = { 1, 0 },
+	  .msix_vectors = XDMA_MSIX_VECTORS, .msix_bar = 1,
+	  .msix_table = XDMA_BLK_MSIX + XDMA_MSIX_TABLE, .msix_pba = XDMA_BLK_MSIX + XDMA_MSIX_PBA },
+	{ .engine = "fdma", .rtl = true, .device_id = FDMA_PCI_DEVICE,
+	  .bar_size = { FDMA_BAR0_BYTES }, .design_regs = true },
+};
+
+/* The device for the options, started; 0, or 1 having said why. */
+static int device_create(struct proxyd *d, const struct fdma_model_host *host)
 {
-	(void)bar;
-	if (off >= FDMA_MODEL_REGS_BYTES) {
-		d->user[(off - FDMA_MODEL_REGS_BYTES) / 4] = val;
-		return;
+	const struct fdma_mdev_ops *mops = d->so.dev;
+	char why[256] = "";
+
+	if (d->pm->design_regs) {
+		d->user = calloc(1, FDMA_BAR0_BYTES - mops->bar_bytes[0]);
+		if (!d->user) {
+			msg("out of memory");
+			return 1;
+		}
 	}
-	__atomic_store_n(&d->regs[off / 4], val, __ATOMIC_RELEASE);
-	if (off >= FDMA_CH_BASE(0) && off < FDMA_CH_BASE(FDMA_MAX_CHANNELS))
-		fdma_model_kick(d->model, (off - FDMA_CH_BASE(0)) / (FDMA_CH_BASE(1) - FDMA_CH_BASE(0)));
-	else
-		fdma_model_kick(d->model, 0);
-}
-
-static void fm_destroy(struct proxyd *d)
-{
-	fdma_model_destroy(d->model);
-	free((void *)d->regs);
-	free(d->user);
-}
-
-/*
- * The RTL (rtl=1): libfdma-rtl.so's Verilated engine, whose harness plays
- * the root complex. BAR0's register file and MSI-X table are the
- * engine's (every access a TLP to it); the rest of BAR0 is the design's,
- * plain memory as for the model. The harness sends each MSI-X vector to
- * host.irq, which the interrupt carrier delivers.
- */
-#define RTL_BAR0_BYTES	0x2000u
-
-static int rm_create(struct proxyd *d, const struct fdma_model_host *host)
-{
-	struct fdma_model_cfg cfg = d->so.model;
-	struct fdma_rtl *r;
-	char why[200] = "";
-	int ret;
-
-	d->user = calloc(1, FDMA_BAR0_BYTES - RTL_BAR0_BYTES);
-	if (!d->user)
-		return -ENOMEM;
-	ret = fdma_rtl_plugin_load(&d->rtl_dl, &d->rtl_pl, why, sizeof(why));
-	if (ret) {
+	if (fdma_mdev_create(mops, &d->so.model, host, NULL, &d->mdev, why, sizeof(why))) {
 		msg("%s", why);
-		return ret;
+		d->mdev = NULL;
+		return 1;
 	}
-	if (!d->so.mem_given)
-		cfg.card_size = 0;	/* the engine's own */
-	ret = d->rtl_pl->create(&cfg, host, &r, why, sizeof(why));
-	if (ret) {
-		msg("the RTL engine: %s", why[0] ? why : strerror(-ret));
-		return ret;
-	}
-	d->model = r;
 	return 0;
 }
 
-static uint32_t rm_rd(struct proxyd *d, int bar, uint32_t off)
+static void device_destroy(struct proxyd *d)
 {
-	(void)bar;
-	if (off >= RTL_BAR0_BYTES)
-		return d->user[(off - RTL_BAR0_BYTES) / 4];
-	return d->rtl_pl->read(d->model, off);
-}
-
-static void rm_wr(struct proxyd *d, int bar, uint32_t off, uint32_t val)
-{
-	(void)bar;
-	if (off >= RTL_BAR0_BYTES)
-		d->user[(off - RTL_BAR0_BYTES) / 4] = val;
-	else
-		d->rtl_pl->write(d->model, off, val);
-}
-
-static void rm_destroy(struct proxyd *d)
-{
-	d->rtl_pl->destroy(d->model);
-	dlclose(d->rtl_dl);
+	if (d->mdev)
+		fdma_mdev_destroy(d->mdev);
+	d->mdev = NULL;
 	free(d->user);
+	d->user = NULL;
 }
-
-static const struct pmodel pmodels[] = {
-	{ .eng = &fdma_eng_fdma, .device_id = FDMA_PCI_DEVICE,
-	  .bar_size = { FDMA_BAR0_BYTES },
-	  .create = fm_create, .rd = fm_rd, .wr = fm_wr, .destroy = fm_destroy },
-	{ .eng = &fdma_eng_xdma, .bar_size = { USER_BAR_BYTES, XDMA_BAR_BYTES },
-	  .msix_vectors = XDMA_MSIX_VECTORS, .msix_bar = 1,
-	  .msix_table = XDMA_BLK_MSIX + XDMA_MSIX_TABLE, .msix_pba = XDMA_BLK_MSIX + XDMA_MSIX_PBA,
-	  .create = xm_create, .set_intx = xm_set_intx, .rd = xm_rd, .wr = xm_wr, .destroy = xm_destroy },
-	{ .eng = &fdma_eng_fdma, .rtl = true, .device_id = FDMA_PCI_DEVICE,
-	  .bar_size = { FDMA_BAR0_BYTES },
-	  .create = rm_create, .rd = rm_rd, .wr = rm_wr, .destroy = rm_destroy },
-};
 
 /* ---- the proxy ------------------------------------------------------------------- */
 
@@ -863,14 +772,14 @@ static int parse_args(struct proxyd *d, int argc, char **argv)
 	if (asprintf(&opts, "%s%s%s", strstr(d->opts, "paced=") ? "" : "paced=0",
 		     d->opts[0] && !strstr(d->opts, "paced=") ? "," : "", d->opts) < 0)
 		return 1;
-	if (fdma_parse_sim_uri(opts, &d->so, why, sizeof(why))) {
+	if (fdma_mdev_parse_opts(opts, &d->so, NULL, why, sizeof(why))) {
 		msg("bad --opts: %s", why);
 		free(opts);
 		return 2;
 	}
 	free(opts);
 	for (size_t i = 0; i < sizeof(pmodels) / sizeof(pmodels[0]); i++)
-		if (pmodels[i].eng == d->so.eng && pmodels[i].rtl == d->so.rtl)
+		if (!strcmp(pmodels[i].engine, d->so.dev->engine) && pmodels[i].rtl == d->so.rtl)
 			d->pm = &pmodels[i];
 	return d->pm ? 0 : 2;
 }
@@ -901,11 +810,8 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &ss, NULL);
 	pthread_rwlock_init(&d->ram_lock, NULL);
 	cfg_init(d);
-	ret = d->pm->create(d, &host);
-	if (ret) {
-		msg("cannot start the %s model: %s", d->pm->eng->name, strerror(-ret));
+	if (device_create(d, &host))
 		return 1;
-	}
 	/* Out of reset MSI-X is off: without a carrier, the function starts in INTx mode. */
 	intx_mode_update(d);
 	if (d->ivs_path && ivs_setup(d))
@@ -979,7 +885,7 @@ int main(int argc, char **argv)
 	    (unsigned long long)atomic_load(&d->irqs),
 	    (unsigned long long)atomic_load(&d->irq_dropped),
 	    (unsigned long long)atomic_load(&d->dma_refused));
-	d->pm->destroy(d);
+	device_destroy(d);
 	if (d->ivs_path)
 		unlink(d->ivs_path);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
