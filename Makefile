@@ -61,7 +61,23 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 # fdma.h has no off_t or time_t, so programs built without them link with
 # libfdma all the same.
 LFS_FLAGS := -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
-override CPPFLAGS := -Iinclude -Iengine -Ilib -Imodel -Irtl/sim -D_GNU_SOURCE $(LFS_FLAGS) $(CPPFLAGS) $(XCPPFLAGS)
+override CPPFLAGS := -D_GNU_SOURCE $(LFS_FLAGS) $(CPPFLAGS) $(XCPPFLAGS)
+
+# Include sets: each folder sees the headers of its layer and of those it
+# may use, and no others, so that a reach across layers is a build error
+# (docs/ARCHITECTURE.md has the picture):
+#   engine/   the engine core: its own headers, the user-space platform
+#   model/    the simulated devices: + model/, the RTL plugin's ABI;
+#             fdma-modeld and fdma-proxyd also their ivshmem server
+#   lib/      libfdma: + include/ (the API) and lib/
+#   tools/    the fdma command: include/ and tools/api/ (fdma_tools.h) only
+#   tests/    everything: they test the insides
+INC_ENGINE := -Iengine -Iengine/user
+INC_MODEL  := $(INC_ENGINE) -Imodel -Irtl/sim
+INC_LIB    := -Iinclude $(INC_MODEL) -Ilib
+INC_TOOLS  := -Iinclude -Itools/api
+INC_TESTS  := $(INC_LIB) -Itests/common
+LAYER_INC   = $(INC_LIB)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := -lz -lm -pthread
 ifneq ($(SAN),)
@@ -112,10 +128,10 @@ LIBSO     := $(BUILD)/libfdma.so.$(VERSION)
 EXPORTS   := $(BUILD)/fdma.exports
 EXPORTMAP := $(BUILD)/fdma.map
 FDMA      := $(BUILD)/fdma
-MODELD_SRC := $(wildcard model/modeld/*.c)
+MODELD_SRC := $(wildcard model/modeld/*.c) $(wildcard model/ivshmem/*.c)
 MODELD    := $(if $(MODELD_SRC),$(BUILD)/fdma-modeld)
 # The device models behind QEMU's x-pci-proxy-dev (it shares the ivshmem server).
-PROXYD_SRC := $(wildcard model/proxyd/*.c) model/modeld/ivshmem_srv.c
+PROXYD_SRC := $(wildcard model/proxyd/*.c) $(wildcard model/ivshmem/*.c)
 PROXYD    := $(BUILD)/fdma-proxyd
 
 .PHONY: all lib rtl rtl-figures formal gpu-example tests test test-plain test-asan test-tsan test-vm test-install test-cross \
@@ -135,15 +151,23 @@ RTL_CXXFLAGS := -std=c++17 -fPIC -O2 -g -Wall -Wextra -Werror -isystem $(VL_INC)
 all: $(LIBA) $(LIBSO) $(LIBI) $(FDMA) $(MODELD) $(PROXYD) $(RTLLIB)
 lib: $(LIBA) $(LIBSO)
 
+$(BUILD)/engine/%.o $(BUILD)/pic/engine/%.o: LAYER_INC = $(INC_ENGINE)
+$(BUILD)/model/%.o $(BUILD)/pic/model/%.o: LAYER_INC = $(INC_MODEL)
+$(BUILD)/model/modeld/%.o $(BUILD)/model/proxyd/%.o $(BUILD)/model/ivshmem/%.o: \
+	LAYER_INC = $(INC_MODEL) -Imodel/ivshmem
+$(BUILD)/tools/%.o: LAYER_INC = $(INC_TOOLS)
+$(BUILD)/tests/common/%.o: LAYER_INC = $(INC_TESTS)
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(LAYER_INC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 # The shared library's objects: position-independent, and every symbol
-# hidden but the API's (packaging/fdma_export.h).
+# hidden but the API's (packaging/fdma_export.h).  That shim reads
+# include/fdma.h, whatever the layer (the plain objects keep the layers).
 $(BUILD)/pic/%.o: %.c packaging/fdma_export.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -include packaging/fdma_export.h -c $< -o $@
+	$(CC) $(LAYER_INC) -Iinclude $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -include packaging/fdma_export.h -c $< -o $@
 
 # Everything, every global symbol: for the tools and the tests only.
 $(LIBI): $(LIB_OBJ)
@@ -209,8 +233,8 @@ $(addprefix $(BUILD)/rtl/,verilated.o verilated_threads.o): $(BUILD)/rtl/%.o: $(
 # The model's headers too: the harness reads struct fdma_model_cfg; and
 # the engine's, for struct fdma_desc (its data fault finds a descriptor's data).
 $(BUILD)/rtl/harness.o: rtl/sim/harness.cpp rtl/sim/fdma_rtl.h model/fdma_model.h model/fdma_link.h \
-		engine/fdma_regs.h lib/fdma_plat.h $(VL_DIR)/Vfdma_sim_top__ALL.a
-	$(CXX) $(RTL_CXXFLAGS) -I$(VL_DIR) -Imodel -Irtl/sim -Iengine -Ilib -c $< -o $@
+		engine/fdma_regs.h engine/user/fdma_plat.h $(VL_DIR)/Vfdma_sim_top__ALL.a
+	$(CXX) $(RTL_CXXFLAGS) -I$(VL_DIR) -Imodel -Irtl/sim -Iengine -Iengine/user -c $< -o $@
 $(BUILD)/rtl/fdma_link.o: model/fdma_link.c model/fdma_link.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -fPIC -O2 -g -Imodel -c $< -o $@
@@ -223,13 +247,13 @@ rtl: $(RTLLIB) $(if $(RTLLIB),$(BUILD)/rtl-figures)
 
 # Cycle-accurate figures of the RTL (docs/studies/rtl.md).
 $(BUILD)/rtl-figures: rtl/sim/rtl_figures.c $(LIBI)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBI) $(LDLIBS)
+	$(CC) $(INC_TOOLS) -Irtl/sim $(INC_MODEL) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBI) $(LDLIBS)
 rtl-figures: $(RTLLIB) $(BUILD)/rtl-figures
 	FDMA_RTL_LIB=$(abspath $(RTLLIB)) $(BUILD)/rtl-figures
 
 $(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBI)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/common $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBI) -lcmocka $(LDLIBS)
+	$(CC) $(INC_TESTS) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBI) -lcmocka $(LDLIBS)
 
 tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(if $(SAN),,$(RTLLIB))
 # Kept between builds (make would delete them as intermediates).
@@ -444,7 +468,8 @@ install-udev:
 # (kernel/'s Kbuild takes the engine core from ../engine and the ioctl
 # header from ../include): kernel/ without build products, the links its
 # Makefile makes or the VM harness's parts (kernel/harness/, built only with
-# FDMA_HARNESS=y), engine/, include/fdma_ioctl.h, a top-level Makefile and
+# FDMA_HARNESS=y), engine/ (without the device models' test block, fdma_mdbg.h,
+# and the user-space platform, engine/user/), include/fdma_ioctl.h, a top-level Makefile and
 # dkms.conf.
 install-dkms:
 	install -d $(DESTDIR)$(DKMSDIR)/kernel $(DESTDIR)$(DKMSDIR)/kernel/include \
@@ -455,7 +480,9 @@ install-dkms:
 		case $$f in *.mod.c) continue ;; esac; \
 		[ -L $$f ] || install -m 644 $$f $(DESTDIR)$(DKMSDIR)/$$f || exit 1; \
 	done
-	install -m 644 engine/*.c engine/*.h $(DESTDIR)$(DKMSDIR)/engine/
+	for f in engine/*.c engine/*.h; do \
+		[ $$f = engine/fdma_mdbg.h ] || install -m 644 $$f $(DESTDIR)$(DKMSDIR)/engine/ || exit 1; \
+	done
 	install -m 644 include/fdma_ioctl.h $(DESTDIR)$(DKMSDIR)/include/
 	install -m 644 packaging/dkms/Makefile $(DESTDIR)$(DKMSDIR)/Makefile
 	sed 's|@VERSION@|$(VERSION)|g' packaging/dkms/dkms.conf.in >$(DESTDIR)$(DKMSDIR)/dkms.conf

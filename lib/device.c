@@ -186,8 +186,6 @@ int fdma_open(struct fdma_dev **devp, const char *uri, char *errbuf, size_t errl
 	}
 	pthread_mutex_init(&dev->lock, NULL);
 	dev->serial = atomic_fetch_add_explicit(&dev_serial, 1, memory_order_relaxed) + 1;
-	for (int i = 0; i < FDMA_MAX_CHAN; i++)
-		dev->ch[i].efd = -1;
 	for (int i = 0; i < FDMA_USER_IRQS; i++)
 		dev->uirq_efd[i] = -1;
 	if (!live_add(dev)) {
@@ -249,9 +247,9 @@ int fdma_model_cpu(struct fdma_dev *dev, double *seconds)
 		return -EBADF;
 	if (!seconds)
 		return fdma_err(dev, -EINVAL, "fdma_model_cpu: seconds is NULL");
-	if (!dev->mdev)
+	if (!dev->sim || !dev->sim->mdev)
 		return fdma_err(dev, -ENOTSUP, "no simulated device behind this handle");
-	*seconds = fdma_mdev_cpu_seconds(dev->mdev);
+	*seconds = fdma_mdev_cpu_seconds(dev->sim->mdev);
 	return 0;
 }
 

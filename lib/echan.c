@@ -21,16 +21,16 @@
 
 int fdma_echan_setup(struct fdma_dev *dev, int ch, u32 ring_size)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 	size_t dbytes = FDMA_RING_DESC_BYTES(ring_size);
-	size_t cbytes = FDMA_RING_REC_BYTES(&dev->caps, ring_size);
+	size_t cbytes = FDMA_RING_REC_BYTES(&dev->sim->caps, ring_size);
 	size_t total = dbytes + cbytes + FDMA_RING_WB_BYTES;
 	char *mem;
 	int ret;
 
-	if (ring_size > dev->caps.ring_max)
+	if (ring_size > dev->sim->caps.ring_max)
 		return fdma_err(dev, -EINVAL, "ring of %u entries is over the engine's %u",
-				ring_size, dev->caps.ring_max);
+				ring_size, dev->sim->caps.ring_max);
 	mem = aligned_alloc(4096, (total + 4095) & ~(size_t)4095);
 	c->slot = calloc(ring_size, sizeof(*c->slot));
 	c->req = calloc(ring_size, sizeof(*c->req));
@@ -40,10 +40,10 @@ int fdma_echan_setup(struct fdma_dev *dev, int ch, u32 ring_size)
 	}
 	memset(mem, 0, total);
 	c->mem = mem;
-	ret = fdma_addrmap_add(&dev->map, mem, total, &c->mem_bus);
+	ret = fdma_addrmap_add(&dev->sim->map, mem, total, &c->mem_bus);
 	if (ret)
 		return fdma_err(dev, ret, "cannot map channel %d's ring for the device", ch);
-	ret = fdma_ering_init(&c->ring, &dev->plat, &dev->caps, (u32)ch, ring_size,
+	ret = fdma_ering_init(&c->ring, &dev->sim->plat, &dev->sim->caps, (u32)ch, ring_size,
 			      mem, c->mem_bus, mem + dbytes, c->mem_bus + dbytes,
 			      mem + dbytes + cbytes, c->mem_bus + dbytes + cbytes, c->slot);
 	if (ret)
@@ -60,11 +60,11 @@ int fdma_echan_setup(struct fdma_dev *dev, int ch, u32 ring_size)
 /* Stop the device touching this channel's memory: reset and wait for the acknowledgement. */
 void fdma_echan_teardown(struct fdma_dev *dev, int ch)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 
 	if (fdma_ering_reset(&c->ring, FDMA_RESET_TIMEOUT_US))
 		fdma_ering_stop(&c->ring);
-	fdma_addrmap_remove(&dev->map, c->mem_bus);
+	fdma_addrmap_remove(&dev->sim->map, c->mem_bus);
 	c->present = false;
 }
 
@@ -129,7 +129,7 @@ static bool halted(struct fdma_chan *c)
 static int submit_batch(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 			const struct fdma_copy *cps, unsigned int n)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 	u32 need = 0;
 	unsigned int i;
 
@@ -191,7 +191,7 @@ int fdma_echan_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy 
 
 int fdma_echan_inflight(struct fdma_dev *dev, int ch)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 
 	/* Requests, not descriptors: a split request counts once. */
 	return (int)(STAT_GET(c, transfers) - STAT_GET(c, completions));
@@ -368,7 +368,7 @@ static void wait_event(struct fdma_chan *c, int64_t deadline)
 static int reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
 		unsigned int min_wait, int64_t timeout_us)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 	unsigned int n;
 	int64_t deadline;
 
@@ -403,7 +403,7 @@ static int reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned in
 int fdma_echan_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
 		    unsigned int min_wait, int64_t timeout_us)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 	int ret = reap(dev, ch, cpls, max, min_wait, timeout_us);
 
 	/*
@@ -422,7 +422,7 @@ int fdma_echan_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigne
 
 int fdma_echan_fd(struct fdma_dev *dev, int ch)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 
 	c->fd_used = true;
 	c->mode = FDMA_WAIT_SLEEP;
@@ -439,7 +439,7 @@ int fdma_echan_fd(struct fdma_dev *dev, int ch)
 
 int fdma_echan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 
 	c->mode = mode;
 	if (spin_us)
@@ -450,7 +450,7 @@ int fdma_echan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, 
 
 int fdma_echan_set_coalesce(struct fdma_dev *dev, int ch, unsigned int count, unsigned int usecs)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 
 	c->coal_count = count;
 	c->coal_usecs = usecs;
@@ -460,10 +460,10 @@ int fdma_echan_set_coalesce(struct fdma_dev *dev, int ch, unsigned int count, un
 
 int fdma_echan_set_drop(struct fdma_dev *dev, int ch, int drop)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 
 	/* XDMA always holds a frame back; only a test block in front of it drops. */
-	if (drop && !dev->caps.stream_drop)
+	if (drop && !dev->sim->caps.stream_drop)
 		return fdma_err(dev, -EOPNOTSUPP,
 				"%s drops no frames on channel %d: it holds the source back until a buffer is posted",
 				dev->info.engine, ch);
@@ -474,7 +474,7 @@ int fdma_echan_set_drop(struct fdma_dev *dev, int ch, int drop)
 
 int fdma_echan_reset(struct fdma_dev *dev, int ch)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 
 	if (c->canceling)
 		return 0;
@@ -485,7 +485,7 @@ int fdma_echan_reset(struct fdma_dev *dev, int ch)
 int fdma_echan_set_testgen(struct fdma_dev *dev, int ch, uint32_t frame_len, uint32_t period_ns,
 			  int enable)
 {
-	fdma_ering_set_testgen(&dev->ch[ch].ring, frame_len, period_ns, enable);
+	fdma_ering_set_testgen(&dev->sim->ch[ch].ring, frame_len, period_ns, enable);
 	return 0;
 }
 
@@ -493,7 +493,7 @@ int fdma_echan_testgen_counts(struct fdma_dev *dev, int ch, uint64_t *frames, ui
 {
 	u32 f, e;
 
-	fdma_ering_testgen_counts(&dev->ch[ch].ring, &f, &e);
+	fdma_ering_testgen_counts(&dev->sim->ch[ch].ring, &f, &e);
 	*frames = f;
 	*errors = e;
 	return 0;
@@ -501,7 +501,7 @@ int fdma_echan_testgen_counts(struct fdma_dev *dev, int ch, uint64_t *frames, ui
 
 int fdma_echan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st)
 {
-	struct fdma_chan *c = &dev->ch[ch];
+	struct fdma_chan *c = &dev->sim->ch[ch];
 
 	st->bytes = STAT_GET(c, bytes);
 	st->transfers = STAT_GET(c, transfers);

@@ -116,6 +116,7 @@ struct fdma_ops {
 
 struct fdma_kdev;
 struct fdma_mdev;
+struct fdma_sim;
 
 struct fdma_dev {
 	pthread_mutex_t lock;	/* the buffer table; backends' buffer calls run under it */
@@ -127,15 +128,22 @@ struct fdma_dev {
 	struct fdma_buf buf[FDMA_MAX_BUFS];
 	/* fdma_chan_align(): set by the backend as it opens each channel */
 	u32 chan_align[FDMA_MAX_CHAN];
-	/* sim: the engine core drives the simulated device in-process */
+	int uirq_efd[FDMA_USER_IRQS];	/* fdma_user_irq_fd(), -1 until asked for */
+	/* The backend's own state: one of them, the other NULL. */
+	struct fdma_sim *sim;		/* sim: and rtl: (sim.c, echan.c) */
+	struct fdma_kdev *kdev;		/* kdev: the kernel driver (kdev.c) */
+};
+
+/*
+ * sim: and rtl:: the engine core drives the simulated device in-process,
+ * its channels from user space (echan.c).
+ */
+struct fdma_sim {
 	struct fdma_eng_caps caps;
 	struct fdma_plat plat;
 	struct fdma_mdev *mdev;		/* the device (model/fdma_mdev.h) */
-	struct fdma_addrmap map;
+	struct fdma_addrmap map;	/* buffers and rings: bus address -> memory */
 	struct fdma_chan ch[FDMA_MAX_CHAN];
-	int uirq_efd[FDMA_USER_IRQS];	/* fdma_user_irq_fd(), -1 until asked for */
-	/* kdev: the kernel driver */
-	struct fdma_kdev *kdev;
 };
 
 /* A sim: or rtl: URI's options: the device's, and the library's own. */

@@ -20,7 +20,7 @@ static void *sim_dma(void *ctx, uint64_t bus, uint64_t len)
 {
 	struct fdma_dev *dev = ctx;
 
-	return fdma_addrmap_lookup(&dev->map, bus, len);
+	return fdma_addrmap_lookup(&dev->sim->map, bus, len);
 }
 
 static void sim_irq(void *ctx, unsigned int vector)
@@ -29,8 +29,8 @@ static void sim_irq(void *ctx, unsigned int vector)
 	uint64_t one = 1;
 
 	/* Channel i interrupts on vector i, on either engine; user interrupt k on nchan + k. */
-	if (vector >= dev->caps.nchan) {
-		unsigned int k = vector - dev->caps.nchan;
+	if (vector >= dev->sim->caps.nchan) {
+		unsigned int k = vector - dev->sim->caps.nchan;
 		int fd = k < FDMA_USER_IRQS ? __atomic_load_n(&dev->uirq_efd[k], __ATOMIC_ACQUIRE) : -1;
 
 		if (fd >= 0 && write(fd, &one, sizeof(one)) < 0) {
@@ -38,10 +38,10 @@ static void sim_irq(void *ctx, unsigned int vector)
 		}
 		return;
 	}
-	if (dev->ch[vector].efd < 0)
+	if (dev->sim->ch[vector].efd < 0)
 		return;
-	atomic_fetch_add_explicit(&dev->ch[vector].irqs, 1, memory_order_relaxed);
-	if (write(dev->ch[vector].efd, &one, sizeof(one)) < 0) {
+	atomic_fetch_add_explicit(&dev->sim->ch[vector].irqs, 1, memory_order_relaxed);
+	if (write(dev->sim->ch[vector].efd, &one, sizeof(one)) < 0) {
 		/* Only fails if the counter would overflow; the waiter is awake anyway. */
 	}
 }
@@ -59,14 +59,14 @@ static void fdma_sim_host(struct fdma_dev *dev, struct fdma_model_host *host)
 /* Why a buffer found no place in the bus address map (fdma_addrmap.h). */
 static int map_err(struct fdma_dev *dev, int ret, const char *call, size_t size)
 {
-	bool low = dev->map.shift == FDMA_ADDRMAP_LOW_SHIFT;
+	bool low = dev->sim->map.shift == FDMA_ADDRMAP_LOW_SHIFT;
 
 	if (ret == -EINVAL)
 		return fdma_err(dev, ret, "%s: %zu bytes do not fit one bus window of %llu MiB%s", call,
-				size, (1ull << dev->map.shift) >> 20,
+				size, (1ull << dev->sim->map.shift) >> 20,
 				low ? " (addr=32 keeps every bus address below 4 GiB)" : "");
 	return fdma_err(dev, ret, "%s: no free bus window (%u per device, shared with the channel rings)",
-			call, dev->map.nslots);
+			call, dev->sim->map.nslots);
 }
 
 static int sim_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, unsigned int flags)
@@ -82,7 +82,7 @@ static int sim_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, 
 		p = fdma_mmap_anon(size, huge, &len);
 	if (!p)
 		return fdma_err(dev, -ENOMEM, "fdma_buf_alloc: cannot map %zu bytes", size);
-	ret = fdma_addrmap_add(&dev->map, p, size, &b->bus);
+	ret = fdma_addrmap_add(&dev->sim->map, p, size, &b->bus);
 	if (ret) {
 		munmap(p, len);
 		return map_err(dev, ret, "fdma_buf_alloc", size);
@@ -95,7 +95,7 @@ static int sim_buf_alloc(struct fdma_dev *dev, struct fdma_buf *b, size_t size, 
 
 static int sim_buf_register(struct fdma_dev *dev, struct fdma_buf *b, void *addr, size_t size)
 {
-	int ret = fdma_addrmap_add(&dev->map, addr, size, &b->bus);
+	int ret = fdma_addrmap_add(&dev->sim->map, addr, size, &b->bus);
 
 	if (ret)
 		return map_err(dev, ret, "fdma_buf_register", size);
@@ -125,7 +125,7 @@ static int sim_buf_import(struct fdma_dev *dev, struct fdma_buf *b, int fd, u64 
 	b->map_off = off;
 	b->map_len = len;
 	b->flags = FDMA_BUF_DMABUF;
-	ret = fdma_addrmap_add(&dev->map, p, size, &b->bus);
+	ret = fdma_addrmap_add(&dev->sim->map, p, size, &b->bus);
 	if (ret) {
 		fdma_buf_unmap(b);
 		return map_err(dev, ret, "fdma_buf_import_dmabuf", size);
@@ -140,7 +140,7 @@ static int sim_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
 	if (n)
 		return fdma_err(dev, -EBUSY, "fdma_buf_free: buffer %d has %u transfers in flight",
 				(int)(b - dev->buf), n);
-	fdma_addrmap_remove(&dev->map, b->bus);
+	fdma_addrmap_remove(&dev->sim->map, b->bus);
 	fdma_buf_unmap(b);
 	return 0;
 }
@@ -151,18 +151,18 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	const struct fdma_link_cfg *l = &o->dev.model.link;
 
 	snprintf(in->backend, sizeof(in->backend), "%s", o->dev.rtl ? "rtl" : "sim");
-	snprintf(in->name, sizeof(in->name), "%s, gen%u x%u MPS %u%s", dev->mdev->ops->name,
+	snprintf(in->name, sizeof(in->name), "%s, gen%u x%u MPS %u%s", dev->sim->mdev->ops->name,
 		 l->gen, l->lanes, l->mps, o->dev.model.paced ? "" : ", unpaced");
-	in->version = dev->caps.version;
-	snprintf(in->engine, sizeof(in->engine), "%s", dev->caps.eng->name);
-	in->user_irqs = dev->caps.user_irqs < FDMA_USER_IRQS ? dev->caps.user_irqs : FDMA_USER_IRQS;
-	in->coal = (dev->caps.coalesce ? FDMA_COAL_COUNT : 0) |
-		   (dev->caps.coal_timer ? FDMA_COAL_TIMER : 0) |
-		   (dev->caps.coal_emulated ? FDMA_COAL_EMULATED : 0);
-	in->nchan = dev->caps.nchan;
-	in->align = dev->caps.align;
-	in->max_desc_len = dev->caps.max_desc_len;
-	in->card_size = dev->caps.card_size;
+	in->version = dev->sim->caps.version;
+	snprintf(in->engine, sizeof(in->engine), "%s", dev->sim->caps.eng->name);
+	in->user_irqs = dev->sim->caps.user_irqs < FDMA_USER_IRQS ? dev->sim->caps.user_irqs : FDMA_USER_IRQS;
+	in->coal = (dev->sim->caps.coalesce ? FDMA_COAL_COUNT : 0) |
+		   (dev->sim->caps.coal_timer ? FDMA_COAL_TIMER : 0) |
+		   (dev->sim->caps.coal_emulated ? FDMA_COAL_EMULATED : 0);
+	in->nchan = dev->sim->caps.nchan;
+	in->align = dev->sim->caps.align;
+	in->max_desc_len = dev->sim->caps.max_desc_len;
+	in->card_size = dev->sim->caps.card_size;
 	in->link.gen = l->gen;
 	in->link.lanes = l->lanes;
 	in->link.mps = l->mps;
@@ -171,8 +171,8 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	in->link.write_mbps = fdma_link_write_Bps(l) / 1e6;
 	in->link.read_mbps = fdma_link_read_Bps(l) / 1e6;
 	for (u32 i = 0; i < in->nchan; i++) {
-		fdma_chan_info_from_caps(&in->chan[i], dev->caps.chan_caps[i], o->ring);
-		in->chan[i].overrun_flag &= dev->caps.overrun_flag;
+		fdma_chan_info_from_caps(&in->chan[i], dev->sim->caps.chan_caps[i], o->ring);
+		in->chan[i].overrun_flag &= dev->sim->caps.overrun_flag;
 	}
 }
 
@@ -202,7 +202,7 @@ static void mdev_kick(void *ctx, unsigned int ch)
 /*
  * The device for o: found by engine (and rtl=), started with the host's
  * side (DMA through the bus address map, interrupts to eventfds), and
- * reached by the engine core through dev->plat.
+ * reached by the engine core through dev->sim->plat.
  */
 static int sim_device_create(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 {
@@ -223,30 +223,30 @@ static int sim_device_create(struct fdma_dev *dev, const struct fdma_sim_opts *o
 	 */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	ret = fdma_mdev_create(mops, &o->dev.model, &host, NULL, &dev->mdev, why, sizeof(why));
+	ret = fdma_mdev_create(mops, &o->dev.model, &host, NULL, &dev->sim->mdev, why, sizeof(why));
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
-		dev->mdev = NULL;
+		dev->sim->mdev = NULL;
 		return fdma_err(dev, ret, "%s", why);
 	}
-	regs = fdma_mdev_regs(dev->mdev);
+	regs = fdma_mdev_regs(dev->sim->mdev);
 	if (regs) {
-		dev->plat.regs = regs;
-		dev->plat.kick = mdev_kick;
-		dev->plat.kick_ctx = dev->mdev;
+		dev->sim->plat.regs = regs;
+		dev->sim->plat.kick = mdev_kick;
+		dev->sim->plat.kick_ctx = dev->sim->mdev;
 	} else {
-		dev->plat.rd = mdev_rd;
-		dev->plat.wr = mdev_wr;
-		dev->plat.trap_ctx = dev->mdev;
+		dev->sim->plat.rd = mdev_rd;
+		dev->sim->plat.wr = mdev_wr;
+		dev->sim->plat.trap_ctx = dev->sim->mdev;
 	}
 	/*
 	 * The host's limits, which an engine without registers for them
 	 * (XDMA) takes as given; the FDMA engine reads its own (struct
 	 * fdma_eng_caps).
 	 */
-	dev->caps.max_desc_len = o->dev.model.max_desc_len;
-	dev->caps.card_size = o->dev.model.card_size;
-	dev->caps.poll_wb = !o->no_wb;
+	dev->sim->caps.max_desc_len = o->dev.model.max_desc_len;
+	dev->sim->caps.card_size = o->dev.model.card_size;
+	dev->sim->caps.poll_wb = !o->no_wb;
 	return 0;
 }
 
@@ -259,32 +259,39 @@ int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	int ret;
 
 	dev->ops = &fdma_sim_ops;
+	/* Its channels are cache-line aligned: so must it be. */
+	dev->sim = aligned_alloc(_Alignof(struct fdma_sim), sizeof(*dev->sim));
+	if (!dev->sim)
+		return fdma_err(dev, -ENOMEM, "out of memory");
+	memset(dev->sim, 0, sizeof(*dev->sim));
+	for (int i = 0; i < FDMA_MAX_CHAN; i++)
+		dev->sim->ch[i].efd = -1;
 	/* addr=32: the device's bus addresses are below 4 GiB, as its 3DW
 	 * request headers assume */
 	if (o->dev.model.link.addr64)
-		fdma_addrmap_init(&dev->map);
+		fdma_addrmap_init(&dev->sim->map);
 	else
-		fdma_addrmap_init_low(&dev->map);
+		fdma_addrmap_init_low(&dev->sim->map);
 	for (int i = 0; i < FDMA_MAX_CHAN; i++) {
-		dev->ch[i].efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (dev->ch[i].efd < 0)
+		dev->sim->ch[i].efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (dev->sim->ch[i].efd < 0)
 			return fdma_err(dev, -errno, "eventfd: %s", strerror(errno));
 	}
 	ret = sim_device_create(dev, o);
 	if (ret)
 		return ret;
-	ret = fdma_eng_probe(o->dev.eng, &dev->plat, &dev->caps);
+	ret = fdma_eng_probe(o->dev.eng, &dev->sim->plat, &dev->sim->caps);
 	if (ret)
 		return fdma_err(dev, ret, "no %s engine found (probe: %s)", o->dev.eng->name,
 				strerror(-ret));
-	ret = fdma_eng_reset(&dev->plat, &dev->caps, FDMA_RESET_TIMEOUT_US);
+	ret = fdma_eng_reset(&dev->sim->plat, &dev->sim->caps, FDMA_RESET_TIMEOUT_US);
 	if (ret)
 		return fdma_err(dev, ret, "engine reset timed out");
-	fdma_eng_enable(&dev->plat, &dev->caps, true);
+	fdma_eng_enable(&dev->sim->plat, &dev->sim->caps, true);
 	fill_info(dev, o);
 	dev->link = o->dev.model.link;
 	dev->link_known = true;
-	for (u32 i = 0; i < dev->caps.nchan; i++) {
+	for (u32 i = 0; i < dev->sim->caps.nchan; i++) {
 		ret = fdma_echan_setup(dev, (int)i, o->ring);
 		if (ret)
 			return ret;
@@ -296,14 +303,16 @@ int fdma_sim_open(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 
 static void sim_close(struct fdma_dev *dev)
 {
+	if (!dev->sim)
+		return;
 	for (int i = 0; i < FDMA_MAX_CHAN; i++)
-		if (dev->ch[i].present)
+		if (dev->sim->ch[i].present)
 			fdma_echan_teardown(dev, i);
-	if (dev->mdev) {
+	if (dev->sim->mdev) {
 		/* Bus mastering off and drained (a NOACK channel may still be writing). */
-		fdma_eng_quiesce(&dev->plat, &dev->caps, FDMA_RESET_TIMEOUT_US);
-		fdma_mdev_destroy(dev->mdev);
-		dev->mdev = NULL;
+		fdma_eng_quiesce(&dev->sim->plat, &dev->sim->caps, FDMA_RESET_TIMEOUT_US);
+		fdma_mdev_destroy(dev->sim->mdev);
+		dev->sim->mdev = NULL;
 	}
 	/* The device is gone: nothing can write the memory we free now. */
 	for (int i = 0; i < FDMA_MAX_BUFS; i++) {
@@ -313,16 +322,18 @@ static void sim_close(struct fdma_dev *dev)
 			fdma_buf_unmap(b);
 	}
 	for (int i = 0; i < FDMA_MAX_CHAN; i++) {
-		free(dev->ch[i].mem);
-		free(dev->ch[i].slot);
-		free(dev->ch[i].req);
-		if (dev->ch[i].efd >= 0)
-			close(dev->ch[i].efd);
+		free(dev->sim->ch[i].mem);
+		free(dev->sim->ch[i].slot);
+		free(dev->sim->ch[i].req);
+		if (dev->sim->ch[i].efd >= 0)
+			close(dev->sim->ch[i].efd);
 	}
 	for (int i = 0; i < FDMA_USER_IRQS; i++)
 		if (dev->uirq_efd[i] >= 0)
 			close(dev->uirq_efd[i]);
-	fdma_addrmap_destroy(&dev->map);
+	fdma_addrmap_destroy(&dev->sim->map);
+	free(dev->sim);
+	dev->sim = NULL;
 }
 
 /* An eventfd the model's interrupt for user irq writes; the engine lets it through from then on. */
@@ -336,7 +347,7 @@ static int sim_user_irq_fd(struct fdma_dev *dev, unsigned int irq)
 		fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (fd >= 0) {
 			__atomic_store_n(&dev->uirq_efd[irq], fd, __ATOMIC_RELEASE);
-			fdma_eng_user_irq_enable(&dev->plat, &dev->caps, 1u << irq, true);
+			fdma_eng_user_irq_enable(&dev->sim->plat, &dev->sim->caps, 1u << irq, true);
 		}
 	}
 	pthread_mutex_unlock(&dev->lock);
@@ -354,7 +365,7 @@ static int sim_user_irq_fd(struct fdma_dev *dev, unsigned int irq)
 static int sim_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
 		   unsigned int flags)
 {
-	const struct fdma_mdev_ops *mops = dev->mdev->ops;
+	const struct fdma_mdev_ops *mops = dev->sim->mdev->ops;
 
 	if (bar >= mops->nbars)
 		return fdma_err(dev, -ENXIO, mops->nbars == 1 ? "the %s has BAR0 only, not BAR%u" :
@@ -364,15 +375,15 @@ static int sim_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bo
 				(unsigned long long)off, bar, mops->bar_bytes[bar],
 				mops->bar_what[bar]);
 	if (!(flags & FDMA_REG_FORCE) && bar == 0 &&
-	    (write || fdma_eng_rd_clears(dev->caps.eng, (u32)off)))
+	    (write || fdma_eng_rd_clears(dev->sim->caps.eng, (u32)off)))
 		return fdma_err(dev, -EPERM,
 				write ? "BAR0 0x%llx is the engine's register: writing it under the library can break the device (FDMA_REG_FORCE to insist)"
 				      : "BAR0 0x%llx clears the channel's status when read, which the library needs (FDMA_REG_FORCE to insist)",
 				(unsigned long long)off);
 	if (write)
-		fdma_mdev_write(dev->mdev, bar, (u32)off, *val);
+		fdma_mdev_write(dev->sim->mdev, bar, (u32)off, *val);
 	else
-		*val = fdma_mdev_read(dev->mdev, bar, (u32)off);
+		*val = fdma_mdev_read(dev->sim->mdev, bar, (u32)off);
 	return 0;
 }
 
@@ -400,5 +411,5 @@ const struct fdma_ops fdma_sim_ops = {
 
 int fdma_rtl_counts_get(struct fdma_dev *dev, struct fdma_rtl_counts *out)
 {
-	return dev->mdev ? fdma_mdev_rtl_counts(dev->mdev, out) : -ENODEV;
+	return dev->sim && dev->sim->mdev ? fdma_mdev_rtl_counts(dev->sim->mdev, out) : -ENODEV;
 }

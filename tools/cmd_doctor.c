@@ -21,7 +21,7 @@
 
 #include "doctor.h"
 #include "fdma_cmds.h"
-#include "fdma_regs_user.h"
+#include "fdma_tools.h"
 #include "util.h"
 
 #define TEXT_WIDTH	99	/* text output stays under 100 columns */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fdma_cmds.h"
-#include "fdma_link.h"
+#include "fdma_tools.h"
 
 #define EXIT_USAGE 2
 

@@ -17,8 +17,7 @@
 #include <sys/utsname.h>
 
 #include "doctor.h"
-#include "fdma_link.h"
-#include "fdma_regs_user.h"
+#include "fdma_tools.h"
 #include "util.h"
 
 /* What a typical capture locks: fdma stream's defaults, 8 buffers of a

@@ -50,7 +50,7 @@
 #include "fdma_plat.h"
 #include "fdma_regs.h"
 #include "xdma_regs.h"
-#include "../modeld/ivshmem_srv.h"
+#include "ivshmem_srv.h"
 #include "proxy_srv.h"
 
 #define PROG		"fdma-proxyd"

@@ -18,9 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fdma.h"
-#include "fdma_internal.h"
-#include "fdma_mcommon.h"
+#include "fdma_tools.h"
+#include "fdma_mcommon.h"	/* the test frames' generator */
 #include "fdma_rtl.h"
 
 #define CLK_NS 8.0

@@ -44,7 +44,7 @@ vm_kbuild_fdma() {
 	for f in kernel/Kbuild kernel/Makefile kernel/*.c kernel/*.h kernel/include/*.h \
 		kernel/dmac/Kbuild kernel/dmac/*.c kernel/dmac/*.h kernel/harness/*.c kernel/harness/*.h \
 		engine/*.c engine/*.h \
-		include/fdma_ioctl.h model/fdma_mdbg.h; do
+		include/fdma_ioctl.h; do
 		[ -L "$f" ] && continue		# the engine links of an in-place build
 		case $f in *.mod.c) continue ;; esac
 		vm_put "$f" "$b/$f" || return 1

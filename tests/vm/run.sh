@@ -344,7 +344,8 @@ MODELD=build/fdma-modeld
 if ! make -s build/libfdma-internal.a >"$TMP/make.log" 2>&1 ||
    { ! make -s "$MODELD" >>"$TMP/make.log" 2>&1 &&
      ! cc -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-	  -O2 -g -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel model/modeld/*.c build/libfdma-internal.a \
+	  -O2 -g -D_GNU_SOURCE -Iengine -Iengine/user -Imodel -Irtl/sim -Imodel/ivshmem model/modeld/*.c \
+	  model/ivshmem/*.c build/libfdma-internal.a \
 	  -lz -lm -pthread -o "$MODELD" >>"$TMP/make.log" 2>&1; }; then
 	fail build-modeld "cannot build $MODELD"
 	show "$TMP/make.log"
@@ -353,7 +354,7 @@ if ! make -s build/libfdma-internal.a >"$TMP/make.log" 2>&1 ||
 fi
 
 # The daemon on its own: this program plays QEMU and the guest (no VM needed).
-if cc -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel \
+if cc -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -Iinclude -Iengine -Iengine/user -Ilib -Imodel \
 	tests/vm/host/modeld_selftest.c build/libfdma-internal.a -lz -lm -pthread \
 	-o "$TMP/modeld_selftest" >"$TMP/selftest.log" 2>&1 &&
    timeout 60 "$TMP/modeld_selftest" "$MODELD" >>"$TMP/selftest.log" 2>&1; then
@@ -372,7 +373,7 @@ if [ "$ABUILD" != build ] &&
 	fail "build-libfdma-$ARCH" "make BUILD=$ABUILD ${XMAKE[*]} failed"
 	show "$TMP/make-$ABUILD.log" 20
 fi
-GCFLAGS=(-static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel "${XCFLAGS[@]}")
+GCFLAGS=(-static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Iengine/user -Ilib -Imodel "${XCFLAGS[@]}")
 GLIBS=("$ABUILD/libfdma-internal.a" "${XLIBS[@]}" -lz -lm -pthread)
 # Built once per architecture into build/vm-guest/ARCH/ and copied from
 # there: a program is compiled again only when its source, a header or the

@@ -182,7 +182,7 @@ mkdir -p "$GBIN/tests" "$GBIN/e2e" "$GBIN/libs"
 GUEST_PROGS=(fdma_rw fdma_badio fdma_ioc_xfer fdma_ioc_poll fdma_ioc_bad fdma_ioc_uapi
 	     fdma_openrm fdma_unbind_fault fdma_revoke fdma_irqmode fdma_xfault fdma_uirq)
 for p in "${GUEST_PROGS[@]}"; do
-	if ! cc -static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel \
+	if ! cc -static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Iengine/user -Ilib -Imodel \
 		"tests/vm/guest/$p.c" build/libfdma-internal.a -lz -lm -pthread \
 		-o "$GBIN/tests/$p" >"$TMP/cc-$p.log" 2>&1; then
 		fail "build-$p" "cc failed for tests/vm/guest/$p.c"

@@ -236,7 +236,7 @@ build_progs() {
 	local p
 	mkdir -p "$TMP/bin"
 	for p in "${GUEST_PROGS[@]}"; do
-		aarch64-linux-gnu-gcc -static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Ilib -Imodel \
+		aarch64-linux-gnu-gcc -static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Iengine/user -Ilib -Imodel \
 			"tests/vm/guest/$p.c" -o "$TMP/bin/$p" >>"$TMP/progs.log" 2>&1 || return 1
 	done
 }
