@@ -28,10 +28,10 @@ static int fdma_backend_check(const struct fdma_backend_info *info)
 	return 0;
 }
 
-struct fdma_dev *fdma_backend_add(const struct fdma_backend_info *info,
-				  struct module *owner)
+struct fdma_device *fdma_backend_add(const struct fdma_backend_info *info,
+				     struct module *owner)
 {
-	struct fdma_dev *fdev;
+	struct fdma_device *fdev;
 	u32 i;
 	int ret;
 
@@ -82,7 +82,7 @@ err_put:
 }
 EXPORT_SYMBOL_NS_GPL(fdma_backend_add, FDMA);
 
-bool fdma_backend_remove(struct fdma_dev *fdev)
+bool fdma_backend_remove(struct fdma_device *fdev)
 {
 	bool broken = false;
 	u32 i;
@@ -98,7 +98,7 @@ bool fdma_backend_remove(struct fdma_dev *fdev)
 }
 EXPORT_SYMBOL_NS_GPL(fdma_backend_remove, FDMA);
 
-struct device *fdma_dev_device(struct fdma_dev *fdev)
+struct device *fdma_dev_device(struct fdma_device *fdev)
 {
 	return &fdev->dev;
 }

@@ -87,7 +87,7 @@
 
 atomic64_t fdma_pinned_total = ATOMIC64_INIT(0);
 
-static struct device *buf_dev(const struct fdma_buf *b)
+static struct device *buf_dev(const struct fdma_buffer *b)
 {
 	return b->fdev->dma_dev;
 }
@@ -131,7 +131,7 @@ static DECLARE_WORK(uncharge_work, buf_uncharge_work);
 static unsigned long buf_uncharge_claim(struct mm_struct *mm,
 					struct list_head *done)
 {
-	struct fdma_buf *b, *tmp;
+	struct fdma_buffer *b, *tmp;
 	unsigned long pages = 0;
 
 	spin_lock(&uncharge_lock);
@@ -148,7 +148,7 @@ static unsigned long buf_uncharge_claim(struct mm_struct *mm,
 /* Uncharged (or their process is gone): drop what is left of them. */
 static void buf_uncharge_done(struct list_head *done)
 {
-	struct fdma_buf *b, *tmp;
+	struct fdma_buffer *b, *tmp;
 
 	list_for_each_entry_safe(b, tmp, done, qnode) {
 		list_del(&b->qnode);
@@ -162,11 +162,11 @@ static void buf_uncharge_work(struct work_struct *work)
 	for (;;) {
 		struct mm_struct *mm = NULL;
 		unsigned long pages;
-		struct fdma_buf *b;
+		struct fdma_buffer *b;
 		LIST_HEAD(done);
 
 		spin_lock(&uncharge_lock);
-		b = list_first_entry_or_null(&uncharge_list, struct fdma_buf,
+		b = list_first_entry_or_null(&uncharge_list, struct fdma_buffer,
 					     qnode);
 		if (b) {
 			mm = b->mm;
@@ -196,7 +196,7 @@ static void buf_uncharge_work(struct work_struct *work)
  * Charge pages of b to the calling process. 0, -ENOMEM over its
  * RLIMIT_MEMLOCK, -EINTR if it is being killed.
  */
-static int buf_charge(struct fdma_buf *b, unsigned long pages)
+static int buf_charge(struct fdma_buffer *b, unsigned long pages)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long back;
@@ -223,7 +223,7 @@ static int buf_charge(struct fdma_buf *b, unsigned long pages)
 }
 
 /* Give b's charge back now: the caller holds no mmap_lock. */
-static void buf_uncharge(struct fdma_buf *b)
+static void buf_uncharge(struct fdma_buffer *b)
 {
 	struct mm_struct *mm = b->mm;
 
@@ -250,7 +250,7 @@ void fdma_buf_exit(void)
  * Allocated buffers: want pages, in chunks split into single pages, into
  * b->pages; b->npages counts those allocated so far (freed on failure).
  */
-static int buf_alloc_pages(struct fdma_buf *b, unsigned long want)
+static int buf_alloc_pages(struct fdma_buffer *b, unsigned long want)
 {
 	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO;
 	int order = FDMA_CHUNK_ORDER;
@@ -288,7 +288,7 @@ static int buf_alloc_pages(struct fdma_buf *b, unsigned long want)
 }
 
 /* Give back the pages (unpin or free) of the first n of b->pages. */
-static void buf_put_pages(struct fdma_buf *b, unsigned long n)
+static void buf_put_pages(struct fdma_buffer *b, unsigned long n)
 {
 	unsigned long i;
 
@@ -305,7 +305,7 @@ static void buf_put_pages(struct fdma_buf *b, unsigned long n)
 }
 
 /* Undo the DMA mapping, if there is one (no sync: see the top of this file). */
-static void buf_unmap(struct fdma_buf *b)
+static void buf_unmap(struct fdma_buffer *b)
 {
 	if (b->kind == FDMA_BUF_DMABUF)
 		fdma_dmabuf_unmap(b);
@@ -325,7 +325,7 @@ static void buf_unmap(struct fdma_buf *b)
  * Give back what b holds of the device and of memory: the DMA mapping,
  * then the pages. Under fdev->buf_lock.
  */
-static void buf_drop_mem(struct fdma_buf *b)
+static void buf_drop_mem(struct fdma_buffer *b)
 {
 	buf_unmap(b);
 	if (b->npages)
@@ -344,9 +344,9 @@ static void buf_drop_mem(struct fdma_buf *b)
  * Free b. Process context, no lock held, or (in_mmap) mmap_lock held: then
  * the charge goes back later (see above).
  */
-static void buf_release(struct fdma_buf *b, bool in_mmap)
+static void buf_release(struct fdma_buffer *b, bool in_mmap)
 {
-	struct fdma_dev *fdev = b->fdev;
+	struct fdma_device *fdev = b->fdev;
 
 	/* Not mapped for the device yet, or on fdev->bufs (see buf_map_live()). */
 	mutex_lock(&fdev->buf_lock);
@@ -373,9 +373,9 @@ static void buf_release(struct fdma_buf *b, bool in_mmap)
 	kfree(b);
 }
 
-static void buf_last_ref(struct fdma_buf *b, bool in_mmap)
+static void buf_last_ref(struct fdma_buffer *b, bool in_mmap)
 {
-	struct fdma_dev *fdev = b->fdev;
+	struct fdma_device *fdev = b->fdev;
 
 	/* Checked under the lock remove() revokes under. */
 	mutex_lock(&fdev->buf_lock);
@@ -394,22 +394,22 @@ static void buf_last_ref(struct fdma_buf *b, bool in_mmap)
 
 static void buf_kref_release(struct kref *ref)
 {
-	buf_last_ref(container_of(ref, struct fdma_buf, ref), false);
+	buf_last_ref(container_of(ref, struct fdma_buffer, ref), false);
 }
 
 static void buf_kref_release_mmap(struct kref *ref)
 {
-	buf_last_ref(container_of(ref, struct fdma_buf, ref), true);
+	buf_last_ref(container_of(ref, struct fdma_buffer, ref), true);
 }
 
 /* Drop a reference; the caller holds no mmap_lock. */
-void fdma_buf_put(struct fdma_buf *b)
+void fdma_buf_put(struct fdma_buffer *b)
 {
 	kref_put(&b->ref, buf_kref_release);
 }
 
 /* Drop a reference with mmap_lock held: vm_ops->close(), a failed mmap(). */
-static void buf_put_mmap(struct fdma_buf *b)
+static void buf_put_mmap(struct fdma_buffer *b)
 {
 	kref_put(&b->ref, buf_kref_release_mmap);
 }
@@ -418,9 +418,9 @@ static void buf_put_mmap(struct fdma_buf *b)
  * At the device's release: tainted buffers whose memory remove() gave
  * back, or kept for good; what is left is the bookkeeping.
  */
-void fdma_buf_quarantine_free(struct fdma_dev *fdev)
+void fdma_buf_quarantine_free(struct fdma_device *fdev)
 {
-	struct fdma_buf *b, *tmp;
+	struct fdma_buffer *b, *tmp;
 
 	list_for_each_entry_safe(b, tmp, &fdev->quarantine, qnode) {
 		list_del(&b->qnode);
@@ -437,7 +437,7 @@ void fdma_buf_quarantine_free(struct fdma_dev *fdev)
  * under, and then outlives its file; NVIDIA's callback forgets it. Their
  * calls run this module's code: it stays too. Under fdev->buf_lock.
  */
-static void buf_keep(struct fdma_buf *b)
+static void buf_keep(struct fdma_buffer *b)
 {
 	if (b->kind == FDMA_BUF_DMABUF && b->attach)
 		fdma_dmabuf_keep(b);
@@ -458,10 +458,10 @@ static void buf_keep(struct fdma_buf *b)
  * returns. A tainted buffer on an engine that never stopped is kept for
  * good (its pages stay pinned or allocated, counted in leaked_bytes).
  */
-void fdma_buf_revoke_all(struct fdma_dev *fdev)
+void fdma_buf_revoke_all(struct fdma_device *fdev)
 {
 	struct fdma_file *f;
-	struct fdma_buf *b;
+	struct fdma_buffer *b;
 
 	mutex_lock(&fdev->buf_lock);
 	list_for_each_entry(b, &fdev->bufs, dnode)
@@ -491,10 +491,10 @@ void fdma_buf_revoke_all(struct fdma_dev *fdev)
 	mutex_unlock(&fdev->buf_lock);
 }
 
-static struct fdma_buf *buf_new(struct fdma_file *f, enum fdma_buf_kind kind)
+static struct fdma_buffer *buf_new(struct fdma_file *f, enum fdma_buf_kind kind)
 {
-	struct fdma_dev *fdev = f->fdev;
-	struct fdma_buf *b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	struct fdma_device *fdev = f->fdev;
+	struct fdma_buffer *b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 
 	if (!b)
 		return NULL;
@@ -515,7 +515,7 @@ static struct fdma_buf *buf_new(struct fdma_file *f, enum fdma_buf_kind kind)
  * takes it back. -ENOSPC: the file holds max_bufs_per_file buffers, or
  * the device's handles are all taken.
  */
-static int buf_install(struct fdma_file *f, struct fdma_buf *b)
+static int buf_install(struct fdma_file *f, struct fdma_buffer *b)
 {
 	int h, ret;
 
@@ -543,7 +543,7 @@ out:
 }
 
 /* The handle of a new buffer reached user space: the buffer can be used. */
-void fdma_buf_publish(struct fdma_file *f, struct fdma_buf *b)
+void fdma_buf_publish(struct fdma_file *f, struct fdma_buffer *b)
 {
 	down_write(&f->bufs_sem);
 	idr_replace(&f->bufs, b, b->handle);
@@ -551,7 +551,7 @@ void fdma_buf_publish(struct fdma_file *f, struct fdma_buf *b)
 }
 
 /* The handle of a new buffer could not be returned: nobody saw it, free it. */
-void fdma_buf_unreserve(struct fdma_file *f, struct fdma_buf *b)
+void fdma_buf_unreserve(struct fdma_file *f, struct fdma_buffer *b)
 {
 	down_write(&f->bufs_sem);
 	idr_remove(&f->bufs, b->handle);
@@ -561,7 +561,7 @@ void fdma_buf_unreserve(struct fdma_file *f, struct fdma_buf *b)
 }
 
 /* Cut the buffer into pieces contiguous both physically and on the bus. */
-static int buf_build_segs(struct fdma_buf *b, u32 align)
+static int buf_build_segs(struct fdma_buffer *b, u32 align)
 {
 	struct sg_table *t = &b->sgt;
 	struct scatterlist *cs = t->sgl, *ds = t->sgl;
@@ -606,7 +606,7 @@ static int buf_build_segs(struct fdma_buf *b, u32 align)
  * b->pages hold the buffer (from byte offset first_off of the first page):
  * build the sg table, map it for the device once, cut the segments.
  */
-static int buf_map(struct fdma_buf *b, unsigned long first_off)
+static int buf_map(struct fdma_buffer *b, unsigned long first_off)
 {
 	struct device *dev = buf_dev(b);
 	unsigned int max_seg;
@@ -642,9 +642,9 @@ static int buf_map(struct fdma_buf *b, unsigned long first_off)
  * remove(), which waits for revoke_sem): the charge, the allocation and
  * the pinning come before.
  */
-static int buf_map_live(struct fdma_buf *b, u64 first_off)
+static int buf_map_live(struct fdma_buffer *b, u64 first_off)
 {
-	struct fdma_dev *fdev = b->fdev;
+	struct fdma_device *fdev = b->fdev;
 	int ret = -ENODEV;
 
 	down_read(&fdev->revoke_sem);
@@ -668,7 +668,7 @@ static int buf_map_live(struct fdma_buf *b, u64 first_off)
 }
 
 /* The last steps of both kinds: mapped for the device, then a handle. */
-static int buf_map_install(struct fdma_file *f, struct fdma_buf *b,
+static int buf_map_install(struct fdma_file *f, struct fdma_buffer *b,
 			   u64 first_off)
 {
 	int ret = buf_map_live(b, first_off);
@@ -680,8 +680,8 @@ static int buf_map_install(struct fdma_file *f, struct fdma_buf *b,
  * The last step of the kinds the caller only names (registered, imported,
  * NVIDIA's): mapped with a handle (*handle, *bp), or released.
  */
-static int buf_finish(struct fdma_file *f, struct fdma_buf *b, u64 first_off,
-		      u32 *handle, struct fdma_buf **bp)
+static int buf_finish(struct fdma_file *f, struct fdma_buffer *b, u64 first_off,
+		      u32 *handle, struct fdma_buffer **bp)
 {
 	int ret = buf_map_install(f, b, first_off);
 
@@ -696,9 +696,9 @@ static int buf_finish(struct fdma_file *f, struct fdma_buf *b, u64 first_off,
 
 /* A new buffer, its handle reserved (*bp): see buf_install(). */
 int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
-		   struct fdma_buf **bp)
+		   struct fdma_buffer **bp)
 {
-	struct fdma_buf *b;
+	struct fdma_buffer *b;
 	int ret;
 
 	if (a->flags || a->rsvd[0] || a->rsvd[1])
@@ -773,12 +773,12 @@ static int buf_check_vmas(unsigned long start, unsigned long end)
 
 /* A new buffer, its handle reserved (*bp): see buf_install(). */
 int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
-		      struct fdma_buf **bp)
+		      struct fdma_buffer **bp)
 {
-	struct fdma_dev *fdev = f->fdev;
+	struct fdma_device *fdev = f->fdev;
 	u32 align = fdev->dma_align;
 	unsigned long first, npages, pinned = 0;
-	struct fdma_buf *b;
+	struct fdma_buffer *b;
 	int ret;
 
 	if (r->flags || r->rsvd[0] || r->rsvd[1])
@@ -839,11 +839,11 @@ err:
  * (*bp): see buf_install() and fdma_dmabuf.c.
  */
 int fdma_buf_import(struct fdma_file *f, struct fdma_ioc_buf_import *r,
-		    struct fdma_buf **bp)
+		    struct fdma_buffer **bp)
 {
 	u32 align = f->fdev->dma_align;
 	struct dma_buf *dmabuf;
-	struct fdma_buf *b;
+	struct fdma_buffer *b;
 
 	if (r->flags || r->rsvd0 || r->rsvd[0] || r->rsvd[1])
 		return -EINVAL;
@@ -871,10 +871,10 @@ int fdma_buf_import(struct fdma_file *f, struct fdma_ioc_buf_import *r,
  * P2P API (fdma_nvp2p.c), its handle reserved (*bp): see buf_install().
  */
 int fdma_buf_import_nvp2p(struct fdma_file *f, struct fdma_ioc_buf_nvp2p *r,
-			  struct fdma_buf **bp)
+			  struct fdma_buffer **bp)
 {
 	u32 page = fdma_nvp2p_page();
-	struct fdma_buf *b;
+	struct fdma_buffer *b;
 
 	if (!page)
 		return -EOPNOTSUPP;	/* built without NVIDIA's nv-p2p.h */
@@ -892,7 +892,7 @@ int fdma_buf_import_nvp2p(struct fdma_file *f, struct fdma_ioc_buf_nvp2p *r,
 
 int fdma_buf_free(struct fdma_file *f, u32 handle)
 {
-	struct fdma_buf *b;
+	struct fdma_buffer *b;
 	int ret = 0;
 
 	down_write(&f->bufs_sem);
@@ -914,7 +914,7 @@ int fdma_buf_free(struct fdma_file *f, u32 handle)
 /* At release: every transfer of the file was stopped before. */
 void fdma_buf_free_all(struct fdma_file *f)
 {
-	struct fdma_buf *b;
+	struct fdma_buffer *b;
 	int id;
 
 	idr_for_each_entry(&f->bufs, b, id)
@@ -931,7 +931,7 @@ void fdma_buf_free_all(struct fdma_file *f)
  * the file's bufs_sem held before a submission (which then finds the
  * channel down).
  */
-u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
+u32 fdma_buf_piece(const struct fdma_buffer *b, u64 off, u64 left, u32 max,
 		   dma_addr_t *bus)
 {
 	u32 lo = 0, hi = b->nseg, i;
@@ -962,7 +962,7 @@ u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
  * count before the look at stale, with a full barrier, as the move sets
  * stale before it reads the count. -EIO: the buffer was moved.
  */
-int fdma_buf_hold(struct fdma_buf *b)
+int fdma_buf_hold(struct fdma_buffer *b)
 {
 	atomic_inc(&b->inflight);
 	/* Pairs with smp_mb() in dmabuf_move_notify(). */
@@ -979,7 +979,7 @@ int fdma_buf_hold(struct fdma_buf *b)
  * the count is 0, FDMA_IOC_BUF_FREE may free it (a move waiting for the
  * count only needs the address).
  */
-void fdma_buf_unhold(struct fdma_buf *b)
+void fdma_buf_unhold(struct fdma_buffer *b)
 {
 	bool foreign = b->kind == FDMA_BUF_DMABUF || b->kind == FDMA_BUF_NVP2P;
 
@@ -995,7 +995,7 @@ void fdma_buf_unhold(struct fdma_buf *b)
 	}
 }
 
-static bool buf_idle(struct fdma_buf *b)
+static bool buf_idle(struct fdma_buffer *b)
 {
 	return !atomic_read(&b->inflight);
 }
@@ -1022,9 +1022,9 @@ static bool buf_idle(struct fdma_buf *b)
  */
 #define FDMA_GONE_GRACE	(HZ / 10)
 
-int fdma_buf_stop_using(struct fdma_buf *b, const char *why)
+int fdma_buf_stop_using(struct fdma_buffer *b, const char *why)
 {
-	struct fdma_dev *fdev = b->fdev;
+	struct fdma_device *fdev = b->fdev;
 	bool unsafe = false, broken = false;
 	int ret = 0;
 	u32 i;
@@ -1074,7 +1074,7 @@ int fdma_buf_stop_using(struct fdma_buf *b, const char *why)
  * The mapping of an imported buffer or of GPU memory is about to go: no
  * sync uses it from here, and one in progress is over when this returns.
  */
-void fdma_buf_nosync(struct fdma_buf *b)
+void fdma_buf_nosync(struct fdma_buffer *b)
 {
 	spin_lock(&b->sync_lock);
 	b->dsync = false;
@@ -1087,7 +1087,7 @@ void fdma_buf_nosync(struct fdma_buf *b)
  * under sync_lock, so that a mapping taken away meanwhile (a move) is
  * never synced after fdma_buf_nosync().
  */
-void fdma_buf_sync(struct fdma_buf *b, u64 off, u64 len,
+void fdma_buf_sync(struct fdma_buffer *b, u64 off, u64 len,
 		   enum dma_data_direction dir, bool for_device)
 {
 	bool foreign = b->kind == FDMA_BUF_DMABUF || b->kind == FDMA_BUF_NVP2P;
@@ -1123,7 +1123,7 @@ void fdma_buf_sync(struct fdma_buf *b, u64 off, u64 len,
 
 static void fdma_buf_vm_open(struct vm_area_struct *vma)
 {
-	struct fdma_buf *b = vma->vm_private_data;
+	struct fdma_buffer *b = vma->vm_private_data;
 
 	kref_get(&b->ref);
 }
@@ -1142,7 +1142,7 @@ static void fdma_buf_vm_close(struct vm_area_struct *vma)
  */
 static vm_fault_t fdma_buf_vm_fault(struct vm_fault *vmf)
 {
-	struct fdma_buf *b = vmf->vma->vm_private_data;
+	struct fdma_buffer *b = vmf->vma->vm_private_data;
 	pgoff_t first = (pgoff_t)b->handle << (FDMA_BUF_MMAP_SHIFT - PAGE_SHIFT);
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
@@ -1167,7 +1167,7 @@ static const struct vm_operations_struct fdma_buf_vm_ops = {
 int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
-	struct fdma_buf *b;
+	struct fdma_buffer *b;
 	u64 h = off >> FDMA_BUF_MMAP_SHIFT;
 
 	if (off & (BIT_ULL(FDMA_BUF_MMAP_SHIFT) - 1) || !h ||

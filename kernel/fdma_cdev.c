@@ -70,7 +70,7 @@ static int fdma_lock(struct fdma_chan *c, bool nonblock, unsigned int subclass)
 }
 
 /* remove(): wake every sleeper of every open file (they see the device dead). */
-void fdma_files_wake(struct fdma_dev *fdev)
+void fdma_files_wake(struct fdma_device *fdev)
 {
 	struct fdma_file *f;
 	u32 ch;
@@ -93,7 +93,7 @@ void fdma_files_wake(struct fdma_dev *fdev)
 
 static int fdma_cdev_open(struct inode *inode, struct file *file)
 {
-	struct fdma_dev *fdev = container_of(inode->i_cdev, struct fdma_dev,
+	struct fdma_device *fdev = container_of(inode->i_cdev, struct fdma_device,
 					     cdev);
 	struct fdma_file *f;
 
@@ -125,7 +125,7 @@ static int fdma_cdev_open(struct inode *inode, struct file *file)
 static int fdma_cdev_release(struct inode *inode, struct file *file)
 {
 	struct fdma_file *f = file->private_data;
-	struct fdma_dev *fdev = f->fdev;
+	struct fdma_device *fdev = f->fdev;
 	u32 ch;
 
 	mutex_lock(&fdev->files_lock);
@@ -147,7 +147,7 @@ static int fdma_cdev_release(struct inode *inode, struct file *file)
 static int fdma_cdev_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct fdma_file *f = file->private_data;
-	struct fdma_dev *fdev = f->fdev;
+	struct fdma_device *fdev = f->fdev;
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 
 	/* DMA memory and queues are shared with the device and the kernel. */
@@ -193,7 +193,7 @@ static int fdma_cdev_fasync(int fd, struct file *file, int on)
 static ssize_t fdma_cdev_read(struct file *file, char __user *buf,
 			      size_t count, loff_t *ppos)
 {
-	struct fdma_dev *fdev = ((struct fdma_file *)file->private_data)->fdev;
+	struct fdma_device *fdev = ((struct fdma_file *)file->private_data)->fdev;
 	struct fdma_chan *c;
 	ssize_t ret;
 
@@ -222,7 +222,7 @@ static ssize_t fdma_cdev_read(struct file *file, char __user *buf,
 static ssize_t fdma_cdev_write(struct file *file, const char __user *buf,
 			       size_t count, loff_t *ppos)
 {
-	struct fdma_dev *fdev = ((struct fdma_file *)file->private_data)->fdev;
+	struct fdma_device *fdev = ((struct fdma_file *)file->private_data)->fdev;
 	bool nonblock = file->f_flags & O_NONBLOCK;
 	struct fdma_chan *c, *rd = NULL;
 	u32 mask = fdev->caps.align - 1;
@@ -262,7 +262,7 @@ out_rd:
 
 static loff_t fdma_cdev_llseek(struct file *file, loff_t offset, int whence)
 {
-	struct fdma_dev *fdev = ((struct fdma_file *)file->private_data)->fdev;
+	struct fdma_device *fdev = ((struct fdma_file *)file->private_data)->fdev;
 
 	return fixed_size_llseek(file, offset, whence, fdev->card_size);
 }

@@ -85,7 +85,7 @@ static u32 chan_inflight(struct fdma_chan *c)
 static void chan_wd_work(struct work_struct *work);
 
 /* The channel's locks and lists, before anything can look at it. */
-void fdma_chan_setup(struct fdma_dev *fdev, u32 idx)
+void fdma_chan_setup(struct fdma_device *fdev, u32 idx)
 {
 	struct fdma_chan *c = &fdev->chan[idx];
 
@@ -106,7 +106,7 @@ void fdma_chan_setup(struct fdma_dev *fdev, u32 idx)
  */
 static int chan_alloc_bounce(struct fdma_chan *c)
 {
-	struct fdma_dev *fdev = c->fdev;
+	struct fdma_device *fdev = c->fdev;
 	struct device *dev = fdev->dma_dev;
 	u64 most = (u64)fdev->ring_size * fdev->caps.max_desc_len;
 	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY | __GFP_ZERO;
@@ -147,7 +147,7 @@ static int chan_alloc_bounce(struct fdma_chan *c)
 	return 0;
 }
 
-int fdma_chan_init(struct fdma_dev *fdev, u32 idx)
+int fdma_chan_init(struct fdma_device *fdev, u32 idx)
 {
 	struct fdma_chan *c = &fdev->chan[idx];
 	u32 size = fdev->ring_size, i;
@@ -699,7 +699,7 @@ int fdma_chan_release_file(struct fdma_chan *c, struct fdma_cq *q)
  * requests on b end with -EIO and the channel's others are canceled (a
  * reset: the device lets go of them). Returns 0 or the reset's error.
  */
-int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buf *b)
+int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buffer *b)
 {
 	bool uses = false;
 	int ret = 0;

@@ -22,7 +22,7 @@ static struct dentry *fdma_debugfs_root;
 
 static int chans_show(struct seq_file *m, void *unused)
 {
-	struct fdma_dev *fdev = m->private;
+	struct fdma_device *fdev = m->private;
 	u32 i;
 
 	seq_puts(m, "ch up broken pub cidx hw status inflight kreq bounce_users wd\n");
@@ -54,7 +54,7 @@ DEFINE_SHOW_ATTRIBUTE(chans);
 
 static int leaked_get(void *data, u64 *val)
 {
-	*val = atomic64_read(&((struct fdma_dev *)data)->leaked_bytes);
+	*val = atomic64_read(&((struct fdma_device *)data)->leaked_bytes);
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(leaked_fops, leaked_get, NULL, "%llu\n");
@@ -66,7 +66,7 @@ static int pinned_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(pinned_fops, pinned_get, NULL, "%llu\n");
 
-void fdma_debugfs_add(struct fdma_dev *fdev)
+void fdma_debugfs_add(struct fdma_device *fdev)
 {
 	struct dentry *d;
 
@@ -80,7 +80,7 @@ void fdma_debugfs_add(struct fdma_dev *fdev)
 }
 
 /* Waits for readers and writers inside: nothing touches fdev after. */
-void fdma_debugfs_remove(struct fdma_dev *fdev)
+void fdma_debugfs_remove(struct fdma_device *fdev)
 {
 	debugfs_remove_recursive(fdev->debugfs);
 	fdev->debugfs = NULL;

@@ -18,7 +18,7 @@
  *   fdma_dev_chans_free()  buffers revoked, rings freed
  *   fdma_dev_put()         freed now, or at the last close
  *
- * Lifetime: struct fdma_dev embeds the class device; open files hold it
+ * Lifetime: struct fdma_device embeds the class device; open files hold it
  * through the character device, so it outlives the backend's removal until
  * the last close. The character device's owner is the backend's module, so
  * that module stays while a file is open.
@@ -32,7 +32,7 @@
 
 static void fdma_dev_release(struct device *dev)
 {
-	struct fdma_dev *fdev = to_fdma_dev(dev);
+	struct fdma_device *fdev = to_fdma_dev(dev);
 	u32 i;
 
 	/*
@@ -56,9 +56,9 @@ static void fdma_dev_release(struct device *dev)
  * A new device named fdmaN, child of parent, whose buffers are mapped for
  * dma_dev (both referenced until the release). Freed with fdma_dev_put().
  */
-struct fdma_dev *fdma_dev_alloc(struct device *parent, struct device *dma_dev)
+struct fdma_device *fdma_dev_alloc(struct device *parent, struct device *dma_dev)
 {
-	struct fdma_dev *fdev;
+	struct fdma_device *fdev;
 	u32 i;
 	int ret;
 
@@ -99,7 +99,7 @@ err:
 }
 
 /* Bring up channels 0..nchan-1 (c->ops set by the backend); all or none. */
-int fdma_dev_chans_init(struct fdma_dev *fdev)
+int fdma_dev_chans_init(struct fdma_device *fdev)
 {
 	u32 i;
 	int ret;
@@ -116,7 +116,7 @@ int fdma_dev_chans_init(struct fdma_dev *fdev)
 }
 
 /* sysfs, /dev/fdmaN (opens hold owner), debugfs. */
-int fdma_dev_publish(struct fdma_dev *fdev, struct module *owner)
+int fdma_dev_publish(struct fdma_device *fdev, struct module *owner)
 {
 	int ret;
 
@@ -136,7 +136,7 @@ int fdma_dev_publish(struct fdma_dev *fdev, struct module *owner)
  * New operations fail from here (-ENODEV), sleepers wake up and leave; no
  * new opens and no sysfs or debugfs access once this returns.
  */
-void fdma_dev_unpublish(struct fdma_dev *fdev)
+void fdma_dev_unpublish(struct fdma_device *fdev)
 {
 	u32 i;
 
@@ -149,7 +149,7 @@ void fdma_dev_unpublish(struct fdma_dev *fdev)
 }
 
 /* Every channel reset (bounded), everything in flight handed back. */
-void fdma_dev_chans_stop(struct fdma_dev *fdev)
+void fdma_dev_chans_stop(struct fdma_device *fdev)
 {
 	u32 i;
 
@@ -163,7 +163,7 @@ void fdma_dev_chans_stop(struct fdma_dev *fdev)
  * buffers unmapped, every buffer revoked, the rings freed. free_bounce: no
  * file can be open (a failed probe), so the bounce pages go too.
  */
-void fdma_dev_chans_free(struct fdma_dev *fdev, bool free_bounce)
+void fdma_dev_chans_free(struct fdma_device *fdev, bool free_bounce)
 {
 	u32 i;
 
@@ -179,7 +179,7 @@ void fdma_dev_chans_free(struct fdma_dev *fdev, bool free_bounce)
 	}
 }
 
-void fdma_dev_put(struct fdma_dev *fdev)
+void fdma_dev_put(struct fdma_device *fdev)
 {
 	put_device(&fdev->dev);
 }

@@ -57,7 +57,7 @@ MODULE_IMPORT_NS(DMA_BUF);
 
 static void dmabuf_move_notify(struct dma_buf_attachment *attach)
 {
-	struct fdma_buf *b = attach->importer_priv;
+	struct fdma_buffer *b = attach->importer_priv;
 
 	dma_resv_assert_held(attach->dmabuf->resv);
 	/* Its device is removed, maybe freed: see fdma_dmabuf_keep(). */
@@ -91,7 +91,7 @@ static const struct dma_buf_attach_ops fdma_dmabuf_attach_ops_nop2p = {
  * lengths only, each at most 2 GiB (a segment's length is 32 bits), each
  * aligned as the engine needs.
  */
-static int dmabuf_build_segs(struct fdma_buf *b, u64 off, u32 align)
+static int dmabuf_build_segs(struct fdma_buffer *b, u64 off, u32 align)
 {
 	struct device *dev = b->fdev->dma_dev;
 	struct sg_table *t = b->dsgt;
@@ -149,7 +149,7 @@ static int dmabuf_build_segs(struct fdma_buf *b, u64 off, u32 align)
  * Attach b->dmabuf to the device, pin, map and cut [off, + b->size) into
  * segments. Under revoke_sem with the device alive (fdma_buf.c).
  */
-int fdma_dmabuf_map(struct fdma_buf *b, u64 off)
+int fdma_dmabuf_map(struct fdma_buffer *b, u64 off)
 {
 	struct device *dev = b->fdev->dma_dev;
 	struct dma_buf *dmabuf = b->dmabuf;
@@ -197,7 +197,7 @@ unlock:
  * move_notify leaves it alone, since the device it points at is freed at
  * the last close. Under fdev->buf_lock.
  */
-void fdma_dmabuf_keep(struct fdma_buf *b)
+void fdma_dmabuf_keep(struct fdma_buffer *b)
 {
 	dma_resv_lock(b->dmabuf->resv, NULL);
 	b->kept = true;
@@ -205,7 +205,7 @@ void fdma_dmabuf_keep(struct fdma_buf *b)
 }
 
 /* Undo fdma_dmabuf_map(), whatever it got to. Under fdev->buf_lock. */
-void fdma_dmabuf_unmap(struct fdma_buf *b)
+void fdma_dmabuf_unmap(struct fdma_buffer *b)
 {
 	if (!b->attach)
 		return;

@@ -124,12 +124,12 @@ struct fdma_dmae {
 	struct dma_device dd;
 	struct kref ref;
 	struct list_head parked;
-	struct fdma_dev *fdev;
+	struct fdma_device *fdev;
 	u32 nchan;
 	struct fdma_dmae_chan ch[FDMA_MAX_CHANNELS];
 };
 
-static void dmae_detach(struct fdma_dev *fdev, u32 k);
+static void dmae_detach(struct fdma_device *fdev, u32 k);
 
 static LIST_HEAD(fdma_dmae_parked);
 static DEFINE_MUTEX(fdma_dmae_parked_lock);
@@ -761,7 +761,7 @@ static void fdma_dmae_dbg_show(struct seq_file *s, struct dma_device *dd)
  * One provider for the channels of one kind: the memory-to-memory ones
  * (DMA_MEMCPY) or the stream ones (DMA_SLAVE). 0 also when there are none.
  */
-static int dmae_register_kind(struct fdma_dev *fdev, bool slave)
+static int dmae_register_kind(struct fdma_device *fdev, bool slave)
 {
 	struct fdma_dmae *p;
 	struct dma_device *dd;
@@ -855,7 +855,7 @@ static int dmae_register_kind(struct fdma_dev *fdev, bool slave)
 	return 0;
 }
 
-int fdma_dmae_register(struct fdma_dev *fdev)
+int fdma_dmae_register(struct fdma_device *fdev)
 {
 	int ret = dmae_register_kind(fdev, false);
 
@@ -869,7 +869,7 @@ int fdma_dmae_register(struct fdma_dev *fdev)
  * they have posted completes aborted when the channels stop, and their
  * preps fail (fdev->dead).
  */
-void fdma_dmae_unregister(struct fdma_dev *fdev)
+void fdma_dmae_unregister(struct fdma_device *fdev)
 {
 	u32 k;
 
@@ -883,7 +883,7 @@ void fdma_dmae_unregister(struct fdma_dev *fdev)
 }
 
 /* One kind's provider, once its channels stopped: they complete nothing more. */
-static void dmae_detach(struct fdma_dev *fdev, u32 k)
+static void dmae_detach(struct fdma_device *fdev, u32 k)
 {
 	struct fdma_dmae *p = fdev->dmae[k];
 	u32 i;
@@ -902,7 +902,7 @@ static void dmae_detach(struct fdma_dev *fdev, u32 k)
 	kref_put(&p->ref, fdma_dmae_unref);
 }
 
-void fdma_dmae_detach(struct fdma_dev *fdev)
+void fdma_dmae_detach(struct fdma_device *fdev)
 {
 	u32 k;
 

@@ -130,7 +130,7 @@ void fdma_minor_put(int minor);
 dev_t fdma_devt(int minor);
 const char *fdma_irq_mode_name(enum fdma_irq_mode mode);
 
-struct fdma_dev;
+struct fdma_device;
 struct fdma_file;
 
 /*
@@ -164,9 +164,9 @@ enum fdma_buf_kind {
 
 struct fdma_nvp2p;
 
-struct fdma_buf {
+struct fdma_buffer {
 	struct kref ref;
-	struct fdma_dev *fdev;
+	struct fdma_device *fdev;
 	u32 handle;
 	enum fdma_buf_kind kind;
 	bool tainted;		/* a reset failed with it in flight: kept */
@@ -239,7 +239,7 @@ struct fdma_cq {
 
 /* Everything an open file of /dev/fdmaN owns. */
 struct fdma_file {
-	struct fdma_dev *fdev;
+	struct fdma_device *fdev;
 	struct list_head node;		/* fdev->files */
 	struct address_space *mapping;	/* of the device node: remove() zaps it */
 	struct rw_semaphore bufs_sem;	/* bufs: read to use, write to change */
@@ -260,8 +260,8 @@ struct fdma_file {
  */
 struct fdma_ureq {
 	struct fdma_cq *cq;	/* the owner's queue; NULL when free */
-	struct fdma_buf *buf;	/* a copy's source */
-	struct fdma_buf *dst;	/* a copy's destination, else NULL */
+	struct fdma_buffer *buf;	/* a copy's source */
+	struct fdma_buffer *dst;	/* a copy's destination, else NULL */
 	u64 user_data;
 	u64 off;		/* range in the buffer, for the CPU sync */
 	u64 dst_off;		/* range in dst (same len) */
@@ -292,7 +292,7 @@ struct fdma_kreq {
 	struct fdma_ecpl cpl;
 };
 
-struct fdma_chan_stats {
+struct fdma_chan_counters {
 	atomic64_t irqs;	/* interrupts on this channel's vector */
 	atomic64_t completions;	/* requests completed without error */
 	atomic64_t bytes;	/* bytes those requests moved */
@@ -309,7 +309,7 @@ struct fdma_chan_stats {
 };
 
 struct fdma_chan {
-	struct fdma_dev *fdev;
+	struct fdma_device *fdev;
 	const struct fdma_ring_ops *ops;
 	void *priv;		/* the backend module's (fdma_backend.h) */
 	u32 idx;
@@ -391,7 +391,7 @@ struct fdma_chan {
 	 */
 	struct fdma_chan_client *client;
 
-	struct fdma_chan_stats st;
+	struct fdma_chan_counters st;
 };
 
 /*
@@ -433,7 +433,7 @@ struct fdma_chan_client {
 };
 
 struct fdma_vec {
-	struct fdma_dev *fdev;
+	struct fdma_device *fdev;
 	u32 idx;
 	int irq;		/* Linux irq number, 0 if not requested */
 	u32 chan_mask;		/* channels raising this vector */
@@ -450,13 +450,13 @@ struct fdma_vec {
 struct fdma_shim_ops {
 	const char *name;	/* for the log: "... behind <name>" */
 	/* regs, regs_bar, regs_len and plat (regs, pdev, doorbell) */
-	int (*map)(struct fdma_dev *fdev);
-	void (*unmap)(struct fdma_dev *fdev);
+	int (*map)(struct fdma_device *fdev);
+	void (*unmap)(struct fdma_device *fdev);
 	/* INTx: a handler that reads and clears the shim's status; NULL: no INTx */
 	irq_handler_t intx;
-	void (*intx_enable)(struct fdma_dev *fdev, bool on);
+	void (*intx_enable)(struct fdma_device *fdev, bool on);
 	/* FDMA_IOC_REG: a BAR of the shim's own registers, refused like the engine's */
-	bool (*owns_bar)(struct fdma_dev *fdev, u32 bar);
+	bool (*owns_bar)(struct fdma_device *fdev, u32 bar);
 };
 
 struct fdma_sysfs;
@@ -464,7 +464,7 @@ struct fdma_dmae;
 struct fdma_dmae_chan;
 struct fdma_net;
 
-struct fdma_dev {
+struct fdma_device {
 	struct device dev;	/* /sys/class/fdma/fdmaN; release frees this */
 	struct cdev cdev;
 	struct pci_dev *pdev;	/* an FDMA function; NULL for other backends */
@@ -534,22 +534,22 @@ struct fdma_dev {
 	struct dentry *debugfs;
 };
 
-static inline struct fdma_dev *to_fdma_dev(struct device *dev)
+static inline struct fdma_device *to_fdma_dev(struct device *dev)
 {
-	return container_of(dev, struct fdma_dev, dev);
+	return container_of(dev, struct fdma_device, dev);
 }
 
 /* fdma_pci.c */
 extern struct pci_driver fdma_pci_driver;
-int fdma_pci_stop_dma(struct fdma_dev *fdev, const char *why);
+int fdma_pci_stop_dma(struct fdma_device *fdev, const char *why);
 
 /* fdma_dev.c: fdma_pci.c's steps; a backend module's are fdma_backend.h's */
-struct fdma_dev *fdma_dev_alloc(struct device *parent, struct device *dma_dev);
-int fdma_dev_chans_init(struct fdma_dev *fdev);
-int fdma_dev_publish(struct fdma_dev *fdev, struct module *owner);
-void fdma_dev_unpublish(struct fdma_dev *fdev);
-void fdma_dev_chans_stop(struct fdma_dev *fdev);
-void fdma_dev_chans_free(struct fdma_dev *fdev, bool free_bounce);
+struct fdma_device *fdma_dev_alloc(struct device *parent, struct device *dma_dev);
+int fdma_dev_chans_init(struct fdma_device *fdev);
+int fdma_dev_publish(struct fdma_device *fdev, struct module *owner);
+void fdma_dev_unpublish(struct fdma_device *fdev);
+void fdma_dev_chans_stop(struct fdma_device *fdev);
+void fdma_dev_chans_free(struct fdma_device *fdev, bool free_bounce);
 
 /* fdma_ring.c */
 extern const struct fdma_ring_ops fdma_ring_engine_ops;
@@ -558,17 +558,17 @@ extern const struct fdma_ring_ops fdma_ring_engine_ops;
  * fdma_net.c: network interfaces over stream pairs (net=1). register and
  * unregister: at probe and first thing at remove.
  */
-int fdma_net_register(struct fdma_dev *fdev);
-void fdma_net_unregister(struct fdma_dev *fdev);
-void fdma_net_release(struct fdma_dev *fdev);
+int fdma_net_register(struct fdma_device *fdev);
+void fdma_net_unregister(struct fdma_device *fdev);
+void fdma_net_release(struct fdma_device *fdev);
 
 /* fdma_irq.c */
-int fdma_irq_setup(struct fdma_dev *fdev);
-void fdma_irq_teardown(struct fdma_dev *fdev);
+int fdma_irq_setup(struct fdma_device *fdev);
+void fdma_irq_teardown(struct fdma_device *fdev);
 /* A hard handler's count of an interrupt for the channels of chan_mask. */
-void fdma_irq_count(struct fdma_dev *fdev, u32 chan_mask);
+void fdma_irq_count(struct fdma_device *fdev, u32 chan_mask);
 /* The FPGA's interrupt k: every file listening for it is told (process context). */
-void fdma_user_irq(struct fdma_dev *fdev, u32 k);
+void fdma_user_irq(struct fdma_device *fdev, u32 k);
 /* An interrupt (or a poll) for channel c: acknowledge it, then reap. */
 void fdma_chan_intr(struct fdma_chan *c);
 
@@ -578,16 +578,16 @@ int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id);
 void fdma_pci_remove(struct pci_dev *pdev);
 void fdma_pci_shutdown(struct pci_dev *pdev);
 extern unsigned int fdma_param_poll_us;
-int fdma_xdma_map(struct fdma_dev *fdev);
-void fdma_xdma_limits(struct fdma_dev *fdev);
+int fdma_xdma_map(struct fdma_device *fdev);
+void fdma_xdma_limits(struct fdma_device *fdev);
 
 /*
  * A checked request of FDMA_IOC_SUBMIT or a copy of FDMA_IOC_COPY, as the
  * channel posts it.
  */
 struct fdma_sub {
-	struct fdma_buf *buf;	/* the buffer; a copy's source */
-	struct fdma_buf *dst;	/* a copy's destination, else NULL */
+	struct fdma_buffer *buf;	/* the buffer; a copy's source */
+	struct fdma_buffer *dst;	/* a copy's destination, else NULL */
 	u64 off;		/* in buf */
 	u64 dst_off;		/* in dst */
 	u64 card_addr;		/* memory-mapped channels */
@@ -603,10 +603,10 @@ static inline enum dma_data_direction fdma_chan_dir(const struct fdma_chan *c)
 }
 
 /* fdma_chan.c */
-void fdma_chan_setup(struct fdma_dev *fdev, u32 idx);
+void fdma_chan_setup(struct fdma_device *fdev, u32 idx);
 u32 fdma_chan_piece(const struct fdma_chan *c, const struct fdma_sub *s,
 		    u64 done, struct fdma_ereq *q);
-int fdma_chan_init(struct fdma_dev *fdev, u32 idx);
+int fdma_chan_init(struct fdma_device *fdev, u32 idx);
 void fdma_chan_stop(struct fdma_chan *c);
 void fdma_chan_free(struct fdma_chan *c);
 void fdma_chan_unmap_bounce(struct fdma_chan *c);
@@ -644,63 +644,63 @@ u32 fdma_chan_reap_locked(struct fdma_chan *c);
 u32 fdma_chan_reap_nosleep(struct fdma_chan *c);
 int fdma_chan_reset_cancel(struct fdma_chan *c, const char *why,
 			   int cancel_res);
-int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buf *b);
+int fdma_chan_release_buf(struct fdma_chan *c, struct fdma_buffer *b);
 
 /* fdma_dmaengine_provider.c */
-int fdma_dmae_register(struct fdma_dev *fdev);
-void fdma_dmae_unregister(struct fdma_dev *fdev);
-void fdma_dmae_detach(struct fdma_dev *fdev);
+int fdma_dmae_register(struct fdma_device *fdev);
+void fdma_dmae_unregister(struct fdma_device *fdev);
+void fdma_dmae_detach(struct fdma_device *fdev);
 void fdma_dmae_exit(void);
 
 /* fdma_buf.c */
 int fdma_buf_alloc(struct fdma_file *f, struct fdma_ioc_buf_alloc *a,
-		   struct fdma_buf **bp);
+		   struct fdma_buffer **bp);
 int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
-		      struct fdma_buf **bp);
-void fdma_buf_publish(struct fdma_file *f, struct fdma_buf *b);
-void fdma_buf_unreserve(struct fdma_file *f, struct fdma_buf *b);
+		      struct fdma_buffer **bp);
+void fdma_buf_publish(struct fdma_file *f, struct fdma_buffer *b);
+void fdma_buf_unreserve(struct fdma_file *f, struct fdma_buffer *b);
 int fdma_buf_import(struct fdma_file *f, struct fdma_ioc_buf_import *r,
-		    struct fdma_buf **bp);
+		    struct fdma_buffer **bp);
 int fdma_buf_import_nvp2p(struct fdma_file *f, struct fdma_ioc_buf_nvp2p *r,
-			  struct fdma_buf **bp);
+			  struct fdma_buffer **bp);
 int fdma_buf_free(struct fdma_file *f, u32 handle);
-void fdma_buf_put(struct fdma_buf *b);
+void fdma_buf_put(struct fdma_buffer *b);
 void fdma_buf_free_all(struct fdma_file *f);
-void fdma_buf_quarantine_free(struct fdma_dev *fdev);
-void fdma_buf_revoke_all(struct fdma_dev *fdev);
+void fdma_buf_quarantine_free(struct fdma_device *fdev);
+void fdma_buf_revoke_all(struct fdma_device *fdev);
 void fdma_buf_exit(void);
 int fdma_buf_mmap(struct fdma_file *f, struct vm_area_struct *vma, u64 off);
-u32 fdma_buf_piece(const struct fdma_buf *b, u64 off, u64 left, u32 max,
+u32 fdma_buf_piece(const struct fdma_buffer *b, u64 off, u64 left, u32 max,
 		   dma_addr_t *bus);
-void fdma_buf_sync(struct fdma_buf *b, u64 off, u64 len,
+void fdma_buf_sync(struct fdma_buffer *b, u64 off, u64 len,
 		   enum dma_data_direction dir, bool for_device);
-int fdma_buf_hold(struct fdma_buf *b);
-void fdma_buf_unhold(struct fdma_buf *b);
-int fdma_buf_stop_using(struct fdma_buf *b, const char *why);
-void fdma_buf_nosync(struct fdma_buf *b);
+int fdma_buf_hold(struct fdma_buffer *b);
+void fdma_buf_unhold(struct fdma_buffer *b);
+int fdma_buf_stop_using(struct fdma_buffer *b, const char *why);
+void fdma_buf_nosync(struct fdma_buffer *b);
 
 /* fdma_dmabuf.c */
-int fdma_dmabuf_map(struct fdma_buf *b, u64 off);
-void fdma_dmabuf_unmap(struct fdma_buf *b);
-void fdma_dmabuf_keep(struct fdma_buf *b);
+int fdma_dmabuf_map(struct fdma_buffer *b, u64 off);
+void fdma_dmabuf_unmap(struct fdma_buffer *b);
+void fdma_dmabuf_keep(struct fdma_buffer *b);
 
 /* fdma_nvp2p.c, where the build has NVIDIA's nv-p2p.h (Kbuild NV_P2P_INC) */
 #ifdef FDMA_NV_P2P
-int fdma_nvp2p_map(struct fdma_buf *b, u64 va);
-void fdma_nvp2p_unmap(struct fdma_buf *b);
-void fdma_nvp2p_forget(struct fdma_buf *b);
+int fdma_nvp2p_map(struct fdma_buffer *b, u64 va);
+void fdma_nvp2p_unmap(struct fdma_buffer *b);
+void fdma_nvp2p_forget(struct fdma_buffer *b);
 u32 fdma_nvp2p_page(void);
 #else
-static inline int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
+static inline int fdma_nvp2p_map(struct fdma_buffer *b, u64 va)
 {
 	return -EOPNOTSUPP;
 }
 
-static inline void fdma_nvp2p_unmap(struct fdma_buf *b)
+static inline void fdma_nvp2p_unmap(struct fdma_buffer *b)
 {
 }
 
-static inline void fdma_nvp2p_forget(struct fdma_buf *b)
+static inline void fdma_nvp2p_forget(struct fdma_buffer *b)
 {
 }
 
@@ -724,16 +724,16 @@ long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 /* fdma_cdev.c */
 extern const struct file_operations fdma_cdev_fops;
 int fdma_range_check(u64 size, loff_t pos, size_t *count, bool write);
-void fdma_files_wake(struct fdma_dev *fdev);
+void fdma_files_wake(struct fdma_device *fdev);
 
 /* fdma_sysfs.c */
-int fdma_sysfs_init(struct fdma_dev *fdev);
-void fdma_sysfs_free(struct fdma_dev *fdev);
+int fdma_sysfs_init(struct fdma_device *fdev);
+void fdma_sysfs_free(struct fdma_device *fdev);
 
 /* fdma_debugfs.c */
 void fdma_debugfs_init(void);
 void fdma_debugfs_exit(void);
-void fdma_debugfs_add(struct fdma_dev *fdev);
-void fdma_debugfs_remove(struct fdma_dev *fdev);
+void fdma_debugfs_add(struct fdma_device *fdev);
+void fdma_debugfs_remove(struct fdma_device *fdev);
 
 #endif /* FDMA_DRV_H */

@@ -21,7 +21,7 @@
 #include <linux/pci.h>
 
 struct dentry;
-struct fdma_dev;
+struct fdma_device;
 
 #define FDMA_ID_IVSHMEM		1	/* pci_device_id.driver_data */
 
@@ -44,7 +44,7 @@ void fdma_harness_exit(void);
  * makes fdev its stand-in), -ENODEV without ivshmem=1.
  */
 int fdma_harness_claim(struct pci_dev *pdev);
-void fdma_harness_attach(struct fdma_dev *fdev);
+void fdma_harness_attach(struct fdma_device *fdev);
 /* remove() of a function that is no device of ours: the carrier. */
 void fdma_harness_release(struct pci_dev *pdev);
 
@@ -53,11 +53,11 @@ void fdma_harness_release(struct pci_dev *pdev);
  * carrier (irq_carrier=1), or ERR_PTR(-EPROBE_DEFER) until the carrier is
  * bound. A carrier is given back with fdma_harness_irq_put().
  */
-struct pci_dev *fdma_harness_irq_pdev(struct fdma_dev *fdev);
-void fdma_harness_irq_put(struct fdma_dev *fdev, struct pci_dev *irq_pdev);
+struct pci_dev *fdma_harness_irq_pdev(struct fdma_device *fdev);
+void fdma_harness_irq_put(struct fdma_device *fdev, struct pci_dev *irq_pdev);
 
 /* The model's test block, where fdev is a device model: fdmaN/model. */
-void fdma_harness_debugfs(struct fdma_dev *fdev, struct dentry *dir);
+void fdma_harness_debugfs(struct fdma_device *fdev, struct dentry *dir);
 
 #else	/* a card's fdma.ko */
 
@@ -77,7 +77,7 @@ static inline int fdma_harness_claim(struct pci_dev *pdev)
 	return -ENODEV;
 }
 
-static inline void fdma_harness_attach(struct fdma_dev *fdev)
+static inline void fdma_harness_attach(struct fdma_device *fdev)
 {
 }
 
@@ -85,17 +85,17 @@ static inline void fdma_harness_release(struct pci_dev *pdev)
 {
 }
 
-static inline struct pci_dev *fdma_harness_irq_pdev(struct fdma_dev *fdev)
+static inline struct pci_dev *fdma_harness_irq_pdev(struct fdma_device *fdev)
 {
 	return NULL;
 }
 
-static inline void fdma_harness_irq_put(struct fdma_dev *fdev,
+static inline void fdma_harness_irq_put(struct fdma_device *fdev,
 					struct pci_dev *irq_pdev)
 {
 }
 
-static inline void fdma_harness_debugfs(struct fdma_dev *fdev,
+static inline void fdma_harness_debugfs(struct fdma_device *fdev,
 					struct dentry *dir)
 {
 }

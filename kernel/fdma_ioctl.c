@@ -88,7 +88,7 @@ static struct fdma_chan *ioc_chan(struct fdma_file *f, u32 ch)
 
 static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 {
-	struct fdma_dev *fdev = f->fdev;
+	struct fdma_device *fdev = f->fdev;
 	struct pci_dev *pdev = fdev->pdev;
 	struct fdma_ioc_info in = {
 		.uapi_version = FDMA_UAPI_VERSION,
@@ -158,7 +158,7 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
  */
 static int ioc_buf_publish(struct fdma_file *f, void __user *argp,
 			   size_t usize, const void *r, size_t size,
-			   struct fdma_buf *b, int ret)
+			   struct fdma_buffer *b, int ret)
 {
 	if (ret)
 		return ret;
@@ -174,7 +174,7 @@ static int ioc_buf_alloc(struct fdma_file *f, void __user *argp,
 			 size_t usize)
 {
 	struct fdma_ioc_buf_alloc r;
-	struct fdma_buf *b = NULL;
+	struct fdma_buffer *b = NULL;
 	int ret = ioc_in(&r, sizeof(r), argp, usize);
 
 	if (ret)
@@ -187,7 +187,7 @@ static int ioc_buf_register(struct fdma_file *f, void __user *argp,
 			    size_t usize)
 {
 	struct fdma_ioc_buf_reg r;
-	struct fdma_buf *b = NULL;
+	struct fdma_buffer *b = NULL;
 	int ret = ioc_in(&r, sizeof(r), argp, usize);
 
 	if (ret)
@@ -200,7 +200,7 @@ static int ioc_buf_import(struct fdma_file *f, void __user *argp,
 			  size_t usize)
 {
 	struct fdma_ioc_buf_import r;
-	struct fdma_buf *b = NULL;
+	struct fdma_buffer *b = NULL;
 	int ret = ioc_in(&r, sizeof(r), argp, usize);
 
 	if (ret)
@@ -213,7 +213,7 @@ static int ioc_buf_nvp2p(struct fdma_file *f, void __user *argp,
 			 size_t usize)
 {
 	struct fdma_ioc_buf_nvp2p r;
-	struct fdma_buf *b = NULL;
+	struct fdma_buffer *b = NULL;
 	int ret = ioc_in(&r, sizeof(r), argp, usize);
 
 	if (ret)
@@ -258,9 +258,9 @@ static int ioc_check_pieces(struct fdma_chan *c, const struct fdma_sub *s,
 
 /* A buffer range of a request: the file's handle, aligned, inside it. */
 static int ioc_check_range(struct fdma_file *f, u32 handle, u64 off, u64 len,
-			   struct fdma_buf **bp)
+			   struct fdma_buffer **bp)
 {
-	struct fdma_buf *b = handle ? idr_find(&f->bufs, handle) : NULL;
+	struct fdma_buffer *b = handle ? idr_find(&f->bufs, handle) : NULL;
 
 	if (!b)
 		return -EBADF;
@@ -285,7 +285,7 @@ static int ioc_check_req(struct fdma_file *f, struct fdma_chan *c,
 			 const struct fdma_ioc_req *r, struct fdma_sub *s,
 			 u32 *ndesc)
 {
-	struct fdma_dev *fdev = f->fdev;
+	struct fdma_device *fdev = f->fdev;
 	int ret;
 
 	/* A copy needs a destination buffer: FDMA_IOC_COPY. */
@@ -357,7 +357,7 @@ static int ioc_check_copy(struct fdma_file *f, struct fdma_chan *c,
 static int ioc_batch(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
 		     bool copy)
 {
-	struct fdma_dev *fdev = f->fdev;
+	struct fdma_device *fdev = f->fdev;
 	size_t esize = copy ? sizeof(struct fdma_ioc_copy) :
 			      sizeof(struct fdma_ioc_req);
 	struct fdma_sub *subs;
@@ -572,7 +572,7 @@ static int ioc_chan_reset(struct fdma_file *f, void __user *argp,
 
 static int ioc_testgen(struct fdma_file *f, void __user *argp, size_t usize)
 {
-	struct fdma_dev *fdev = f->fdev;
+	struct fdma_device *fdev = f->fdev;
 	struct fdma_ioc_testgen t;
 	struct fdma_chan *c;
 	u32 frames, errors;
@@ -647,7 +647,7 @@ static int ioc_stats(struct fdma_file *f, void __user *argp, size_t usize)
  */
 static int ioc_user_irq(struct fdma_file *f, void __user *argp, size_t usize)
 {
-	struct fdma_dev *fdev = f->fdev;
+	struct fdma_device *fdev = f->fdev;
 	struct fdma_ioc_user_irq u;
 	struct eventfd_ctx *ctx = NULL, *old;
 	int ret;
@@ -771,7 +771,7 @@ static bool ioc_reg_in_msix(struct pci_dev *pdev, int where, u64 len, u32 bar,
  * anywhere in memory, so writing them is as strong as the engine's rings),
  * and a shim's own registers (the VM harness's ivshmem: the doorbell).
  */
-static bool ioc_reg_owned(struct fdma_dev *fdev, u32 bar, u64 off)
+static bool ioc_reg_owned(struct fdma_device *fdev, u32 bar, u64 off)
 {
 	struct pci_dev *pdev = fdev->pdev;
 
@@ -800,7 +800,7 @@ static bool ioc_reg_owned(struct fdma_dev *fdev, u32 bar, u64 off)
  */
 static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 {
-	struct fdma_dev *fdev = f->fdev;
+	struct fdma_device *fdev = f->fdev;
 	struct pci_dev *pdev = fdev->pdev;
 	struct fdma_ioc_reg r;
 	void __iomem *page;

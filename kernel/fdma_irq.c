@@ -44,7 +44,7 @@
 #define PCI_IRQ_INTX PCI_IRQ_LEGACY
 #endif
 
-void fdma_irq_count(struct fdma_dev *fdev, u32 mask)
+void fdma_irq_count(struct fdma_device *fdev, u32 mask)
 {
 	while (mask) {
 		struct fdma_chan *c = &fdev->chan[__ffs(mask)];
@@ -60,7 +60,7 @@ void fdma_irq_count(struct fdma_dev *fdev, u32 mask)
  * for the thread. The client is read once: its release waits for RCU,
  * which an interrupt handler holds off.
  */
-static u32 fdma_irq_clients(struct fdma_dev *fdev, u32 mask)
+static u32 fdma_irq_clients(struct fdma_device *fdev, u32 mask)
 {
 	u32 thread = 0;
 
@@ -102,7 +102,7 @@ static irqreturn_t fdma_irq_thread(int irq, void *data)
 static irqreturn_t fdma_irq_engine_intx(int irq, void *data)
 {
 	struct fdma_vec *v = data;
-	struct fdma_dev *fdev = v->fdev;
+	struct fdma_device *fdev = v->fdev;
 	u32 mask = fdma_eng_irq_pending(&fdev->plat, &fdev->caps) & v->chan_mask;
 
 	if (!mask)
@@ -148,7 +148,7 @@ static bool chan_busy(struct fdma_chan *c)
 
 static int fdma_poll_thread(void *data)
 {
-	struct fdma_dev *fdev = data;
+	struct fdma_device *fdev = data;
 
 	while (!kthread_should_stop()) {
 		bool busy = false;
@@ -173,7 +173,7 @@ static int fdma_poll_thread(void *data)
 	return 0;
 }
 
-static int fdma_poll_start(struct fdma_dev *fdev)
+static int fdma_poll_start(struct fdma_device *fdev)
 {
 	struct task_struct *t;
 
@@ -202,7 +202,7 @@ static irqreturn_t fdma_irq_user_thread(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-void fdma_user_irq(struct fdma_dev *fdev, u32 k)
+void fdma_user_irq(struct fdma_device *fdev, u32 k)
 {
 	struct fdma_file *f;
 
@@ -216,7 +216,7 @@ void fdma_user_irq(struct fdma_dev *fdev, u32 k)
 	mutex_unlock(&fdev->files_lock);
 }
 
-static int fdma_irq_alloc(struct fdma_dev *fdev, enum fdma_irq_mode mode)
+static int fdma_irq_alloc(struct fdma_device *fdev, enum fdma_irq_mode mode)
 {
 	struct pci_dev *pdev = fdev->irq_pdev;
 	/* MSI-X: a vector per channel, and one per user interrupt if there are enough. */
@@ -254,7 +254,7 @@ static int fdma_irq_alloc(struct fdma_dev *fdev, enum fdma_irq_mode mode)
 	}
 }
 
-static void fdma_irq_free_vectors(struct fdma_dev *fdev)
+static void fdma_irq_free_vectors(struct fdma_device *fdev)
 {
 	u32 i;
 
@@ -273,7 +273,7 @@ static void fdma_irq_free_vectors(struct fdma_dev *fdev)
 	fdev->irq_pdev = NULL;
 }
 
-int fdma_irq_setup(struct fdma_dev *fdev)
+int fdma_irq_setup(struct fdma_device *fdev)
 {
 	static const enum fdma_irq_mode order[] = {
 		FDMA_IRQ_MSIX, FDMA_IRQ_MSI, FDMA_IRQ_INTX,
@@ -371,7 +371,7 @@ int fdma_irq_setup(struct fdma_dev *fdev)
 	return 0;
 }
 
-void fdma_irq_teardown(struct fdma_dev *fdev)
+void fdma_irq_teardown(struct fdma_device *fdev)
 {
 	if (fdev->poll_task) {
 		kthread_stop(fdev->poll_task);

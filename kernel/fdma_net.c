@@ -418,7 +418,7 @@ static void fdma_net_free(struct fdma_net *np)
 	free_netdev(np->ndev);
 }
 
-static int fdma_net_add(struct fdma_dev *fdev, u32 pair, struct fdma_chan *tx,
+static int fdma_net_add(struct fdma_device *fdev, u32 pair, struct fdma_chan *tx,
 			struct fdma_chan *rx)
 {
 	struct net_device *ndev;
@@ -498,7 +498,7 @@ err:
  * stream requests are whole alignment units, transmit copies (see
  * fdma_net.h).
  */
-int fdma_net_register(struct fdma_dev *fdev)
+int fdma_net_register(struct fdma_device *fdev)
 {
 	struct fdma_chan *tx[FDMA_MAX_CHANNELS], *rx[FDMA_MAX_CHANNELS];
 	u32 ntx = 0, nrx = 0, i;
@@ -533,7 +533,7 @@ int fdma_net_register(struct fdma_dev *fdev)
  * its reset: the packets and pages posted to it stay mapped until the
  * engine has stopped (fdma_net_release()).
  */
-void fdma_net_unregister(struct fdma_dev *fdev)
+void fdma_net_unregister(struct fdma_device *fdev)
 {
 	u32 i;
 
@@ -557,7 +557,7 @@ void fdma_net_unregister(struct fdma_dev *fdev)
  * them. If it never stopped, it stays for good, as the driver's other
  * memory does.
  */
-void fdma_net_release(struct fdma_dev *fdev)
+void fdma_net_release(struct fdma_device *fdev)
 {
 	u32 i;
 

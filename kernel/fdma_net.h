@@ -59,7 +59,7 @@ struct fdma_net_bounce {
 
 struct fdma_net {
 	struct net_device *ndev;
-	struct fdma_dev *fdev;
+	struct fdma_device *fdev;
 	struct fdma_chan *tx, *rx;
 	/* How the channel layer hands both channels' interrupts over (fdma_drv.h) */
 	struct fdma_chan_client cl;

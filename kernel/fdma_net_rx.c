@@ -31,7 +31,7 @@
 
 int fdma_net_rx_init(struct fdma_net *np)
 {
-	struct fdma_dev *fdev = np->fdev;
+	struct fdma_device *fdev = np->fdev;
 	struct page_pool_params pp = {
 		.order = 0,
 		.pool_size = fdev->ring_size,

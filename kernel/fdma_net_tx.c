@@ -51,7 +51,7 @@ static int tx_bounce_init(struct fdma_net *np)
 /* After np->tx is taken: its ring's rules decide between zero-copy and copy. */
 int fdma_net_tx_init(struct fdma_net *np)
 {
-	struct fdma_dev *fdev = np->fdev;
+	struct fdma_device *fdev = np->fdev;
 
 	/* A ring too small for a largest packet's pieces copies too (ring_size=). */
 	if (np->tx->ring.align != 1)

@@ -44,7 +44,7 @@
 struct fdma_nvp2p {
 	struct kref ref;	/* the buffer's; the pin's while NVIDIA may call back */
 	struct mutex lock;
-	struct fdma_buf *buf;	/* NULL once the buffer let go */
+	struct fdma_buffer *buf;	/* NULL once the buffer let go */
 	u64 va;
 	struct nvidia_p2p_page_table *pt;	/* NULL once claimed */
 	struct nvidia_p2p_dma_mapping *map;
@@ -113,7 +113,7 @@ static void nvp2p_free_cb(void *data)
 }
 
 /* Cut the mapping into segments: contiguous bus ranges merged. */
-static int nvp2p_build_segs(struct fdma_buf *b, struct nvidia_p2p_dma_mapping *map,
+static int nvp2p_build_segs(struct fdma_buffer *b, struct nvidia_p2p_dma_mapping *map,
 			    u32 align)
 {
 	u32 i, n = 0;
@@ -160,9 +160,9 @@ static int nvp2p_build_segs(struct fdma_buf *b, struct nvidia_p2p_dma_mapping *m
  * comes before finds nothing to free and says so (p->gone), and this
  * frees them instead.
  */
-int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
+int fdma_nvp2p_map(struct fdma_buffer *b, u64 va)
 {
-	struct fdma_dev *fdev = b->fdev;
+	struct fdma_device *fdev = b->fdev;
 	struct nvidia_p2p_page_table *pt = NULL;
 	struct nvidia_p2p_dma_mapping *map = NULL;
 	struct fdma_nvp2p *p;
@@ -219,7 +219,7 @@ int fdma_nvp2p_map(struct fdma_buf *b, u64 va)
  * Let go of the GPU memory (free, close, kill, remove): unmap and put the
  * pages, unless the callback came first. Under fdev->buf_lock.
  */
-void fdma_nvp2p_unmap(struct fdma_buf *b)
+void fdma_nvp2p_unmap(struct fdma_buffer *b)
 {
 	struct fdma_nvp2p *p = b->nvp2p;
 	struct nvidia_p2p_page_table *pt;
@@ -286,7 +286,7 @@ void fdma_nvp2p_unmap(struct fdma_buf *b)
  * stopped): the callback must not touch it or its device, which is freed
  * at the last close; the pin stays. At remove(), under fdev->buf_lock.
  */
-void fdma_nvp2p_forget(struct fdma_buf *b)
+void fdma_nvp2p_forget(struct fdma_buffer *b)
 {
 	struct fdma_nvp2p *p = b->nvp2p;
 

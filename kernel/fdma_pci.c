@@ -6,7 +6,7 @@
  * set CTRL.ENABLE, then set up and start the channels. Every step that
  * programs the engine goes through the engine core.
  *
- * Lifetime: struct fdma_dev embeds the class device; open files hold it
+ * Lifetime: struct fdma_device embeds the class device; open files hold it
  * through the character device, so it outlives remove() until the last
  * close. remove() marks it dead, wakes every sleeper, stops the channels
  * with a bounded wait under their locks (everything in flight is handed
@@ -44,7 +44,7 @@ static const struct pci_device_id fdma_pci_alias_ids[] = {
 MODULE_DEVICE_TABLE(pci, fdma_pci_alias_ids);
 
 /* Map the register file: BAR0 of an FDMA function, or where its shim has it. */
-static int fdma_map(struct fdma_dev *fdev)
+static int fdma_map(struct fdma_device *fdev)
 {
 	struct pci_dev *pdev = fdev->pdev;
 	int bar = 0;
@@ -69,7 +69,7 @@ static int fdma_map(struct fdma_dev *fdev)
 	return 0;
 }
 
-static void fdma_unmap(struct fdma_dev *fdev)
+static void fdma_unmap(struct fdma_device *fdev)
 {
 	if (fdev->user)
 		pci_iounmap(fdev->pdev, fdev->user);
@@ -81,7 +81,7 @@ static void fdma_unmap(struct fdma_dev *fdev)
 	fdev->regs = NULL;
 }
 
-static int fdma_identify(struct fdma_dev *fdev)
+static int fdma_identify(struct fdma_device *fdev)
 {
 	struct device *dev = &fdev->pdev->dev;
 	struct fdma_eng_caps *caps = &fdev->caps;
@@ -133,7 +133,7 @@ static int fdma_identify(struct fdma_dev *fdev)
  * syncs of a non-coherent device never touch a line that holds anything
  * but the request's bytes.
  */
-static int fdma_set_dma_mask(struct fdma_dev *fdev)
+static int fdma_set_dma_mask(struct fdma_device *fdev)
 {
 	struct pci_dev *pdev = fdev->pdev;
 
@@ -153,7 +153,7 @@ static int fdma_set_dma_mask(struct fdma_dev *fdev)
 	return -EIO;
 }
 
-static void fdma_find_mm_chans(struct fdma_dev *fdev)
+static void fdma_find_mm_chans(struct fdma_device *fdev)
 {
 	u32 i;
 
@@ -178,7 +178,7 @@ static void fdma_find_mm_chans(struct fdma_dev *fdev)
  * the posted write), then bus mastering off. fdev->quiesced says whether
  * memory the engine could reach may be freed.
  */
-static void fdma_quiesce(struct fdma_dev *fdev)
+static void fdma_quiesce(struct fdma_device *fdev)
 {
 	int ret = fdma_eng_quiesce(&fdev->plat, &fdev->caps,
 				   FDMA_RESET_TIMEOUT_US);
@@ -204,7 +204,7 @@ static void fdma_quiesce(struct fdma_dev *fdev)
  * unbound and bound again. 0, or -EOPNOTSUPP for a backend without a PCI
  * function of its own (dmaengine), which cannot be stopped so.
  */
-int fdma_pci_stop_dma(struct fdma_dev *fdev, const char *why)
+int fdma_pci_stop_dma(struct fdma_device *fdev, const char *why)
 {
 	u32 i;
 
@@ -229,7 +229,7 @@ int fdma_pci_stop_dma(struct fdma_dev *fdev, const char *why)
  * the rings freed. free_bounce: no file can be open (probe failed), so
  * the bounce pages go too.
  */
-static void fdma_chans_teardown(struct fdma_dev *fdev, bool free_bounce)
+static void fdma_chans_teardown(struct fdma_device *fdev, bool free_bounce)
 {
 	fdma_dev_chans_stop(fdev);
 	fdma_quiesce(fdev);
@@ -239,7 +239,7 @@ static void fdma_chans_teardown(struct fdma_dev *fdev, bool free_bounce)
 
 int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
-	struct fdma_dev *fdev;
+	struct fdma_device *fdev;
 	u32 i;
 	int ret;
 
@@ -348,7 +348,7 @@ err_put:
 
 void fdma_pci_remove(struct pci_dev *pdev)
 {
-	struct fdma_dev *fdev = pci_get_drvdata(pdev);
+	struct fdma_device *fdev = pci_get_drvdata(pdev);
 
 	/* Only the VM harness's interrupt carrier is bound without a device of ours. */
 	if (!fdev) {
@@ -390,7 +390,7 @@ void fdma_pci_remove(struct pci_dev *pdev)
  */
 void fdma_pci_shutdown(struct pci_dev *pdev)
 {
-	struct fdma_dev *fdev = pci_get_drvdata(pdev);
+	struct fdma_device *fdev = pci_get_drvdata(pdev);
 
 	if (!fdev)
 		return;

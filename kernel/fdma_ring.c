@@ -13,7 +13,7 @@
 
 static int ering_init(struct fdma_chan *c)
 {
-	struct fdma_dev *fdev = c->fdev;
+	struct fdma_device *fdev = c->fdev;
 	u32 size = fdev->ring_size;
 	size_t dbytes = FDMA_RING_DESC_BYTES(size);
 	size_t cbytes = FDMA_RING_REC_BYTES(&fdev->caps, size);
@@ -59,7 +59,7 @@ static int ering_init(struct fdma_chan *c)
  */
 static void ering_free(struct fdma_chan *c)
 {
-	struct fdma_dev *fdev = c->fdev;
+	struct fdma_device *fdev = c->fdev;
 
 	if (c->ring_mem && c->broken && !fdev->quiesced) {
 		atomic64_add(c->ring_bytes, &fdev->leaked_bytes);

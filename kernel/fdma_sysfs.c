@@ -430,7 +430,7 @@ struct fdma_sysfs {
 };
 
 /* Build the groups; they are created with the device (cdev_device_add). */
-int fdma_sysfs_init(struct fdma_dev *fdev)
+int fdma_sysfs_init(struct fdma_device *fdev)
 {
 	struct fdma_sysfs *s;
 	u32 ch, i;
@@ -461,7 +461,7 @@ int fdma_sysfs_init(struct fdma_dev *fdev)
 	return 0;
 }
 
-void fdma_sysfs_free(struct fdma_dev *fdev)
+void fdma_sysfs_free(struct fdma_device *fdev)
 {
 	kfree(fdev->sysfs);
 	fdev->sysfs = NULL;

@@ -87,7 +87,7 @@ static bool is_dma_bar(struct pci_dev *pdev, int bar)
 	return XDMA_ID_SUBSYS(id) == XDMA_ID_SUBSYS_VAL && XDMA_ID_TARGET(id) == XDMA_TARGET_CFG;
 }
 
-int fdma_xdma_map(struct fdma_dev *fdev)
+int fdma_xdma_map(struct fdma_device *fdev)
 {
 	struct pci_dev *pdev = fdev->pdev;
 	int bar, dbar = -1, ubar = -1;
@@ -125,7 +125,7 @@ int fdma_xdma_map(struct fdma_dev *fdev)
 }
 
 /* The host's limits, which XDMA has no register for (struct fdma_eng_caps). */
-void fdma_xdma_limits(struct fdma_dev *fdev)
+void fdma_xdma_limits(struct fdma_device *fdev)
 {
 	fdev->caps.card_size = fdma_param_xdma_card_size;
 	fdev->caps.max_desc_len = fdma_param_xdma_max_desc;

@@ -82,7 +82,7 @@ struct dmac_chan {
 
 struct dmac_group {
 	struct list_head node;
-	struct fdma_dev *fdev;
+	struct fdma_device *fdev;
 	u32 n;
 	struct dmac_chan ch[FDMA_MAX_CHANNELS];
 };

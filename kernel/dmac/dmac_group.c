@@ -234,7 +234,7 @@ static int dmac_group_create(struct dmac_group *g, struct device *parent,
 		.coalesce = true,
 		.nchan = g->n,
 	};
-	struct fdma_dev *fdev;
+	struct fdma_device *fdev;
 	u32 align = 1, i;
 
 	for (i = 0; i < g->n; i++) {
@@ -286,7 +286,7 @@ static int dmac_group_create(struct dmac_group *g, struct device *parent,
  */
 static void dmac_group_destroy(struct dmac_group *g)
 {
-	struct fdma_dev *fdev = g->fdev;
+	struct fdma_device *fdev = g->fdev;
 	bool stopped;
 	u32 i;
 

@@ -31,7 +31,7 @@ int fdma_harness_claim(struct pci_dev *pdev)
 	return fdma_param_ivshmem ? 0 : -ENODEV;
 }
 
-void fdma_harness_attach(struct fdma_dev *fdev)
+void fdma_harness_attach(struct fdma_device *fdev)
 {
 	fdev->shim = &fdma_ivshmem_shim;
 }
@@ -41,7 +41,7 @@ void fdma_harness_release(struct pci_dev *pdev)
 	fdma_carrier_remove(pdev);
 }
 
-struct pci_dev *fdma_harness_irq_pdev(struct fdma_dev *fdev)
+struct pci_dev *fdma_harness_irq_pdev(struct fdma_device *fdev)
 {
 	struct pci_dev *c;
 
@@ -56,12 +56,12 @@ struct pci_dev *fdma_harness_irq_pdev(struct fdma_dev *fdev)
 	return c;
 }
 
-void fdma_harness_irq_put(struct fdma_dev *fdev, struct pci_dev *irq_pdev)
+void fdma_harness_irq_put(struct fdma_device *fdev, struct pci_dev *irq_pdev)
 {
 	fdma_carrier_put(irq_pdev);
 }
 
-void fdma_harness_debugfs(struct fdma_dev *fdev, struct dentry *dir)
+void fdma_harness_debugfs(struct fdma_device *fdev, struct dentry *dir)
 {
 	fdma_mdbg_debugfs(fdev, dir);
 }

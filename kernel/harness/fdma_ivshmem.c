@@ -29,7 +29,7 @@ MODULE_PARM_DESC(ivshmem,
 		 "VM harness only: bind QEMU ivshmem-doorbell (1af4:1110) devices holding an FDMA register file in BAR2 (default 0)");
 
 /* The register file in BAR2, the doorbell in BAR0. */
-static int ivshmem_map(struct fdma_dev *fdev)
+static int ivshmem_map(struct fdma_device *fdev)
 {
 	struct pci_dev *pdev = fdev->pdev;
 
@@ -60,7 +60,7 @@ static int ivshmem_map(struct fdma_dev *fdev)
 }
 
 /* BAR0's mapping; fdma_pci.c unmaps the register file. */
-static void ivshmem_unmap(struct fdma_dev *fdev)
+static void ivshmem_unmap(struct fdma_device *fdev)
 {
 	if (fdev->shim_regs)
 		pci_iounmap(fdev->pdev, fdev->shim_regs);
@@ -72,7 +72,7 @@ static void ivshmem_unmap(struct fdma_dev *fdev)
 static irqreturn_t ivshmem_intx(int irq, void *data)
 {
 	struct fdma_vec *v = data;
-	struct fdma_dev *fdev = v->fdev;
+	struct fdma_device *fdev = v->fdev;
 
 	if (!readl(fdev->shim_regs + IVSHMEM_INTR_STATUS))
 		return IRQ_NONE;
@@ -81,13 +81,13 @@ static irqreturn_t ivshmem_intx(int irq, void *data)
 }
 
 /* ivshmem raises INTx only for unmasked status. */
-static void ivshmem_intx_enable(struct fdma_dev *fdev, bool on)
+static void ivshmem_intx_enable(struct fdma_device *fdev, bool on)
 {
 	writel(on ? ~0u : 0, fdev->shim_regs + IVSHMEM_INTR_MASK);
 }
 
 /* BAR0 rings the model: FDMA_IOC_REG leaves it to the driver. */
-static bool ivshmem_owns_bar(struct fdma_dev *fdev, u32 bar)
+static bool ivshmem_owns_bar(struct fdma_device *fdev, u32 bar)
 {
 	return bar == IVSHMEM_REGS_BAR;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * fdma.ko, the VM harness's build: the device models' test block
- * (model/fdma_mdbg.h) as /sys/kernel/debug/fdma/fdmaN/model, on a device
+ * (engine/fdma_mdbg.h) as /sys/kernel/debug/fdma/fdmaN/model, on a device
  * that has one. Write "fault KIND CHAN AT" (KIND: desc, data, stuck, irq,
  * noack, magic) to arm a fault at the AT-th descriptor CHAN fetches from
  * now, or "pace on|off|cfg"; read its counters.
@@ -21,7 +21,7 @@
 #include "harness.h"
 
 /* Where the block is, as a plat offset. */
-static u32 mdbg(const struct fdma_dev *fdev)
+static u32 mdbg(const struct fdma_device *fdev)
 {
 	return fdev->xdma ? FDMA_PLAT_BAR1 : 0;
 }
@@ -37,7 +37,7 @@ static const char * const fdma_fault_names[] = {
 
 static int model_show(struct seq_file *m, void *unused)
 {
-	struct fdma_dev *fdev = m->private;
+	struct fdma_device *fdev = m->private;
 	struct fdma_plat *p = &fdev->plat;
 
 	if (READ_ONCE(fdev->dead))
@@ -59,7 +59,7 @@ static int model_open(struct inode *inode, struct file *file)
 static ssize_t model_write(struct file *file, const char __user *ubuf,
 			   size_t len, loff_t *ppos)
 {
-	struct fdma_dev *fdev = ((struct seq_file *)file->private_data)->private;
+	struct fdma_device *fdev = ((struct seq_file *)file->private_data)->private;
 	struct fdma_plat *p = &fdev->plat;
 	char buf[64], kind[16];
 	u32 ch, at, k;
@@ -111,7 +111,7 @@ static const struct file_operations model_fops = {
 	.release = single_release,
 };
 
-void fdma_mdbg_debugfs(struct fdma_dev *fdev, struct dentry *dir)
+void fdma_mdbg_debugfs(struct fdma_device *fdev, struct dentry *dir)
 {
 	if (fdev->pdev &&
 	    fdma_plat_rd32(&fdev->plat, mdbg(fdev) + FDMA_MDBG_MAGIC) == FDMA_MDBG_MAGIC_VAL)

@@ -9,7 +9,7 @@
 #include <linux/pci.h>
 
 struct dentry;
-struct fdma_dev;
+struct fdma_device;
 struct fdma_shim_ops;
 
 /* fdma_ivshmem.c */
@@ -28,6 +28,6 @@ int fdma_edu_init(void);
 void fdma_edu_exit(void);
 
 /* fdma_mdbg.c */
-void fdma_mdbg_debugfs(struct fdma_dev *fdev, struct dentry *dir);
+void fdma_mdbg_debugfs(struct fdma_device *fdev, struct dentry *dir);
 
 #endif /* FDMA_HARNESS_PRIV_H */

@@ -23,7 +23,7 @@
 
 #include "fdma_engine.h"
 
-struct fdma_dev;
+struct fdma_device;
 struct fdma_chan;
 struct module;
 
@@ -147,8 +147,8 @@ struct fdma_backend_info {
  * range), -ENOSPC (no minor left), -ENOMEM, or what a channel's @init
  * returned. On error nothing is left: every channel's @free was called.
  */
-struct fdma_dev *fdma_backend_add(const struct fdma_backend_info *info,
-				  struct module *owner);
+struct fdma_device *fdma_backend_add(const struct fdma_backend_info *info,
+				     struct module *owner);
 
 /*
  * fdma_backend_remove() - no new operation (files see -ENODEV, sleepers
@@ -161,13 +161,13 @@ struct fdma_dev *fdma_backend_add(const struct fdma_backend_info *info,
  * still write, so that channel's buffers are kept for good, and the caller
  * keeps the device and what its channels use, for good too.
  */
-bool fdma_backend_remove(struct fdma_dev *fdev);
+bool fdma_backend_remove(struct fdma_device *fdev);
 
 /* The device's last reference from the backend; freed at the last close. */
-void fdma_dev_put(struct fdma_dev *fdev);
+void fdma_dev_put(struct fdma_device *fdev);
 
 /* For the backend's messages: /sys/class/fdma/fdmaN. */
-struct device *fdma_dev_device(struct fdma_dev *fdev);
+struct device *fdma_dev_device(struct fdma_device *fdev);
 
 /*
  * fdma_chan_irq() - the channel has finished work (an interrupt, a
