@@ -21,7 +21,7 @@
 
 int fdma_echan_setup(struct fdma_dev *dev, int ch, u32 ring_size)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 	size_t dbytes = FDMA_RING_DESC_BYTES(ring_size);
 	size_t cbytes = FDMA_RING_REC_BYTES(&dev->sim->caps, ring_size);
 	size_t total = dbytes + cbytes + FDMA_RING_WB_BYTES;
@@ -60,7 +60,7 @@ int fdma_echan_setup(struct fdma_dev *dev, int ch, u32 ring_size)
 /* Stop the device touching this channel's memory: reset and wait for the acknowledgement. */
 void fdma_echan_teardown(struct fdma_dev *dev, int ch)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 
 	if (fdma_ering_reset(&c->ring, FDMA_RESET_TIMEOUT_US))
 		fdma_ering_stop(&c->ring);
@@ -70,7 +70,7 @@ void fdma_echan_teardown(struct fdma_dev *dev, int ch)
 
 /* ---- submission ------------------------------------------------------------ */
 
-static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c);
+static int chan_reset(struct fdma_dev *dev, struct fdma_echan *c);
 
 /* Request i of a batch of either kind, as the engine and the buffer accounting see it. */
 static void batch_get(struct fdma_dev *dev, const struct fdma_req *reqs,
@@ -120,7 +120,7 @@ static void buf_hold(struct fdma_dev *dev, int h, int k)
  * reaped the error may not see HALTED yet. Waiting for it would queue the
  * next request behind a halted channel, to be canceled by the reset.
  */
-static bool halted(struct fdma_chan *c)
+static bool halted(struct fdma_echan *c)
 {
 	return c->halt_due || (fdma_ering_status(&c->ring) & FDMA_CH_ST_HALTED);
 }
@@ -129,7 +129,7 @@ static bool halted(struct fdma_chan *c)
 static int submit_batch(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 			const struct fdma_copy *cps, unsigned int n)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 	u32 need = 0;
 	unsigned int i;
 
@@ -191,7 +191,7 @@ int fdma_echan_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy 
 
 int fdma_echan_inflight(struct fdma_dev *dev, int ch)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 
 	/* Requests, not descriptors: a split request counts once. */
 	return (int)(STAT_GET(c, transfers) - STAT_GET(c, completions));
@@ -199,7 +199,7 @@ int fdma_echan_inflight(struct fdma_dev *dev, int ch)
 
 /* ---- completion -------------------------------------------------------------- */
 
-static void convert(struct fdma_dev *dev, struct fdma_chan *c, const struct fdma_ecpl *e,
+static void convert(struct fdma_dev *dev, struct fdma_echan *c, const struct fdma_ecpl *e,
 		    struct fdma_cpl *out)
 {
 	struct fdma_reqent *r = &c->req[e->cookie & (c->ring.size - 1)];
@@ -221,7 +221,7 @@ static void convert(struct fdma_dev *dev, struct fdma_chan *c, const struct fdma
 		STAT_ADD(c, errors, 1);
 }
 
-static void chan_restart(struct fdma_chan *c)
+static void chan_restart(struct fdma_echan *c)
 {
 	c->canceling = false;
 	fdma_ering_start(&c->ring, c->ctrl_flags | (c->irq_on ? FDMA_CH_CTRL_IRQ_EN : 0),
@@ -230,7 +230,7 @@ static void chan_restart(struct fdma_chan *c)
 }
 
 /* Reset a channel; its unfinished requests come back through reap_some(). */
-static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c)
+static int chan_reset(struct fdma_dev *dev, struct fdma_echan *c)
 {
 	int ret = fdma_ering_reset(&c->ring, FDMA_RESET_TIMEOUT_US);
 
@@ -252,7 +252,7 @@ static int chan_reset(struct fdma_dev *dev, struct fdma_chan *c)
 	return 0;
 }
 
-static unsigned int reap_some(struct fdma_dev *dev, struct fdma_chan *c,
+static unsigned int reap_some(struct fdma_dev *dev, struct fdma_echan *c,
 			      struct fdma_cpl *out, unsigned int max)
 {
 	struct fdma_ecpl e[REAP_CHUNK];
@@ -281,12 +281,12 @@ static unsigned int reap_some(struct fdma_dev *dev, struct fdma_chan *c,
 	return n;
 }
 
-static bool has_work(struct fdma_chan *c)
+static bool has_work(struct fdma_echan *c)
 {
 	return c->canceling || fdma_ering_ready(&c->ring) || halted(c);
 }
 
-static void set_irq(struct fdma_chan *c, bool on)
+static void set_irq(struct fdma_echan *c, bool on)
 {
 	if (c->irq_on == on)
 		return;
@@ -295,7 +295,7 @@ static void set_irq(struct fdma_chan *c, bool on)
 }
 
 /* An interrupt was taken: empty the eventfd, and let the device signal the next one. */
-static void drain_efd(struct fdma_chan *c)
+static void drain_efd(struct fdma_echan *c)
 {
 	STAT_ADD(c, syscalls, 1);
 	fdma_efd_drain(c->efd);
@@ -307,7 +307,7 @@ static void drain_efd(struct fdma_chan *c)
  * A lost interrupt must not hang us: sleep at most 100 ms at a time and
  * count the times completions turned up without one.
  */
-static void sleep_wait(struct fdma_chan *c, int64_t deadline)
+static void sleep_wait(struct fdma_echan *c, int64_t deadline)
 {
 	struct pollfd pfd = { .fd = c->efd, .events = POLLIN };
 	int64_t left = deadline < 0 ? 100000 : deadline - now_us();
@@ -334,7 +334,7 @@ static void sleep_wait(struct fdma_chan *c, int64_t deadline)
 }
 
 /* Wait for something to reap, per the wait mode. */
-static void wait_event(struct fdma_chan *c, int64_t deadline)
+static void wait_event(struct fdma_echan *c, int64_t deadline)
 {
 	int64_t spin_end;
 
@@ -368,7 +368,7 @@ static void wait_event(struct fdma_chan *c, int64_t deadline)
 static int reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
 		unsigned int min_wait, int64_t timeout_us)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 	unsigned int n;
 	int64_t deadline;
 
@@ -403,7 +403,7 @@ static int reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned in
 int fdma_echan_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
 		    unsigned int min_wait, int64_t timeout_us)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 	int ret = reap(dev, ch, cpls, max, min_wait, timeout_us);
 
 	/*
@@ -422,7 +422,7 @@ int fdma_echan_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigne
 
 int fdma_echan_fd(struct fdma_dev *dev, int ch)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 
 	c->fd_used = true;
 	c->mode = FDMA_WAIT_SLEEP;
@@ -439,7 +439,7 @@ int fdma_echan_fd(struct fdma_dev *dev, int ch)
 
 int fdma_echan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 
 	c->mode = mode;
 	if (spin_us)
@@ -450,7 +450,7 @@ int fdma_echan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, 
 
 int fdma_echan_set_coalesce(struct fdma_dev *dev, int ch, unsigned int count, unsigned int usecs)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 
 	c->coal_count = count;
 	c->coal_usecs = usecs;
@@ -460,7 +460,7 @@ int fdma_echan_set_coalesce(struct fdma_dev *dev, int ch, unsigned int count, un
 
 int fdma_echan_set_drop(struct fdma_dev *dev, int ch, int drop)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 
 	/* XDMA always holds a frame back; only a test block in front of it drops. */
 	if (drop && !dev->sim->caps.stream_drop)
@@ -474,7 +474,7 @@ int fdma_echan_set_drop(struct fdma_dev *dev, int ch, int drop)
 
 int fdma_echan_reset(struct fdma_dev *dev, int ch)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 
 	if (c->canceling)
 		return 0;
@@ -501,7 +501,7 @@ int fdma_echan_testgen_counts(struct fdma_dev *dev, int ch, uint64_t *frames, ui
 
 int fdma_echan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st)
 {
-	struct fdma_chan *c = &dev->sim->ch[ch];
+	struct fdma_echan *c = &dev->sim->ch[ch];
 
 	st->bytes = STAT_GET(c, bytes);
 	st->transfers = STAT_GET(c, transfers);

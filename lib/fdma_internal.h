@@ -57,7 +57,7 @@ struct fdma_reqent {
 };
 
 /* A channel driven from user space by the engine core (lib/echan.c). */
-struct fdma_chan {
+struct fdma_echan {
 	_Alignas(64) struct fdma_ering ring;
 	bool present;
 	void *mem;		/* descriptors, completions, write-back */
@@ -143,7 +143,7 @@ struct fdma_sim {
 	struct fdma_plat plat;
 	struct fdma_mdev *mdev;		/* the device (model/fdma_mdev.h) */
 	struct fdma_addrmap map;	/* buffers and rings: bus address -> memory */
-	struct fdma_chan ch[FDMA_MAX_CHAN];
+	struct fdma_echan ch[FDMA_MAX_CHAN];
 };
 
 /* A sim: or rtl: URI's options: the device's, and the library's own. */

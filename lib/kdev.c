@@ -36,7 +36,7 @@ struct fdma_kslot {
 	bool used;
 };
 
-/* Cache-line aligned, like struct fdma_chan: one thread per channel. */
+/* Cache-line aligned, like struct fdma_echan: one thread per channel. */
 struct fdma_kchan {
 	_Alignas(64) struct fdma_cq_hdr *hdr;	/* completion queue, shared with the driver */
 	struct fdma_cq_entry *ent;
