@@ -185,176 +185,143 @@ static int opt_index(const char *known, const char *key)
 	return -1;
 }
 
-int fdma_mdev_parse_opts(const char *opts, struct fdma_mdev_opts *o,
-			 const struct fdma_mdev_host_opts *host, char *why, size_t whylen)
+/* A link option (fdma_link.h) into l: 0, 1 if key is none, or -EINVAL with why. */
+static int set_link_opt(struct fdma_link_cfg *l, const char *key, const char *val,
+			char *why, size_t whylen)
 {
-	char *copy, *tok, *next, known[sizeof(DEV_OPTS) + 128];
-	unsigned int n;
-	uint32_t seen = 0;
+	uint64_t v = 0;
+	int ret;
+
+	if (!strcmp(key, "gen")) {
+		ret = fdma_mdev_opt_num(key, val, 1, 5, &v, why, whylen);
+		l->gen = (unsigned int)v;
+	} else if (!strcmp(key, "lanes")) {
+		ret = fdma_mdev_opt_num(key, val, 1, 16, &v, why, whylen);
+		if (!ret && (v & (v - 1))) {
+			snprintf(why, whylen, "bad value '%s' for option 'lanes': expected 1, 2, 4, 8 or 16", val);
+			ret = -EINVAL;
+		}
+		l->lanes = (unsigned int)v;
+	} else if (!strcmp(key, "mps")) {
+		ret = fdma_mdev_opt_num(key, val, 128, 4096, &v, why, whylen);
+		l->mps = (unsigned int)v;
+	} else if (!strcmp(key, "mrrs")) {
+		ret = fdma_mdev_opt_num(key, val, 128, 4096, &v, why, whylen);
+		l->mrrs = (unsigned int)v;
+	} else if (!strcmp(key, "rcb")) {
+		ret = fdma_mdev_opt_num(key, val, 0, 128, &v, why, whylen);
+		l->rcb = (unsigned int)v;
+	} else if (!strcmp(key, "addr")) {
+		ret = fdma_mdev_opt_num(key, val, 32, 64, &v, why, whylen);
+		if (!ret && v != 32 && v != 64) {
+			snprintf(why, whylen, "bad value '%s' for option 'addr': expected 32 or 64", val);
+			ret = -EINVAL;
+		}
+		l->addr64 = v == 64;
+	} else if (!strcmp(key, "dllp")) {
+		ret = fdma_mdev_opt_num(key, val, 0, 1, &v, why, whylen);
+		l->dllp = v;
+	} else if (!strcmp(key, "tags")) {
+		ret = fdma_mdev_opt_num(key, val, 1, 1024, &v, why, whylen);
+		l->tags = (unsigned int)v;
+	} else if (!strcmp(key, "rtt_ns")) {
+		ret = fdma_mdev_opt_num(key, val, 1, 100000000, &v, why, whylen);
+		l->rtt_ns = (unsigned int)v;
+	} else {
+		return 1;
+	}
+	return ret;
+}
+
+/*
+ * One of the device's options into o: 0, 1 if key is none of them (the
+ * host's, or unknown), or -EINVAL with why.
+ */
+static int set_dev_opt(struct fdma_mdev_opts *o, const char *key, const char *val,
+		       char *why, size_t whylen)
+{
+	uint64_t v = 0;
 	int ret = 0;
 
-	memset(o, 0, sizeof(*o));
-	fdma_model_cfg_defaults(&o->model);
-	o->eng = &fdma_eng_fdma;
-	snprintf(known, sizeof(known), "%s%s%s", DEV_OPTS, host ? " " : "", host ? host->keys : "");
-	copy = strdup(opts);
-	if (!copy) {
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
+	if (!strcmp(key, "engine")) {
+		o->eng = fdma_eng_by_name(val);
+		if (!o->eng) {
+			snprintf(why, whylen, "bad value '%.40s' for option 'engine': expected fdma or xdma", val);
+			ret = -EINVAL;
+		}
+	} else if (!strcmp(key, "rtl")) {
+		ret = fdma_mdev_opt_num(key, val, 0, 1, &v, why, whylen);
+		o->rtl = v;
+	} else if (!strcmp(key, "paced")) {
+		ret = fdma_mdev_opt_num(key, val, 0, 1, &v, why, whylen);
+		o->model.paced = v;
+	} else if (!strcmp(key, "channels")) {
+		ret = fdma_mdev_opt_num(key, val, 1, 7, &v, why, whylen);
+		o->model.mm_pairs = (unsigned int)v;
+	} else if (!strcmp(key, "streams")) {
+		ret = fdma_mdev_opt_num(key, val, 0, 4, &v, why, whylen);
+		o->model.streams = (unsigned int)v;
+	} else if (!strcmp(key, "loop")) {
+		ret = fdma_mdev_opt_num(key, val, 0, 1, &v, why, whylen);
+		o->model.loop = v;
+	} else if (!strcmp(key, "wire")) {
+		ret = fdma_mdev_opt_num(key, val, 1, 400000, &v, why, whylen);
+		o->model.wire_mbps = (unsigned int)v;
+	} else if (!strcmp(key, "bytes")) {
+		/* h2c: the H2C_BYTES engine (C2H buffers aligned), as the RTL */
+		if (!strcmp(val, "h2c"))
+			v = FDMA_BYTES_H2C;
+		else
+			ret = fdma_mdev_opt_num(key, val, 0, 1, &v, why, whylen);
+		o->model.stream_bytes = (unsigned int)v;
+	} else if (!strcmp(key, "memcpy")) {
+		ret = fdma_mdev_opt_num(key, val, 0, 4, &v, why, whylen);
+		o->model.memcpy_chans = (unsigned int)v;
+	} else if (!strcmp(key, "mem")) {
+		ret = fdma_mdev_opt_num(key, val, 0, 1ull << 40, &v, why, whylen);
+		o->model.card_size = v;
+		o->mem_given = true;
+	} else if (!strcmp(key, "maxdesc")) {
+		ret = fdma_mdev_opt_num(key, val, 64, 1ull << 31, &v, why, whylen);
+		o->model.max_desc_len = (uint32_t)v;
+	} else if (!strcmp(key, "fault")) {
+		ret = parse_fault(val, &o->model, why, whylen);
+	} else if (!strcmp(key, "cpus")) {
+		ret = parse_cpus(val, &o->model.cpus, why, whylen);
+	} else if (!strcmp(key, "poll_us")) {
+		ret = fdma_mdev_opt_num(key, val, 0, 1000000, &v, why, whylen);
+		o->model.poll_us = (unsigned int)v;
+	} else if (!strcmp(key, "align")) {
+		/* A design built with a larger alignment than the IP's 1 byte. */
+		ret = fdma_mdev_opt_num(key, val, 1, 4096, &v, why, whylen);
+		if (!ret && (v & (v - 1))) {
+			snprintf(why, whylen, "bad value '%s' for option 'align': expected a power of 2 in 1..4096", val);
+			ret = -EINVAL;
+		}
+		if (!ret)
+			o->model.align_log2 = (unsigned int)__builtin_ctzll(v);
+	} else if (!strcmp(key, "busy_us")) {
+		/* Below the library's and the driver's reset timeouts, which wait for BUSY. */
+		ret = fdma_mdev_opt_num(key, val, 0, 100000, &v, why, whylen);
+		o->model.busy_us = (unsigned int)v;
+	} else {
+		return set_link_opt(&o->model.link, key, val, why, whylen);
 	}
-	/*
-	 * Split by hand, not with strtok(): it skips empty fields, and
-	 * "gen=2,,lanes=1" or "sim:," is a typo to report, not to guess at.
-	 */
-	for (tok = copy, n = 1; !ret && *opts; tok = next, n++) {
-		char *comma = strchr(tok, ',');
-		char *eq = strchr(tok, '=');
-		const char *key = tok, *val;
-		struct fdma_link_cfg *l = &o->model.link;
-		uint64_t v = 0;
-		int k;
+	return ret;
+}
 
-		next = comma ? comma + 1 : NULL;
-		if (comma)
-			*comma = 0;
-		if (eq && comma && eq > comma)
-			eq = NULL;
-		if (!*tok) {
-			snprintf(why, whylen,
-				 "empty option %u in sim:%.80s (options are name=value, separated by single commas)",
-				 n, opts);
-			ret = -EINVAL;
-			break;
-		}
-		if (!eq) {
-			snprintf(why, whylen, "option '%.40s' has no value (expected %.40s=VALUE)", tok, tok);
-			ret = -EINVAL;
-			break;
-		}
-		*eq = 0;
-		val = eq + 1;
-		k = opt_index(known, key);
-		if (k >= 0 && (seen & (1u << k))) {
-			snprintf(why, whylen, "option '%s' is given twice in sim:%.80s", key, opts);
-			ret = -EINVAL;
-			break;
-		}
-		if (k >= 0)
-			seen |= 1u << k;
-		if (!strcmp(key, "engine")) {
-			o->eng = fdma_eng_by_name(val);
-			if (!o->eng) {
-				snprintf(why, whylen, "bad value '%.40s' for option 'engine': expected fdma or xdma", val);
-				ret = -EINVAL;
-			}
-		} else if (!strcmp(key, "rtl")) {
-			ret = fdma_mdev_opt_num(key, val, 0, 1, &v, why, whylen);
-			o->rtl = v;
-		} else if (!strcmp(key, "gen")) {
-			ret = fdma_mdev_opt_num(key, val, 1, 5, &v, why, whylen);
-			l->gen = (unsigned int)v;
-		} else if (!strcmp(key, "lanes")) {
-			ret = fdma_mdev_opt_num(key, val, 1, 16, &v, why, whylen);
-			if (!ret && (v & (v - 1))) {
-				snprintf(why, whylen, "bad value '%s' for option 'lanes': expected 1, 2, 4, 8 or 16", val);
-				ret = -EINVAL;
-			}
-			l->lanes = (unsigned int)v;
-		} else if (!strcmp(key, "mps")) {
-			ret = fdma_mdev_opt_num(key, val, 128, 4096, &v, why, whylen);
-			l->mps = (unsigned int)v;
-		} else if (!strcmp(key, "mrrs")) {
-			ret = fdma_mdev_opt_num(key, val, 128, 4096, &v, why, whylen);
-			l->mrrs = (unsigned int)v;
-		} else if (!strcmp(key, "rcb")) {
-			ret = fdma_mdev_opt_num(key, val, 0, 128, &v, why, whylen);
-			l->rcb = (unsigned int)v;
-		} else if (!strcmp(key, "addr")) {
-			ret = fdma_mdev_opt_num(key, val, 32, 64, &v, why, whylen);
-			if (!ret && v != 32 && v != 64) {
-				snprintf(why, whylen, "bad value '%s' for option 'addr': expected 32 or 64", val);
-				ret = -EINVAL;
-			}
-			l->addr64 = v == 64;
-		} else if (!strcmp(key, "dllp")) {
-			ret = fdma_mdev_opt_num(key, val, 0, 1, &v, why, whylen);
-			l->dllp = v;
-		} else if (!strcmp(key, "tags")) {
-			ret = fdma_mdev_opt_num(key, val, 1, 1024, &v, why, whylen);
-			l->tags = (unsigned int)v;
-		} else if (!strcmp(key, "rtt_ns")) {
-			ret = fdma_mdev_opt_num(key, val, 1, 100000000, &v, why, whylen);
-			l->rtt_ns = (unsigned int)v;
-		} else if (!strcmp(key, "paced")) {
-			ret = fdma_mdev_opt_num(key, val, 0, 1, &v, why, whylen);
-			o->model.paced = v;
-		} else if (!strcmp(key, "channels")) {
-			ret = fdma_mdev_opt_num(key, val, 1, 7, &v, why, whylen);
-			o->model.mm_pairs = (unsigned int)v;
-		} else if (!strcmp(key, "streams")) {
-			ret = fdma_mdev_opt_num(key, val, 0, 4, &v, why, whylen);
-			o->model.streams = (unsigned int)v;
-		} else if (!strcmp(key, "loop")) {
-			ret = fdma_mdev_opt_num(key, val, 0, 1, &v, why, whylen);
-			o->model.loop = v;
-		} else if (!strcmp(key, "wire")) {
-			ret = fdma_mdev_opt_num(key, val, 1, 400000, &v, why, whylen);
-			o->model.wire_mbps = (unsigned int)v;
-		} else if (!strcmp(key, "bytes")) {
-			/* h2c: the H2C_BYTES engine (C2H buffers aligned), as the RTL */
-			if (!strcmp(val, "h2c"))
-				v = FDMA_BYTES_H2C;
-			else
-				ret = fdma_mdev_opt_num(key, val, 0, 1, &v, why, whylen);
-			o->model.stream_bytes = (unsigned int)v;
-		} else if (!strcmp(key, "memcpy")) {
-			ret = fdma_mdev_opt_num(key, val, 0, 4, &v, why, whylen);
-			o->model.memcpy_chans = (unsigned int)v;
-		} else if (!strcmp(key, "mem")) {
-			ret = fdma_mdev_opt_num(key, val, 0, 1ull << 40, &v, why, whylen);
-			o->model.card_size = v;
-			o->mem_given = true;
-		} else if (!strcmp(key, "maxdesc")) {
-			ret = fdma_mdev_opt_num(key, val, 64, 1ull << 31, &v, why, whylen);
-			o->model.max_desc_len = (uint32_t)v;
-		} else if (!strcmp(key, "fault")) {
-			ret = parse_fault(val, &o->model, why, whylen);
-		} else if (!strcmp(key, "cpus")) {
-			ret = parse_cpus(val, &o->model.cpus, why, whylen);
-		} else if (!strcmp(key, "poll_us")) {
-			ret = fdma_mdev_opt_num(key, val, 0, 1000000, &v, why, whylen);
-			o->model.poll_us = (unsigned int)v;
-		} else if (!strcmp(key, "align")) {
-			/* A design built with a larger alignment than the IP's 1 byte. */
-			ret = fdma_mdev_opt_num(key, val, 1, 4096, &v, why, whylen);
-			if (!ret && (v & (v - 1))) {
-				snprintf(why, whylen, "bad value '%s' for option 'align': expected a power of 2 in 1..4096", val);
-				ret = -EINVAL;
-			}
-			if (!ret)
-				o->model.align_log2 = (unsigned int)__builtin_ctzll(v);
-		} else if (!strcmp(key, "busy_us")) {
-			/* Below the library's and the driver's reset timeouts, which wait for BUSY. */
-			ret = fdma_mdev_opt_num(key, val, 0, 100000, &v, why, whylen);
-			o->model.busy_us = (unsigned int)v;
-		} else if (k >= 0 && host) {
-			ret = host->parse(host->ctx, key, val, why, whylen);
-		} else {
-			snprintf(why, whylen,
-				 "unknown option '%.40s' in sim: URI (known: %s)", key, known);
-			ret = -EINVAL;
-		}
-		if (!next)
-			break;
-	}
-	free(copy);
-	if (!ret) {
-		char lwhy[160];
+/*
+ * What the options are together: 0, or -EINVAL with why. seen: each
+ * option given, by its place in known.
+ */
+static int check_opts(struct fdma_mdev_opts *o, uint32_t seen, const char *known,
+		      char *why, size_t whylen)
+{
+	char lwhy[160];
+	int ret = fdma_link_validate(&o->model.link, lwhy, sizeof(lwhy));
 
-		ret = fdma_link_validate(&o->model.link, lwhy, sizeof(lwhy));
-		if (ret)
-			snprintf(why, whylen, "%s", lwhy);
-	}
+	if (ret)
+		snprintf(why, whylen, "%s", lwhy);
 	if (!ret && o->model.wire_mbps && !o->model.loop) {
 		snprintf(why, whylen, "wire=%u is the rate of the loop=1 wire: it needs loop=1",
 			 o->model.wire_mbps);
@@ -431,4 +398,73 @@ int fdma_mdev_parse_opts(const char *opts, struct fdma_mdev_opts *o,
 	if (!ret && o->rtl && !o->mem_given)
 		o->model.card_size = 0;
 	return ret;
+}
+
+int fdma_mdev_parse_opts(const char *opts, struct fdma_mdev_opts *o,
+			 const struct fdma_mdev_host_opts *host, char *why, size_t whylen)
+{
+	char *copy, *tok, *next, known[sizeof(DEV_OPTS) + 128];
+	unsigned int n;
+	uint32_t seen = 0;
+	int ret = 0;
+
+	memset(o, 0, sizeof(*o));
+	fdma_model_cfg_defaults(&o->model);
+	o->eng = &fdma_eng_fdma;
+	snprintf(known, sizeof(known), "%s%s%s", DEV_OPTS, host ? " " : "", host ? host->keys : "");
+	copy = strdup(opts);
+	if (!copy) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	/*
+	 * Split by hand, not with strtok(): it skips empty fields, and
+	 * "gen=2,,lanes=1" or "sim:," is a typo to report, not to guess at.
+	 */
+	for (tok = copy, n = 1; !ret && *opts; tok = next, n++) {
+		char *comma = strchr(tok, ',');
+		char *eq = strchr(tok, '=');
+		const char *key = tok, *val;
+		int k;
+
+		next = comma ? comma + 1 : NULL;
+		if (comma)
+			*comma = 0;
+		if (eq && comma && eq > comma)
+			eq = NULL;
+		if (!*tok) {
+			snprintf(why, whylen,
+				 "empty option %u in sim:%.80s (options are name=value, separated by single commas)",
+				 n, opts);
+			ret = -EINVAL;
+			break;
+		}
+		if (!eq) {
+			snprintf(why, whylen, "option '%.40s' has no value (expected %.40s=VALUE)", tok, tok);
+			ret = -EINVAL;
+			break;
+		}
+		*eq = 0;
+		val = eq + 1;
+		k = opt_index(known, key);
+		if (k >= 0 && (seen & (1u << k))) {
+			snprintf(why, whylen, "option '%s' is given twice in sim:%.80s", key, opts);
+			ret = -EINVAL;
+			break;
+		}
+		if (k >= 0)
+			seen |= 1u << k;
+		ret = set_dev_opt(o, key, val, why, whylen);
+		if (ret == 1 && k >= 0 && host) {
+			ret = host->parse(host->ctx, key, val, why, whylen);
+		} else if (ret == 1) {
+			snprintf(why, whylen,
+				 "unknown option '%.40s' in sim: URI (known: %s)", key, known);
+			ret = -EINVAL;
+		}
+		if (!next)
+			break;
+	}
+	free(copy);
+	return ret ? ret : check_opts(o, seen, known, why, whylen);
 }
