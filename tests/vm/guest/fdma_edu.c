@@ -3,7 +3,7 @@
  * fdma_edu MODE: QEMU's edu device through /dev/fdma-eduN, with the driver
  * loaded with edu=1 and (if MODE is not "auto") irq_mode=MODE. Checks sysfs
  * irq_mode (msi or intx), then pwrite()s patterns into edu's DMA window
- * (sysfs size: 4095 bytes, see kernel/fdma_edu.c) and pread()s them back,
+ * (sysfs size: 4095 bytes, see kernel/harness/fdma_edu.c) and pread()s them back,
  * byte for byte, at several sizes and offsets (each DMA waits for edu's
  * interrupt), then bad ranges.
  */
