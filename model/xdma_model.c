@@ -588,19 +588,26 @@ static void chan_wait(struct xch *c, u64 deadline)
 }
 
 /*
- * Run one descriptor of the chain (lock held on entry and exit, dropped
- * while data moves). Returns false when the chain stopped.
+ * One descriptor of a chain, in four steps (run_one()): the descriptor
+ * fetched and checked (desc_fetch), the stream's source or sink waited
+ * for (stream_wait), the data moved with no lock held (data_move), and
+ * its completion (desc_complete: errors, result records, counts,
+ * write-back, events, the chain's end).
  */
-static bool run_one(struct xch *c)
+struct xrun {
+	struct xdma_desc d;
+	u64 at, src, dst;
+	u32 gen, len, piece;	/* piece: a stream C2H descriptor's bytes */
+	enum fdma_fault f;
+	bool stop, pn, bad_card;
+	void *host;		/* where the data went or came from, NULL: nowhere */
+};
+
+/* Fetch and check the descriptor at c->cur: false, the chain stopped on an error. */
+static bool desc_fetch(struct xch *c, struct xrun *r)
 {
 	struct xdma_model *m = c->m;
-	u64 at = c->cur, src, dst;
-	u32 gen = c->gen, len, piece = 0, rflags = 0;
-	struct xdma_desc d, *dp;
-	enum fdma_fault f = fault_due(c);
-	bool stop, eop = false, pn = paced(m);
-	void *host = NULL;
-	bool bad_card = false;
+	struct xdma_desc *dp;
 	/*
 	 * PG195: AXI-ST takes any address and length, but C2H descriptors are
 	 * multiples of 64; AXI-MM takes any (align_log2 0, the default), or a
@@ -610,64 +617,68 @@ static bool run_one(struct xch *c)
 	u32 amask = bytes ? 0 : (1u << m->cfg.align_log2) - 1;
 	u32 lmask = bytes ? (c->c2h ? 63u : 0) : amask;
 
-	if (f == FDMA_FAULT_STUCK || f == FDMA_FAULT_NOACK) {
-		c->stuck = true;
-		c->rogue = f == FDMA_FAULT_NOACK;
-		return false;
-	}
-	if (f == FDMA_FAULT_IRQ)
-		c->lose_irq = true;
-	dp = (at & 31) ? NULL : m->host.dma(m->host.ctx, at, sizeof(d));
-	if (!dp || f == FDMA_FAULT_DESC) {
+	dp = (r->at & 31) ? NULL : m->host.dma(m->host.ctx, r->at, sizeof(r->d));
+	if (!dp || r->f == FDMA_FAULT_DESC) {
 		stop_err(c, XDMA_ST_DESC_UR);
 		return false;
 	}
-	d = *dp;
-	if (XDMA_DESC_MAGIC_OF(d.ctrl) != XDMA_DESC_MAGIC || f == FDMA_FAULT_MAGIC) {
+	r->d = *dp;
+	if (XDMA_DESC_MAGIC_OF(r->d.ctrl) != XDMA_DESC_MAGIC || r->f == FDMA_FAULT_MAGIC) {
 		stop_err(c, XDMA_ST_MAGIC);
 		return false;
 	}
-	stop = d.ctrl & XDMA_DESC_STOP;
-	if (!adj_ok(c, at, &d, stop)) {
+	r->stop = r->d.ctrl & XDMA_DESC_STOP;
+	if (!adj_ok(c, r->at, &r->d, r->stop)) {
 		stop_err(c, XDMA_ST_DESC_UR);
 		return false;
 	}
-	len = d.len & XDMA_DESC_LEN_MAX;
-	src = addr64(d.src_lo, d.src_hi);
-	dst = addr64(d.dst_lo, d.dst_hi);
+	r->len = r->d.len & XDMA_DESC_LEN_MAX;
+	r->src = addr64(r->d.src_lo, r->d.src_hi);
+	r->dst = addr64(r->d.dst_lo, r->d.dst_hi);
 	/* A length rule broken is a length error; an address one, an alignment mismatch. */
-	if (!len || (len & lmask)) {
+	if (!r->len || (r->len & lmask)) {
 		stop_err(c, XDMA_ST_LEN);
 		return false;
 	}
-	if (((c->c2h ? dst : src) & amask) || (!c->stream && ((c->c2h ? src : dst) & amask))) {
+	if (((c->c2h ? r->dst : r->src) & amask) ||
+	    (!c->stream && ((c->c2h ? r->src : r->dst) & amask))) {
 		stop_err(c, XDMA_ST_ALIGN);
 		return false;
 	}
-	if (c->wire)
-		wire_new_chain(c);
+	return true;
+}
+
+/*
+ * A stream's source (C2H: a frame of the generator or the wire) or sink
+ * (H2C on the wire: room for it). 1: go on; 0: RUN fell, a new chain came
+ * or the model quits meanwhile; -1: the chain stopped on an error.
+ */
+static int stream_wait(struct xch *c, struct xrun *r)
+{
+	struct xdma_model *m = c->m;
+
 	if (c->stream && c->c2h) {
 		u64 deadline = 0;
 
 		/* Wait for the source; RUN falling or a new chain ends the wait. */
 		while (!(c->wire ? wire_frame(c, fdma_mnow_ns(), &deadline) :
 				   frame_ready(c, fdma_mnow_ns(), &deadline))) {
-			if (atomic_load(&m->quit) || !(c->ctrl & XDMA_CTRL_RUN) || c->gen != gen)
-				goto out_stopped;
+			if (atomic_load(&m->quit) || !(c->ctrl & XDMA_CTRL_RUN) || c->gen != r->gen)
+				return 0;
 			chan_wait(c, deadline);
 			deadline = 0;
 		}
 		if (c->wire) {
-			piece = c->w_len - c->w_off;
+			r->piece = c->w_len - c->w_off;
 		} else {
-			piece = c->gen_st.len - c->gen_st.off;
+			r->piece = c->gen_st.len - c->gen_st.off;
 			if (c->gen_st.off == 0 && c->pending_overrun)
 				c->pending_overrun = false;
 		}
-		if (piece > len)
-			piece = len;
+		if (r->piece > r->len)
+			r->piece = r->len;
 	} else if (c->wire) {
-		bool sof = c->eop_prev, eof = d.ctrl & XDMA_DESC_EOP;
+		bool sof = c->eop_prev, eof = r->d.ctrl & XDMA_DESC_EOP;
 		int room = 1;
 
 		/*
@@ -675,58 +686,87 @@ static bool run_one(struct xch *c)
 		 * XDMA's RUN bit runs one chain, not a port: a receiver between
 		 * chains is no port that is down, so the wire always holds.
 		 */
-		while (!(room = fdma_wire_room(c->wire, len, sof, eof))) {
-			if (atomic_load(&m->quit) || !(c->ctrl & XDMA_CTRL_RUN) || c->gen != gen)
-				goto out_stopped;
+		while (!(room = fdma_wire_room(c->wire, r->len, sof, eof))) {
+			if (atomic_load(&m->quit) || !(c->ctrl & XDMA_CTRL_RUN) || c->gen != r->gen)
+				return 0;
 			chan_wait(c, 0);
 		}
 		/* A frame larger than the whole wire could never go. */
 		if (room < 0) {
 			stop_err(c, XDMA_ST_LEN);
-			return false;
+			return -1;
 		}
 	}
-	pthread_mutex_unlock(&m->lock);
-	msi_flush(m);
+	return 1;
+}
 
-	/* Data: no lock held, as an engine moves data while its registers are read. */
+/* The data: no lock held, as an engine moves data while its registers are read. */
+static void data_move(struct xch *c, struct xrun *r)
+{
+	struct xdma_model *m = c->m;
+	bool ok = r->f != FDMA_FAULT_DATA;
+
 	if (!c->stream) {
-		u64 card = c->c2h ? src : dst;
+		u64 card = c->c2h ? r->src : r->dst;
 
-		bad_card = card > m->cfg.card_size || len > m->cfg.card_size - card;
-		host = bad_card ? NULL : m->host.dma(m->host.ctx, c->c2h ? dst : src, len);
-		if (host && f != FDMA_FAULT_DATA) {
+		r->bad_card = card > m->cfg.card_size || r->len > m->cfg.card_size - card;
+		r->host = r->bad_card ? NULL :
+			  m->host.dma(m->host.ctx, c->c2h ? r->dst : r->src, r->len);
+		if (r->host && ok) {
 			if (c->c2h)
-				memcpy(host, m->card + card, len);
+				memcpy(r->host, m->card + card, r->len);
 			else
-				memcpy(m->card + card, host, len);
+				memcpy(m->card + card, r->host, r->len);
 		}
-		pace(c, len, pn);
+		pace(c, r->len, r->pn);
 	} else if (c->c2h) {
-		host = m->host.dma(m->host.ctx, dst, piece);
-		if (host && f != FDMA_FAULT_DATA) {
+		r->host = m->host.dma(m->host.ctx, r->dst, r->piece);
+		if (r->host && ok) {
 			if (c->wire)
-				fdma_wire_read(c->wire, c->w_off, host, piece);
+				fdma_wire_read(c->wire, c->w_off, r->host, r->piece);
 			else
-				memcpy(host, c->gen_st.frame + c->gen_st.off, piece);
+				memcpy(r->host, c->gen_st.frame + c->gen_st.off, r->piece);
 		}
-		pace(c, piece, pn);
+		pace(c, r->piece, r->pn);
 	} else {
-		u64 done = pace(c, len, pn);
+		u64 done = pace(c, r->len, r->pn);
+		bool sof = c->eop_prev, eof = r->d.ctrl & XDMA_DESC_EOP;
 
 		/* Store and forward: on the wire once its bytes have crossed the link. */
-		host = m->host.dma(m->host.ctx, src, len);
-		if (host && f != FDMA_FAULT_DATA && c->wire)
-			fdma_wire_put(c->wire, host, len, c->eop_prev, d.ctrl & XDMA_DESC_EOP, done);
-		else if (host && f != FDMA_FAULT_DATA && (c->tg_ctrl & XDMA_TG_CTRL_EN))
-			fdma_tchk_feed(&c->chk, host, len, c->eop_prev, d.ctrl & XDMA_DESC_EOP);
+		r->host = m->host.dma(m->host.ctx, r->src, r->len);
+		if (r->host && ok && c->wire)
+			fdma_wire_put(c->wire, r->host, r->len, sof, eof, done);
+		else if (r->host && ok && (c->tg_ctrl & XDMA_TG_CTRL_EN))
+			fdma_tchk_feed(&c->chk, r->host, r->len, sof, eof);
 	}
+}
 
-	pthread_mutex_lock(&m->lock);
-	if (c->gen != gen)
+/* A stream C2H descriptor's result record: a posted write, lost where nothing answers. */
+static void c2h_result(struct xch *c, const struct xrun *r, bool eop)
+{
+	struct xdma_result *res = c->m->host.dma(c->m->host.ctx, r->src, sizeof(*res));
+
+	if (res) {
+		res->len = r->piece;
+		__atomic_store_n(&res->status, XDMA_RES_MAGIC << 16 | (eop ? XDMA_RES_EOP : 0),
+				 __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * The descriptor moved (with the lock again): its errors, result record
+ * and counts, the write-back and events, and whether the chain goes on
+ * (true: c->cur is the next descriptor).
+ */
+static bool desc_complete(struct xch *c, struct xrun *r)
+{
+	struct xdma_model *m = c->m;
+	bool eop = false;
+
+	if (c->gen != r->gen)
 		return false;		/* RUN fell and rose meanwhile: this chain is gone */
 	/* A data fault: poisoned data read from the host (H2C), a slave error reading the card (C2H). */
-	if (f == FDMA_FAULT_DATA) {
+	if (r->f == FDMA_FAULT_DATA) {
 		stop_err(c, c->c2h ? XDMA_ST_READ_CA : XDMA_ST_READ_PARITY);
 		return false;
 	}
@@ -736,18 +776,16 @@ static bool run_one(struct xch *c)
 	 * unsupported request on H2C's read; C2H's write is posted, so the
 	 * engine cannot know: the data is lost and the descriptor completes.
 	 */
-	if (bad_card) {
+	if (r->bad_card) {
 		stop_err(c, c->c2h ? XDMA_ST_READ_UR : XDMA_ST_WRITE_DEC);
 		return false;
 	}
-	if (!host && !c->c2h) {
+	if (!r->host && !c->c2h) {
 		stop_err(c, XDMA_ST_READ_UR);
 		return false;
 	}
 	if (c->stream && c->c2h && c->wire) {
-		struct xdma_result *res = m->host.dma(m->host.ctx, src, sizeof(*res));
-
-		c->w_off += piece;
+		c->w_off += r->piece;
 		if (c->w_off == c->w_len) {
 			/* The frame is out of the wire: its room goes back to the sender. */
 			eop = true;
@@ -755,15 +793,9 @@ static bool run_one(struct xch *c)
 			fdma_wire_pop(c->wire);
 			wake(c->peer);
 		}
-		if (res) {
-			res->len = piece;
-			rflags = eop ? XDMA_RES_EOP : 0;
-			__atomic_store_n(&res->status, XDMA_RES_MAGIC << 16 | rflags, __ATOMIC_RELEASE);
-		}
+		c2h_result(c, r, eop);
 	} else if (c->stream && c->c2h) {
-		struct xdma_result *res = m->host.dma(m->host.ctx, src, sizeof(*res));
-
-		c->gen_st.off += piece;
+		c->gen_st.off += r->piece;
 		if (c->gen_st.off == c->gen_st.len) {
 			eop = true;
 			c->gen_st.in_frame = false;
@@ -771,14 +803,9 @@ static bool run_one(struct xch *c)
 			c->tg_frames++;
 			c->next_frame_ns = c->tg_period ? c->next_frame_ns + c->tg_period : fdma_mnow_ns();
 		}
-		/* The result record is a posted write too: lost where nothing answers. */
-		if (res) {
-			res->len = piece;
-			rflags = eop ? XDMA_RES_EOP : 0;
-			__atomic_store_n(&res->status, XDMA_RES_MAGIC << 16 | rflags, __ATOMIC_RELEASE);
-		}
+		c2h_result(c, r, eop);
 	} else if (c->stream) {
-		c->eop_prev = d.ctrl & XDMA_DESC_EOP;
+		c->eop_prev = r->d.ctrl & XDMA_DESC_EOP;
 		c->tg_frames = c->chk.frames;
 		c->tg_errors = c->chk.errors;
 		/* A whole frame is there for the other end: wake it. */
@@ -787,17 +814,17 @@ static bool run_one(struct xch *c)
 	}
 	c->completed++;
 	/* A stream C2H descriptor's data comes from the stream, its src is the result record. */
-	pm_data(c, c->stream && c->c2h ? 0 : src, c->stream && c->c2h ? piece : len);
+	pm_data(c, c->stream && c->c2h ? 0 : r->src, c->stream && c->c2h ? r->piece : r->len);
 	/* PG195: the count is written back when a descriptor with COMPLETED completes. */
-	if (d.ctrl & XDMA_DESC_COMPLETED)
+	if (r->d.ctrl & XDMA_DESC_COMPLETED)
 		write_wb(c, false);
-	if (d.ctrl & XDMA_DESC_COMPLETED)
+	if (r->d.ctrl & XDMA_DESC_COMPLETED)
 		event(c, XDMA_ST_COMPLETED);
-	if (stop && (c->pm_ctrl & XDMA_PMON_AUTO)) {
+	if (r->stop && (c->pm_ctrl & XDMA_PMON_AUTO)) {
 		c->pm_done = true;
 		pm_update(c);
 	}
-	if (stop) {
+	if (r->stop) {
 		if (m->cfg.busy_us) {
 			/*
 			 * The count, STOPPED and the interrupt are out, BUSY is
@@ -818,15 +845,47 @@ static bool run_one(struct xch *c)
 		event(c, XDMA_ST_IDLE);
 		return false;
 	}
-	c->cur = addr64(d.next_lo, d.next_hi);
+	c->cur = addr64(r->d.next_lo, r->d.next_hi);
 	return true;
-out_stopped:
-	if (c->gen == gen && !(c->ctrl & XDMA_CTRL_RUN)) {
-		c->busy = false;
-		c->status &= ~XDMA_ST_BUSY;
-		event(c, XDMA_ST_IDLE);
+}
+
+/*
+ * Run one descriptor of the chain (lock held on entry and exit, dropped
+ * while data moves). Returns false when the chain stopped.
+ */
+static bool run_one(struct xch *c)
+{
+	struct xrun r = { .at = c->cur, .gen = c->gen, .f = fault_due(c), .pn = paced(c->m) };
+	int go;
+
+	if (r.f == FDMA_FAULT_STUCK || r.f == FDMA_FAULT_NOACK) {
+		c->stuck = true;
+		c->rogue = r.f == FDMA_FAULT_NOACK;
+		return false;
 	}
-	return false;
+	if (r.f == FDMA_FAULT_IRQ)
+		c->lose_irq = true;
+	if (!desc_fetch(c, &r))
+		return false;
+	if (c->wire)
+		wire_new_chain(c);
+	go = stream_wait(c, &r);
+	if (go < 0)
+		return false;
+	if (!go) {
+		/* RUN fell (or a new chain came) while the stream was waited for. */
+		if (c->gen == r.gen && !(c->ctrl & XDMA_CTRL_RUN)) {
+			c->busy = false;
+			c->status &= ~XDMA_ST_BUSY;
+			event(c, XDMA_ST_IDLE);
+		}
+		return false;
+	}
+	pthread_mutex_unlock(&c->m->lock);
+	msi_flush(c->m);
+	data_move(c, &r);
+	pthread_mutex_lock(&c->m->lock);
+	return desc_complete(c, &r);
 }
 
 /*
