@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * FDMA engine model: one thread per channel plays the FPGA's channel logic.
+ * FDMA engine model: one thread per channel plays the FPGA's channel logic
+ * (fdma_model_stream.c: what its stream channels carry).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,142 +12,12 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "fdma_plat.h"
-#include "fdma_regs.h"
-#include "fdma_model.h"
-#include "fdma_mcommon.h"
-#include "fdma_wire.h"
+#include "fdma_model_priv.h"
 
 /* The test block names the fault kinds without the model's header. */
 _Static_assert(FDMA_MDBG_FAULT_DESC == FDMA_FAULT_DESC && FDMA_MDBG_FAULT_DATA == FDMA_FAULT_DATA &&
 	       FDMA_MDBG_FAULT_STUCK == FDMA_FAULT_STUCK && FDMA_MDBG_FAULT_IRQ == FDMA_FAULT_IRQ &&
 	       FDMA_MDBG_FAULT_NOACK == FDMA_FAULT_NOACK && FDMA_MDBG_FAULT_MAGIC == FDMA_FAULT_MAGIC, "fault kinds of fdma_mdbg.h");
-
-/* An idle channel polls its doorbell this long (us) unless cfg.poll_us says. */
-#define POLL_US		20u
-/* Descriptors handled between looks at the control registers. */
-#define BUDGET		64u
-/* A channel with a NOACK fault writes its rings this often. */
-#define ROGUE_PERIOD_NS	100000ull
-
-/*
- * One per channel, each thread writing only its own: cache-line aligned so
- * that two channels' threads do not bounce a shared line (the model would
- * otherwise make channels slow each other down where an FPGA does not).
- */
-struct mchan {
-	_Alignas(64) struct fdma_model *m;
-	unsigned int ch;
-	u32 caps;
-	u32 base;			/* register block offset */
-	pthread_t thread;
-	bool started;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	atomic_int kicked;
-	atomic_int sleeping;
-	clockid_t cpuclock;
-	atomic_uint greset_seen;
-	/* this channel's threads inside the bus-master gate (dma_begin()) */
-	atomic_uint dma_users;
-
-	/* ring, latched when RUN is seen */
-	bool running;
-	struct fdma_desc *ring;
-	struct fdma_cpl_rec *cpl;
-	struct fdma_wb *wb;
-	u32 size;
-	u32 cidx;
-	u32 last_pidx;
-	u32 status;
-	bool halted, stuck, stopped, lose_irq;
-	bool rogue;			/* NOACK fault fired: see fdma_model.h */
-	u32 reset_seen;
-
-	/* a fault armed through the test block (FDMA_MDBG_*) */
-	atomic_uint arm_kind;		/* enum fdma_fault, 0 when none */
-	atomic_uint_fast64_t arm_left;	/* descriptors until it fires */
-
-	/* coalescing */
-	u32 unsig;
-	u64 first_unsig_ns;
-
-	/* pacing: when the next descriptor became available */
-	u64 avail_ns;
-	bool was_empty;
-
-	/* C2H stream generator */
-	struct fdma_tgen gen;
-	bool pending_overrun;
-	u64 next_frame_ns;
-
-	/* H2C stream checker */
-	struct fdma_tchk chk;
-
-	/* loop: the wire this channel feeds (H2C) or drains (C2H), and the channel at its other end */
-	struct fdma_wire *wire;
-	unsigned int peer;
-	bool w_in_frame;		/* C2H: a frame from the wire is being delivered */
-	u32 w_len, w_off;
-
-	u32 tg_frames, tg_errors, overruns, irqs;
-};
-
-struct fdma_model {
-	struct fdma_model_cfg cfg;
-	u64 poll_ns;		/* cfg.poll_us, or POLL_US by default */
-	struct fdma_model_host host;
-	volatile u32 *regs;
-	u8 *card;
-	unsigned int nchan;
-	atomic_bool quit;
-	atomic_uint_fast64_t desc_count;	/* counted only while a fault=KIND@N waits */
-	atomic_uint_fast64_t refused, rogue_writes, faults;
-	/* the test block: the last request taken */
-	pthread_mutex_t mdbg_lock;
-	atomic_uint mdbg_seen;
-	struct fdma_link_clock clk[2];	/* [0] H2C (downstream), [1] C2H (upstream) */
-	struct fdma_wire wires[FDMA_MAX_CHANNELS / 2];
-	struct mchan chan[FDMA_MAX_CHANNELS];
-};
-
-#define now_ns fdma_mnow_ns
-#define sleep_until fdma_msleep_until
-
-static u32 grd(struct fdma_model *m, u32 off)
-{
-	return __atomic_load_n(&m->regs[off / 4], __ATOMIC_ACQUIRE);
-}
-
-static void gwr(struct fdma_model *m, u32 off, u32 val)
-{
-	__atomic_store_n(&m->regs[off / 4], val, __ATOMIC_RELEASE);
-}
-
-static u32 rd(struct mchan *c, u32 off)
-{
-	return grd(c->m, c->base + off);
-}
-
-static void wr(struct mchan *c, u32 off, u32 val)
-{
-	gwr(c->m, c->base + off, val);
-}
-
-static bool is_c2h(const struct mchan *c)
-{
-	return c->caps & FDMA_CH_CAP_C2H;
-}
-
-static bool is_stream(const struct mchan *c)
-{
-	return c->caps & FDMA_CH_CAP_STREAM;
-}
-
-static bool is_m2m(const struct mchan *c)
-{
-	return c->caps & FDMA_CH_CAP_MEM2MEM;
-}
 
 /* ---- the bus-master gate ------------------------------------------------- */
 
@@ -160,7 +31,7 @@ static bool is_m2m(const struct mchan *c)
  * are ordered by seq_cst, so no access starts after BUSY drops.
  * count: an access was refused (the idle loop's look is not one).
  */
-static bool engine_enabled(struct fdma_model *m)
+bool fm_engine_enabled(struct fdma_model *m)
 {
 	return __atomic_load_n(&m->regs[FDMA_REG_CTRL / 4], __ATOMIC_SEQ_CST) &
 	       FDMA_CTRL_ENABLE;
@@ -174,7 +45,7 @@ static void mdbg_count(struct fdma_model *m, atomic_uint_fast64_t *ctr, u32 reg)
 static bool dma_begin(struct mchan *c, bool count)
 {
 	atomic_fetch_add(&c->dma_users, 1);
-	if (engine_enabled(c->m))
+	if (fm_engine_enabled(c->m))
 		return true;
 	atomic_fetch_sub(&c->dma_users, 1);
 	if (count)
@@ -212,7 +83,7 @@ void fdma_model_cfg_defaults(struct fdma_model_cfg *c)
 
 /* ---- status, write-back, interrupts ------------------------------------ */
 
-static void publish_status(struct mchan *c)
+void fm_publish_status(struct mchan *c)
 {
 	wr(c, FDMA_CH_STATUS, c->status);
 	if (c->wb && dma_begin(c, true)) {
@@ -248,7 +119,7 @@ static void raise_irq(struct mchan *c)
 }
 
 /* Apply the coalescing rule after one completion (docs/engine.md). */
-static void coalesce(struct mchan *c, bool force)
+void fm_coalesce(struct mchan *c, bool force)
 {
 	u32 count = rd(c, FDMA_CH_COAL_COUNT);
 
@@ -286,8 +157,7 @@ static void coalesce_timer(struct mchan *c, bool ring_empty)
 	}
 }
 
-static void write_cpl(struct mchan *c, const struct fdma_desc *d, u32 len,
-		      u16 status, u16 flags)
+void fm_write_cpl(struct mchan *c, const struct fdma_desc *d, u32 len, u16 status, u16 flags)
 {
 	struct fdma_cpl_rec *r = &c->cpl[c->cidx & (c->size - 1)];
 
@@ -320,17 +190,17 @@ static u32 cpl_err_bit(u16 status)
 }
 
 /* Complete the current descriptor with an error and stop the channel. */
-static void halt(struct mchan *c, const struct fdma_desc *d, u16 status)
+void fm_halt(struct mchan *c, const struct fdma_desc *d, u16 status)
 {
 	/*
 	 * The error record and cidx first, HALTED after (docs/engine.md): a
 	 * host that sees HALTED has every completion the channel will write.
 	 */
 	wr(c, FDMA_CH_ERR_IDX, c->cidx);
-	write_cpl(c, d, 0, status, 0);
+	fm_write_cpl(c, d, 0, status, 0);
 	c->halted = true;
 	c->status = (c->status & ~FDMA_CH_ST_RUNNING) | FDMA_CH_ST_HALTED | cpl_err_bit(status);
-	publish_status(c);
+	fm_publish_status(c);
 	/* Errors interrupt whatever the coalescing. */
 	c->unsig++;
 	raise_irq(c);
@@ -360,7 +230,7 @@ static bool paced(struct fdma_model *m)
  * direction, and a lone copy runs at the slower direction's rate. Like concurrent H2C and C2H channels here, the read
  * requests' upstream bytes are not charged against the writes.
  */
-static u64 pace(struct mchan *c, u32 len)
+u64 fm_pace(struct mchan *c, u32 len)
 {
 	struct fdma_model *m = c->m;
 	u64 done;
@@ -427,7 +297,7 @@ static void chan_reset(struct mchan *c)
 	wr(c, FDMA_CH_ERR_IDX, 0);
 	wr(c, FDMA_CH_TG_FRAMES, 0);
 	wr(c, FDMA_CH_TG_ERRORS, 0);
-	publish_status(c);
+	fm_publish_status(c);
 	/*
 	 * Forget the ring: after the acknowledgement the host may free it
 	 * (docs/engine.md, section 11), and a later reset (say, the next
@@ -474,7 +344,7 @@ static void latch_ring(struct mchan *c)
 		wr(c, FDMA_CH_STATUS, c->status);
 		return;
 	}
-	publish_status(c);
+	fm_publish_status(c);
 }
 
 static void global_reset(struct mchan *c, u32 req)
@@ -502,7 +372,7 @@ static void service_enable(struct fdma_model *m)
 {
 	u32 st = grd(m, FDMA_REG_STATUS);
 
-	if (engine_enabled(m)) {
+	if (fm_engine_enabled(m)) {
 		if (!(st & FDMA_STATUS_BUSY))
 			gwr(m, FDMA_REG_STATUS, st | FDMA_STATUS_BUSY);
 		return;
@@ -540,7 +410,7 @@ static void service_control(struct mchan *c)
 		/* A strobe: apply it and clear it (the one device write to a host register). */
 		c->status &= ~(w1c & FDMA_CH_ST_ERR_MASK);
 		wr(c, FDMA_CH_STATUS_W1C, 0);
-		publish_status(c);
+		fm_publish_status(c);
 	}
 	ctrl = rd(c, FDMA_CH_CTRL);
 	if ((ctrl & FDMA_CH_CTRL_RUN) && !c->running && !c->halted)
@@ -548,7 +418,7 @@ static void service_control(struct mchan *c)
 	else if (!(ctrl & FDMA_CH_CTRL_RUN) && c->running) {
 		c->running = false;
 		c->status &= ~FDMA_CH_ST_RUNNING;
-		publish_status(c);
+		fm_publish_status(c);
 	}
 }
 
@@ -644,76 +514,12 @@ static u16 check_desc(struct mchan *c, const struct fdma_desc *d, void **host, v
 	return FDMA_CPL_OK;
 }
 
-static void checker_feed(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
-{
-	if (!(rd(c, FDMA_CH_TG_CTRL) & 1))
-		return;
-	fdma_tchk_feed(&c->chk, data, len, ctrl & FDMA_DESC_SOF, ctrl & FDMA_DESC_EOF);
-	c->tg_frames = c->chk.frames;
-	c->tg_errors = c->chk.errors;
-	wr(c, FDMA_CH_TG_FRAMES, c->tg_frames);
-	wr(c, FDMA_CH_TG_ERRORS, c->tg_errors);
-}
-
-/* H2C into the wire; its room was made sure of before the fetch (wire_blocked()). */
-/*
- * Whether the receiving end runs: its CH_CTRL.RUN, as the host wrote it
- * (not the other channel's thread's view, which lags the write: a frame
- * sent just after the host started both channels must arrive). A port
- * whose other end is down loses what it sends, as over a cable: held back
- * by a stopped receiver, the sender would stall for good.
- */
-static bool wire_peer_up(const struct mchan *c)
-{
-	return rd(&c->m->chan[c->peer], FDMA_CH_CTRL) & FDMA_CH_CTRL_RUN;
-}
-
-static void wire_send(struct mchan *c, const u8 *data, u32 len, u32 ctrl, u64 at_ns)
-{
-	bool eof = ctrl & FDMA_DESC_EOF;
-
-	if (!wire_peer_up(c)) {
-		fdma_wire_abort(c->wire);
-		return;
-	}
-	fdma_wire_put(c->wire, data, len, ctrl & FDMA_DESC_SOF, eof, at_ns);
-	/* A whole frame is there for the other end: wake it. */
-	if (eof)
-		fdma_model_kick(c->m, c->peer);
-}
-
-/*
- * H2C into the wire: whether the next descriptor must wait for room (the
- * receiving end frees it and kicks us). A frame larger than the whole wire
- * could never go: the channel halts with LEN_ERR.
- */
-static bool wire_blocked(struct mchan *c)
-{
-	const struct fdma_desc *d;
-	u32 len, ctrl;
-	int room;
-
-	if (!c->ring || !wire_peer_up(c))
-		return false;	/* run_desc() reports a bad ring; a down peer takes all */
-	d = &c->ring[c->cidx & (c->size - 1)];
-	len = __atomic_load_n(&d->len, __ATOMIC_RELAXED);
-	ctrl = __atomic_load_n(&d->ctrl, __ATOMIC_RELAXED);
-	if (len == 0)
-		return false;
-	room = fdma_wire_room(c->wire, len, ctrl & FDMA_DESC_SOF, ctrl & FDMA_DESC_EOF);
-	if (room < 0) {
-		halt(c, d, FDMA_CPL_LEN_ERR);
-		return true;
-	}
-	return !room;
-}
-
 /*
  * Fetch and check descriptor cidx, applying the fault due on it. Returns
  * false if the channel stopped (stuck, or halted on an error).
  */
-static bool fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, void **dst,
-		       enum fdma_fault *f)
+bool fm_fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, void **dst,
+		   enum fdma_fault *f)
 {
 	u16 st;
 
@@ -727,7 +533,7 @@ static bool fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, void *
 	/* A host that does not say it knows the kind gets nothing written (CH_CTRL.M2M). */
 	if (!c->ring || *f == FDMA_FAULT_DESC || *f == FDMA_FAULT_MAGIC ||
 	    (is_m2m(c) && !(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_M2M))) {
-		halt(c, NULL, FDMA_CPL_DESC_ERR);
+		fm_halt(c, NULL, FDMA_CPL_DESC_ERR);
 		return false;
 	}
 	if (*f == FDMA_FAULT_IRQ)
@@ -735,7 +541,7 @@ static bool fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, void *
 	*d = c->ring[c->cidx & (c->size - 1)];
 	st = check_desc(c, d, host, dst);
 	if (st != FDMA_CPL_OK) {
-		halt(c, d, st);
+		fm_halt(c, d, st);
 		return false;
 	}
 	return true;
@@ -752,7 +558,7 @@ static bool run_desc(struct mchan *c)
 	struct fdma_desc d;
 	void *host = NULL, *dst = NULL;
 
-	if (!fetch_desc(c, &d, &host, &dst, &f))
+	if (!fm_fetch_desc(c, &d, &host, &dst, &f))
 		return false;
 	if (is_stream(c) && c->wire) {
 		/*
@@ -760,247 +566,32 @@ static bool run_desc(struct mchan *c)
 		 * crossed the link, with when they did, which is when the other
 		 * end may start on them (fdma_wire_put()).
 		 */
-		wire_send(c, host, d.len, d.ctrl, pace(c, d.len));
+		fm_wire_send(c, host, d.len, d.ctrl, fm_pace(c, d.len));
 	} else {
 		/* The host's rule keeps src and dst apart; memmove keeps the model defined anyway. */
 		if (is_m2m(c))
 			memmove(dst, host, d.len);
 		else if (is_stream(c))
-			checker_feed(c, host, d.len, d.ctrl);
+			fm_checker_feed(c, host, d.len, d.ctrl);
 		else if (is_c2h(c))
 			memcpy(host, m->card + d.src, d.len);
 		else
 			memcpy(m->card + d.dst, host, d.len);
-		pace(c, d.len);
+		fm_pace(c, d.len);
 	}
 	if (f == FDMA_FAULT_DATA) {
-		halt(c, &d, FDMA_CPL_DATA_ERR);
+		fm_halt(c, &d, FDMA_CPL_DATA_ERR);
 		return false;
 	}
-	write_cpl(c, &d, d.len, FDMA_CPL_OK, 0);
-	coalesce(c, d.ctrl & FDMA_DESC_IRQ);
+	fm_write_cpl(c, &d, d.len, FDMA_CPL_OK, 0);
+	fm_coalesce(c, d.ctrl & FDMA_DESC_IRQ);
 	if (d.ctrl & FDMA_DESC_STOP) {
 		c->stopped = true;
 		c->status |= FDMA_CH_ST_STOPPED;
-		publish_status(c);
+		fm_publish_status(c);
 		return false;
 	}
 	return true;
-}
-
-/* Build the next test frame in the generator's own memory (the card side). */
-static int build_frame(struct mchan *c, u32 len, u64 t_ready)
-{
-	return fdma_tgen_build(&c->gen, len, t_ready);
-}
-
-/* n C2H stream frames dropped for want of a buffer (DROP): counted, the next one flagged. */
-static void count_overruns(struct mchan *c, u32 n)
-{
-	c->overruns += n;
-	c->pending_overrun = true;
-	c->status |= FDMA_CH_ST_OVERRUN;
-	wr(c, FDMA_CH_OVERRUNS, c->overruns);
-	__atomic_store_n(&c->wb->overruns, c->overruns, __ATOMIC_RELEASE);
-	publish_status(c);
-}
-
-/* Lose n frames of a paced source (DROP): counted, and their seq numbers used up. */
-static void drop_frames(struct mchan *c, u64 n, u32 period)
-{
-	c->gen.seq += (u32)n;
-	c->next_frame_ns += n * period;
-	count_overruns(c, (u32)n);
-}
-
-/*
- * Where a C2H stream channel's frames come from: the test generator or
- * the wire. read copies bytes of the frame being delivered; end runs once
- * its last byte is written, before that buffer's completion.
- */
-struct c2h_source {
-	void (*read)(struct mchan *c, u32 off, void *dst, u32 len);
-	void (*end)(struct mchan *c, void *ctx);
-};
-
-/*
- * Deliver the frame being sent (len bytes, *off of them done while
- * *in_frame) into the buffers posted up to pidx, a piece per buffer:
- * SOF (and OVERRUN after drops) on the first, EOF on the last. Returns
- * the descriptors used.
- */
-static u32 c2h_deliver(struct mchan *c, u32 pidx, const struct c2h_source *src, void *ctx,
-		       u32 len, u32 *off, bool *in_frame)
-{
-	u32 n = 0;
-
-	while (*in_frame && c->cidx != pidx && n < BUDGET && engine_enabled(c->m)) {
-		enum fdma_fault f;
-		struct fdma_desc d;
-		void *host = NULL, *unused;
-		u32 piece;
-		u16 flags = 0;
-
-		if (!fetch_desc(c, &d, &host, &unused, &f))
-			return n;
-		piece = len - *off;
-		if (piece > d.len)
-			piece = d.len;
-		src->read(c, *off, host, piece);
-		pace(c, piece);
-		if (f == FDMA_FAULT_DATA) {
-			halt(c, &d, FDMA_CPL_DATA_ERR);
-			return n;
-		}
-		if (*off == 0) {
-			flags |= FDMA_CPL_F_SOF;
-			if (c->pending_overrun)
-				flags |= FDMA_CPL_F_OVERRUN;
-			c->pending_overrun = false;
-		}
-		*off += piece;
-		if (*off == len) {
-			flags |= FDMA_CPL_F_EOF;
-			*in_frame = false;
-			src->end(c, ctx);
-		}
-		write_cpl(c, &d, piece, FDMA_CPL_OK, flags);
-		coalesce(c, d.ctrl & FDMA_DESC_IRQ);
-		n++;
-	}
-	return n;
-}
-
-static void gen_read(struct mchan *c, u32 off, void *dst, u32 len)
-{
-	memcpy(dst, c->gen.frame + off, len);
-}
-
-/* ctx: the generator's period (ns, 0 for as fast as buffers allow). */
-static void gen_end(struct mchan *c, void *ctx)
-{
-	u32 period = *(const u32 *)ctx;
-
-	c->gen.seq++;
-	c->tg_frames++;
-	wr(c, FDMA_CH_TG_FRAMES, c->tg_frames);
-	c->next_frame_ns = period ? c->next_frame_ns + period : now_ns();
-}
-
-static const struct c2h_source gen_source = { .read = gen_read, .end = gen_end };
-
-/* C2H stream channel with its test generator. Returns descriptors used. */
-static u32 run_generator(struct mchan *c, u32 pidx, u64 *deadline)
-{
-	u32 ctrl = rd(c, FDMA_CH_CTRL);
-	u32 len = rd(c, FDMA_CH_TG_FRAME_LEN);
-	u32 period = rd(c, FDMA_CH_TG_PERIOD_NS);
-	u64 now;
-
-	if (!(rd(c, FDMA_CH_TG_CTRL) & 1) || len < sizeof(struct fdma_frame_hdr) ||
-	    len > FDMA_TGEN_MODEL_MAX)
-		return 0;
-	if (!c->gen.in_frame) {
-		now = now_ns();
-		if (!c->next_frame_ns)
-			c->next_frame_ns = now;
-		if (now < c->next_frame_ns) {
-			*deadline = c->next_frame_ns;
-			return 0;
-		}
-		/*
-		 * A paced source that fell a whole period or more behind (the
-		 * link still busy with the last frame, or no buffer armed)
-		 * never sends the frames it owes in a burst: with DROP it is
-		 * a camera, whose frames of the ticks that passed are lost
-		 * (counted, and their seq numbers used up); held back, its
-		 * schedule restarts from now, so it falls behind its rate
-		 * and nothing is lost (docs/engine.md, section 13).
-		 * Unpaced, the link takes no time: lateness there is only
-		 * this thread waiting for a CPU, which an FPGA's clock never
-		 * does, so the schedule restarts and nothing is lost.
-		 */
-		if (period && now - c->next_frame_ns >= period) {
-			u64 late = (now - c->next_frame_ns) / period;
-
-			if ((ctrl & FDMA_CH_CTRL_DROP) && c->m->cfg.paced)
-				drop_frames(c, late, period);
-			else
-				c->next_frame_ns = now;
-		}
-		if (pidx == c->cidx) {
-			/* No buffer at a frame boundary: drop it or hold the source. */
-			if (!(ctrl & FDMA_CH_CTRL_DROP) || !period)
-				return 0;
-			drop_frames(c, 1, period);
-			*deadline = c->next_frame_ns;
-			return 0;
-		}
-		/* Stamped with its tick: a frame held for a buffer shows it in its latency. */
-		if (build_frame(c, len, period ? c->next_frame_ns : now)) {
-			halt(c, NULL, FDMA_CPL_DATA_ERR);
-			return 0;
-		}
-		/* The link carries the frame from when it exists, not from when buffers were armed. */
-		if (c->avail_ns < now)
-			c->avail_ns = now;
-	}
-	return c2h_deliver(c, pidx, &gen_source, &period, c->gen.len, &c->gen.off,
-			   &c->gen.in_frame);
-}
-
-static void wire_read(struct mchan *c, u32 off, void *dst, u32 len)
-{
-	fdma_wire_read(c->wire, off, dst, len);
-}
-
-/* The frame is out of the wire: its room goes back to the sender, who may wait for it. */
-static void wire_end(struct mchan *c, void *ctx)
-{
-	(void)ctx;
-	fdma_wire_pop(c->wire);
-	fdma_model_kick(c->m, c->peer);
-}
-
-static const struct c2h_source wire_source = { .read = wire_read, .end = wire_end };
-
-/*
- * C2H stream channel fed by the wire (loop). A frame with no buffer posted
- * at its start is dropped with DROP, as a NIC drops a packet it has no
- * buffer for (counted as an overrun, the next frame flagged), and waits
- * otherwise, which holds the sending end back. Returns descriptors used,
- * and frames dropped.
- */
-static u32 run_wire_rx(struct mchan *c, u32 pidx, u64 *deadline)
-{
-	u32 n = 0;
-
-	while (!c->w_in_frame) {
-		u32 len = fdma_wire_peek(c->wire);
-		u64 at;
-
-		if (!len)
-			return n;
-		/* No buffer and no DROP: it waits on the wire, taking none of its time yet. */
-		if (pidx == c->cidx && !(rd(c, FDMA_CH_CTRL) & FDMA_CH_CTRL_DROP))
-			return n;
-		/* A rated wire carries one frame after another, each for its time (paced or not). */
-		if (!fdma_wire_due(c->wire, len, now_ns(), deadline, &at))
-			return n;
-		if (pidx == c->cidx) {
-			fdma_wire_pop(c->wire);
-			fdma_model_kick(c->m, c->peer);
-			count_overruns(c, 1);
-			n++;
-			continue;
-		}
-		c->w_in_frame = true;
-		c->w_len = len;
-		c->w_off = 0;
-		if (c->avail_ns < at)
-			c->avail_ns = at;
-	}
-	return n + c2h_deliver(c, pidx, &wire_source, NULL, c->w_len, &c->w_off, &c->w_in_frame);
 }
 
 /* Work through posted descriptors. Returns how many were handled. */
@@ -1026,17 +617,17 @@ static u32 process(struct mchan *c, u64 *deadline)
 	if (c->was_empty && pidx != c->cidx)
 		c->avail_ns = now_ns() + fdma_link_fetch_ns(&c->m->cfg.link);
 	if (is_stream(c) && is_c2h(c)) {
-		n = c->wire ? run_wire_rx(c, pidx, deadline) : run_generator(c, pidx, deadline);
+		n = c->wire ? fm_run_wire_rx(c, pidx, deadline) : fm_run_generator(c, pidx, deadline);
 	} else {
 		/* A disabled engine stops at the next descriptor; a full wire, until it drains. */
-		while (c->cidx != pidx && n < BUDGET && engine_enabled(c->m) &&
-		       !(c->wire && wire_blocked(c)) && run_desc(c))
+		while (c->cidx != pidx && n < BUDGET && fm_engine_enabled(c->m) &&
+		       !(c->wire && fm_wire_blocked(c)) && run_desc(c))
 			n++;
 	}
 	c->was_empty = rd(c, FDMA_CH_PIDX) == c->cidx;
 	if (c->was_empty != !!(c->status & FDMA_CH_ST_IDLE)) {
 		c->status ^= FDMA_CH_ST_IDLE;
-		publish_status(c);
+		fm_publish_status(c);
 	}
 	return n;
 }
