@@ -282,32 +282,34 @@ RTL_NPOK_ENV = FDMA_TEST_SIM=rtl=1,addr=32 FDMA_RTL_NP=ok FDMA_RTL_TX_STALL=500 
 RTL_LATE_TESTS = test_faults
 RTL_LATE_ENV = FDMA_TEST_SIM=rtl=1 FDMA_RTL_LATE=1
 
-# Runs every test binary; each prints cmocka's summary. Fails if any fails.
+# Runs every test program; each prints its own summary and ends by the
+# one exit contract (tests/common/test_exit.h): 0 passed, 1 failed, 77
+# skipped (nothing here to test). Fails if any fails.
 # The end-to-end sim tests run on the FDMA model, then on the XDMA model
 # (sim:engine=xdma), then, where Verilator built libfdma-rtl.so, on the RTL
 # engine (rtl=1); a test that needs what one of them lacks says why it
 # skips.
 check-tests: tests
-	@fail=0; pass=0; \
-	for t in $(UNIT_BIN) $(SIM_BIN); do \
-		echo "== $$t"; \
-		if $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
-	done; \
+	@pass=0; fail=0; skipped=0; \
+	run1() { what=$$1; shift; echo "== $$what"; "$$@"; rc=$$?; \
+		case $$rc in \
+		0) pass=$$((pass+1)) ;; \
+		77) skipped=$$((skipped+1)); echo "SKIPPED: $$what (nothing here to test)" ;; \
+		*) fail=$$((fail+1)); echo "FAILED: $$what (exit $$rc)" ;; \
+		esac; }; \
+	for t in $(UNIT_BIN) $(SIM_BIN); do run1 "$$t" $$t; done; \
 	for t in $(SIM_BIN); do \
-		echo "== $$t on the XDMA model (FDMA_TEST_SIM=engine=xdma)"; \
-		if FDMA_TEST_SIM=engine=xdma $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t (engine=xdma)"; fi; \
+		run1 "$$t on the XDMA model (FDMA_TEST_SIM=engine=xdma)" env FDMA_TEST_SIM=engine=xdma $$t; \
 	done; \
 	if [ -n "$(RTLLIB)" ] && [ -z "$(SAN)" ]; then \
 		for t in $(SIM_BIN); do \
-			echo "== $$t on the RTL engine (FDMA_TEST_SIM=rtl=1)"; \
-			if FDMA_TEST_SIM=rtl=1 FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then pass=$$((pass+1)); \
-			else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1)"; fi; \
+			run1 "$$t on the RTL engine (FDMA_TEST_SIM=rtl=1)" \
+				env FDMA_TEST_SIM=rtl=1 FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; \
 		done; \
 		rtl_row() { what=$$1; vars=$$2; shift 2; \
 			for t; do \
-				echo "== $$t on the RTL engine, $$what ($$vars)"; \
-				if env $$vars FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; then pass=$$((pass+1)); \
-				else fail=$$((fail+1)); echo "FAILED: $$t (rtl=1, $$what)"; fi; \
+				run1 "$$t on the RTL engine, $$what ($$vars)" \
+					env $$vars FDMA_RTL_LIB=$(abspath $(RTLLIB)) $$t; \
 			done; }; \
 		rtl_row "with MSI" "FDMA_RTL_IRQ=msi FDMA_TEST_SIM=rtl=1" \
 			$(addprefix $(BUILD)/tests/sim/,$(RTL_MSI_TESTS)); \
@@ -320,12 +322,9 @@ check-tests: tests
 		rtl_row "completions after the timeout" "$(RTL_LATE_ENV)" \
 			$(addprefix $(BUILD)/tests/sim/,$(RTL_LATE_TESTS)); \
 	fi; \
-	for t in tests/cli/test_*.sh; do \
-		echo "== $$t"; \
-		if FDMA=$(FDMA) BUILD=$(BUILD) sh $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
-	done; \
-	echo "$(BUILD): $$pass passed, $$fail failed"; \
-	echo "$$pass $$fail" > $(BUILD)/test-summary; \
+	for t in tests/cli/test_*.sh; do run1 "$$t" env FDMA=$(FDMA) BUILD=$(BUILD) sh $$t; done; \
+	echo "$(BUILD): $$pass passed, $$fail failed, $$skipped skipped"; \
+	echo "$$pass $$fail $$skipped" > $(BUILD)/test-summary; \
 	[ $$fail -eq 0 ]
 
 # The CUDA example (examples/gpu/, docs/dmabuf.md), where nvcc is found:

@@ -2,14 +2,17 @@
 #
 # tests/cli/lib.sh: what the command-line test scripts (tests/cli/test_*.sh)
 # share. A script sources it (. tests/cli/lib.sh), runs its checks and ends
-# with `finish`. FDMA names the tool under test (default build/fdma); $T is
-# a private temporary folder, removed at exit.
+# with `finish`, which exits by the tests' one contract (tests/common/
+# test_exit.h): 0 passed, 1 failed, 77 skipped (every check skipped:
+# nothing here to test). FDMA names the tool under test (default
+# build/fdma); $T is a private temporary folder, removed at exit.
 
 set -u
 
 FDMA=${FDMA:-build/fdma}
 pass=0
 fail=0
+skipped=0
 rc=0
 
 if [ ! -x "$FDMA" ]; then
@@ -42,6 +45,12 @@ ok() {
 bad() {
 	fail=$((fail + 1))
 	echo "FAIL $1${2:+ ($2)}"
+}
+
+# skip WHAT: a check (or, before any, the whole script) that cannot run here.
+skip() {
+	skipped=$((skipped + 1))
+	echo "skip $1"
 }
 
 # First line of the last run's stderr, for failure messages.
@@ -104,7 +113,7 @@ expect_fail() {
 # intact (header, CRC, every payload word).
 check_frames() {
 	if [ "$HAVE_PY" -eq 0 ]; then
-		echo "skip $4 (no python3)"
+		skip "$4 (no python3)"
 		return
 	fi
 	if _why=$(python3 - "$1" "$2" "$3" <<'PY'
@@ -140,7 +149,7 @@ PY
 json() {
 	_d=$1
 	if [ "$HAVE_PY" -eq 0 ]; then
-		echo "skip $_d (no python3)"
+		skip "$_d (no python3)"
 		return
 	fi
 	if [ "$rc" -ne 0 ]; then
@@ -179,6 +188,12 @@ if not good:
 
 # finish: print the summary; exit 1 if any check failed.
 finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
+	if [ "$skipped" -gt 0 ]; then
+		echo "$pass passed, $fail failed, $skipped skipped"
+	else
+		echo "$pass passed, $fail failed"
+	fi
+	[ "$fail" -eq 0 ] || exit 1
+	[ "$pass" -eq 0 ] && [ "$skipped" -gt 0 ] && exit 77
+	exit 0
 }

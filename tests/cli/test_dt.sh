@@ -15,9 +15,8 @@
 
 if ! command -v dtc >/dev/null 2>&1 || ! command -v fdtoverlay >/dev/null 2>&1 ||
    ! command -v fdtget >/dev/null 2>&1; then
-	echo "skip: no dtc, fdtoverlay or fdtget (apt-get install device-tree-compiler)"
+	skip "every check: no dtc, fdtoverlay or fdtget (apt-get install device-tree-compiler)"
 	finish
-	exit
 fi
 
 cat >"$T/base.dts" <<'DTS'

@@ -14,9 +14,8 @@
 
 G=${BUILD:-build}/examples/fdma-gpu-stream
 if [ ! -x "$G" ]; then
-	echo "skip: $G not built (no nvcc: make gpu-example)"
+	skip "every check: $G not built (no nvcc: make gpu-example)"
 	finish
-	exit
 fi
 
 # run ARGS...: the example; output in $T/out and $T/err, status in $rc.

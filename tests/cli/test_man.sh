@@ -17,7 +17,7 @@ for f in docs/man/*.[137]; do
 done
 
 if ! command -v man >/dev/null 2>&1; then
-	echo "skip rendering (no man: apt-get install man-db)"
+	skip "rendering (no man: apt-get install man-db)"
 else
 	for f in "$M"/man*/*; do
 		page=${f#"$M"/}

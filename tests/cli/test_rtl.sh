@@ -12,9 +12,8 @@
 
 RTLLIB=${BUILD:-build}/libfdma-rtl.so
 if [ ! -f "$RTLLIB" ]; then
-	echo "skip every check: no $RTLLIB (make builds it where Verilator is installed)"
+	skip "every check: no $RTLLIB (make builds it where Verilator is installed)"
 	finish
-	exit $?
 fi
 FDMA_RTL_LIB=$(cd "$(dirname "$RTLLIB")" && pwd)/libfdma-rtl.so
 export FDMA_RTL_LIB

@@ -10,6 +10,8 @@
 #include <zlib.h>
 
 #include "sim_util.h"
+
+unsigned int t_skipped;
 #include "fdma_plat.h"
 #include "fdma_regs.h"
 
@@ -87,7 +89,7 @@ static struct fdma_dev *open_other(const char *target, const char *uri, const ch
 			coal_us = (unsigned int)strtoul(o + 8, NULL, 0);
 		else {
 			print_message("needs a simulated device with %s: skipped on %s\n", o, target);
-			skip();
+			t_skip();
 		}
 	}
 	ret = fdma_open(&dev, target, err, sizeof(err));
@@ -100,7 +102,7 @@ static struct fdma_dev *open_other(const char *target, const char *uri, const ch
 		fdma_close(dev);
 		print_message("needs %llu bytes of card memory, %s has %llu: skipped\n",
 			      (unsigned long long)min_mem, target, (unsigned long long)in.card_size);
-		skip();
+		t_skip();
 	}
 	for (unsigned int i = 0; i < in.nchan; i++)
 		nmem += in.chan[i].kind == FDMA_KIND_MEM;
@@ -108,7 +110,7 @@ static struct fdma_dev *open_other(const char *target, const char *uri, const ch
 		fdma_close(dev);
 		print_message("needs %u memory-to-memory channels, %s has %u: skipped\n",
 			      min_memcpy, target, nmem);
-		skip();
+		t_skip();
 	}
 	/*
 	 * A device outlives this handle: put what earlier tests set back to
@@ -134,12 +136,12 @@ void sim_require_model(const char *why)
 	if (sim_target()) {
 		print_message("checks %s, a property of the simulated device: skipped on %s\n", why,
 			      sim_target());
-		skip();
+		t_skip();
 	}
 	if (sim_extra()) {
 		print_message("checks %s, a property of the default simulated FDMA: skipped with %s\n",
 			      why, sim_extra());
-		skip();
+		t_skip();
 	}
 }
 
@@ -150,7 +152,7 @@ void sim_require_fdma_engine(const char *why)
 	if (sim_target() || (x && strstr(x, "engine=xdma"))) {
 		print_message("checks %s, a property of the FDMA engine: skipped on %s\n", why,
 			      sim_target() ? sim_target() : x);
-		skip();
+		t_skip();
 	}
 }
 
@@ -173,7 +175,7 @@ void sim_require_realtime(struct fdma_dev *dev, const char *why)
 	if (sim_on_rtl() || (fdma_get_info(dev, &in) == 0 && !strcmp(in.backend, "rtl"))) {
 		fdma_close(dev);
 		print_message("checks %s in real time; the Verilated RTL runs slower: skipped\n", why);
-		skip();
+		t_skip();
 	}
 }
 
@@ -216,7 +218,7 @@ struct fdma_dev *sim_open_at(const char *uri, const char *file, int line)
 		ret = fdma_open(&dev, buf, err, sizeof(err));
 		if (ret == -EINVAL) {
 			print_message("%s: %s: skipped\n", buf, err);
-			skip();
+			t_skip();
 		}
 		uri = buf;
 	} else {

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "fdma.h"
+#include "test_exit.h"
 
 /* Generous bounds: a bug fails the test instead of hanging it. */
 /* How long a test waits for a completion: 5 s, 60 s on the RTL (rtl=1),

@@ -58,7 +58,7 @@ static struct fdma_dev *open_sleep(const char *uri, unsigned int count, unsigned
 	if (usecs && !(in.coal & FDMA_COAL_TIMER)) {
 		fdma_close(dev);
 		print_message("needs an interrupt timer, which %s has not: skipped\n", in.engine);
-		skip();
+		t_skip();
 	}
 
 	assert_fdma_ok(dev, fdma_chan_set_wait(dev, 0, FDMA_WAIT_SLEEP, 0));
@@ -409,5 +409,5 @@ int main(void)
 		cmocka_unit_test(test_stats_other_thread),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

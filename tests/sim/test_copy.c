@@ -495,5 +495,5 @@ int main(void)
 		cmocka_unit_test(test_paced_both_ways),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

@@ -145,7 +145,7 @@ static void export(size_t size, struct xbuf *x)
 		x->how = "memfd";
 	} else if (!export_udmabuf(size, x) && !export_heap(size, x) && !export_drm_dumb(size, x)) {
 		print_message("no dma-buf exporter here (/dev/udmabuf, /dev/dma_heap/system, /dev/dri/card*): skipped\n");
-		skip();
+		t_skip();
 	}
 	memset(x->cpu, 0xee, size);
 }
@@ -443,5 +443,5 @@ int main(void)
 		cmocka_unit_test(test_bad_imports),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

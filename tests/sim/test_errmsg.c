@@ -134,5 +134,5 @@ int main(void)
 		cmocka_unit_test(test_many_devices),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

@@ -326,7 +326,7 @@ static void test_stream_buf_not_one_piece(void **state)
 	if (ch < 0 || strcmp(in.backend, "kdev")) {
 		fdma_close(dev);
 		print_message("a kdev: device with a C2H stream channel only: physical memory is the driver's\n");
-		skip();
+		t_skip();
 	}
 	fd = memfd_create("fdma-twice", MFD_CLOEXEC);
 	assert_true(fd >= 0);
@@ -759,5 +759,5 @@ int main(void)
 		cmocka_unit_test(test_null_model_cpu),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

@@ -377,5 +377,5 @@ int main(void)
 		cmocka_unit_test(test_fault_irq),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

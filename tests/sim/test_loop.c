@@ -449,7 +449,7 @@ static void test_aligned_engine(void **state)
 		/* XDMA's memory-mapped alignment, which bytes=0 streams keep: any byte. */
 		fdma_close(dev);
 		print_message("the device's alignment is 1: nothing for the streams to keep: skipped\n");
-		skip();
+		t_skip();
 	}
 	buf = sim_buf(dev, 4096, 0);
 	r.buf = buf;
@@ -511,5 +511,5 @@ int main(void)
 		cmocka_unit_test(test_store_and_forward),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

@@ -198,5 +198,5 @@ int main(void)
 		cmocka_unit_test(test_cold_start),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

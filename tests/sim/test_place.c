@@ -41,7 +41,7 @@ static void skip_unless_model(void)
 	if (sim_target() || sim_on_rtl()) {
 		print_message("cpus= and poll_us= place a device model's channel threads: skipped on %s\n",
 			      sim_target() ? sim_target() : "the RTL");
-		skip();
+		t_skip();
 	}
 }
 
@@ -60,7 +60,7 @@ static void test_cpus_places_channel_threads(void **state)
 	assert_int_equal(sched_getaffinity(0, sizeof(self), &self), 0);
 	n = (unsigned int)CPU_COUNT(&self);
 	if (n == 1)
-		skip();
+		t_skip();
 	while (!CPU_ISSET(cpu, &self))
 		cpu++;		/* the first CPU this process may use (a cpuset may lack 0) */
 	before = threads_on_only(cpu);
@@ -124,5 +124,5 @@ int main(void)
 		cmocka_unit_test(test_poll_us_long),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

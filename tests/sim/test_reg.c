@@ -74,5 +74,5 @@ int main(void)
 		cmocka_unit_test(test_bad),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

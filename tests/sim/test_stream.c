@@ -249,7 +249,7 @@ static void test_error_keeps_buffers(void **state)
 	if (sim_on_rtl()) {
 		/* Its data fault poisons a read's completion: a C2H buffer has none. */
 		print_message("the RTL harness fails no C2H buffer: skipped\n");
-		skip();
+		t_skip();
 	}
 	for (int run = 0; run < 300; run++) {
 		struct fdma_dev *dev = sim_open("sim:paced=0,fault=data@2");
@@ -679,7 +679,7 @@ static void test_h2c_bytes(void **state)
 	if (fdma_chan_align(dev, ch) != 1) {
 		fdma_close(dev);
 		print_message("the H2C stream channel keeps the alignment (no byte streams): skipped\n");
-		skip();
+		t_skip();
 	}
 	buf = sim_buf(dev, 64u << 10, 0);
 	p = fdma_buf_addr(dev, buf);
@@ -737,5 +737,5 @@ int main(void)
 		cmocka_unit_test(test_h2c_bytes),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

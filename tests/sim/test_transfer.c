@@ -573,7 +573,7 @@ static void test_odd_offsets(void **state)
 		fdma_close(dev);
 		print_message("needs memory-mapped channels that take any byte; this device's align %d: skipped\n",
 			      al);
-		skip();
+		t_skip();
 	}
 	bg = sim_buf(dev, around, 0);
 	src = sim_buf(dev, bufsz, 0);
@@ -630,5 +630,5 @@ int main(void)
 		cmocka_unit_test(test_two_threads_two_channels),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

@@ -402,5 +402,5 @@ int main(void)
 		cmocka_unit_test(test_reap_idle),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

@@ -28,7 +28,7 @@ static struct fdma_dev *open_xdma(const char *opts)
 
 	if (sim_target()) {
 		print_message("needs the simulated XDMA: skipped on %s\n", sim_target());
-		skip();
+		t_skip();
 	}
 	snprintf(uri, sizeof(uri), "sim:engine=xdma,paced=0%s%s", *opts ? "," : "", opts);
 	/* Not sim_open(): FDMA_TEST_SIM must not add its options to these. */
@@ -499,7 +499,7 @@ static void test_perf_monitor(void **state)
 
 	(void)state;
 	if (sim_target())
-		skip();
+		t_skip();
 	if (fdma_open(&dev, "sim:engine=xdma,paced=1", err, sizeof(err)) < 0)
 		fail_msg("fdma_open: %s", err);
 	/* Before anything is armed: nothing counted. */
@@ -596,7 +596,7 @@ static void test_bad_config(void **state)
 
 	(void)state;
 	if (sim_target())
-		skip();
+		t_skip();
 	assert_int_equal(fdma_open(&dev, "sim:engine=xdma,channels=4", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "at most 4 channels per direction"));
 	assert_int_equal(fdma_open(&dev, "sim:engine=xdma,channels=2,streams=3", err, sizeof(err)),
@@ -641,5 +641,5 @@ int main(void)
 		cmocka_unit_test(test_bad_config),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "test_exit.h"
+
 #include "fdma_addrmap.h"
 
 static char mem[4][4096];
@@ -82,5 +84,5 @@ int main(void)
 		cmocka_unit_test(test_low),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

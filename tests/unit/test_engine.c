@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "test_exit.h"
+
 #include "fdma_engine.h"
 
 /* ---- the fake device --------------------------------------------------- */
@@ -1458,5 +1460,5 @@ int main(void)
 #undef T
 	};
 
-	return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
+	return T_RUN_NAME("engine", tests);
 }

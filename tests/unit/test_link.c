@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "test_exit.h"
+
 #include "fdma_link.h"
 
 #define REL_TOL 1e-9
@@ -559,5 +561,5 @@ int main(void)
 		cmocka_unit_test(test_copy_ceiling),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

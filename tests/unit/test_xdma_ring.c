@@ -32,6 +32,8 @@
 
 #include <cmocka.h>
 
+#include "test_exit.h"
+
 #include "fdma_engine.h"
 #include "xdma_model.h"
 #include "xdma_regs.h"
@@ -768,5 +770,5 @@ int main(void)
 		cmocka_unit_test(test_intx_level),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return T_RUN(tests);
 }

@@ -8,17 +8,22 @@
 pass() { echo "VMTEST PASS $1"; }
 fail() { echo "VMTEST FAIL $1: $2"; }
 
-# t NAME CMD...: run a test program; one that reports nothing, or exits
-# non-zero without reporting a failure, fails.
+# t NAME CMD...: run a test program, which reports each check as above
+# ("VMTEST SKIP <name>: <why>" where it cannot run here) and exits by the
+# tests' one contract (tests/common/test_exit.h): 0 passed, 1 failed, 77
+# skipped. One that reports nothing, exits non-zero without reporting a
+# failure, or skips without saying why, fails.
 t() {
 	name=$1
 	shift
 	rm -f /tmp/vt.rc /tmp/vt.out
 	{ "$@"; echo $? > /tmp/vt.rc; } 2>&1 | tee /tmp/vt.out
 	rc=$(cat /tmp/vt.rc 2>/dev/null || echo 255)
-	if ! grep -q 'VMTEST \(PASS\|FAIL\) ' /tmp/vt.out; then
+	if ! grep -q 'VMTEST \(PASS\|FAIL\|SKIP\) ' /tmp/vt.out; then
 		fail "$name" "exited with status $rc and reported no result"
-	elif [ "$rc" != 0 ] && ! grep -q 'VMTEST FAIL ' /tmp/vt.out; then
+	elif [ "$rc" = 77 ] && ! grep -q 'VMTEST SKIP ' /tmp/vt.out; then
+		fail "$name" "exited 77 (skipped) without saying why"
+	elif [ "$rc" != 0 ] && [ "$rc" != 77 ] && ! grep -q 'VMTEST FAIL ' /tmp/vt.out; then
 		fail "$name" "exited with status $rc"
 	fi
 }
