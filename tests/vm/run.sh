@@ -285,32 +285,9 @@ else
 	done
 fi
 
-TMP=$(mktemp -d /dev/shm/fdma-vm.XXXXXX) || exit 1
-MPID=""
-QPID=""
-cleanup() {
-	local rc=$?
-	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null && wait "$QPID" 2>/dev/null
-	[ -n "$MPID" ] && kill "$MPID" 2>/dev/null && wait "$MPID" 2>/dev/null
-	if [ $KEEP = 1 ]; then
-		echo "kept: $TMP"
-	else
-		rm -rf "$TMP"
-	fi
-	exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-T_START=$(date +%s)
-NPASS=0
-NFAIL=0
-pass() { NPASS=$((NPASS + 1)); echo "PASS $1"; }
-fail() { NFAIL=$((NFAIL + 1)); echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
-# show FILE [LINES]: the tail of a log, indented
-show() { tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'; }
+# shellcheck source=tests/vm/lib/runner.sh
+. tests/vm/lib/runner.sh
+vm_runner_start vm
 # fail_context CONSOLE RESULTLINE: what the guest printed between the result
 # before RESULTLINE and it (outside the kernel-log section), indented: the
 # lines that look like errors (cmocka's ERROR/LINE/FAILED, sanitizer

@@ -128,29 +128,9 @@ for k in "${KERNELS_ARG[@]}"; do
 	fi
 done
 
-TMP=$(mktemp -d /dev/shm/fdma-proxy.XXXXXX) || exit 1
-QPID=""
-cleanup() {
-	local rc=$?
-	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null && wait "$QPID" 2>/dev/null
-	if [ $KEEP = 1 ]; then
-		echo "kept: $TMP"
-	else
-		rm -rf "$TMP"
-	fi
-	exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-T_START=$(date +%s)
-NPASS=0
-NFAIL=0
-pass() { NPASS=$((NPASS + 1)); echo "PASS $1"; }
-fail() { NFAIL=$((NFAIL + 1)); echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
-show() { tail -n "${2:-30}" "$1" | tr -d '\r' | sed 's/^/    | /'; }
+# shellcheck source=tests/vm/lib/runner.sh
+. tests/vm/lib/runner.sh
+vm_runner_start proxy
 # shellcheck source=tests/vm/steps-report.sh
 . tests/vm/steps-report.sh
 # shellcheck source=tests/vm/kbuild.sh
