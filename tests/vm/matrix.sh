@@ -12,7 +12,7 @@
 #
 # Rows run side by side, VM_JOBS at a time (default: one per CPU): a TCG
 # guest keeps one CPU busy, and the runners build one at a time
-# (tests/vm/kbuild.sh's lock). A row's output goes to its log and is
+# (tests/vm/lib/kbuild.sh's lock). A row's output goes to its log and is
 # printed whole when it ends; the longest rows come first.
 #
 # A run that exits 77 (QEMU, a cross compiler, the arm64 sysroot, a kernel

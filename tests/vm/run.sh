@@ -312,8 +312,8 @@ fail_context() {
 
 echo "== $ARCH${VARIANT}: kernels ${KERNELS[*]}${APPEND:+, kernel arguments \"$APPEND\"}$([ $ASAN = 0 ] && echo ", no ASan e2e")"
 
-# shellcheck source=tests/vm/kbuild.sh
-. tests/vm/kbuild.sh
+# shellcheck source=tests/vm/lib/kbuild.sh
+. tests/vm/lib/kbuild.sh
 vm_build_lock
 
 # ---- host side: the model ------------------------------------------------------
@@ -413,9 +413,9 @@ E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
      build/tests/sim/test_errmsg build/tests/sim/test_copy build/tests/sim/test_dmabuf)
 
 # copy_libs_host, copy_progs, find_lib, copy_libs_arm64 ELF DEST:
-# tests/vm/guest-libs.sh (LIBDIRS).
-# shellcheck source=tests/vm/guest-libs.sh
-. tests/vm/guest-libs.sh
+# tests/vm/lib/guest-libs.sh (LIBDIRS).
+# shellcheck source=tests/vm/lib/guest-libs.sh
+. tests/vm/lib/guest-libs.sh
 # e2e_copy BUILDDIR DEST MAKEARGS...: build the e2e binaries in BUILDDIR, copy
 # them and every shared library they load.
 e2e_copy() {
@@ -495,7 +495,7 @@ run_kernel() { # VERSION
 	echo "== kernel $v${VARIANT}: $KBOOT/vmlinuz-$v"
 	t0=$(date +%s)
 	# The driver, built for this kernel from a copy of its sources in
-	# build/vm-kmod/VERSION-fdma (tests/vm/kbuild.sh: rows on the same
+	# build/vm-kmod/VERSION-fdma (tests/vm/lib/kbuild.sh: rows on the same
 	# kernel share the objects); a .ko is used only after a successful
 	# build and only if its vermagic names this kernel.
 	if [ $HAVE_KMOD = 1 ]; then
@@ -566,7 +566,7 @@ run_kernel() { # VERSION
 		local series=${v%%-*} kb="build/vm-kmod/$v" src f objs=()
 		series=${series%.*}
 		mkdir -p "$kb"
-		if src=$(tests/vm/linux-src.sh "/usr/src/linux-source-$series.tar.xz" 2>"$TMP/dmatest-src-$v.log"); then
+		if src=$(tests/vm/lib/linux-src.sh "/usr/src/linux-source-$series.tar.xz" 2>"$TMP/dmatest-src-$v.log"); then
 			vm_put "$src/drivers/dma/dmatest.c" "$kb/dmatest.c"
 			objs+=(dmatest.o)
 		else

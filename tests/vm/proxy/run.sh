@@ -9,7 +9,7 @@
 # Per kernel (Debian's x86_64 6.1 and 6.12): fdma.ko built for it in
 # build/proxy/VERSION/ (a copy of the sources, as the DKMS tree lays them
 # out), the guest programs of tests/vm/guest/ and libfdma's end-to-end
-# tests, in a busybox initramfs whose /init (tests/vm/steps-init.sh) runs
+# tests, in a busybox initramfs whose /init (tests/vm/lib/steps-init.sh) runs
 # the steps tests/vm/proxy/guest/*.sh in name order; fdma-proxyd runs QEMU
 # with the model behind the proxy and an ivshmem-doorbell function that
 # carries its interrupts. Each step prints "VMTEST PASS
@@ -131,10 +131,10 @@ done
 # shellcheck source=tests/vm/lib/runner.sh
 . tests/vm/lib/runner.sh
 vm_runner_start proxy
-# shellcheck source=tests/vm/steps-report.sh
-. tests/vm/steps-report.sh
-# shellcheck source=tests/vm/kbuild.sh
-. tests/vm/kbuild.sh
+# shellcheck source=tests/vm/lib/steps-report.sh
+. tests/vm/lib/steps-report.sh
+# shellcheck source=tests/vm/lib/kbuild.sh
+. tests/vm/lib/kbuild.sh
 vm_build_lock
 
 echo "== proxy $ENGINE: kernels ${KERNELS[*]}${OPTS:+, model options $OPTS}"
@@ -170,9 +170,9 @@ for p in "${GUEST_PROGS[@]}"; do
 	fi
 done
 install -m 755 tests/vm/guest/vmlib.sh tests/vm/guest/e2e.sh tests/vm/guest/net.sh "$GBIN/tests/"
-# copy_libs_host, copy_progs: tests/vm/guest-libs.sh.
-# shellcheck source=tests/vm/guest-libs.sh
-. tests/vm/guest-libs.sh
+# copy_libs_host, copy_progs: tests/vm/lib/guest-libs.sh.
+# shellcheck source=tests/vm/lib/guest-libs.sh
+. tests/vm/lib/guest-libs.sh
 # libfdma's end-to-end tests and the fdma command (dynamically linked:
 # cmocka has no static library), with every shared library they load.
 E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
@@ -193,7 +193,7 @@ if [ $NET = 1 ]; then
 fi
 
 # fdma.ko for one kernel, from a copy of the sources in the DKMS layout in
-# build/proxy/VERSION/ (tests/vm/kbuild.sh; without the P2P stand-in that
+# build/proxy/VERSION/ (tests/vm/lib/kbuild.sh; without the P2P stand-in that
 # tests/vm/run.sh builds in, so the two never share a directory).
 build_fdma() { # VERSION
 	local v=$1 b="build/proxy/$1"
@@ -230,7 +230,7 @@ run_kernel() { # VERSION
 	for a in $("$BUSYBOX" --list-full); do
 		[ -e "$R/$a" ] || ln -s /bin/busybox "$R/$a"
 	done
-	install -m 755 tests/vm/steps-init.sh "$R/init"
+	install -m 755 tests/vm/lib/steps-init.sh "$R/init"
 	if [ $NET = 1 ]; then
 		install -m 644 "$HERE"/net/*.sh "$R/steps/"
 		# pktgen, for modprobe in the guest (Debian builds it as a module).

@@ -9,7 +9,7 @@
 # that series' Debian linux-source (their files extracted once into
 # build/linux-src-SERIES/), with the test's own modules (tests/vm/versal/*.c),
 # in build/versal/VERSION/; a busybox initramfs whose /init
-# (tests/vm/steps-init.sh) runs the steps tests/vm/versal/guest/*.sh in
+# (tests/vm/lib/steps-init.sh) runs the steps tests/vm/versal/guest/*.sh in
 # name order. Each step prints "VMTEST PASS <name>" or "VMTEST FAIL <name>:
 # <why>" on the console; this script reports them as tests/vm/run.sh does
 # ("PASS name (tag)", "FAIL name (tag): why"), with its own checks (kbuild,
@@ -154,20 +154,20 @@ KERNELS=("${RUN[@]}")
 # shellcheck source=tests/vm/lib/runner.sh
 . tests/vm/lib/runner.sh
 vm_runner_start versal
-# shellcheck source=tests/vm/steps-report.sh
-. tests/vm/steps-report.sh
-# shellcheck source=tests/vm/kbuild.sh
-. tests/vm/kbuild.sh
+# shellcheck source=tests/vm/lib/steps-report.sh
+. tests/vm/lib/steps-report.sh
+# shellcheck source=tests/vm/lib/kbuild.sh
+. tests/vm/lib/kbuild.sh
 vm_build_lock
 
 echo "== versal-virt: kernels ${KERNELS[*]}"
 [ ${#SKIPPED[@]} -eq 0 ] || printf '%s\n' "${SKIPPED[@]}"
 
 # ---- the drivers' sources, once per series ------------------------------------------
-# tests/vm/linux-src.sh extracts them once into build/linux-src-SERIES/.
+# tests/vm/lib/linux-src.sh extracts them once into build/linux-src-SERIES/.
 FIXTURE_FILES=(drivers/dma/dmatest.c drivers/dma/dmaengine.h drivers/dma/xilinx/zynqmp_dma.c)
 FIXTURE_OBJS=(dmatest.o xilinx/zynqmp_dma.o)
-sources() { tests/vm/linux-src.sh "$1" 2>"$TMP/tar.log"; }
+sources() { tests/vm/lib/linux-src.sh "$1" 2>"$TMP/tar.log"; }
 
 # ---- the modules, per kernel ------------------------------------------------------------
 # One out-of-tree build in build/versal/VERSION/: the fixtures under their
@@ -198,7 +198,7 @@ build_modules() { # VERSION SRCDIR: 0 when every module was built
 
 # fdma.ko and fdma_dmac.ko for this kernel, from a copy of the sources in
 # the DKMS layout (kernel/, engine/, include/, model/) in
-# build/versal/VERSION/fdma (tests/vm/kbuild.sh).
+# build/versal/VERSION/fdma (tests/vm/lib/kbuild.sh).
 build_fdma() { # VERSION: 0 when both modules were built
 	local v=$1 b="build/versal/$1/fdma" m
 	vm_kbuild_fdma "$b" "$SYSROOT/usr/src/linux-headers-$v" ARCH=arm64 \
@@ -290,8 +290,8 @@ fi
 # tests/vm/run.sh build them, with the libraries they load from the
 # sysroot: the kdev: end-to-end checks on the ZDMA node (guest/40-dmac.sh).
 LIBDIRS=("$SYSROOT/lib/aarch64-linux-gnu" "$SYSROOT/usr/lib/aarch64-linux-gnu" /usr/aarch64-linux-gnu/lib)
-# shellcheck source=tests/vm/guest-libs.sh
-. tests/vm/guest-libs.sh
+# shellcheck source=tests/vm/lib/guest-libs.sh
+. tests/vm/lib/guest-libs.sh
 E2E=(build-a64/fdma build-a64/tests/sim/test_copy)
 build_e2e() {
 	local b
@@ -339,7 +339,7 @@ run_kernel() { # VERSION
 	for a in $("$HOSTBB" --list-full); do
 		[ -e "$R/$a" ] || ln -s /bin/busybox "$R/$a"
 	done
-	install -m 755 tests/vm/steps-init.sh "$R/init"
+	install -m 755 tests/vm/lib/steps-init.sh "$R/init"
 	for f in "$HERE"/guest/*.sh; do
 		[ -e "$f" ] && install -m 644 "$f" "$R/steps/"
 	done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# tests/vm/linux-src.sh TARBALL: the upstream kernel files the VM tests
+# tests/vm/lib/linux-src.sh TARBALL: the upstream kernel files the VM tests
 # build out of tree as fixtures (dmatest, the ZynqMP DMA driver), taken
 # from a Debian linux-source tarball (/usr/src/linux-source-SERIES.tar.xz)
 # and kept in build/linux-src-SERIES/. Prints that directory.
@@ -14,7 +14,7 @@
 set -u
 FILES=(drivers/dma/dmatest.c drivers/dma/dmaengine.h drivers/dma/xilinx/zynqmp_dma.c)
 
-tb=${1:?usage: tests/vm/linux-src.sh TARBALL}
+tb=${1:?usage: tests/vm/lib/linux-src.sh TARBALL}
 [ -r "$tb" ] || { echo "linux-src.sh: no $tb (Debian's linux-source package)" >&2; exit 1; }
 top=${tb##*/}
 top=${top%.tar.xz}		# the tarball's top directory, linux-source-SERIES

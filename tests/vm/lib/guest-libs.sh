@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 #
-# tests/vm/guest-libs.sh: sourced by the VM runners (tests/vm/run.sh,
+# tests/vm/lib/guest-libs.sh: sourced by the VM runners (tests/vm/run.sh,
 # tests/vm/proxy/run.sh, tests/vm/versal/run.sh) to put dynamically linked
 # programs (the e2e tests, the fdma command, Debian's iperf3 and ethtool)
 # into a guest with the libraries they load: the host's own, or arm64 ones.

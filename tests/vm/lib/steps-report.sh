@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 #
-# tests/vm/steps-report.sh: how the runners of step guests (tests/vm/versal/run.sh,
-# tests/vm/proxy/run.sh; /init is tests/vm/steps-init.sh) read a guest's
+# tests/vm/lib/steps-report.sh: how the runners of step guests (tests/vm/versal/run.sh,
+# tests/vm/proxy/run.sh; /init is tests/vm/lib/steps-init.sh) read a guest's
 # console. Sourced; the caller has pass, fail, skip and show.
 
 # steps_results LOG TAG: the console LOG cleaned into LOG.txt; every

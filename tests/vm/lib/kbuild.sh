@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 #
-# tests/vm/kbuild.sh: how the VM runners (tests/vm/run.sh, tests/vm/proxy/run.sh,
+# tests/vm/lib/kbuild.sh: how the VM runners (tests/vm/run.sh, tests/vm/proxy/run.sh,
 # tests/vm/versal/run.sh) build: kernel modules, and one runner at a time.
 # Sourced from the repository root.
 #
