@@ -21,7 +21,7 @@
  *   mapping moves stale bytes. Skipped where the DMA API's debug is on and
  *   nothing bounces: both mappings then have the same bus addresses, which
  *   its lookup cannot tell apart (it reports a sync of either as memory
- *   never mapped, see fdma_ioc_bad.c).
+ *   never mapped, see fdma_ioc_fuzz.c).
  * ioc_rate: batches of 32 with interrupt coalescing at 32 on both
  *   channels; completions taken from the mapped queue without a system
  *   call; from the driver's counters (FDMA_IOC_STATS) prints

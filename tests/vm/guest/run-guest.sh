@@ -67,11 +67,11 @@ if [ "${fdmavm_only:-}" = fuzz ]; then
 	unload fuzz
 	exit 0
 fi
-# fdmavm_only=ioc_bad, fdmavm_only=ioc_xfer: that program alone
-# (fdma_ioc_bad.c, fdma_ioc_xfer.c), fdma.ko loaded as the default block
-# below loads it for them.
+# fdmavm_only=ioc_invalid, ioc_fuzz or ioc_xfer: that program alone
+# (fdma_ioc_invalid.c, fdma_ioc_fuzz.c, fdma_ioc_xfer.c), fdma.ko loaded as
+# the default block below loads it for them.
 case ${fdmavm_only:-} in
-ioc_bad | ioc_xfer)
+ioc_invalid | ioc_fuzz | ioc_xfer)
 	load "$fdmavm_only" ivshmem=1 ring_size=256 &&
 		t "$fdmavm_only" "$T/fdma_$fdmavm_only"
 	unload "$fdmavm_only"
@@ -184,7 +184,8 @@ if load auto ivshmem=1 $EDU ring_size=256; then
 	t ioc_copy $T/fdma_ioc_copy
 	t ioc_poll $T/fdma_ioc_poll
 	t ioc_owner $T/fdma_ioc_owner
-	t ioc_bad $T/fdma_ioc_bad
+	t ioc_invalid $T/fdma_ioc_invalid
+	t ioc_fuzz $T/fdma_ioc_fuzz
 	# The fuzzer in a coverage row (run.sh --coverage), or when given a time.
 	if [ "${fdmavm_cov:-0}" = 1 ] || [ -n "${fdmavm_fuzz_secs:-}" ]; then
 		fuzz

@@ -159,7 +159,7 @@ fi
 GBIN=$TMP/guest
 mkdir -p "$GBIN/tests" "$GBIN/e2e" "$GBIN/libs"
 # The kernel driver's test programs (static), and the guest scripts they share.
-GUEST_PROGS=(fdma_rw fdma_badio fdma_ioc_xfer fdma_ioc_poll fdma_ioc_bad fdma_ioc_uapi
+GUEST_PROGS=(fdma_rw fdma_badio fdma_ioc_xfer fdma_ioc_poll fdma_ioc_invalid fdma_ioc_fuzz fdma_ioc_uapi
 	     fdma_openrm fdma_unbind_fault fdma_revoke fdma_irqmode fdma_xfault fdma_uirq)
 for p in "${GUEST_PROGS[@]}"; do
 	if ! cc -static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Iengine/user -Ilib -Imodel \

@@ -7,7 +7,7 @@
 ENGINE=${fdmavm_engine:-xdma}
 # XDMA has no register for its card memory: the model's (1 GiB) is given.
 # A ring smaller than a batch (FDMA_IOC_MAX_BATCH), as the FDMA rows load
-# it, so that ioc_bad can overfill it in one call.
+# it, so that ioc_invalid can overfill it in one call.
 args="irq_carrier=1"
 [ "$ENGINE" = xdma ] && args="$args xdma_card_size=0x40000000"
 echo "$args" >/tmp/koargs

@@ -10,7 +10,8 @@ t rw_patterns $T/fdma_rw
 t bad_inputs $T/fdma_badio
 t ioc_xfer $T/fdma_ioc_xfer
 t ioc_poll $T/fdma_ioc_poll
-t ioc_bad $T/fdma_ioc_bad
+t ioc_invalid $T/fdma_ioc_invalid
+t ioc_fuzz $T/fdma_ioc_fuzz
 t ioc_uapi $T/fdma_ioc_uapi
 # XDMA: the FPGA's own interrupts as eventfds (FDMA_IOC_USER_IRQ).
 if [ "${fdmavm_engine:-xdma}" = xdma ]; then
