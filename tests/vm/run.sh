@@ -357,7 +357,7 @@ GLIBS=("$ABUILD/libfdma-internal.a" "${XLIBS[@]}" -lz -lm -pthread)
 # library is newer than it, so the matrix's later rows compile nothing.
 # Compiles run side by side, one per CPU.
 GCACHE=build/vm-guest/$ARCH
-GDEPS=("$ABUILD/libfdma-internal.a" include/*.h engine/*.h lib/*.h model/*.h
+GDEPS=("$ABUILD/libfdma-internal.a" include/*.h engine/*.h engine/user/*.h lib/*.h model/*.h
        tests/vm/guest/*.h tests/vm/smoke/*.h)
 guest_stale() { # BIN SRC: 0 when BIN must be built
 	local d
