@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * libfdma "sim:" backend: the engine core drives the device model
- * in-process. The register file is plain memory both sides share, host
- * memory reaches the model through the bus address map, interrupts are
- * eventfds: the same three seams the model will have behind ivshmem.
+ * libfdma "sim:" and "rtl:" backends: the engine core drives a simulated
+ * device (model/fdma_mdev.h: the FDMA or XDMA model, or the RTL)
+ * in-process, its channels from user space (echan.c). Registers are the
+ * device's memory, kicked (the FDMA model), or trapped calls (the XDMA
+ * model, the RTL); host memory reaches the device through the bus address
+ * map; interrupts are eventfds: the seams the device has behind QEMU too.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -147,22 +149,23 @@ static int sim_buf_free(struct fdma_dev *dev, struct fdma_buf *b)
 
 static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 {
-	struct fdma_info *in = &dev->info;
+	const struct fdma_eng_caps *caps = &dev->sim->caps;
 	const struct fdma_link_cfg *l = &o->dev.model.link;
+	struct fdma_info *in = &dev->info;
 
 	snprintf(in->backend, sizeof(in->backend), "%s", o->dev.rtl ? "rtl" : "sim");
 	snprintf(in->name, sizeof(in->name), "%s, gen%u x%u MPS %u%s", dev->sim->mdev->ops->name,
 		 l->gen, l->lanes, l->mps, o->dev.model.paced ? "" : ", unpaced");
-	in->version = dev->sim->caps.version;
-	snprintf(in->engine, sizeof(in->engine), "%s", dev->sim->caps.eng->name);
-	in->user_irqs = dev->sim->caps.user_irqs < FDMA_USER_IRQS ? dev->sim->caps.user_irqs : FDMA_USER_IRQS;
-	in->coal = (dev->sim->caps.coalesce ? FDMA_COAL_COUNT : 0) |
-		   (dev->sim->caps.coal_timer ? FDMA_COAL_TIMER : 0) |
-		   (dev->sim->caps.coal_emulated ? FDMA_COAL_EMULATED : 0);
-	in->nchan = dev->sim->caps.nchan;
-	in->align = dev->sim->caps.align;
-	in->max_desc_len = dev->sim->caps.max_desc_len;
-	in->card_size = dev->sim->caps.card_size;
+	in->version = caps->version;
+	snprintf(in->engine, sizeof(in->engine), "%s", caps->eng->name);
+	in->user_irqs = caps->user_irqs < FDMA_USER_IRQS ? caps->user_irqs : FDMA_USER_IRQS;
+	in->coal = (caps->coalesce ? FDMA_COAL_COUNT : 0) |
+		   (caps->coal_timer ? FDMA_COAL_TIMER : 0) |
+		   (caps->coal_emulated ? FDMA_COAL_EMULATED : 0);
+	in->nchan = caps->nchan;
+	in->align = caps->align;
+	in->max_desc_len = caps->max_desc_len;
+	in->card_size = caps->card_size;
 	in->link.gen = l->gen;
 	in->link.lanes = l->lanes;
 	in->link.mps = l->mps;
@@ -171,8 +174,8 @@ static void fill_info(struct fdma_dev *dev, const struct fdma_sim_opts *o)
 	in->link.write_mbps = fdma_link_write_Bps(l) / 1e6;
 	in->link.read_mbps = fdma_link_read_Bps(l) / 1e6;
 	for (u32 i = 0; i < in->nchan; i++) {
-		fdma_chan_info_from_caps(&in->chan[i], dev->sim->caps.chan_caps[i], o->ring);
-		in->chan[i].overrun_flag &= dev->sim->caps.overrun_flag;
+		fdma_chan_info_from_caps(&in->chan[i], caps->chan_caps[i], o->ring);
+		in->chan[i].overrun_flag &= caps->overrun_flag;
 	}
 }
 
