@@ -350,54 +350,9 @@ if [ "$ABUILD" != build ] &&
 	fail "build-libfdma-$ARCH" "make BUILD=$ABUILD ${XMAKE[*]} failed"
 	show "$TMP/make-$ABUILD.log" 20
 fi
-GCFLAGS=(-static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Iengine/user -Ilib -Imodel "${XCFLAGS[@]}")
-GLIBS=("$ABUILD/libfdma-internal.a" "${XLIBS[@]}" -lz -lm -pthread)
-# Built once per architecture into build/vm-guest/ARCH/ and copied from
-# there: a program is compiled again only when its source, a header or the
-# library is newer than it, so the matrix's later rows compile nothing.
-# Compiles run side by side, one per CPU.
-GCACHE=build/vm-guest/$ARCH
-GDEPS=("$ABUILD/libfdma-internal.a" include/*.h engine/*.h engine/user/*.h lib/*.h model/*.h
-       tests/vm/guest/*.h tests/vm/smoke/*.h)
-guest_stale() { # BIN SRC: 0 when BIN must be built
-	local d
-	[ -e "$1" ] || return 0
-	for d in "$2" "${GDEPS[@]}"; do
-		[ "$d" -nt "$1" ] && return 0
-	done
-	return 1
-}
-build_guests() { # OUTDIR SRC...: build (where stale) and copy each SRC's program
-	local out=$1 src name n=0 jobs
-	shift
-	jobs=$(nproc 2>/dev/null || echo 2)
-	mkdir -p "$GCACHE"
-	for src; do
-		[ -e "$src" ] || continue
-		name=$(basename "$src" .c)
-		guest_stale "$GCACHE/$name" "$src" || continue
-		rm -f "$GCACHE/$name"
-		# -o to a temporary name: an interrupted compile leaves no program that looks new.
-		{ $GCC "${GCFLAGS[@]}" "$src" "${GLIBS[@]}" -o "$GCACHE/$name.tmp" >"$TMP/cc-$name.log" 2>&1 &&
-		  mv "$GCACHE/$name.tmp" "$GCACHE/$name"; } &
-		n=$((n + 1))
-		if [ "$n" -ge "$jobs" ]; then
-			wait -n
-			n=$((n - 1))
-		fi
-	done
-	wait
-	for src; do
-		[ -e "$src" ] || continue
-		name=$(basename "$src" .c)
-		if [ -e "$GCACHE/$name" ]; then
-			cp "$GCACHE/$name" "$out/"
-		else
-			fail "build-$name" "$GCC failed for $src"
-			show "$TMP/cc-$name.log" 20
-		fi
-	done
-}
+# shellcheck source=tests/vm/lib/guests.sh
+. tests/vm/lib/guests.sh
+vm_guest_setup "$GCC" "$ARCH" "$ABUILD" "${XCFLAGS[@]}" -- "${XLIBS[@]}"
 build_guests "$GBIN/smoke" tests/vm/smoke/*.c
 build_guests "$GBIN/tests" tests/vm/guest/*.c
 for sh in tests/vm/guest/*.sh; do

@@ -159,16 +159,13 @@ fi
 GBIN=$TMP/guest
 mkdir -p "$GBIN/tests" "$GBIN/e2e" "$GBIN/libs"
 # The kernel driver's test programs (static), and the guest scripts they share.
-GUEST_PROGS=(fdma_rw fdma_badio fdma_ioc_xfer fdma_ioc_poll fdma_ioc_invalid fdma_ioc_fuzz fdma_ioc_uapi
-	     fdma_openrm fdma_unbind_fault fdma_revoke fdma_irqmode fdma_xfault fdma_uirq)
-for p in "${GUEST_PROGS[@]}"; do
-	if ! cc -static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Iengine/user -Ilib -Imodel \
-		"tests/vm/guest/$p.c" build/libfdma-internal.a -lz -lm -pthread \
-		-o "$GBIN/tests/$p" >"$TMP/cc-$p.log" 2>&1; then
-		fail "build-$p" "cc failed for tests/vm/guest/$p.c"
-		show "$TMP/cc-$p.log" 20
-	fi
-done
+GUEST_PROGS=(fdma_rw.c fdma_badio.c fdma_ioc_xfer.c fdma_ioc_poll.c fdma_ioc_invalid.c fdma_ioc_fuzz.c
+	     fdma_ioc_uapi.c fdma_openrm.c fdma_unbind_fault.c fdma_revoke.c fdma_irqmode.c
+	     fdma_xfault.c fdma_uirq.c)
+# shellcheck source=tests/vm/lib/guests.sh
+. tests/vm/lib/guests.sh
+vm_guest_setup cc x86_64 build
+build_guests "$GBIN/tests" "${GUEST_PROGS[@]/#/tests/vm/guest/}"
 install -m 755 tests/vm/guest/vmlib.sh tests/vm/guest/e2e.sh tests/vm/guest/net.sh "$GBIN/tests/"
 # copy_libs_host, copy_progs: tests/vm/lib/guest-libs.sh.
 # shellcheck source=tests/vm/lib/guest-libs.sh
