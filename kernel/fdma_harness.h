@@ -9,7 +9,8 @@
  *                           QEMU's proxy (irq_carrier=1)
  *   harness/fdma_edu.c      QEMU's edu device as /dev/fdma-eduN (edu=1)
  *   harness/fdma_mdbg.c     the device model's test block in debugfs
- *   harness/fdma_harness.c  the hooks below, over those four
+ *
+ * Each hook below is implemented in the file it belongs to.
  *
  * The fdma.ko a user builds (DKMS, make -C kernel) has none of them: each
  * hook is then an empty inline, and the PCI table has no ivshmem entry.

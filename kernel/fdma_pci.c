@@ -47,22 +47,20 @@ MODULE_DEVICE_TABLE(pci, fdma_pci_alias_ids);
 static int fdma_map(struct fdma_device *fdev)
 {
 	struct pci_dev *pdev = fdev->pdev;
-	int bar = 0;
 
 	if (fdev->shim)
 		return fdev->shim->map(fdev);
 
-	if (!(pci_resource_flags(pdev, bar) & IORESOURCE_MEM) ||
-	    pci_resource_len(pdev, bar) < FDMA_REGS_BYTES) {
-		dev_err(&pdev->dev,
-			"BAR%d is not a memory BAR of at least %u bytes\n",
-			bar, FDMA_REGS_BYTES);
+	if (!(pci_resource_flags(pdev, 0) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, 0) < FDMA_REGS_BYTES) {
+		dev_err(&pdev->dev, "BAR0 is not a memory BAR of at least %u bytes\n",
+			FDMA_REGS_BYTES);
 		return -ENODEV;
 	}
-	fdev->regs = pci_iomap(pdev, bar, FDMA_REGS_BYTES);
+	fdev->regs = pci_iomap(pdev, 0, FDMA_REGS_BYTES);
 	if (!fdev->regs)
 		return -ENOMEM;
-	fdev->regs_bar = bar;
+	fdev->regs_bar = 0;
 	fdev->regs_len = FDMA_REGS_BYTES;
 	fdev->plat.regs = fdev->regs;
 	fdev->plat.pdev = pdev;

@@ -14,8 +14,6 @@
 #include "fdma_regs.h"
 #include "xdma_model.h"
 
-#define container_of(p, type, member) ((type *)((char *)(p) - offsetof(type, member)))
-
 /* Why a model's threads may not start: cpus= names CPUs outside this process's cpuset. */
 static const char *model_hint(const struct fdma_model_cfg *cfg, int ret)
 {
@@ -34,7 +32,7 @@ struct mdev_fdma {
 
 static struct mdev_fdma *to_fm(struct fdma_mdev *m)
 {
-	return container_of(m, struct mdev_fdma, mdev);
+	return FDMA_MDEV_OF(m, struct mdev_fdma);
 }
 
 static int fm_create(const struct fdma_model_cfg *cfg, const struct fdma_model_host *host,
@@ -145,7 +143,7 @@ struct mdev_xdma {
 
 static struct xdma_model *to_xm(struct fdma_mdev *m)
 {
-	return container_of(m, struct mdev_xdma, mdev)->model;
+	return FDMA_MDEV_OF(m, struct mdev_xdma)->model;
 }
 
 static int xm_create(const struct fdma_model_cfg *cfg, const struct fdma_model_host *host,
@@ -179,7 +177,7 @@ static int xm_create(const struct fdma_model_cfg *cfg, const struct fdma_model_h
 static void xm_destroy(struct fdma_mdev *m)
 {
 	xdma_model_destroy(to_xm(m));
-	free(container_of(m, struct mdev_xdma, mdev));
+	free(FDMA_MDEV_OF(m, struct mdev_xdma));
 }
 
 static uint32_t xm_read(struct fdma_mdev *m, unsigned int bar, uint32_t off)

@@ -69,6 +69,9 @@ struct fdma_mdev {
 	const struct fdma_mdev_ops *ops;
 };
 
+/* The device of kind type (a struct with a struct fdma_mdev mdev) that m is. */
+#define FDMA_MDEV_OF(m, type) ((type *)((char *)(m) - offsetof(type, mdev)))
+
 /*
  * The device that plays engine (fdma_eng_ops.name), as a model or, with
  * rtl, as the RTL; NULL if there is none.

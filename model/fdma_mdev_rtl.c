@@ -21,8 +21,6 @@
 /* BAR0: the register file (4 KiB), then the MSI-X table and PBA. */
 #define RTL_BAR0_BYTES 8192u
 
-#define container_of(p, type, member) ((type *)((char *)(p) - offsetof(type, member)))
-
 struct mdev_rtl {
 	struct fdma_mdev mdev;
 	void *dl;
@@ -32,7 +30,7 @@ struct mdev_rtl {
 
 static struct mdev_rtl *to_rm(struct fdma_mdev *m)
 {
-	return container_of(m, struct mdev_rtl, mdev);
+	return FDMA_MDEV_OF(m, struct mdev_rtl);
 }
 
 /*

@@ -816,10 +816,10 @@ static bool desc_complete(struct xch *c, struct xrun *r)
 	/* A stream C2H descriptor's data comes from the stream, its src is the result record. */
 	pm_data(c, c->stream && c->c2h ? 0 : r->src, c->stream && c->c2h ? r->piece : r->len);
 	/* PG195: the count is written back when a descriptor with COMPLETED completes. */
-	if (r->d.ctrl & XDMA_DESC_COMPLETED)
+	if (r->d.ctrl & XDMA_DESC_COMPLETED) {
 		write_wb(c, false);
-	if (r->d.ctrl & XDMA_DESC_COMPLETED)
 		event(c, XDMA_ST_COMPLETED);
+	}
 	if (r->stop && (c->pm_ctrl & XDMA_PMON_AUTO)) {
 		c->pm_done = true;
 		pm_update(c);

@@ -18,6 +18,7 @@
 #include <linux/pci.h>
 
 #include "fdma_drv.h"
+#include "fdma_harness.h"
 #include "harness.h"
 
 bool fdma_param_irq_carrier;
@@ -50,7 +51,7 @@ int fdma_carrier_probe(struct pci_dev *pdev)
 	return ret;
 }
 
-void fdma_carrier_remove(struct pci_dev *pdev)
+void fdma_harness_release(struct pci_dev *pdev)
 {
 	mutex_lock(&carrier_lock);
 	if (carrier == pdev) {
@@ -65,7 +66,7 @@ void fdma_carrier_remove(struct pci_dev *pdev)
 }
 
 /* The carrier for one function, or NULL if none is bound (yet) or it is taken. */
-struct pci_dev *fdma_carrier_get(void)
+static struct pci_dev *carrier_get(void)
 {
 	struct pci_dev *c = NULL;
 
@@ -78,11 +79,26 @@ struct pci_dev *fdma_carrier_get(void)
 	return c;
 }
 
-void fdma_carrier_put(struct pci_dev *c)
+void fdma_harness_irq_put(struct fdma_device *fdev, struct pci_dev *c)
 {
 	mutex_lock(&carrier_lock);
 	if (c == carrier)
 		carrier_taken = false;
 	mutex_unlock(&carrier_lock);
 	pci_dev_put(c);
+}
+
+struct pci_dev *fdma_harness_irq_pdev(struct fdma_device *fdev)
+{
+	struct pci_dev *c;
+
+	if (fdev->shim || !fdma_param_irq_carrier)
+		return NULL;
+	/* The model's ivshmem function carries the proxied function's vectors. */
+	c = carrier_get();
+	if (!c) {
+		dev_info(&fdev->pdev->dev, "irq_carrier=1: waiting for the ivshmem carrier\n");
+		return ERR_PTR(-EPROBE_DEFER);
+	}
+	return c;
 }

@@ -38,7 +38,7 @@
 #include <linux/uaccess.h>
 
 #include "fdma_drv.h"
-#include "harness.h"
+#include "fdma_harness.h"
 
 #ifndef PCI_IRQ_INTX
 #define PCI_IRQ_INTX PCI_IRQ_LEGACY
@@ -557,12 +557,12 @@ static struct pci_driver fdma_edu_driver = {
 	.remove = fdma_edu_remove,
 };
 
-int fdma_edu_init(void)
+int fdma_harness_init(void)
 {
 	return fdma_param_edu ? pci_register_driver(&fdma_edu_driver) : 0;
 }
 
-void fdma_edu_exit(void)
+void fdma_harness_exit(void)
 {
 	if (fdma_param_edu)
 		pci_unregister_driver(&fdma_edu_driver);

@@ -13,6 +13,7 @@
 #include <linux/pci.h>
 
 #include "fdma_drv.h"
+#include "fdma_harness.h"
 #include "harness.h"
 
 /* ivshmem-doorbell BAR0 registers (QEMU docs/specs/ivshmem-spec.rst) */
@@ -23,7 +24,7 @@
 #define IVSHMEM_SHM_BAR		2
 #define IVSHMEM_MODEL_PEER	1	/* the device model's ivshmem peer id */
 
-bool fdma_param_ivshmem;
+static bool fdma_param_ivshmem;
 module_param_named(ivshmem, fdma_param_ivshmem, bool, 0444);
 MODULE_PARM_DESC(ivshmem,
 		 "VM harness only: bind QEMU ivshmem-doorbell (1af4:1110) devices holding an FDMA register file in BAR2 (default 0)");
@@ -92,7 +93,7 @@ static bool ivshmem_owns_bar(struct fdma_device *fdev, u32 bar)
 	return bar == IVSHMEM_REGS_BAR;
 }
 
-const struct fdma_shim_ops fdma_ivshmem_shim = {
+static const struct fdma_shim_ops fdma_ivshmem_shim = {
 	.name = "ivshmem",
 	.map = ivshmem_map,
 	.unmap = ivshmem_unmap,
@@ -100,3 +101,19 @@ const struct fdma_shim_ops fdma_ivshmem_shim = {
 	.intx_enable = ivshmem_intx_enable,
 	.owns_bar = ivshmem_owns_bar,
 };
+
+int fdma_harness_claim(struct pci_dev *pdev)
+{
+	int ret;
+
+	if (fdma_param_irq_carrier) {
+		ret = fdma_carrier_probe(pdev);
+		return ret ? ret : 1;
+	}
+	return fdma_param_ivshmem ? 0 : -ENODEV;
+}
+
+void fdma_harness_attach(struct fdma_device *fdev)
+{
+	fdev->shim = &fdma_ivshmem_shim;
+}

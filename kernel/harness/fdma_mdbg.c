@@ -18,7 +18,7 @@
 
 #include "fdma_drv.h"
 #include "fdma_mdbg.h"
-#include "harness.h"
+#include "fdma_harness.h"
 
 /* Where the block is, as a plat offset. */
 static u32 mdbg(const struct fdma_device *fdev)
@@ -111,7 +111,7 @@ static const struct file_operations model_fops = {
 	.release = single_release,
 };
 
-void fdma_mdbg_debugfs(struct fdma_device *fdev, struct dentry *dir)
+void fdma_harness_debugfs(struct fdma_device *fdev, struct dentry *dir)
 {
 	if (fdev->pdev &&
 	    fdma_plat_rd32(&fdev->plat, mdbg(fdev) + FDMA_MDBG_MAGIC) == FDMA_MDBG_MAGIC_VAL)
