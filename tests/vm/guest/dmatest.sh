@@ -54,8 +54,17 @@ if [ "$mode" = unbind ]; then
 	echo "VMTEST PASS $name"
 	exit 0
 fi
-# wait blocks until every thread ended (its own timeouts bound it).
-cat /sys/module/dmatest/parameters/wait >/dev/null
+# wait blocks while a thread runs, but not for one that has not run yet
+# (dmatest counts a thread as running once it has been scheduled:
+# is_threaded_test_run() in dmatest.c), so a read soon after run=1 may come
+# back before the copies started: read it until every thread printed its
+# summary (each copy has its own timeout; 10 s more at most once none runs).
+n=0
+while cat /sys/module/dmatest/parameters/wait >/dev/null &&
+	[ "$(klog | grep -c 'dmatest: .*summary')" -lt "$threads" ] && [ $n -lt 100 ]; do
+	n=$((n + 1))
+	sleep 0.1
+done
 klog | grep 'dmatest' | sed 's/^/    /'
 sums=$(klog | grep -c 'dmatest: .*summary [0-9]* tests, 0 failures')
 bad=$(klog | grep 'dmatest: .*summary' | grep -vc ', 0 failures')

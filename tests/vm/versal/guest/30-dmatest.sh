@@ -20,7 +20,16 @@ dmatest_run() {
 	fi
 	polled=$(cat /sys/module/dmatest/parameters/polled)
 	echo 1 >/sys/module/dmatest/parameters/run
-	cat /sys/module/dmatest/parameters/wait >/dev/null	# until every thread is done
+	# wait blocks while a thread runs, but not for one that has not run
+	# yet (is_threaded_test_run() in dmatest.c): read it until the 8
+	# threads printed their summaries (10 s more at most once none runs).
+	n=0
+	while cat /sys/module/dmatest/parameters/wait >/dev/null &&
+		[ "$(klog_since "dmatest $name" | grep -c 'dmatest: .*summary')" -lt 8 ] &&
+		[ $n -lt 100 ]; do
+		n=$((n + 1))
+		sleep 0.1
+	done
 	log=$(klog_since "dmatest $name" | grep 'dmatest: ')
 	rmmod dmatest
 	say "$(echo "$log" | grep -E 'summary|polled|DMA_COMPLETION')" \
