@@ -334,10 +334,11 @@ int fdma_user_irq_fd(struct fdma_dev *dev, unsigned int irq);
  * spins (spin_us; 0 keeps it). Returns 0, or:
  *   -EINVAL     an unknown mode, or spin_us over 1 s
  */
-int fdma_chan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode, unsigned int spin_us);
+int fdma_chan_set_wait(struct fdma_dev *dev, int ch, enum fdma_wait_mode mode,
+		       unsigned int spin_us);
 /*
- * Interrupt after count completions, or usecs after the oldest unsignalled one. 0,0 = every one.
- * Returns 0, or:
+ * Interrupt after count completions, or usecs after the oldest unsignalled
+ * one. 0,0 = every one. Returns 0, or:
  *   -EINVAL     count over 65536, or usecs over 1 s
  *   -EOPNOTSUPP usecs without FDMA_COAL_TIMER (kdev: also count > 1 with no coalescing)
  *   -EBUSY      kdev: the driver's own user holds the channel
@@ -347,7 +348,8 @@ int fdma_chan_set_coalesce(struct fdma_dev *dev, int ch, unsigned int count, uns
  * Streams: drop frames when no buffer is armed (1) or hold the source back (0, default).
  * Returns 0, or:
  *   -EINVAL     ch is not a C2H stream channel
- *   -EOPNOTSUPP drop where the engine cannot (XDMA without its test block); kdev: dmaengine channels
+ *   -EOPNOTSUPP drop where the engine cannot (XDMA without its test block);
+ *               kdev: dmaengine channels
  *   -EBUSY      kdev: the driver's own user holds the channel
  */
 int fdma_chan_set_drop(struct fdma_dev *dev, int ch, int drop);
@@ -368,7 +370,8 @@ int fdma_chan_reset(struct fdma_dev *dev, int ch);
  *   -EINVAL     enable with frame_len under 40 bytes (the header and one word)
  *   -EBUSY      kdev: the driver's own user holds the channel
  */
-int fdma_chan_set_testgen(struct fdma_dev *dev, int ch, uint32_t frame_len, uint32_t period_ns, int enable);
+int fdma_chan_set_testgen(struct fdma_dev *dev, int ch, uint32_t frame_len, uint32_t period_ns,
+			  int enable);
 /*
  * The test generator's frames (and what the checker expects): this 32-byte
  * header, then 64-bit little-endian words, word i = (uint64_t)seq << 32 | i.
@@ -403,7 +406,7 @@ struct fdma_chan_stats {
 	uint64_t errors;	/* completions with res != 0 */
 	uint64_t drops;		/* stream frames dropped by the device */
 	uint64_t resets;	/* channel resets */
-	uint64_t irq_timeouts;	/* sleeps that ended by timeout with completions ready (lost interrupt) */
+	uint64_t irq_timeouts;	/* sleeps ended by timeout with completions ready (lost irq) */
 	uint64_t syscalls;	/* system calls the library made for this channel */
 };
 /*
@@ -425,8 +428,10 @@ int fdma_chan_stats(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st);
  *   -EBUSY      that channel has asynchronous transfers in flight
  *   -ETIMEDOUT  no completion within 10 s (the transfer stays in flight)
  */
-int fdma_write_card(struct fdma_dev *dev, int buf, uint64_t offset, uint64_t card_addr, uint64_t len);
-int fdma_read_card(struct fdma_dev *dev, int buf, uint64_t offset, uint64_t card_addr, uint64_t len);
+int fdma_write_card(struct fdma_dev *dev, int buf, uint64_t offset, uint64_t card_addr,
+		    uint64_t len);
+int fdma_read_card(struct fdma_dev *dev, int buf, uint64_t offset, uint64_t card_addr,
+		   uint64_t len);
 
 /* ---- streams (C2H frames) ----------------------------------------------- */
 
@@ -484,22 +489,32 @@ void fdma_stream_close(struct fdma_stream *s);
 /* ---- registers ------------------------------------------------------------ */
 
 /*
- * Read or write the 32-bit register at offset (a multiple of 4) of memory
- * BAR bar: the FPGA's own registers beside the engine. The registers the
+ * Read or write the register at offset of memory BAR bar: the FPGA's own
+ * registers beside the engine. 32 bits at a multiple of 4, or with
+ * FDMA_REG_16 16 bits at a multiple of 2, with FDMA_REG_8 one byte (a
+ * read's value zero-extended; a write's must fit). The registers the
  * library and driver drive (the engine's register file, the MSI-X table)
  * can be read, but written only with FDMA_REG_FORCE; XDMA's status
- * registers that clear when read are read only with it too. On kdev: these
- * also need CAP_SYS_RAWIO, and so does any write. A debugging path: one
- * system call per access on kdev:. Returns 0, or:
- *   -EINVAL     bar over 5, offset not a multiple of 4, value NULL, or unknown flags
+ * registers that clear when read are read only with it too
+ * (fdma_reg_read_flags(); fdma_reg_read() is it with flags 0). On kdev:
+ * these also need CAP_SYS_RAWIO, and so does any write. A debugging path:
+ * one system call per access on kdev:. Returns 0, or:
+ *   -EINVAL     bar over 5, offset not a multiple of the width, value NULL or
+ *               wider than the access, both widths, or unknown flags
  *   -EPERM      one of those without FDMA_REG_FORCE, or kdev: without CAP_SYS_RAWIO
  *   -ENXIO      no such memory BAR
  *   -ERANGE     offset beyond the BAR
- *   -EOPNOTSUPP kdev: a driver without register access (before interface 4, or no PCI device)
+ *   -EOPNOTSUPP kdev: a driver without register access (before interface 4, or no
+ *               PCI device), or without 8- and 16-bit ones (before 9); sim:, rtl:
+ *               an 8- or 16-bit write (their BARs are the engine's 32-bit registers)
  */
-#define FDMA_REG_FORCE 0x1
+#define FDMA_REG_FORCE	0x1
+#define FDMA_REG_8	0x2	/* one byte */
+#define FDMA_REG_16	0x4	/* 16 bits */
 
 int fdma_reg_read(struct fdma_dev *dev, unsigned int bar, uint64_t offset, uint32_t *value);
+int fdma_reg_read_flags(struct fdma_dev *dev, unsigned int bar, uint64_t offset, uint32_t *value,
+			unsigned int flags);
 int fdma_reg_write(struct fdma_dev *dev, unsigned int bar, uint64_t offset, uint32_t value,
 		   unsigned int flags);
 

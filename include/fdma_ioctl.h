@@ -54,8 +54,10 @@
  * 8: FDMA_IOC_BUF_IMPORT (feature FDMA_FEAT_DMABUF): a dma-buf as a buffer;
  *    FDMA_IOC_BUF_NVP2P (feature FDMA_FEAT_NVP2P, where the driver was built
  *    with NVIDIA's nv-p2p.h): GPU memory pinned through NVIDIA's P2P API.
+ * 9: FDMA_IOC_REG_8 and FDMA_IOC_REG_16 (feature FDMA_FEAT_REG_WIDTH): 8- and
+ *    16-bit register accesses; a driver before 9 refuses the flags (EINVAL).
  */
-#define FDMA_UAPI_VERSION	8
+#define FDMA_UAPI_VERSION	9
 #define FDMA_IOC_MAGIC		'F'
 #define FDMA_IOC_MAX_CHAN	16
 #define FDMA_IOC_MAX_BATCH	1024	/* requests per FDMA_IOC_SUBMIT */
@@ -161,6 +163,8 @@ struct fdma_ioc_info {
  * with EIO as for a moved dma-buf; free the handle.
  */
 #define FDMA_FEAT_NVP2P		0x200
+/* FDMA_IOC_REG takes FDMA_IOC_REG_8 and FDMA_IOC_REG_16 (8- and 16-bit accesses). */
+#define FDMA_FEAT_REG_WIDTH	0x400
 
 /*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)
@@ -416,21 +420,24 @@ struct fdma_ioc_cq_eventfd {
 /*
  * FDMA_IOC_REG: read (or with FDMA_IOC_REG_WRITE write) the 32-bit register
  * at offset in memory BAR bar, for the FPGA's own registers beside the
- * engine. The registers the driver drives (the engine's register file, the
- * MSI-X table and pending bits; in the VM harness also the ivshmem
- * registers) can be read, but written only with FDMA_IOC_REG_FORCE by a
- * caller with CAP_SYS_RAWIO: they can point the device's DMA anywhere.
- * Any other write needs CAP_SYS_RAWIO too: the FPGA's own registers may
- * start a bus master of its own. bar_len is written back, also with -ERANGE.
- * errno: EINVAL bar over 5, offset not a multiple of 4, unknown flags or
- * reserved bits; ENXIO not a memory BAR; ERANGE offset beyond the BAR;
- * EPERM a write without CAP_SYS_RAWIO, or an engine register written
- * without FORCE.
+ * engine; with FDMA_IOC_REG_16 (version 9) 16 bits at a multiple of 2,
+ * with FDMA_IOC_REG_8 one byte, in the low bits of value (a read's
+ * zero-extended, a write's must fit). The registers the driver drives (the
+ * engine's register file, the MSI-X table and pending bits; in the VM
+ * harness also the ivshmem registers), any byte of them, can be read, but
+ * written only with FDMA_IOC_REG_FORCE by a caller with CAP_SYS_RAWIO:
+ * they can point the device's DMA anywhere. Any other write needs
+ * CAP_SYS_RAWIO too: the FPGA's own registers may start a bus master of
+ * its own. bar_len is written back, also with -ERANGE.
+ * errno: EINVAL bar over 5, offset not a multiple of the width, both
+ * widths, a value wider than the access, unknown flags or reserved bits;
+ * ENXIO not a memory BAR; ERANGE offset beyond the BAR; EPERM a write
+ * without CAP_SYS_RAWIO, or an engine register written without FORCE.
  */
 struct fdma_ioc_reg {
 	__u32 bar;
 	__u32 flags;		/* FDMA_IOC_REG_* */
-	__u64 offset;		/* bytes from the BAR's start, a multiple of 4 */
+	__u64 offset;		/* bytes from the BAR's start, a multiple of the width */
 	__u32 value;		/* in for a write, out for a read */
 	__u32 rsvd;
 	__u64 bar_len;		/* out: the BAR's size in bytes */
@@ -451,6 +458,8 @@ struct fdma_ioc_user_irq {
 
 #define FDMA_IOC_REG_WRITE	0x1
 #define FDMA_IOC_REG_FORCE	0x2
+#define FDMA_IOC_REG_8		0x4	/* version 9: one byte */
+#define FDMA_IOC_REG_16		0x8	/* version 9: 16 bits */
 
 #define FDMA_IOC_INFO		_IOR(FDMA_IOC_MAGIC, 0x00, struct fdma_ioc_info)
 #define FDMA_IOC_BUF_ALLOC	_IOWR(FDMA_IOC_MAGIC, 0x01, struct fdma_ioc_buf_alloc)

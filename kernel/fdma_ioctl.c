@@ -100,7 +100,8 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 		.cq_entries = fdma_param_cq_entries,
 		.card_size = fdev->card_size,
 		.features = FDMA_FEAT_DMA_ALIGN | FDMA_FEAT_WATCHDOG |
-			    FDMA_FEAT_REVOKE | (pdev ? FDMA_FEAT_REG : 0) |
+			    FDMA_FEAT_REVOKE |
+			    (pdev ? FDMA_FEAT_REG | FDMA_FEAT_REG_WIDTH : 0) |
 			    FDMA_FEAT_ENGINE | FDMA_FEAT_USER_IRQ | FDMA_FEAT_DMABUF |
 			    (fdma_nvp2p_page() ? FDMA_FEAT_NVP2P : 0) |
 			    (fdev->caps.overrun_flag ? FDMA_FEAT_OVERRUN_FLAG : 0),
@@ -794,16 +795,18 @@ static bool ioc_reg_owned(struct fdma_device *fdev, u32 bar, u64 off)
 
 /*
  * One register of a memory BAR, for the FPGA's own logic beside the
- * engine. Its page is mapped for the access only: a debugging path, not a
- * data path. Under revoke_sem with dead checked inside, so that remove()
- * cannot release the BARs meanwhile.
+ * engine: 32 bits, or 16 or 8 (FDMA_IOC_REG_16, _8). Its page is mapped
+ * for the access only: a debugging path, not a data path. Under
+ * revoke_sem with dead checked inside, so that remove() cannot release
+ * the BARs meanwhile.
  */
 static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 {
 	struct fdma_device *fdev = f->fdev;
 	struct pci_dev *pdev = fdev->pdev;
 	struct fdma_ioc_reg r;
-	void __iomem *page;
+	void __iomem *page, *p;
+	unsigned int width;
 	u64 base;
 	int ret;
 
@@ -813,8 +816,13 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 	ret = ioc_in(&r, sizeof(r), argp, usize);
 	if (ret)
 		return ret;
-	if (r.bar >= PCI_STD_NUM_BARS || r.offset & 3 || r.rsvd ||
-	    r.flags & ~(FDMA_IOC_REG_WRITE | FDMA_IOC_REG_FORCE))
+	if (r.flags & ~(FDMA_IOC_REG_WRITE | FDMA_IOC_REG_FORCE | FDMA_IOC_REG_8 |
+			FDMA_IOC_REG_16) ||
+	    (r.flags & FDMA_IOC_REG_8 && r.flags & FDMA_IOC_REG_16))
+		return -EINVAL;
+	width = r.flags & FDMA_IOC_REG_8 ? 1 : r.flags & FDMA_IOC_REG_16 ? 2 : 4;
+	if (r.bar >= PCI_STD_NUM_BARS || r.offset & (width - 1) || r.rsvd ||
+	    (r.flags & FDMA_IOC_REG_WRITE && width < 4 && r.value >> (8 * width)))
 		return -EINVAL;
 	if (!(pci_resource_flags(pdev, r.bar) & IORESOURCE_MEM))
 		return -ENXIO;
@@ -823,7 +831,7 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 	 * pci_iomap_range() takes an unsigned long: on a 32-bit kernel an
 	 * offset past 4 GiB would wrap onto the registers checked below.
 	 */
-	if (r.offset >= r.bar_len || r.bar_len - r.offset < 4 ||
+	if (r.offset >= r.bar_len || r.bar_len - r.offset < width ||
 	    (unsigned long)r.offset != r.offset)
 		return ioc_out(argp, usize, &r, sizeof(r)) ?: -ERANGE;
 	if ((r.flags & FDMA_IOC_REG_WRITE) && ioc_reg_owned(fdev, r.bar, r.offset) &&
@@ -836,9 +844,10 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 	 */
 	if ((r.flags & FDMA_IOC_REG_WRITE) && !capable(CAP_SYS_RAWIO))
 		return -EPERM;
-	/* A read that clears the engine's status takes what the driver needs. */
+	/* A read that clears the engine's status, any byte of it, takes what the driver needs. */
 	if (!(r.flags & FDMA_IOC_REG_WRITE) && r.bar == fdev->regs_bar &&
-	    r.offset < fdev->regs_len && fdma_eng_rd_clears(fdev->caps.eng, r.offset) &&
+	    r.offset < fdev->regs_len &&
+	    fdma_eng_rd_clears(fdev->caps.eng, round_down(r.offset, 4)) &&
 	    (!(r.flags & FDMA_IOC_REG_FORCE) || !capable(CAP_SYS_RAWIO)))
 		return -EPERM;
 
@@ -854,8 +863,14 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 		ret = -ENOMEM;
 		goto out;
 	}
+	p = page + (r.offset - base);
 	if (r.flags & FDMA_IOC_REG_WRITE) {
-		iowrite32(r.value, page + (r.offset - base));
+		if (width == 1)
+			iowrite8(r.value, p);
+		else if (width == 2)
+			iowrite16(r.value, p);
+		else
+			iowrite32(r.value, p);
 		/*
 		 * Posted: a read of the same function behind it flushes it,
 		 * so that it has landed on return. The engine's ID register,
@@ -863,7 +878,7 @@ static int ioc_reg(struct fdma_file *f, void __user *argp, size_t usize)
 		 */
 		fdma_plat_rd32(&fdev->plat, FDMA_REG_ID);
 	} else {
-		r.value = ioread32(page + (r.offset - base));
+		r.value = width == 1 ? ioread8(p) : width == 2 ? ioread16(p) : ioread32(p);
 	}
 	pci_iounmap(pdev, page);
 	ret = ioc_out(argp, usize, &r, sizeof(r));

@@ -109,7 +109,7 @@ struct fdma_ops {
 	int (*set_testgen)(struct fdma_dev *dev, int ch, u32 frame_len, u32 period_ns, int enable);
 	int (*testgen_counts)(struct fdma_dev *dev, int ch, u64 *frames, u64 *errors);
 	int (*stats)(struct fdma_dev *dev, int ch, struct fdma_chan_stats *st);
-	/* One 32-bit register; reg.c has checked bar and offset alignment. */
+	/* One register (32 bits, FDMA_REG_8 or _16 in flags); reg.c checked bar, flags, alignment. */
 	int (*reg)(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
 		   unsigned int flags);
 };

@@ -963,17 +963,25 @@ int fdma_kdev_open(struct fdma_dev *dev, const char *path)
 static int kdev_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
 		    unsigned int flags)
 {
+	unsigned int narrow = flags & (FDMA_REG_8 | FDMA_REG_16);
 	struct fdma_ioc_reg r = {
 		.bar = bar,
 		.offset = off,
 		.value = write ? *val : 0,
 		.flags = (write ? FDMA_IOC_REG_WRITE : 0) |
-			 (flags & FDMA_REG_FORCE ? FDMA_IOC_REG_FORCE : 0),
+			 (flags & FDMA_REG_FORCE ? FDMA_IOC_REG_FORCE : 0) |
+			 (flags & FDMA_REG_8 ? FDMA_IOC_REG_8 : 0) |
+			 (flags & FDMA_REG_16 ? FDMA_IOC_REG_16 : 0),
 	};
 
 	if (!(dev->kdev->in.features & FDMA_FEAT_REG))
 		return fdma_err(dev, -EOPNOTSUPP,
 				"the driver (interface version %u) has no register access: version 4 or later has",
+				dev->kdev->in.uapi_version);
+	/* An older driver refuses the width flags with EINVAL: say why instead. */
+	if (narrow && !(dev->kdev->in.features & FDMA_FEAT_REG_WIDTH))
+		return fdma_err(dev, -EOPNOTSUPP,
+				"the driver (interface version %u) has 32-bit register access only: version 9 or later has 8- and 16-bit",
 				dev->kdev->in.uapi_version);
 	if (ioctl(dev->kdev->fd, FDMA_IOC_REG, &r)) {
 		switch (errno) {
@@ -983,8 +991,9 @@ static int kdev_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, b
 			return fdma_err(dev, -ERANGE, "offset 0x%llx is beyond BAR%u's %llu bytes",
 					(unsigned long long)off, bar, (unsigned long long)r.bar_len);
 		case EPERM:
-			return fdma_err(dev, -EPERM,
-					"BAR%u 0x%llx is a register the driver drives: writing it needs FDMA_REG_FORCE and CAP_SYS_RAWIO",
+			return fdma_err(dev, -EPERM, write ?
+					"BAR%u 0x%llx: writing it needs CAP_SYS_RAWIO, and a register the driver drives FDMA_REG_FORCE too" :
+					"BAR%u 0x%llx clears a status the driver needs when read: reading it needs FDMA_REG_FORCE and CAP_SYS_RAWIO",
 					bar, (unsigned long long)off);
 		case ENODEV:
 			return fdma_err(dev, -ENODEV, "the device was removed");

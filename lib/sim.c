@@ -363,12 +363,17 @@ static int sim_user_irq_fd(struct fdma_dev *dev, unsigned int irq)
  * One register of the device's BARs, as a card's (reg.c checked the
  * offset's alignment). BAR0 holds the engine's registers: a write there
  * needs FDMA_REG_FORCE, as on kdev:, and so does a read that clears a
- * status the library needs (XDMA's).
+ * status the library needs (XDMA's). A simulated device's registers are
+ * 32-bit words: an 8- or 16-bit read takes its lanes of the word, as a
+ * register file that ignores byte enables on reads answers; a narrower
+ * write it cannot take.
  */
 static int sim_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bool write,
 		   unsigned int flags)
 {
 	const struct fdma_mdev_ops *mops = dev->sim->mdev->ops;
+	unsigned int w = flags & FDMA_REG_8 ? 1 : flags & FDMA_REG_16 ? 2 : 4;
+	u32 word = (u32)off & ~3u, v;
 
 	if (bar >= mops->nbars)
 		return fdma_err(dev, -ENXIO, mops->nbars == 1 ? "the %s has BAR0 only, not BAR%u" :
@@ -377,16 +382,24 @@ static int sim_reg(struct fdma_dev *dev, unsigned int bar, u64 off, u32 *val, bo
 		return fdma_err(dev, -ERANGE, "offset 0x%llx is beyond BAR%u's %u bytes (%s)",
 				(unsigned long long)off, bar, mops->bar_bytes[bar],
 				mops->bar_what[bar]);
+	if (write && w < 4)
+		return fdma_err(dev, -EOPNOTSUPP,
+				"the %s's registers take 32-bit writes only: no %u-bit write at BAR%u 0x%llx",
+				mops->name, 8 * w, bar, (unsigned long long)off);
 	if (!(flags & FDMA_REG_FORCE) && bar == 0 &&
-	    (write || fdma_eng_rd_clears(dev->sim->caps.eng, (u32)off)))
+	    (write || fdma_eng_rd_clears(dev->sim->caps.eng, word)))
 		return fdma_err(dev, -EPERM,
 				write ? "BAR0 0x%llx is the engine's register: writing it under the library can break the device (FDMA_REG_FORCE to insist)"
 				      : "BAR0 0x%llx clears the channel's status when read, which the library needs (FDMA_REG_FORCE to insist)",
 				(unsigned long long)off);
-	if (write)
+	if (write) {
 		fdma_mdev_write(dev->sim->mdev, bar, (u32)off, *val);
-	else
-		*val = fdma_mdev_read(dev->sim->mdev, bar, (u32)off);
+		return 0;
+	}
+	v = fdma_mdev_read(dev->sim->mdev, bar, word);
+	/* Little-endian: byte k of the word is bits 8k.. (docs/engine.md). */
+	v >>= 8 * ((u32)off & 3);
+	*val = w == 4 ? v : v & ((1u << (8 * w)) - 1);
 	return 0;
 }
 

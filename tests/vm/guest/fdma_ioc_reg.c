@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * FDMA_IOC_REG: one 32-bit register of a memory BAR. In the harness the
+ * FDMA_IOC_REG: one register of a memory BAR (32 bits, or 16 or 8 since
+ * interface 9). In the harness the
  * engine's register file is the start of ivshmem's BAR2 (1 MiB, the rest
  * unused by the model: it stands in for the FPGA's own registers) and
  * BAR0 holds ivshmem's registers.
@@ -15,10 +16,15 @@
  *   refuse a write without FORCE (EPERM) and keep their value; with FORCE as root a write of the
  *   value already there goes through; without CAP_SYS_RAWIO even a forced
  *   write is EPERM.
- * reg_bad: BAR over 5, unaligned offset, unknown flags, reserved bits:
- *   EINVAL; past the BAR: ERANGE with bar_len; an absent BAR (ivshmem's
- *   BAR2 is 64-bit, so BAR3 is its upper half): ENXIO; a read-only open:
- *   EBADF.
+ * reg_width: FDMA_FEAT_REG_WIDTH; 8- and 16-bit reads see the lanes of a
+ *   word written whole, 8- and 16-bit writes change only their own lanes,
+ *   the BAR's last byte and halfword are in range; an engine register's
+ *   byte is read like the word's (the ID's "F") and refuses a write
+ *   without FORCE.
+ * reg_bad: BAR over 5, unaligned offset (for the width), unknown flags,
+ *   both widths, a value wider than the access, reserved bits: EINVAL;
+ *   past the BAR: ERANGE with bar_len; an absent BAR (ivshmem's BAR2 is
+ *   64-bit, so BAR3 is its upper half): ENXIO; a read-only open: EBADF.
  */
 #include <linux/capability.h>
 #include <sys/syscall.h>
@@ -211,6 +217,80 @@ static void owned(struct vi_dev *d)
 		vt_pass(T);
 }
 
+/* One access of flags, its value (read) or -errno in *ret; for the chains below. */
+static uint32_t rd(int fd, uint64_t off, uint32_t flags, int *ret)
+{
+	struct fdma_ioc_reg r;
+
+	*ret = reg(fd, &r, REGS_BAR, off, flags, 0);
+	return r.value;
+}
+
+static void width(struct vi_dev *d)
+{
+	const char *T = "reg_width";
+	const uint64_t off = 0x3000;
+	struct fdma_ioc_reg r;
+	uint32_t ctrl, word;
+	int ret = 0;
+
+	if (!(d->info.features & FDMA_FEAT_REG_WIDTH)) {
+		vt_fail(T, "INFO features 0x%x lack FDMA_FEAT_REG_WIDTH", d->info.features);
+		return;
+	}
+	if ((ret = reg(d->fd, &r, REGS_BAR, off, FDMA_IOC_REG_WRITE, 0x11223344))) {
+		vt_fail(T, "write BAR2 0x%llx: %s", (unsigned long long)off, strerror(-ret));
+		return;
+	}
+	for (uint32_t k = 0; k < 4; k++) {
+		uint32_t v = rd(d->fd, off + k, FDMA_IOC_REG_8, &ret);
+
+		if (ret || v != ((0x11223344u >> (8 * k)) & 0xff)) {
+			vt_fail(T, "8-bit read of BAR2 0x%llx: %s, 0x%x", (unsigned long long)(off + k),
+				strerror(-ret), v);
+			return;
+		}
+	}
+	if (rd(d->fd, off + 2, FDMA_IOC_REG_16, &ret) != 0x1122 || ret ||
+	    rd(d->fd, off, FDMA_IOC_REG_16, &ret) != 0x3344 || ret) {
+		vt_fail(T, "16-bit reads of 0x11223344: %s", strerror(-ret));
+		return;
+	}
+	/* Narrow writes: their own lanes, and nothing else of the word. */
+	if ((ret = reg(d->fd, &r, REGS_BAR, off + 1, FDMA_IOC_REG_WRITE | FDMA_IOC_REG_8, 0xab)) ||
+	    (ret = reg(d->fd, &r, REGS_BAR, off + 2, FDMA_IOC_REG_WRITE | FDMA_IOC_REG_16, 0xcdef))) {
+		vt_fail(T, "narrow writes: %s", strerror(-ret));
+		return;
+	}
+	word = rd(d->fd, off, 0, &ret);
+	if (word != 0xcdefab44u || ret) {
+		vt_fail(T, "after an 8-bit 0xab at +1 and a 16-bit 0xcdef at +2, the word reads 0x%08x",
+			word);
+		return;
+	}
+	if ((rd(d->fd, (1u << 20) - 1, FDMA_IOC_REG_8, &ret), ret) ||
+	    (rd(d->fd, (1u << 20) - 2, FDMA_IOC_REG_16, &ret), ret)) {
+		vt_fail(T, "the BAR's last byte or halfword: %s", strerror(-ret));
+		return;
+	}
+	/* The engine's ID, "FDMA": its top byte is 'F'. */
+	if (rd(d->fd, 3, FDMA_IOC_REG_8, &ret) != (ID_MAGIC >> 24) || ret) {
+		vt_fail(T, "8-bit read of the ID's top byte: %s", strerror(-ret));
+		return;
+	}
+	ctrl = rd(d->fd, REG_CTRL, 0, &ret);
+	if ((ret = reg(d->fd, &r, REGS_BAR, REG_CTRL + 1, FDMA_IOC_REG_WRITE | FDMA_IOC_REG_8,
+		       0x5a)) != -EPERM) {
+		vt_fail(T, "an 8-bit write into CTRL without FORCE: %s, expected EPERM",
+			strerror(-ret));
+		return;
+	}
+	if (rd(d->fd, REG_CTRL, 0, &ret) != ctrl || ret)
+		vt_fail(T, "CTRL changed by a refused 8-bit write");
+	else
+		vt_pass(T);
+}
+
 static void bad(struct vi_dev *d)
 {
 	const char *T = "reg_bad";
@@ -221,8 +301,15 @@ static void bad(struct vi_dev *d)
 		vt_fail(T, "BAR6: %s, expected EINVAL", strerror(-ret));
 	else if ((ret = reg(d->fd, &r, REGS_BAR, 2, 0, 0)) != -EINVAL)
 		vt_fail(T, "offset 2: %s, expected EINVAL", strerror(-ret));
-	else if ((ret = reg(d->fd, &r, REGS_BAR, 0, 0x4, 0)) != -EINVAL)
-		vt_fail(T, "flags 0x4: %s, expected EINVAL", strerror(-ret));
+	else if ((ret = reg(d->fd, &r, REGS_BAR, 0, 0x10, 0)) != -EINVAL)
+		vt_fail(T, "flags 0x10: %s, expected EINVAL", strerror(-ret));
+	else if ((ret = reg(d->fd, &r, REGS_BAR, 0, FDMA_IOC_REG_8 | FDMA_IOC_REG_16, 0)) != -EINVAL)
+		vt_fail(T, "both widths: %s, expected EINVAL", strerror(-ret));
+	else if ((ret = reg(d->fd, &r, REGS_BAR, 0x3001, FDMA_IOC_REG_16, 0)) != -EINVAL)
+		vt_fail(T, "16 bits at an odd offset: %s, expected EINVAL", strerror(-ret));
+	else if ((ret = reg(d->fd, &r, REGS_BAR, 0x3000, FDMA_IOC_REG_WRITE | FDMA_IOC_REG_8,
+			    0x100)) != -EINVAL)
+		vt_fail(T, "an 8-bit write of 0x100: %s, expected EINVAL", strerror(-ret));
 	else if ((r = (struct fdma_ioc_reg){ .bar = REGS_BAR, .rsvd = 1 }),
 		 ioctl(d->fd, FDMA_IOC_REG, &r) == 0 || errno != EINVAL)
 		vt_fail(T, "rsvd 1: not EINVAL");
@@ -259,6 +346,7 @@ int main(void)
 	user_regs(&d);
 	user_regs_rawio(&d);
 	owned(&d);
+	width(&d);
 	bad(&d);
 	vi_close(&d);
 	return vt_failed;
