@@ -97,6 +97,16 @@ static void stream_free(struct fdma_stream *s)
  * The stream's checks and state; its buffers come from the caller: bufs
  * (the caller's, buf_size bytes of each used) or, when NULL, allocated.
  */
+/*
+ * The unit of a frame buffer's length: the device's alignment, or the
+ * channel's where it is coarser (XDMA's C2H stream buffers: 64 bytes on an
+ * engine whose memory-mapped channels take any byte).
+ */
+static size_t stream_unit(const struct fdma_dev *dev, int ch)
+{
+	return dev->chan_align[ch] > dev->info.align ? dev->chan_align[ch] : dev->info.align;
+}
+
 static int stream_open(struct fdma_dev *dev, const char *fn, int ch, const int *bufs,
 		       unsigned int nbufs, size_t buf_size, struct fdma_stream **sp)
 {
@@ -128,7 +138,7 @@ static int stream_open(struct fdma_dev *dev, const char *fn, int ch, const int *
 	s->ch = ch;
 	s->nbufs = nbufs;
 	s->own_bufs = !bufs;
-	s->slot = (buf_size + dev->info.align - 1) & ~(size_t)(dev->info.align - 1);
+	s->slot = (buf_size + stream_unit(dev, ch) - 1) & ~(size_t)(stream_unit(dev, ch) - 1);
 	s->state = calloc(nbufs, 1);
 	s->ready = calloc(nbufs, sizeof(*s->ready));
 	s->got = calloc(nbufs, sizeof(*s->got));
@@ -199,7 +209,8 @@ int fdma_stream_open_bufs(struct fdma_dev *dev, int ch, const int *bufs, unsigne
 	}
 	if (size > dev->info.max_desc_len)
 		size = dev->info.max_desc_len;
-	size &= ~(size_t)(dev->info.align - 1);
+	if (ch >= 0 && ch < (int)dev->info.nchan)
+		size &= ~(size_t)(stream_unit(dev, ch) - 1);
 	return stream_open(dev, fn, ch, bufs, nbufs, size, sp);
 }
 

@@ -146,6 +146,35 @@ static void test_odd_frame_lengths(void **state)
 	fdma_close(dev);
 }
 
+/*
+ * Buffers of exactly a frame's odd length: the stream rounds them up to
+ * the channel's unit (XDMA's C2H stream buffers are 64-byte multiples on an
+ * engine whose memory-mapped channels take any byte).
+ */
+static void test_buffer_of_frame_size(void **state)
+{
+	static const uint32_t lens[] = { 40, 1000, 4100 };
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+
+	(void)state;
+	for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
+		struct fdma_stream *s = NULL;
+		struct fdma_frame f;
+
+		assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, lens[j], &s));
+		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, lens[j], 0, 1));
+		for (uint32_t k = 0; k < 10; k++) {
+			get_frame(dev, s, &f);
+			assert_int_equal(sim_check_frame(&f, lens[j]), k);
+			assert_fdma_ok(dev, fdma_stream_release(s, &f));
+		}
+		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, lens[j], 0, 0));
+		fdma_stream_close(s);
+	}
+	fdma_close(dev);
+}
+
 /* A frame larger than the stream's buffers is reported, never cut silently. */
 /*
  * The generator turned off in the middle of a frame, then the stream closed
@@ -724,6 +753,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames),
 		cmocka_unit_test(test_odd_frame_lengths),
+		cmocka_unit_test(test_buffer_of_frame_size),
 		cmocka_unit_test(test_frame_too_big),
 		cmocka_unit_test(test_frame_longer_than_model),
 		cmocka_unit_test(test_generator_off_mid_frame),
