@@ -254,6 +254,11 @@ rtl-figures: $(RTLLIB) $(BUILD)/rtl-figures
 $(BUILD)/tests/%: tests/%.c $(TESTLIB_OBJ) $(LIBI)
 	@mkdir -p $(dir $@)
 	$(CC) $(INC_TESTS) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBI) -lcmocka $(LDLIBS)
+# The figures' SVG writer is the command's (tools/plot.c), not the library's: its test links it.
+$(BUILD)/tests/unit/test_plot: tests/unit/test_plot.c $(BUILD)/tools/plot.o $(TESTLIB_OBJ) $(LIBI)
+	@mkdir -p $(dir $@)
+	$(CC) $(INC_TESTS) -Itools $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/tools/plot.o \
+		$(TESTLIB_OBJ) $(LIBI) -lcmocka $(LDLIBS)
 
 tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(if $(SAN),,$(RTLLIB))
 # Kept between builds (make would delete them as intermediates).
