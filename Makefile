@@ -134,8 +134,8 @@ MODELD    := $(if $(MODELD_SRC),$(BUILD)/fdma-modeld)
 PROXYD_SRC := $(wildcard model/proxyd/*.c) $(wildcard model/ivshmem/*.c)
 PROXYD    := $(BUILD)/fdma-proxyd
 
-.PHONY: all lib rtl rtl-figures formal gpu-example tests test test-plain test-asan test-tsan test-vm test-install test-cross \
-	check-tests check-symbols demo bench install install-lib install-bin install-man \
+.PHONY: all lib rtl rtl-figures formal gpu-example gst tests test test-plain test-asan test-tsan test-vm test-install test-cross \
+	check-tests check-symbols demo bench install install-lib install-bin install-man install-gst \
 	install-udev install-dkms clean
 # The RTL device's plugin (rules below, with the tests').
 VERILATOR ?= verilator
@@ -148,7 +148,7 @@ VL_DIR    := $(BUILD)/rtl/obj
 CXX       ?= g++
 RTL_CXXFLAGS := -std=c++17 -fPIC -O2 -g -Wall -Wextra -Werror -isystem $(VL_INC) -isystem $(VL_INC)/vltstd
 
-all: $(LIBA) $(LIBSO) $(LIBI) $(FDMA) $(MODELD) $(PROXYD) $(RTLLIB)
+all: $(LIBA) $(LIBSO) $(LIBI) $(FDMA) $(MODELD) $(PROXYD) $(RTLLIB) $(GST_PLUGIN)
 lib: $(LIBA) $(LIBSO)
 
 $(BUILD)/engine/%.o $(BUILD)/pic/engine/%.o: LAYER_INC = $(INC_ENGINE)
@@ -260,7 +260,7 @@ $(BUILD)/tests/unit/test_plot: tests/unit/test_plot.c $(BUILD)/tools/plot.o $(TE
 	$(CC) $(INC_TESTS) -Itools $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/tools/plot.o \
 		$(TESTLIB_OBJ) $(LIBI) -lcmocka $(LDLIBS)
 
-tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(if $(SAN),,$(RTLLIB))
+tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(LIBSO) $(if $(SAN),,$(RTLLIB))
 # Kept between builds (make would delete them as intermediates).
 .SECONDARY: $(TESTLIB_OBJ)
 
@@ -342,6 +342,36 @@ gpu-example: $(if $(NVCC),$(GPU_EXAMPLE))
 $(GPU_EXAMPLE): examples/gpu/fdma_gpu_stream.cu include/fdma.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(NVCC) -O2 -Iinclude -Xcompiler -Wall,-Wextra -cudart static -o $@ $< $(LIBA) $(filter-out -pthread,$(LDLIBS)) -lpthread
+
+# ---- the GStreamer elements (gst/): fdmasrc and fdmasink (docs/gstreamer.md) ----
+# Built where pkg-config finds GStreamer's development files (native builds
+# only: a cross build has no target GStreamer here). The plugin sees
+# include/fdma.h only and links libfdma.so like any program; its test
+# program (tests/gst/, gst-check) links the plugin's objects and registers
+# them itself.
+GST_PKGS    := gstreamer-1.0 gstreamer-base-1.0 gstreamer-video-1.0
+HAVE_GST    := $(if $(CROSS_COMPILE),,$(shell pkg-config --exists $(GST_PKGS) 2>/dev/null && echo 1))
+GST_CFLAGS  := $(if $(HAVE_GST),$(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(GST_PKGS))))
+GST_LIBS    := $(if $(HAVE_GST),$(shell pkg-config --libs $(GST_PKGS)))
+GST_SRC     := $(wildcard gst/*.c)
+GST_OBJ     := $(GST_SRC:%.c=$(BUILD)/%.o)
+GST_PLUGIN  := $(if $(HAVE_GST),$(BUILD)/gst/libgstfdma.so)
+HAVE_GSTCHECK := $(if $(HAVE_GST),$(shell pkg-config --exists gstreamer-check-1.0 2>/dev/null && echo 1))
+GST_TEST    := $(if $(HAVE_GSTCHECK),$(BUILD)/tests/gst/test_gstfdma)
+GSTPLUGINDIR ?= $(if $(HAVE_GST),$(shell pkg-config --variable=pluginsdir gstreamer-1.0))
+
+$(BUILD)/gst/%.o: gst/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -Iinclude $(GST_CFLAGS) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -c $< -o $@
+$(BUILD)/gst/libgstfdma.so: $(GST_OBJ) $(LIBSO)
+	$(CC) -shared $(LDFLAGS) -Wl,-z,defs -o $@ $(GST_OBJ) -L$(BUILD) -lfdma $(GST_LIBS)
+$(BUILD)/tests/gst/test_gstfdma: tests/gst/test_gstfdma.c $(GST_OBJ) $(LIBSO)
+	@mkdir -p $(dir $@)
+	$(CC) -Iinclude -Igst $(GST_CFLAGS) $(shell pkg-config --cflags-only-other gstreamer-check-1.0) \
+		$(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(GST_OBJ) -L$(BUILD) -lfdma \
+		-Wl,-rpath,$(abspath $(BUILD)) $(shell pkg-config --libs gstreamer-check-1.0) $(GST_LIBS) -lz
+gst: $(GST_PLUGIN) $(GST_TEST)
+tests: $(GST_PLUGIN) $(GST_TEST)
 
 test-plain:
 	$(MAKE) BUILD=build gpu-example
@@ -430,7 +460,7 @@ demo: $(FDMA)
 # also on its own. Nothing here runs ldconfig, udevadm, systemd-sysusers or
 # dkms: a DESTDIR install is a staging tree (docs/install.md says what to
 # run after a real one).
-install: install-lib install-bin install-man install-udev install-dkms
+install: install-lib install-bin install-man install-udev install-dkms install-python install-gst
 
 # The libraries, their header and fdma.pc. Only fdma.h: it is the whole API
 # and stands alone. fdma_ioctl.h (the driver's ioctl interface) is not
@@ -450,6 +480,16 @@ install-lib: $(LIBA) $(LIBSO) $(RTLLIB)
 	    packaging/fdma.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/fdma.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/fdma.pc
 
+# The Python module (python/fdma, docs/python.md): plain files over
+# libfdma.so.0 through ctypes, nothing compiled. Debian's python3 reads
+# /usr/lib/python3/dist-packages; with PREFIX=/usr/local, set PYTHONDIR to
+# a directory on its path (/usr/local/lib/python3.X/dist-packages).
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+.PHONY: install-python
+install-python:
+	install -d $(DESTDIR)$(PYTHONDIR)/fdma
+	install -m 644 python/fdma/*.py $(DESTDIR)$(PYTHONDIR)/fdma/
+
 install-bin: $(FDMA) $(MODELD)
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 755 $(FDMA) $(DESTDIR)$(BINDIR)/fdma
@@ -460,6 +500,14 @@ install-man:
 		install -d $(DESTDIR)$(MANDIR)/man$$sec && \
 		install -m 644 docs/man/*.$$sec $(DESTDIR)$(MANDIR)/man$$sec/ || exit 1; \
 	done
+
+# The GStreamer plugin, into GStreamer's own plugin folder (pkg-config's
+# pluginsdir whatever PREFIX is: GStreamer looks nowhere else unless told
+# by GST_PLUGIN_PATH). GSTPLUGINDIR=... puts it elsewhere.
+install-gst: $(GST_PLUGIN)
+	$(if $(GST_PLUGIN),install -d $(DESTDIR)$(GSTPLUGINDIR) && \
+		install -m 755 $(GST_PLUGIN) $(DESTDIR)$(GSTPLUGINDIR)/libgstfdma.so, \
+		@echo "install-gst: no GStreamer development files: the plugin was not built")
 
 # /dev/fdma* for the group fdma (mode 0660), and the group itself for
 # systemd-sysusers.
@@ -498,6 +546,6 @@ clean:
 
 # The compiler's dependency files, by name (a find in $(BUILD) would also
 # pick up the arm64 sysroot's *.d folders under build/).
-DEPS := $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) \
+DEPS := $(GST_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(TOOL_OBJ:.o=.d) $(TESTLIB_OBJ:.o=.d) \
 	$(MODELD_SRC:%.c=$(BUILD)/%.d) $(UNIT_BIN:=.d) $(SIM_BIN:=.d)
 -include $(wildcard $(DEPS))

@@ -22,6 +22,11 @@
 #     installed tree copied elsewhere, dkms.conf's MAKE command run there
 #     against an installed kernel's headers (skipped, and said, where no
 #     /lib/modules/*/build exists);
+#   - the Python module imported from DESTDIR's dist-packages over the
+#     installed libfdma.so, moving 1 MiB through the simulated device's
+#     card memory, checked (skipped without a python3 with numpy);
+#   - the GStreamer plugin in GStreamer's plugin folder, loaded from there
+#     over the installed libfdma, moving frames the checker counts good;
 #   - nothing installed names the DESTDIR.
 #
 # Environment: BUILD (default build) is the build used; SUMMARY (default
@@ -242,6 +247,60 @@ if "$U/bin/fdma" info sim: >"$T/info" 2>&1 && ! readelf -d "$U/bin/fdma" | grep 
 	ok "installed fdma info sim: runs (libfdma linked in)"
 else
 	bad "installed fdma info sim:" "$T/info"
+fi
+
+# ---- the Python module ---------------------------------------------------------------------
+PYD=$U/lib/python3/dist-packages
+PY=
+for p in ${PYTHON:-} /usr/bin/python3 python3; do
+	if "$p" -c 'import numpy' >/dev/null 2>&1; then PY=$p; break; fi
+done
+if [ ! -f "$PYD/fdma/__init__.py" ] || [ ! -f "$PYD/fdma/_ffi.py" ]; then
+	bad "the Python module is not installed in $PYD/fdma"
+elif [ -z "$PY" ]; then
+	skip "the installed Python module: no python3 with numpy (apt-get install python3-numpy)"
+elif PYTHONPATH=$PYD FDMA_LIBRARY=$U/lib/libfdma.so.$MAJOR PYTHONDONTWRITEBYTECODE=1 \
+	timeout 60 "$PY" - >"$T/py" 2>&1 <<'EOF'
+import os
+import numpy as np
+import fdma
+# The installed module, over the installed library.
+assert fdma.__file__.startswith(os.environ["PYTHONPATH"] + "/"), fdma.__file__
+assert fdma._ffi.lib._name == os.environ["FDMA_LIBRARY"]
+n = 1 << 20
+with fdma.Device("sim:paced=0") as dev, dev.alloc(n) as src, dev.alloc(n) as dst:
+    want = np.random.default_rng(5).integers(0, 256, n, dtype=np.uint8)
+    src.array()[:] = want
+    dst.array()[:] = ~want
+    dev.write_card(src, 0, 4096, n)
+    dev.read_card(dst, 0, 4096, n)
+    assert np.array_equal(dst.array(), want), "the bytes read back differ"
+print("1 MiB to card memory and back, identical")
+EOF
+then
+	ok "the installed Python module (lib/python3/dist-packages/fdma) on sim: $(tail -n 1 "$T/py")"
+else
+	bad "the installed Python module on sim:" "$T/py"
+fi
+
+# ---- the GStreamer plugin ---------------------------------------------------------------
+# Where GStreamer looks (its pkg-config pluginsdir), linked against the
+# installed libfdma; a pipeline through it moves frames the checker counts.
+GSTDIR=$(env -u PKG_CONFIG_LIBDIR -u PKG_CONFIG_PATH -u PKG_CONFIG_SYSROOT_DIR \
+	pkg-config --variable=pluginsdir gstreamer-1.0 2>/dev/null || true)
+if [ ! -f "$BUILD/gst/libgstfdma.so" ]; then
+	skip "the GStreamer plugin: not built (no GStreamer development files)"
+elif [ ! -f "$D$GSTDIR/libgstfdma.so" ]; then
+	bad "the GStreamer plugin is not installed in $GSTDIR"
+elif ! command -v gst-launch-1.0 >/dev/null 2>&1; then
+	skip "the installed GStreamer plugin: no gst-launch-1.0 (gstreamer1.0-tools)"
+elif GST_PLUGIN_SYSTEM_PATH=$D$GSTDIR GST_PLUGIN_PATH= GST_REGISTRY=$T/gst-registry.bin \
+	LD_LIBRARY_PATH=$U/lib timeout 60 gst-launch-1.0 -m fdmasrc device=sim: testgen=true \
+	drop=false format=bytes frame-size=4096 num-buffers=20 ! fdmasink device=sim: testgen=true \
+	>"$T/gst" 2>&1 && grep -q 'good=(guint64)20, bad=(guint64)0' "$T/gst"; then
+	ok "the installed GStreamer plugin ($GSTDIR/libgstfdma.so): 20 frames, all good"
+else
+	bad "the installed GStreamer plugin: fdmasrc ! fdmasink" "$T/gst"
 fi
 
 # ---- udev and sysusers --------------------------------------------------------------------
