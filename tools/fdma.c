@@ -21,6 +21,7 @@ static const struct {
 	{ "load", fdma_cmd_load, "copy a file into card memory" },
 	{ "model", fdma_cmd_model, "PCIe link model: payload ceilings per generation and width" },
 	{ "reg", fdma_cmd_reg, "read or write a device register (the FPGA's own, beside the engine)" },
+	{ "plot", fdma_cmd_plot, "draw JSON rows (--json output, the studies' files) as an SVG figure" },
 	{ "doctor", fdma_cmd_doctor, "check the system: link training, MPS, IRQ mode, limits" },
 };
 

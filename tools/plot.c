@@ -30,6 +30,8 @@
 #define NCOLORS		8
 #define NSHAPES		4
 #define MAX_LEGEND	32		/* series named in the legend */
+/* Series i's marker: the shapes cycle against the colours, so that 16 series differ. */
+#define MARKER(i)	(((i) + (i) / NCOLORS) % NSHAPES)
 
 /* Okabe and Ito's palette (told apart with colour blindness too), and black. */
 static const char *const colors[NCOLORS] = {
@@ -539,7 +541,7 @@ static int axis_ticks(const struct axis *a, double *t, int max, int *major)
 		return n;
 	}
 	for (double v = a->lo; v <= a->hi + a->step * 1e-6 && n < max; v += a->step) {
-		/* Whole multiples of the step, so that 0.1 steps do not drift to 0.30000000000000004. */
+		/* Whole multiples of the step: 0.1 steps do not drift to 0.30000000000000004. */
 		major[n] = 1;
 		t[n++] = a->scale == PLOT_LINEAR ? nearbyint(v / a->step) * a->step : v;
 	}
@@ -553,6 +555,8 @@ struct layout {
 	double py[PLOT_MAX_PANELS], ph[PLOT_MAX_PANELS];	/* panel tops and heights */
 	int panels[PLOT_MAX_PANELS], npanels;			/* the panels drawn, in order */
 	double bottom;						/* the last panel's bottom edge */
+	double xt[256];						/* x ticks (the axis's space) */
+	int xmaj[256], nx, stride;				/* ... labelled every stride-th */
 };
 
 static double map_x(const struct plot *p, const struct layout *l, double v)
@@ -682,8 +686,8 @@ static int put_series(FILE *f, const struct plot *p, const struct layout *l, int
 
 		if (why_not(ya, v[i].y))
 			continue;
-		fprintf(f, "<use class=\"pt\" xlink:href=\"#mk%zu\"%s x=\"",
-			(si + si / NCOLORS) % NSHAPES, s->flags & PLOT_DASHED ? " fill=\"#ffffff\"" : "");
+		fprintf(f, "<use class=\"pt\" xlink:href=\"#mk%zu\"%s x=\"", MARKER(si),
+			s->flags & PLOT_DASHED ? " fill=\"#ffffff\"" : "");
 		put_num(f, map_x(p, l, v[i].x));
 		fputs("\" y=\"", f);
 		put_num(f, map_y(ya, l, k, v[i].y));
@@ -700,42 +704,24 @@ static int put_series(FILE *f, const struct plot *p, const struct layout *l, int
 	return 0;
 }
 
-static int put_panel(FILE *f, const struct plot *p, const struct layout *l, int k, int last,
-		     const double *xt, const int *xmaj, int nx, int xstride)
+/* A panel's y axis: grid lines, labelled ticks (class ytick, for tests to read), its label. */
+static int put_yaxis(FILE *f, const struct layout *l, int k, const struct axis *ya)
 {
-	int pi = l->panels[k];
-	const struct axis *ya = &p->y[pi];
-	double yt[64];
+	double yt[64], x0 = l->ml, x1 = l->ml + l->plot_w, y0 = l->py[k], y1 = y0 + l->ph[k];
 	int ymaj[64], ny = axis_ticks(ya, yt, 64, ymaj);
-	double x0 = l->ml, x1 = l->ml + l->plot_w, y0 = l->py[k], y1 = l->py[k] + l->ph[k];
 	/*
 	 * A log axis labels its 2s and 5s too where they are 16 px apart or
 	 * more (1 to 2 and 5 to 10, 0.3 of a decade, are the closest), else
 	 * its powers of ten alone.
 	 */
 	int all = ya->scale != PLOT_LOG10 || 0.301 * (l->ph[k] - 6) / (ya->hi - ya->lo) >= 16;
-	fprintf(f, "<g class=\"panel\" id=\"panel%d\">\n", k);
-	fputs("<rect class=\"frame\" x=\"", f);
-	put_num(f, x0);
-	fputs("\" y=\"", f);
-	put_num(f, y0);
-	fputs("\" width=\"", f);
-	put_num(f, l->plot_w);
-	fputs("\" height=\"", f);
-	put_num(f, l->ph[k]);
-	fputs("\" fill=\"none\" stroke=\"#888888\"/>\n", f);
-	for (int i = 0; i < nx; i++) {
-		double x = map_x(p, l, ax_inv(&p->x, xt[i]));
 
-		put_line(f, "grid", x, y0, x, y1, xmaj[i] ? "#e4e4e4" : "#f0f0f0");
-	}
 	for (int i = 0; i < ny; i++) {
 		double v = ax_inv(ya, yt[i]), y = map_y(ya, l, k, v);
-		int lab = all || ymaj[i];
 		char b[64];
 
 		put_line(f, "grid", x0, y, x1, y, "#e4e4e4");
-		if (!lab)
+		if (!all && !ymaj[i])
 			continue;
 		fmt_val(b, sizeof(b), v, ya->unit, ya->scale == PLOT_LINEAR ? ya->step : 1);
 		fputs("<g class=\"ytick\">", f);
@@ -762,25 +748,56 @@ static int put_panel(FILE *f, const struct plot *p, const struct layout *l, int 
 		fputs("</text>\n", f);
 		free(t);
 	}
+	return 0;
+}
+
+/* The x axis's ticks under the last panel, every stride-th labelled (class xtick). */
+static void put_xticks(FILE *f, const struct plot *p, const struct layout *l, double y1)
+{
+	for (int i = 0; i < l->nx; i++) {
+		double v = ax_inv(&p->x, l->xt[i]), x = map_x(p, l, v);
+		char b[64];
+
+		if (p->x.scale == PLOT_LOG2 ? ((long)l->xt[i] % l->stride) : (i % l->stride)) {
+			put_line(f, "tick", x, y1, x, y1 + 3, "#444444");
+			continue;
+		}
+		fmt_val(b, sizeof(b), v, p->x.unit, p->x.step);
+		fputs("<g class=\"xtick\">", f);
+		put_line(f, "tick", x, y1, x, y1 + 5, "#444444");
+		put_text_el(f, x, y1 + 18, "middle", FS, NULL, b);
+		fputs("</g>\n", f);
+	}
+}
+
+/* Panel k (the k-th drawn): frame, grid, y axis, its series; the x ticks under the last. */
+static int put_panel(FILE *f, const struct plot *p, const struct layout *l, int k, int last)
+{
+	int pi = l->panels[k];
+	double y0 = l->py[k], y1 = y0 + l->ph[k];
+
+	fprintf(f, "<g class=\"panel\" id=\"panel%d\">\n", k);
+	fputs("<rect class=\"frame\" x=\"", f);
+	put_num(f, l->ml);
+	fputs("\" y=\"", f);
+	put_num(f, y0);
+	fputs("\" width=\"", f);
+	put_num(f, l->plot_w);
+	fputs("\" height=\"", f);
+	put_num(f, l->ph[k]);
+	fputs("\" fill=\"none\" stroke=\"#888888\"/>\n", f);
+	for (int i = 0; i < l->nx; i++) {
+		double x = map_x(p, l, ax_inv(&p->x, l->xt[i]));
+
+		put_line(f, "grid", x, y0, x, y1, l->xmaj[i] ? "#e4e4e4" : "#f0f0f0");
+	}
+	if (put_yaxis(f, l, k, &p->y[pi]))
+		return -1;
 	for (size_t si = 0; si < p->ns; si++)
 		if (p->s[si].panel == pi && put_series(f, p, l, k, si))
 			return -1;
-	if (last) {
-		for (int i = 0; i < nx; i++) {
-			double v = ax_inv(&p->x, xt[i]), x = map_x(p, l, v);
-			char b[64];
-
-			if (p->x.scale == PLOT_LOG2 ? ((long)xt[i] % xstride) : (i % xstride)) {
-				put_line(f, "tick", x, y1, x, y1 + 3, "#444444");
-				continue;
-			}
-			fmt_val(b, sizeof(b), v, p->x.unit, p->x.step);
-			fputs("<g class=\"xtick\">", f);
-			put_line(f, "tick", x, y1, x, y1 + 5, "#444444");
-			put_text_el(f, x, y1 + 18, "middle", FS, NULL, b);
-			fputs("</g>\n", f);
-		}
-	}
+	if (last)
+		put_xticks(f, p, l, y1);
 	fputs("</g>\n", f);
 	return 0;
 }
@@ -896,7 +913,8 @@ static int put_legend(FILE *f, const struct plot *p, const struct layout *l, dou
 	for (size_t i = 0; i < shown; i++) {
 		const struct series *s = &p->s[i];
 		/* Down the columns, so that the order reads top to bottom. */
-		double x = l->ml + (double)(i / (size_t)rows) * colw, yy = y + (double)(i % (size_t)rows) * 18;
+		double x = l->ml + (double)(i / (size_t)rows) * colw;
+		double yy = y + (double)(i % (size_t)rows) * 18;
 		char *t, *name = legend_name(p, s);
 
 		if (!name)
@@ -905,14 +923,14 @@ static int put_legend(FILE *f, const struct plot *p, const struct layout *l, dou
 		free(name);
 		if (!t)
 			return -1;
+		/* Whole pixels: printf's %.0f has no decimal point to localise. */
 		fprintf(f, "<g fill=\"%s\" stroke=\"%s\">", colors[i % NCOLORS], colors[i % NCOLORS]);
 		if (!(s->flags & PLOT_NOLINE))
-			fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke-width=\"1.6\"%s/>",
-				x, yy - 4, x + 26, yy - 4,
+			fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
+				"stroke-width=\"1.6\"%s/>", x, yy - 4, x + 26, yy - 4,
 				s->flags & PLOT_DASHED ? " stroke-dasharray=\"6,4\"" : "");
-		fprintf(f, "<use xlink:href=\"#mk%zu\"%s x=\"%.0f\" y=\"%.0f\"/></g>\n",
-			(i + i / NCOLORS) % NSHAPES, s->flags & PLOT_DASHED ? " fill=\"#ffffff\"" : "",
-			x + 13, yy - 4);
+		fprintf(f, "<use xlink:href=\"#mk%zu\"%s x=\"%.0f\" y=\"%.0f\"/></g>\n", MARKER(i),
+			s->flags & PLOT_DASHED ? " fill=\"#ffffff\"" : "", x + 13, yy - 4);
 		put_text_el(f, x + 34, yy, "start", FS, NULL, t);
 		free(t);
 	}
@@ -920,27 +938,19 @@ static int put_legend(FILE *f, const struct plot *p, const struct layout *l, dou
 	return 0;
 }
 
-int plot_write(struct plot *p, FILE *f)
-{
-	static const double heights[PLOT_MAX_PANELS][PLOT_MAX_PANELS] = {
-		{ 320 }, { 280, 150 }, { 250, 130, 130 },
-	};
-	struct layout l = { .mr = 20 };
-	double xlo = INFINITY, xhi = -INFINITY, ywmax = 0, y, xt[256];
-	double ylo[PLOT_MAX_PANELS], yhi[PLOT_MAX_PANELS];
-	int xwhole = 1, xmaj[256], nx, stride, rows = 0, nlines = 0, any = 0;
-	char **notes = NULL;
-	size_t nnotes = 0;
+/* The data's extent: what is drawn, the ranges it spans, the points left out (counted in p). */
+struct extent {
+	double xlo, xhi, ylo[PLOT_MAX_PANELS], yhi[PLOT_MAX_PANELS];
+	int xwhole, any;
+};
 
-	if (p->oom) {
-		errno = ENOMEM;
-		return -1;
-	}
-	/* What is drawn, and the ranges it spans. */
+static void fig_extent(struct plot *p, struct extent *e, struct layout *l)
+{
+	*e = (struct extent){ .xlo = INFINITY, .xhi = -INFINITY, .xwhole = 1 };
 	p->skip_nan = p->skip_log = 0;
 	for (int k = 0; k < PLOT_MAX_PANELS; k++) {
-		ylo[k] = INFINITY;
-		yhi[k] = -INFINITY;
+		e->ylo[k] = INFINITY;
+		e->yhi[k] = -INFINITY;
 		p->y[k].used = 0;
 	}
 	for (size_t i = 0; i < p->ns; i++) {
@@ -949,7 +959,8 @@ int plot_write(struct plot *p, FILE *f)
 
 		ya->used = 1;
 		for (size_t j = 0; j < s->n; j++) {
-			int wx = why_not(&p->x, s->pt[j].x), wy = why_not(ya, s->pt[j].y);
+			double x = s->pt[j].x, y = s->pt[j].y;
+			int wx = why_not(&p->x, x), wy = why_not(ya, y);
 
 			if (wx || wy) {
 				/* Not a number outranks a log axis's zero, for the note. */
@@ -959,28 +970,38 @@ int plot_write(struct plot *p, FILE *f)
 					p->skip_log++;
 				continue;
 			}
-			any = 1;
-			xlo = fmin(xlo, ax_fwd(&p->x, s->pt[j].x));
-			xhi = fmax(xhi, ax_fwd(&p->x, s->pt[j].x));
-			xwhole &= s->pt[j].x == nearbyint(s->pt[j].x);
-			ylo[s->panel] = fmin(ylo[s->panel], ax_fwd(ya, s->pt[j].y));
-			yhi[s->panel] = fmax(yhi[s->panel], ax_fwd(ya, s->pt[j].y));
+			e->any = 1;
+			e->xlo = fmin(e->xlo, ax_fwd(&p->x, x));
+			e->xhi = fmax(e->xhi, ax_fwd(&p->x, x));
+			e->xwhole &= x == nearbyint(x);
+			e->ylo[s->panel] = fmin(e->ylo[s->panel], ax_fwd(ya, y));
+			e->yhi[s->panel] = fmax(e->yhi[s->panel], ax_fwd(ya, y));
 		}
 	}
+	/* A figure of nothing still has its (empty) first panel. */
 	if (!p->ns)
 		p->y[0].used = 1;
+	l->npanels = 0;
 	for (int k = 0; k < PLOT_MAX_PANELS; k++)
 		if (p->y[k].used)
-			l.panels[l.npanels++] = k;
+			l->panels[l->npanels++] = k;
+}
 
-	/* Left margin: the widest y label of any panel. */
-	for (int k = 0; k < l.npanels; k++) {
-		struct axis *ya = &p->y[l.panels[k]];
+/* The axes' ranges and ticks, the margins (the widest y label), the panels' places. */
+static void fig_layout(struct plot *p, const struct extent *e, struct layout *l)
+{
+	static const double heights[PLOT_MAX_PANELS][PLOT_MAX_PANELS] = {
+		{ 320 }, { 280, 150 }, { 250, 130, 130 },
+	};
+	double ywmax = 0, y;
+
+	for (int k = 0; k < l->npanels; k++) {
+		int pi = l->panels[k], maj[64], n;
+		struct axis *ya = &p->y[pi];
 		double t[64];
-		int maj[64], n;
 
-		axis_range(ya, ylo[l.panels[k]], yhi[l.panels[k]], 1, 0,
-			   (int)(heights[l.npanels - 1][k] / 45));
+		l->ph[k] = heights[l->npanels - 1][k];
+		axis_range(ya, e->ylo[pi], e->yhi[pi], 1, 0, (int)(l->ph[k] / 45));
 		n = axis_ticks(ya, t, 64, maj);
 		for (int i = 0; i < n; i++) {
 			char b[64];
@@ -990,99 +1011,128 @@ int plot_write(struct plot *p, FILE *f)
 			ywmax = fmax(ywmax, text_w(b, FS));
 		}
 	}
-	l.ml = 30 + ywmax + 10;
-	l.plot_w = FIG_W - l.ml - l.mr;
-	axis_range(&p->x, xlo, xhi, 0, xwhole, (int)(l.plot_w / 90));
-	l.top = p->title ? 48 : 16;
-	y = l.top;
-	for (int k = 0; k < l.npanels; k++) {
-		l.py[k] = y;
-		l.ph[k] = heights[l.npanels - 1][k];
-		y += l.ph[k] + 16;
+	l->mr = 20;
+	l->ml = 30 + ywmax + 10;
+	l->plot_w = FIG_W - l->ml - l->mr;
+	axis_range(&p->x, e->xlo, e->xhi, 0, e->xwhole, (int)(l->plot_w / 90));
+	l->top = p->title ? 48 : 16;
+	y = l->top;
+	for (int k = 0; k < l->npanels; k++) {
+		l->py[k] = y;
+		y += l->ph[k] + 16;
 	}
-	l.bottom = l.py[l.npanels - 1] + l.ph[l.npanels - 1];
-	nx = axis_ticks(&p->x, xt, 256, xmaj);
-	stride = x_stride(p, &l, xt, nx);
+	l->bottom = l->py[l->npanels - 1] + l->ph[l->npanels - 1];
+	l->nx = axis_ticks(&p->x, l->xt, 256, l->xmaj);
+	l->stride = x_stride(p, l, l->xt, l->nx);
+}
 
-	/* The notes: the caller's, then what was not drawn. */
-	notes = calloc(p->nnotes + 3, sizeof(*notes));
+static void free_notes(char **notes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(notes[i]);
+	free(notes);
+}
+
+/* The notes under the figure: the caller's, then what was not drawn; NULL when out of memory. */
+static char **fig_notes(const struct plot *p, size_t *n)
+{
+	char **notes = calloc(p->nnotes + 2, sizeof(*notes));
+
+	*n = 0;
+	if (!notes)
+		return NULL;
+	for (size_t i = 0; i < p->nnotes; i++)
+		if (!(notes[(*n)++] = strdup(p->notes[i])))
+			goto oom;
+	if (p->skip_nan && asprintf(&notes[(*n)++], "%zu point%s not drawn: not a finite number.",
+				    p->skip_nan, p->skip_nan == 1 ? "" : "s") < 0)
+		goto oom;
+	if (p->skip_log && asprintf(&notes[(*n)++],
+				    "%zu point%s not drawn: zero or negative on a log axis.",
+				    p->skip_log, p->skip_log == 1 ? "" : "s") < 0)
+		goto oom;
+	return notes;
+oom:
+	/* asprintf() leaves its pointer undefined on failure. */
+	notes[*n - 1] = NULL;
+	free_notes(notes, *n);
+	return NULL;
+}
+
+static int put_title(FILE *f, const char *title)
+{
+	char *t = cut_text(title, (size_t)((FIG_W - 20) / (FS_TITLE * 0.62)));
+
+	if (!t)
+		return -1;
+	fputs("<text class=\"title\" x=\"", f);
+	put_num(f, FIG_W / 2);
+	fputs("\" y=\"26\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">", f);
+	put_text(f, t);
+	fputs("</text>\n", f);
+	free(t);
+	return 0;
+}
+
+int plot_write(struct plot *p, FILE *f)
+{
+	struct layout l = { 0 };
+	struct extent e;
+	char **notes;
+	size_t nnotes;
+	int rows = 0, nlines = 0, ret = -1;
+	double y;
+
+	if (p->oom) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fig_extent(p, &e, &l);
+	fig_layout(p, &e, &l);
+	notes = fig_notes(p, &nnotes);
 	if (!notes) {
 		errno = ENOMEM;
 		return -1;
 	}
-	for (size_t i = 0; i < p->nnotes; i++)
-		notes[nnotes++] = strdup(p->notes[i]);
-	if (p->skip_nan && asprintf(&notes[nnotes++], "%zu point%s not drawn: not a finite number.",
-				    p->skip_nan, p->skip_nan == 1 ? "" : "s") < 0)
-		notes[nnotes - 1] = NULL;
-	if (p->skip_log && asprintf(&notes[nnotes++], "%zu point%s not drawn: zero or negative on a log axis.",
-				    p->skip_log, p->skip_log == 1 ? "" : "s") < 0)
-		notes[nnotes - 1] = NULL;
-	for (size_t i = 0; i < nnotes; i++) {
-		if (!notes[i]) {
-			errno = ENOMEM;
-			goto fail;
-		}
+	/* Measured first, for the height: the legend's rows, the notes' lines. */
+	for (size_t i = 0; i < nnotes; i++)
 		nlines += put_note(NULL, notes[i], 0, 0, FIG_W - 24);
-	}
-	if (put_legend(NULL, p, &l, 0, &rows)) {
-		errno = ENOMEM;
-		goto fail;
-	}
-
+	if (nlines < 0 || put_legend(NULL, p, &l, 0, &rows))
+		goto oom;
 	y = l.bottom + 24 + (p->x.label ? 20 : 0) + 14;
 	put_head(f, FIG_W, y + rows * 18 + (nlines ? 6 + nlines * 15 : 0) + 4, p->title);
-	if (p->title) {
-		char *t = cut_text(p->title, (size_t)((FIG_W - 20) / (FS_TITLE * 0.62)));
-
-		if (!t) {
-			errno = ENOMEM;
-			goto fail;
-		}
-		fputs("<text class=\"title\" x=\"", f);
-		put_num(f, FIG_W / 2);
-		fputs("\" y=\"26\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">", f);
-		put_text(f, t);
-		fputs("</text>\n", f);
-		free(t);
-	}
+	if (p->title && put_title(f, p->title))
+		goto oom;
 	for (int k = 0; k < l.npanels; k++)
-		if (put_panel(f, p, &l, k, k == l.npanels - 1, xt, xmaj, nx, stride)) {
-			errno = ENOMEM;
-			goto fail;
-		}
-	if (!any)
+		if (put_panel(f, p, &l, k, k == l.npanels - 1))
+			goto oom;
+	if (!e.any)
 		put_text_el(f, l.ml + l.plot_w / 2, l.py[0] + l.ph[0] / 2, "middle", FS, "nodata",
 			    "no data");
 	if (p->x.label)
-		put_text_el(f, l.ml + l.plot_w / 2, l.bottom + 38, "middle", FS, "xlabel", p->x.label);
-	if (put_legend(f, p, &l, y, &rows)) {
-		errno = ENOMEM;
-		goto fail;
-	}
+		put_text_el(f, l.ml + l.plot_w / 2, l.bottom + 38, "middle", FS, "xlabel",
+			    p->x.label);
+	if (put_legend(f, p, &l, y, &rows))
+		goto oom;
 	y += rows * 18 + 6;
 	for (size_t i = 0; i < nnotes; i++) {
 		int n = put_note(f, notes[i], 12, y, FIG_W - 24);
 
-		if (n < 0) {
-			errno = ENOMEM;
-			goto fail;
-		}
+		if (n < 0)
+			goto oom;
 		y += n * 15;
 	}
 	fputs("</svg>\n", f);
-	for (size_t i = 0; i < nnotes; i++)
-		free(notes[i]);
-	free(notes);
+	ret = 0;
 	if (ferror(f)) {
 		errno = errno ? errno : EIO;
-		return -1;
+		ret = -1;
 	}
-	return 0;
-fail:
-	for (size_t i = 0; i < nnotes; i++)
-		free(notes[i]);
-	free(notes);
+	free_notes(notes, nnotes);
+	return ret;
+oom:
+	free_notes(notes, nnotes);
+	errno = ENOMEM;
 	return -1;
 }
 
