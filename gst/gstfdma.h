@@ -37,6 +37,32 @@ gboolean gst_fdma_plugin_init(GstPlugin *plugin);
 gboolean gst_fdma_open_chan(GstElement *el, const gchar *uri, enum fdma_dir dir, gint ch,
 			    struct fdma_dev **devp, gint *chp, struct fdma_info *info);
 
+/*
+ * A device shared by an element and what it handed out (buffers lent
+ * downstream, memory of its allocator): the last reference closes it.
+ */
+struct gst_fdma_devref {
+	gint refs;
+	struct fdma_dev *dev;
+};
+
+struct gst_fdma_devref *gst_fdma_devref_new(struct fdma_dev *dev);
+struct gst_fdma_devref *gst_fdma_devref_ref(struct gst_fdma_devref *d);
+void gst_fdma_devref_unref(struct gst_fdma_devref *d);
+
+/*
+ * An allocator whose memory is the device's DMA buffers (fdma_buf_alloc()),
+ * so that an element upstream writes frames where the device reads them.
+ * Memory type "fdma".
+ */
+#define GST_FDMA_MEMORY_TYPE "fdma"
+GstAllocator *gst_fdma_allocator_new(struct gst_fdma_devref *d);
+/*
+ * The DMA buffer behind mem and the offset of mem's bytes in it, when mem
+ * is memory of alloc (not of another device's allocator); else -1.
+ */
+int gst_fdma_memory_buf(GstAllocator *alloc, GstMemory *mem, guint64 *offset);
+
 G_END_DECLS
 
 #endif /* GST_FDMA_H */

@@ -4,9 +4,13 @@
  * goes out with start and end of frame marked, split across descriptors
  * where it is longer than one takes.
  *
- * A frame is written into one of the sink's DMA buffers (a ring of slots)
- * and sent from there; up to `buffers` frames are in flight, so the copy of
- * the next frame overlaps the transfer of the last ones.
+ * Zero-copy where upstream takes the sink's allocator (offered in the
+ * allocation query, with a pool for video): its buffers are the device's
+ * DMA buffers, and a frame in one is sent from where it is, the GstBuffer
+ * held until the device has read it. Any other frame is copied into one of
+ * the sink's own DMA buffers (a ring of slots) and sent from there, counted
+ * in "copies". Up to `buffers` frames are in flight, so the copy or the
+ * production of the next frame overlaps the transfer of the last ones.
  *
  * testgen=true turns on the channel's checker, which counts each frame
  * good or bad by the test generator's rules (fdma_testgen_hdr): at the end
@@ -15,6 +19,8 @@
 #include <errno.h>
 #include <string.h>
 
+
+#include <gst/video/video.h>
 
 #include "gstfdma.h"
 
@@ -38,10 +44,13 @@ struct _GstFdmaSink {
 	gboolean testgen;
 
 	/* Statistics (GST_OBJECT_LOCK). */
-	guint64 frames, bytes, checked, check_errors;
+	guint64 frames, bytes, checked, check_errors, copies;
 
 	/* Set by start(), used by the streaming thread. */
+	struct gst_fdma_devref *ref;	/* the device, shared with the allocator's memory */
 	struct fdma_dev *dev;
+	GstAllocator *allocator;
+	GstBuffer **inflight;	/* per frame slot: the buffer sent from its own memory, or NULL */
 	gint ch;
 	struct fdma_info info;
 	int buf;		/* nbufs slots of slot bytes; -1: none yet */
@@ -65,6 +74,7 @@ enum {
 	PROP_BYTES,
 	PROP_CHECKED,
 	PROP_CHECK_ERRORS,
+	PROP_COPIES,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK,
@@ -112,8 +122,10 @@ static GstFlowReturn reap_until(GstFdmaSink *self, guint64 keep, gint64 timeout_
 				return GST_FLOW_ERROR;
 			}
 			/* A frame is done when its last piece is (pieces complete in order). */
-			if (c->user_data & LAST_PIECE)
+			if (c->user_data & LAST_PIECE) {
+				gst_buffer_replace(&self->inflight[self->tail % self->nbufs], NULL);
 				self->tail++;
+			}
 		}
 		if (self->head - self->tail <= keep)
 			break;
@@ -171,10 +183,15 @@ static GstFlowReturn gst_fdma_sink_render(GstBaseSink *bsink, GstBuffer *buffer)
 	guint64 off, slot_off;
 	GstFlowReturn flow;
 	unsigned int n = 0;
-	int ret;
+	guint64 dma_off = 0;
+	int dma_buf = -1, ret;
 
 	if (!size)
 		return GST_FLOW_OK;
+	if (gst_buffer_n_memory(buffer) == 1)
+		dma_buf = gst_fdma_memory_buf(self->allocator, gst_buffer_peek_memory(buffer, 0),
+					      &dma_off);
+	/* The copy's slots are also the count of frames in flight: needed either way. */
 	flow = ensure_slots(self, size);
 	if (flow == GST_FLOW_OK)
 		flow = reap_until(self, max_inflight(self) - 1, -1);
@@ -187,13 +204,20 @@ static GstFlowReturn gst_fdma_sink_render(GstBaseSink *bsink, GstBuffer *buffer)
 		return GST_FLOW_ERROR;
 	}
 	slot_off = (self->head % self->nbufs) * self->slot;
-	gst_buffer_extract(buffer, 0, self->base + slot_off, size);
+	if (dma_buf < 0) {
+		gst_buffer_extract(buffer, 0, self->base + slot_off, size);
+		dma_buf = self->buf;
+		dma_off = slot_off;
+	} else {
+		/* Upstream wrote it into our memory: held until the device has read it. */
+		self->inflight[self->head % self->nbufs] = gst_buffer_ref(buffer);
+	}
 	off = 0;
 	for (guint k = 0; off < size; k++) {
 		guint64 len = MIN((guint64)size - off, (guint64)self->info.max_desc_len);
 
 		req[k] = (struct fdma_req){
-			.buf = self->buf, .offset = slot_off + off, .len = len,
+			.buf = dma_buf, .offset = dma_off + off, .len = len,
 			.user_data = self->head << 8 | (off + len == size ? LAST_PIECE : 0) | k,
 			.flags = (k == 0 ? FDMA_REQ_SOF : 0) | (off + len == size ? FDMA_REQ_EOF : 0),
 		};
@@ -202,12 +226,15 @@ static GstFlowReturn gst_fdma_sink_render(GstBaseSink *bsink, GstBuffer *buffer)
 	}
 	ret = fdma_submit(self->dev, self->ch, req, n);
 	if (ret < 0) {
+		gst_buffer_replace(&self->inflight[self->head % self->nbufs], NULL);
 		GST_ELEMENT_ERROR(self, RESOURCE, WRITE, ("Could not send a frame of %" G_GSIZE_FORMAT
 				  " bytes.", size), ("%s", fdma_errmsg(self->dev)));
 		return GST_FLOW_ERROR;
 	}
 	self->head++;
 	GST_OBJECT_LOCK(self);
+	if (dma_buf == self->buf)
+		self->copies++;
 	self->frames++;
 	self->bytes += size;
 	GST_OBJECT_UNLOCK(self);
@@ -256,6 +283,38 @@ static gboolean gst_fdma_sink_event(GstBaseSink *bsink, GstEvent *event)
 	return GST_BASE_SINK_CLASS(gst_fdma_sink_parent_class)->event(bsink, event);
 }
 
+static gboolean gst_fdma_sink_stop(GstBaseSink *bsink);
+
+/*
+ * Offer the device's DMA buffers to upstream: the allocator always, and a
+ * pool of frames where the caps say their size (raw video).
+ */
+static gboolean gst_fdma_sink_propose_allocation(GstBaseSink *bsink, GstQuery *query)
+{
+	GstFdmaSink *self = GST_FDMA_SINK(bsink);
+	GstAllocationParams params;
+	GstVideoInfo vi;
+	GstCaps *caps;
+	gboolean need_pool;
+
+	if (!self->allocator)
+		return FALSE;
+	gst_allocation_params_init(&params);
+	gst_query_parse_allocation(query, &caps, &need_pool);
+	if (need_pool && caps && gst_video_info_from_caps(&vi, caps)) {
+		GstBufferPool *pool = gst_buffer_pool_new();
+		GstStructure *config = gst_buffer_pool_get_config(pool);
+
+		gst_buffer_pool_config_set_params(config, caps, (guint)GST_VIDEO_INFO_SIZE(&vi), 2, 0);
+		gst_buffer_pool_config_set_allocator(config, self->allocator, &params);
+		if (gst_buffer_pool_set_config(pool, config))
+			gst_query_add_allocation_pool(query, pool, (guint)GST_VIDEO_INFO_SIZE(&vi), 2, 0);
+		gst_object_unref(pool);
+	}
+	gst_query_add_allocation_param(query, self->allocator, &params);
+	return TRUE;
+}
+
 static gboolean gst_fdma_sink_start(GstBaseSink *bsink)
 {
 	GstFdmaSink *self = GST_FDMA_SINK(bsink);
@@ -264,13 +323,16 @@ static gboolean gst_fdma_sink_start(GstBaseSink *bsink)
 
 	GST_OBJECT_LOCK(self);
 	device = g_strdup(self->device);
-	self->frames = self->bytes = self->checked = self->check_errors = 0;
+	self->frames = self->bytes = self->checked = self->check_errors = self->copies = 0;
 	GST_OBJECT_UNLOCK(self);
 	ok = gst_fdma_open_chan(GST_ELEMENT(self), device, FDMA_H2C, self->channel, &self->dev,
 				&self->ch, &self->info);
 	g_free(device);
 	if (!ok)
 		return FALSE;
+	self->ref = gst_fdma_devref_new(self->dev);
+	self->allocator = gst_fdma_allocator_new(self->ref);
+	self->inflight = g_new0(GstBuffer *, self->nbufs);
 	self->buf = -1;
 	self->slot = 0;
 	self->pieces = 1;
@@ -285,8 +347,7 @@ static gboolean gst_fdma_sink_start(GstBaseSink *bsink)
 					  ("Could not start channel %d's checker.", self->ch),
 					  ("%s", self->info.chan[self->ch].testgen ?
 					   fdma_errmsg(self->dev) : "the channel has none"));
-			fdma_close(self->dev);
-			self->dev = NULL;
+			gst_fdma_sink_stop(bsink);
 			return FALSE;
 		}
 		self->tg_on = TRUE;
@@ -300,6 +361,8 @@ static gboolean gst_fdma_sink_stop(GstBaseSink *bsink)
 
 	if (!self->dev)
 		return TRUE;
+	if (!self->cpl)
+		self->cpl = g_new0(struct fdma_cpl, (gsize)self->nbufs * self->pieces);
 	/* Frames still in flight: given time to go, then taken back by a reset. */
 	g_atomic_int_set(&self->flushing, 0);
 	if (reap_until(self, 0, DRAIN_US) != GST_FLOW_OK && !fdma_chan_reset(self->dev, self->ch))
@@ -311,7 +374,13 @@ static gboolean gst_fdma_sink_stop(GstBaseSink *bsink)
 	if (self->buf >= 0)
 		fdma_buf_free(self->dev, self->buf);
 	self->buf = -1;
-	fdma_close(self->dev);
+	for (guint i = 0; i < self->nbufs; i++)
+		gst_buffer_replace(&self->inflight[i], NULL);
+	g_clear_pointer(&self->inflight, g_free);
+	/* Memory of the allocator still upstream keeps the device open until it is freed. */
+	gst_clear_object(&self->allocator);
+	gst_fdma_devref_unref(self->ref);
+	self->ref = NULL;
 	self->dev = NULL;
 	g_free(self->cpl);
 	self->cpl = NULL;
@@ -385,6 +454,9 @@ static void gst_fdma_sink_get_property(GObject *obj, guint id, GValue *v, GParam
 	case PROP_CHECK_ERRORS:
 		g_value_set_uint64(v, self->check_errors);
 		break;
+	case PROP_COPIES:
+		g_value_set_uint64(v, self->copies);
+		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, ps);
 	}
@@ -444,6 +516,11 @@ static void gst_fdma_sink_class_init(GstFdmaSinkClass *klass)
 				    "testgen: frames the checker counted bad (at the end of the stream)",
 				    0, G_MAXUINT64, 0, RO));
 
+	g_object_class_install_property(oc, PROP_COPIES,
+		g_param_spec_uint64("copies", "Copies",
+				    "Frames copied into the sink's DMA buffers (not in its allocator's memory)",
+				    0, G_MAXUINT64, 0, RO));
+
 	gst_element_class_set_static_metadata(ec, "fdma sink", "Sink/Video",
 		"Frames to an FPGA's H2C stream channel (libfdma)", "fdma");
 	gst_element_class_add_static_pad_template(ec, &sink_template);
@@ -451,6 +528,7 @@ static void gst_fdma_sink_class_init(GstFdmaSinkClass *klass)
 	bc->start = gst_fdma_sink_start;
 	bc->stop = gst_fdma_sink_stop;
 	bc->render = gst_fdma_sink_render;
+	bc->propose_allocation = gst_fdma_sink_propose_allocation;
 	bc->event = gst_fdma_sink_event;
 	bc->unlock = gst_fdma_sink_unlock;
 	bc->unlock_stop = gst_fdma_sink_unlock_stop;
