@@ -77,14 +77,15 @@ static void usage(FILE *f)
 		"  --group KEY[,KEY...]  one series per distinct value (a string, number or\n"
 		"                        true/false); @file: the file's name; @section: the\n"
 		"                        last '#' line before the row\n"
-		"  --where KEY=V[,V...]  only rows whose KEY is one of the values (repeatable)\n"
+		"  --where KEY=V[|V...]  only rows whose KEY is one of the values (repeatable)\n"
 		"  --dashed KEY[,KEY...] these y keys dashed: a ceiling, a reference\n"
 		"  --points              markers alone, no lines (repeated runs)\n"
 		"  --logx                a log2 x axis (sizes)\n"
 		"  --logy, --logy2       a log10 y axis in the top or second panel\n"
 		"  --xunit bytes|seconds|plain   x tick labels (default bytes for --x size, else plain)\n"
 		"  --title TEXT, --xlabel TEXT, --ylabel TEXT, --y2label TEXT\n"
-		"  --rename FROM=TO      replace FROM by TO in series names (repeatable)\n"
+		"  --rename FROM=TO      replace FROM by TO in series names (repeatable; the last\n"
+		"                        '=' ends FROM)\n"
 		"  --note TEXT           a line under the figure (repeatable); the source files,\n"
 		"                        and the rows and points not drawn, are always noted\n"
 		"  --help                this text\n"
@@ -814,7 +815,8 @@ oom:
 
 /* ---- options -------------------------------------------------------------------- */
 
-static int split_keys(struct keylist *l, const char *s, const char *opt)
+/* A list of keys (sep ","), or of --where's values (sep "|": a URI's options have commas). */
+static int split_keys(struct keylist *l, const char *s, const char *opt, const char *sep)
 {
 	char *save = NULL, *t;
 
@@ -823,7 +825,7 @@ static int split_keys(struct keylist *l, const char *s, const char *opt)
 	l->buf = strdup(s);
 	if (!l->buf)
 		return -1;
-	for (t = strtok_r(l->buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	for (t = strtok_r(l->buf, sep, &save); t; t = strtok_r(NULL, sep, &save)) {
 		if (l->n == MAX_KEYS) {
 			fprintf(stderr, "fdma plot: %s takes at most %d keys\n", opt, MAX_KEYS);
 			return -1;
@@ -847,10 +849,14 @@ static void opts_free(struct plot_opts *o)
 		free(o->where[i].vals.buf);
 }
 
-/* KEY=VALUE: VALUE, with the '=' made the key's end; NULL when there is none. */
-static char *split_eq(char *s)
+/*
+ * KEY=VALUE: VALUE, with the '=' made the key's end; NULL when there is
+ * none. --where splits at the first '=' (a URI value has more), --rename at
+ * the last (what it renames is often a URI).
+ */
+static char *split_eq(char *s, int last)
 {
-	char *eq = strchr(s, '=');
+	char *eq = last ? strrchr(s, '=') : strchr(s, '=');
 
 	if (!eq || eq == s)
 		return NULL;
@@ -892,28 +898,28 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o)
 		case 'x': o->x = optarg; break;
 		case 'y':
 		case 'Y':
-			if (split_keys(&o->y[opt == 'Y'], optarg, opt == 'Y' ? "--y2" : "--y"))
+			if (split_keys(&o->y[opt == 'Y'], optarg, opt == 'Y' ? "--y2" : "--y", ","))
 				return EXIT_USAGE;
 			break;
 		case 'g':
-			if (split_keys(&o->group, optarg, "--group"))
+			if (split_keys(&o->group, optarg, "--group", ","))
 				return EXIT_USAGE;
 			break;
 		case 'd':
-			if (split_keys(&o->dashed, optarg, "--dashed"))
+			if (split_keys(&o->dashed, optarg, "--dashed", ","))
 				return EXIT_USAGE;
 			break;
 		case 'w':
-			if (o->nwhere == MAX_KEYS || !(v = split_eq(optarg)) ||
-			    split_keys(&o->where[o->nwhere].vals, v, "--where")) {
-				fprintf(stderr, "fdma plot: --where takes KEY=VALUE[,VALUE...] (at most %d), not '%s'\n",
+			if (o->nwhere == MAX_KEYS || !(v = split_eq(optarg, 0)) ||
+			    split_keys(&o->where[o->nwhere].vals, v, "--where", "|")) {
+				fprintf(stderr, "fdma plot: --where takes KEY=VALUE[|VALUE...] (at most %d), not '%s'\n",
 					MAX_KEYS, optarg);
 				return EXIT_USAGE;
 			}
 			o->where[o->nwhere++].key = optarg;
 			break;
 		case 'r':
-			if (o->nrename == MAX_KEYS || !(v = split_eq(optarg))) {
+			if (o->nrename == MAX_KEYS || !(v = split_eq(optarg, 1))) {
 				fprintf(stderr, "fdma plot: --rename takes FROM=TO (at most %d), not '%s'\n",
 					MAX_KEYS, optarg);
 				return EXIT_USAGE;

@@ -48,6 +48,12 @@ struct series {
 	unsigned int flags;
 	struct pt *pt;
 	size_t n, cap;
+	/*
+	 * Its colour and marker: series of one name and flags share them and
+	 * one legend entry (the same group in two panels); own: the first.
+	 */
+	size_t style;
+	int own;
 };
 
 struct axis {
@@ -513,6 +519,13 @@ static void axis_range(struct axis *a, double lo, double hi, int is_y, int whole
 		lo -= w;
 		hi += w;
 	}
+	/* Runs, threads: a tick each while there are few, half a step of room beside. */
+	if (whole && hi - lo <= 12) {
+		a->step = 1;
+		a->lo = lo - 0.5;
+		a->hi = hi + 0.5;
+		return;
+	}
 	a->step = step_for(a, (hi - lo) / nticks, whole);
 	a->lo = floor(lo / a->step + 1e-9) * a->step;
 	a->hi = ceil(hi / a->step - 1e-9) * a->step;
@@ -540,7 +553,8 @@ static int axis_ticks(const struct axis *a, double *t, int max, int *major)
 			}
 		return n;
 	}
-	for (double v = a->lo; v <= a->hi + a->step * 1e-6 && n < max; v += a->step) {
+	for (double v = ceil(a->lo / a->step - 1e-9) * a->step; v <= a->hi + a->step * 1e-6 && n < max;
+	     v += a->step) {
 		/* Whole multiples of the step: 0.1 steps do not drift to 0.30000000000000004. */
 		major[n] = 1;
 		t[n++] = a->scale == PLOT_LINEAR ? nearbyint(v / a->step) * a->step : v;
@@ -659,7 +673,7 @@ static int put_series(FILE *f, const struct plot *p, const struct layout *l, int
 			v[m++] = s->pt[i];
 	qsort(v, m, sizeof(*v), cmp_x);
 	fprintf(f, "<g class=\"series\" id=\"s%zu\" fill=\"%s\" stroke=\"%s\"><title>", si,
-		colors[si % NCOLORS], colors[si % NCOLORS]);
+		colors[s->style % NCOLORS], colors[s->style % NCOLORS]);
 	put_text(f, s->name);
 	fputs("</title>\n", f);
 	for (size_t i = 0; i < m && !(s->flags & PLOT_NOLINE); i++) {
@@ -686,7 +700,7 @@ static int put_series(FILE *f, const struct plot *p, const struct layout *l, int
 
 		if (why_not(ya, v[i].y))
 			continue;
-		fprintf(f, "<use class=\"pt\" xlink:href=\"#mk%zu\"%s x=\"", MARKER(si),
+		fprintf(f, "<use class=\"pt\" xlink:href=\"#mk%zu\"%s x=\"", MARKER(s->style),
 			s->flags & PLOT_DASHED ? " fill=\"#ffffff\"" : "");
 		put_num(f, map_x(p, l, v[i].x));
 		fputs("\" y=\"", f);
@@ -863,33 +877,65 @@ static void put_head(FILE *f, double w, double h, const char *title)
 	      "</defs>\n<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n", f);
 }
 
-/* A series' legend text: its name, and whether anything of it was drawn. malloc'd. */
+/* A legend entry's text: its series' name, and whether any series of its style drew a point. */
 static char *legend_name(const struct plot *p, const struct series *s)
 {
 	size_t drawn = 0;
 	char *name;
 
-	for (size_t j = 0; j < s->n; j++)
-		drawn += !why_not(&p->x, s->pt[j].x) && !why_not(&p->y[s->panel], s->pt[j].y);
+	for (size_t i = 0; i < p->ns; i++) {
+		const struct series *o = &p->s[i];
+
+		for (size_t j = 0; o->style == s->style && j < o->n && !drawn; j++)
+			drawn = !why_not(&p->x, o->pt[j].x) && !why_not(&p->y[o->panel], o->pt[j].y);
+	}
 	if (asprintf(&name, "%s%s", s->name, drawn ? "" : " (nothing drawn)") < 0)
 		return NULL;
 	return name;
 }
 
+/* The series' styles: a new one for each name and flags not seen before. */
+static void fig_styles(struct plot *p)
+{
+	size_t next = 0;
+
+	for (size_t i = 0; i < p->ns; i++) {
+		struct series *s = &p->s[i];
+
+		s->own = 1;
+		for (size_t j = 0; j < i && s->own; j++)
+			if (p->s[j].flags == s->flags && !strcmp(p->s[j].name, s->name)) {
+				s->style = p->s[j].style;
+				s->own = 0;
+			}
+		if (s->own)
+			s->style = next++;
+	}
+}
+
 /*
- * The legend, in up to 4 columns; its rows in *rows_out (f NULL: only
- * counted). Past MAX_LEGEND series a line says how many more there are:
- * a figure of hundreds of series stays a figure.
+ * The legend, one entry per style, in up to 4 columns; its rows in
+ * *rows_out (f NULL: only counted). Past MAX_LEGEND entries a line says
+ * how many more there are: a figure of hundreds of series stays a figure.
  */
 static int put_legend(FILE *f, const struct plot *p, const struct layout *l, double y,
 		      int *rows_out)
 {
-	size_t shown = p->ns < MAX_LEGEND ? p->ns : MAX_LEGEND;
+	size_t ent[MAX_LEGEND], shown = 0, more = 0;
 	double maxw = 0, colw;
 	int ncol, rows;
 
-	for (size_t i = 0; i < shown; i++) {
-		char *name = legend_name(p, &p->s[i]);
+	for (size_t i = 0; i < p->ns; i++) {
+		if (!p->s[i].own)
+			continue;
+		if (shown == MAX_LEGEND) {
+			more++;
+			continue;
+		}
+		ent[shown++] = i;
+	}
+	for (size_t e = 0; e < shown; e++) {
+		char *name = legend_name(p, &p->s[ent[e]]);
 
 		if (!name)
 			return -1;
@@ -900,21 +946,21 @@ static int put_legend(FILE *f, const struct plot *p, const struct layout *l, dou
 	ncol = ncol < 1 ? 1 : ncol > 4 ? 4 : ncol;
 	colw = l->plot_w / ncol;
 	rows = (int)((shown + (size_t)ncol - 1) / (size_t)ncol);
-	*rows_out = rows + (shown < p->ns);
+	*rows_out = rows + (more > 0);
 	if (!f)
 		return 0;
 	fputs("<g class=\"legend\">\n", f);
-	if (shown < p->ns) {
-		char more[64];
+	if (more) {
+		char b[64];
 
-		snprintf(more, sizeof(more), "and %zu more series, not in the legend", p->ns - shown);
-		put_text_el(f, l->ml + 34, y + rows * 18, "start", FS, NULL, more);
+		snprintf(b, sizeof(b), "and %zu more series, not in the legend", more);
+		put_text_el(f, l->ml + 34, y + rows * 18, "start", FS, NULL, b);
 	}
-	for (size_t i = 0; i < shown; i++) {
-		const struct series *s = &p->s[i];
+	for (size_t e = 0; e < shown; e++) {
+		const struct series *s = &p->s[ent[e]];
 		/* Down the columns, so that the order reads top to bottom. */
-		double x = l->ml + (double)(i / (size_t)rows) * colw;
-		double yy = y + (double)(i % (size_t)rows) * 18;
+		double x = l->ml + (double)(e / (size_t)rows) * colw;
+		double yy = y + (double)(e % (size_t)rows) * 18;
 		char *t, *name = legend_name(p, s);
 
 		if (!name)
@@ -924,13 +970,15 @@ static int put_legend(FILE *f, const struct plot *p, const struct layout *l, dou
 		if (!t)
 			return -1;
 		/* Whole pixels: printf's %.0f has no decimal point to localise. */
-		fprintf(f, "<g fill=\"%s\" stroke=\"%s\">", colors[i % NCOLORS], colors[i % NCOLORS]);
+		fprintf(f, "<g fill=\"%s\" stroke=\"%s\">", colors[s->style % NCOLORS],
+			colors[s->style % NCOLORS]);
 		if (!(s->flags & PLOT_NOLINE))
 			fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
 				"stroke-width=\"1.6\"%s/>", x, yy - 4, x + 26, yy - 4,
 				s->flags & PLOT_DASHED ? " stroke-dasharray=\"6,4\"" : "");
-		fprintf(f, "<use xlink:href=\"#mk%zu\"%s x=\"%.0f\" y=\"%.0f\"/></g>\n", MARKER(i),
-			s->flags & PLOT_DASHED ? " fill=\"#ffffff\"" : "", x + 13, yy - 4);
+		fprintf(f, "<use xlink:href=\"#mk%zu\"%s x=\"%.0f\" y=\"%.0f\"/></g>\n",
+			MARKER(s->style), s->flags & PLOT_DASHED ? " fill=\"#ffffff\"" : "", x + 13,
+			yy - 4);
 		put_text_el(f, x + 34, yy, "start", FS, NULL, t);
 		free(t);
 	}
@@ -1059,15 +1107,19 @@ oom:
 	return NULL;
 }
 
+/* The title, bold: smaller type before a cut, down to 12 px. */
 static int put_title(FILE *f, const char *title)
 {
-	char *t = cut_text(title, (size_t)((FIG_W - 20) / (FS_TITLE * 0.62)));
+	double w = FIG_W - 20, fs = fmax(FS, fmin(FS_TITLE, w / ((double)nchars(title) * 0.62)));
+	char *t = cut_text(title, (size_t)(w / (fs * 0.62)));
 
 	if (!t)
 		return -1;
 	fputs("<text class=\"title\" x=\"", f);
 	put_num(f, FIG_W / 2);
-	fputs("\" y=\"26\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">", f);
+	fputs("\" y=\"26\" text-anchor=\"middle\" font-size=\"", f);
+	put_num(f, fs);
+	fputs("\" font-weight=\"bold\">", f);
 	put_text(f, t);
 	fputs("</text>\n", f);
 	free(t);
@@ -1088,6 +1140,7 @@ int plot_write(struct plot *p, FILE *f)
 		return -1;
 	}
 	fig_extent(p, &e, &l);
+	fig_styles(p);
 	fig_layout(p, &e, &l);
 	notes = fig_notes(p, &nnotes);
 	if (!notes) {
