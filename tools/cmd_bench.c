@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "fdma_cmds.h"
 #include "util.h"
@@ -57,6 +58,7 @@ struct bench_res {
 	double pins_per_xfer;		/* pages pinned per transfer (per-call mode) */
 	double cpu_s_per_gb;		/* host CPU (cpu_pct's) per GB moved */
 	double idle_p50, idle_p99;	/* one transfer alone: no queueing */
+	double others_cpu_pct;		/* other processes' CPU meanwhile; -1 unknown */
 	uint64_t idle_n;
 	int huge_used;			/* the buffers really got huge pages */
 	const char *exporter;		/* --mem dmabuf: where the dma-buf came from */
@@ -66,7 +68,7 @@ struct bench_res {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: fdma bench URI [options]\n"
+		"usage: fdma bench [URI] [options]   (URI: default $FDMA_DEVICE)\n"
 		"  Moves data between host buffers and card memory and reports, per size,\n"
 		"  throughput beside the link model's ceiling, host CPU, wake-ups,\n"
 		"  completion latency and integrity (every byte moved is checked).\n"
@@ -97,7 +99,11 @@ static void usage(FILE *f)
 		"Units: MB/s is 10^6 bytes per second; sizes are in KiB/MiB (1024).\n"
 		"Ceiling: the link model's payload ceiling for the size. An unpaced sim runs\n"
 		"as fast as memory allows, so it has no ceiling (JSON null, '-' in tables);\n"
-		"the same run then measures plain memcpy on the same buffers instead.\n"
+		"the same run then measures plain memcpy on the same buffers instead. rtl:\n"
+		"paces its link in the RTL's clocks, not in real time: no ceiling either.\n"
+		"Load: others%% (--wide, JSON others_cpu_pct) is the CPU other processes used\n"
+		"meanwhile, in %% of a core: an unpaced run and memcpy share the CPUs with\n"
+		"them, so their ratio moves with it (said under the table).\n"
 		"Latency: p50/p99 us are from a transfer's submission to its completion being\n"
 		"reaped, under load: they include queueing behind the up to 2 x batch\n"
 		"transfers in flight ahead of it. idle p50/p99 (--wide, JSON idle_p50_us) are\n"
@@ -121,6 +127,32 @@ static double proc_cpu(void)
 	getrusage(RUSAGE_SELF, &ru);
 	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
+/*
+ * The CPU other processes took over a window, in % of a core: the
+ * machine's busy time less this process's (its device model included).
+ */
+struct load_win {
+	double busy, proc, t;
+};
+
+static void load_start(struct load_win *w)
+{
+	w->busy = tool_machine_busy();
+	w->proc = proc_cpu();
+	w->t = tool_now();
+}
+
+static double load_others_pct(const struct load_win *w)
+{
+	double busy = tool_machine_busy(), secs = tool_now() - w->t, v;
+
+	if (w->busy < 0 || busy < 0 || secs <= 0)
+		return -1;
+	v = (busy - w->busy - (proc_cpu() - w->proc)) / secs * 100;
+	/* /proc/stat counts in ticks: a little less than this process's own is none. */
+	return v > 0 ? v : 0;
 }
 
 static double model_cpu(struct fdma_dev *dev)
@@ -747,11 +779,15 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 {
 	struct fdma_chan_stats st0, st1;
 	struct bench_run r;
+	struct load_win lw;
 	double t0, tend = 0, cpu0, pcpu0, mcpu0;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
 	res->size = size;
+	res->others_cpu_pct = -1;
+	/* From before the memcpy run (in run_setup()) to the end: both share the CPUs. */
+	load_start(&lw);
 	ret = run_alloc(&r, dev, o, ch, size);
 	if (!ret)
 		ret = run_setup(&r, res);
@@ -777,6 +813,7 @@ static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, ui
 		res->syscalls_per_xfer = (double)(st1.syscalls - st0.syscalls) /
 					 (st1.transfers - st0.transfers);
 	res_rates(res, &st0, &st1, &r.lat);
+	res->others_cpu_pct = load_others_pct(&lw);
 	tool_progress_end(prog);
 	if (!ret && !tool_stop_requested())
 		idle_latency(dev, o, ch, r.buf, r.cs, size, res);
@@ -812,11 +849,13 @@ static int run_size_per_call(struct fdma_dev *dev, const struct bench_opts *o, i
 	uint8_t *mem = NULL;
 	double t0, cpu0, pcpu0, verify = 0, vwall = 0;
 	int rb = -1, rbch = -1;
+	struct load_win lw;
 	bool kdev;
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->size = size;
+	load_start(&lw);
 	fdma_get_info(dev, &info);
 	kdev = !strcmp(info.backend, "kdev");
 	regions = (unsigned int)(info.card_size / size < 64 ? info.card_size / size : 64);
@@ -921,6 +960,7 @@ static int run_size_per_call(struct fdma_dev *dev, const struct bench_opts *o, i
 		res->pins_per_xfer /= res->transfers;
 	}
 	res_rates(res, &st0, &st1, &lat);
+	res->others_cpu_pct = load_others_pct(&lw);
 	res->interrupted = tool_stop_requested();
 out:
 	if (rb >= 0)
@@ -956,7 +996,8 @@ static void fmt_size(uint64_t v, char *buf, size_t len)
 static void print_header(const struct bench_opts *o, const struct fdma_info *info)
 {
 	double ceil = o->dir == FDMA_C2H ? info->link.write_mbps : info->link.read_mbps;
-	int paced = info->link.paced;
+	/* rtl: is paced, but in its clocks: neither a real-time ceiling nor memcpy beside. */
+	int rt = tool_realtime(info), unpaced = !info->link.paced;
 
 	if (o->copy && info->link.read_mbps < ceil)
 		ceil = info->link.read_mbps;
@@ -969,21 +1010,23 @@ static void print_header(const struct bench_opts *o, const struct fdma_info *inf
 		printf(", coalesce %d,%d us", o->coal_count, o->coal_us);
 	if (o->dmabuf)
 		printf(", dma-buf checked through the card");
-	if (!paced)
+	if (unpaced)
 		printf(", no link ceiling (unpaced)%s\n", o->dmabuf ? "" : ": memcpy beside");
+	else if (!rt)
+		printf(",\n  link paced in the RTL's clocks, not in real time: no ceiling\n");
 	else if (ceil > 0)
 		printf(", link ceiling %s %.1f MB/s\n",
 		       o->copy ? "copy" : o->dir == FDMA_C2H ? "write" : "read", ceil);
 	else
 		printf(", link unknown: no ceiling\n");
 	printf("%6s %9s", "size", "MB/s");
-	if (paced || o->wide)
+	if (rt || o->wide)
 		printf(" %9s %6s", "ceiling", "%ceil");
-	if (!paced)
+	if (unpaced)
 		printf(" %9s %7s", "memcpy", "%memcpy");
 	printf(" %6s %6s", "cpu%", "vfy%");
 	if (o->wide)
-		printf(" %6s", "model%");
+		printf(" %6s %7s", "model%", "others%");
 	printf(" %9s %9s", "irq/s", "wakeup/s");
 	if (o->wide)
 		printf(" %8s %10s", "sys/xfer", "xfer/s");
@@ -997,10 +1040,14 @@ static void print_header(const struct bench_opts *o, const struct fdma_info *inf
 }
 
 static void print_row(const struct bench_opts *o, const struct fdma_info *info,
-		      const struct bench_res *r, int paced)
+		      const struct bench_res *r)
 {
 	int sim = !strcmp(info->backend, "sim") || !strcmp(info->backend, "rtl");
-	/* An unpaced device runs as fast as memory allows: a ceiling would mean nothing. */
+	/*
+	 * An unpaced device runs as fast as memory allows, rtl: at the pace of
+	 * its simulation: a link ceiling would mean nothing beside either.
+	 */
+	int paced = tool_realtime(info), unpaced = !info->link.paced;
 	int ceil_known = paced && r->ceiling > 0;
 	char sz[32];
 
@@ -1034,9 +1081,10 @@ static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 		json_num("idle_p99_us", r->idle_p99, r->idle_n > 0, "%.1f");
 		printf(",\"bytes\":%" PRIu64 ",\"bytes_checked\":%" PRIu64 ",\"errors\":%" PRIu64,
 		       r->bytes, r->bytes_checked, r->errors);
-		json_num("memcpy_mbps", r->memcpy_mbps, !paced && r->memcpy_mbps > 0, "%.1f");
+		json_num("memcpy_mbps", r->memcpy_mbps, unpaced && r->memcpy_mbps > 0, "%.1f");
 		json_num("pct_memcpy", r->memcpy_mbps > 0 ? r->mbps / r->memcpy_mbps * 100 : 0,
-			 !paced && r->memcpy_mbps > 0, "%.1f");
+			 unpaced && r->memcpy_mbps > 0, "%.1f");
+		json_num("others_cpu_pct", r->others_cpu_pct, r->others_cpu_pct >= 0, "%.1f");
 		printf(",\"mem\":\"%s\",\"exporter\":", o->dmabuf ? "dmabuf" : "host");
 		if (r->exporter)
 			tool_json_str(stdout, r->exporter);
@@ -1052,7 +1100,7 @@ static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 			else
 				printf(" %9s %6s", "-", "-");
 		}
-		if (!paced) {
+		if (unpaced) {
 			if (r->memcpy_mbps > 0)
 				printf(" %9.1f %6.1f%%", r->memcpy_mbps, r->mbps / r->memcpy_mbps * 100);
 			else
@@ -1064,6 +1112,10 @@ static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 				printf(" %6.1f", r->model_cpu_pct);
 			else
 				printf(" %6s", "-");
+			if (r->others_cpu_pct >= 0)
+				printf(" %7.1f", r->others_cpu_pct);
+			else
+				printf(" %7s", "-");
 		}
 		printf(" %9.0f %9.0f", r->irqs_per_s, r->wakeups_per_s);
 		if (o->wide)
@@ -1106,6 +1158,7 @@ int fdma_cmd_bench(int argc, char **argv)
 				.seconds = 2, .coal_count = -1, .coal_us = -1, .progress = 1 };
 	struct fdma_dev *dev;
 	struct fdma_info info;
+	double others_lo = -1, others_hi = -1;
 	int opt, ch, fails = 0;
 	char *end;
 
@@ -1193,15 +1246,17 @@ int fdma_cmd_bench(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return tool_usage_hint("bench");
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fdma bench: expected one device URI (e.g. sim:), see --help\n");
+	if (argc - optind > 1) {
+		fprintf(stderr, "fdma bench: one device URI, not also '%s', see --help\n",
+			argv[optind + 1]);
 		return EXIT_USAGE;
 	}
-	o.uri = argv[optind];
+	o.uri = tool_uri("bench", optind < argc ? argv[optind] : NULL);
+	if (!o.uri)
+		return EXIT_USAGE;
 	if (o.dmabuf && (o.per_call || o.hugepages || o.copy == 1)) {
 		fprintf(stderr, "fdma bench: --mem dmabuf moves data between a dma-buf and card memory: not with %s\n",
 			o.per_call ? "--per-call" : o.hugepages ? "--hugepages" : "--dir copy");
@@ -1259,7 +1314,12 @@ int fdma_cmd_bench(int argc, char **argv)
 				: run_size(dev, &o, ch, o.sizes[i], &r, &prog))) {
 			fails++;
 		} else {
-			print_row(&o, &info, &r, info.link.paced);
+			print_row(&o, &info, &r);
+			if (r.others_cpu_pct >= 0) {
+				others_lo = others_lo < 0 || r.others_cpu_pct < others_lo ?
+					    r.others_cpu_pct : others_lo;
+				others_hi = r.others_cpu_pct > others_hi ? r.others_cpu_pct : others_hi;
+			}
 			/* The row says it too, but an exit status of 1 needs its reason on stderr. */
 			if (r.errors) {
 				fprintf(stderr, "fdma bench: the %s run had %" PRIu64
@@ -1272,6 +1332,14 @@ int fdma_cmd_bench(int argc, char **argv)
 			break;
 		}
 	}
+	/*
+	 * Unpaced, the figures are the software's share of the CPUs, and so is
+	 * memcpy's: what else ran meanwhile moves both, and their ratio.
+	 */
+	if (!o.json && !info.link.paced && others_hi >= 0)
+		printf("  load: other processes used %.0f-%.0f%% of a core meanwhile, on %ld CPUs; the run\n"
+		       "  and memcpy shared them, so MB/s and %%memcpy move with that load\n",
+		       others_lo, others_hi, sysconf(_SC_NPROCESSORS_ONLN));
 	fdma_close(dev);
 	return fails ? EXIT_FAIL : EXIT_OK;
 }

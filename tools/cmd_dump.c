@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * fdma dump / fdma load: copy card memory to a file and a file into card
- * memory, through the memory-mapped channels (fdma_read_card() and
- * fdma_write_card()) in chunks of one DMA buffer. The card address must be
- * aligned; a length that is not a multiple of the alignment is handled by
- * moving the whole aligned tail and, for load, writing back the card's own
- * bytes past the end of the file (read first), so nothing else changes.
+ * memory, through a memory-mapped channel (the first of its direction, or
+ * --chan's) in chunks of one DMA buffer, each submitted and waited for. The
+ * card address must be aligned; a length that is not a multiple of the
+ * alignment is handled by moving the whole aligned tail and, for load,
+ * writing back the card's own bytes past the end of the file (read first),
+ * so nothing else changes. Ctrl-C ends either between chunks with the
+ * summary of what was copied, as the other commands end.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,27 +26,38 @@
 struct dump_opts {
 	const char *cmd, *uri, *file;
 	uint64_t card, len;
+	int chan;		/* -1: the first memory-mapped channel of the direction */
 	int have_card, have_len, verify, json, progress;
+};
+
+/* What a run did, for the summary. */
+struct dump_res {
+	uint64_t bytes, mismatches;
+	double secs;
+	int ch, interrupted;
 };
 
 static void usage(FILE *f, const char *cmd)
 {
 	if (!strcmp(cmd, "dump"))
 		fprintf(f,
-			"usage: fdma dump URI --card ADDR --len BYTES -o FILE\n"
+			"usage: fdma dump [URI] --card ADDR --len BYTES -o FILE [--chan N]\n"
 			"  Copies BYTES of card memory from ADDR to FILE ('-' for standard output)\n"
-			"  over the device's C2H memory-mapped channel.\n");
+			"  over a C2H memory-mapped channel (dma_from_device's job).\n");
 	else
 		fprintf(f,
-			"usage: fdma load URI --card ADDR FILE [--len BYTES] [--verify]\n"
-			"  Copies FILE ('-' for standard input) into card memory at ADDR over the\n"
-			"  device's H2C memory-mapped channel; card bytes past the file's end are\n"
-			"  left as they were.\n");
+			"usage: fdma load [URI] --card ADDR FILE [--len BYTES] [--verify] [--chan N]\n"
+			"  Copies FILE ('-' for standard input) into card memory at ADDR over an\n"
+			"  H2C memory-mapped channel (dma_to_device's job); card bytes past the\n"
+			"  file's end are left as they were.\n");
 	fprintf(f,
 		"options:\n"
 		"  --card ADDR          card address (a multiple of the device's alignment,\n"
 		"                       fdma info); 0x hexadecimal and K/M/G suffixes work\n"
 		"  --len BYTES          bytes to copy (load: default the whole file)\n"
+		"  --chan N             the memory-mapped channel (default: the first of the\n"
+		"                       direction, C2H for dump, H2C for load; fdma info lists\n"
+		"                       them); load --verify reads back on the first C2H one\n"
 		"  -o, --output FILE    dump: where to write\n"
 		"  --input FILE         load: the file, instead of the last argument\n"
 		"  --verify             load: read the card back and compare with the file\n"
@@ -52,7 +65,9 @@ static void usage(FILE *f, const char *cmd)
 		"  --json               load/dump summary as one JSON object on stdout\n"
 		"                       (dump -o - sends it to stderr)\n"
 		"  --help               this text\n"
-		"MB/s are 10^6 bytes per second, file I/O included.\n");
+		"URI: default $FDMA_DEVICE. MB/s are 10^6 bytes per second, file I/O\n"
+		"included. Ctrl-C stops between 4 MiB chunks: the summary says how much was\n"
+		"copied (interrupted), exit status 0.\n");
 }
 
 static int parse(int argc, char **argv, struct dump_opts *o)
@@ -63,12 +78,15 @@ static int parse(int argc, char **argv, struct dump_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "verify", no_argument, NULL, 'v' },
+		{ "chan", required_argument, NULL, 'c' },
 		{ "no-progress", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int dump = !strcmp(o->cmd, "dump"), opt;
+	int dump = !strcmp(o->cmd, "dump"), opt, n;
+	const char *uri = NULL;
+	uint64_t v;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "ho:", lopts, NULL)) != -1) {
@@ -110,6 +128,14 @@ static int parse(int argc, char **argv, struct dump_opts *o)
 			}
 			o->verify = 1;
 			break;
+		case 'c':
+			if (tool_parse_uint(optarg, 0, FDMA_MAX_CHAN - 1, &v)) {
+				fprintf(stderr, "fdma %s: --chan must be a channel number 0..%d, not '%s'\n",
+					o->cmd, FDMA_MAX_CHAN - 1, optarg);
+				return -1;
+			}
+			o->chan = (int)v;
+			break;
 		case 'P':
 			o->progress = 0;
 			break;
@@ -120,19 +146,27 @@ static int parse(int argc, char **argv, struct dump_opts *o)
 			usage(stdout, o->cmd);
 			return 1;
 		default:
-			usage(stderr, o->cmd);
+			tool_usage_hint(o->cmd);
 			return -1;
 		}
 	}
-	if (optind < argc)
-		o->uri = argv[optind++];
-	if (!dump && optind < argc && !o->file)
-		o->file = argv[optind++];
-	if (!o->uri || optind != argc) {
+	/*
+	 * dump: [URI]. load: URI FILE, URI with --input, or FILE alone (its
+	 * URI from FDMA_DEVICE).
+	 */
+	n = argc - optind;
+	if (n > (dump || o->file ? 1 : 2)) {
 		fprintf(stderr, "fdma %s: expected a device URI%s, see --help\n", o->cmd,
 			dump ? "" : " and a FILE");
 		return -1;
 	}
+	if (dump || o->file || n == 2 || (n == 1 && tool_is_uri(argv[optind])))
+		uri = optind < argc ? argv[optind++] : NULL;
+	if (!dump && optind < argc)
+		o->file = argv[optind++];
+	o->uri = tool_uri(o->cmd, uri);
+	if (!o->uri)
+		return -1;
 	if (!o->have_card) {
 		fprintf(stderr, "fdma %s: --card ADDR is required (the card address)\n", o->cmd);
 		return -1;
@@ -185,30 +219,93 @@ static int check_range(const struct dump_opts *o, const struct fdma_info *info)
 	return 0;
 }
 
-static void summary(const struct dump_opts *o, uint64_t bytes, double secs, uint64_t mismatches)
+static void summary(const struct dump_opts *o, const struct dump_res *r)
 {
 	FILE *out = !strcmp(o->cmd, "dump") && !strcmp(o->file, "-") ? stderr : stdout;
-	double mbps = secs > 0 ? bytes / secs / 1e6 : 0;
+	double mbps = r->secs > 0 ? r->bytes / r->secs / 1e6 : 0;
+	char cut[96] = "";
 
 	if (o->json) {
 		fprintf(out, "{\"uri\":");
 		tool_json_str(out, o->uri);
-		fprintf(out, ",\"op\":\"%s\",\"card\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"file\":",
-			o->cmd, o->card, bytes);
+		fprintf(out, ",\"op\":\"%s\",\"chan\":%d,\"card\":%" PRIu64 ",\"len\":%" PRIu64
+			",\"bytes\":%" PRIu64 ",\"file\":", o->cmd, r->ch, o->card, o->len, r->bytes);
 		tool_json_str(out, o->file);
-		fprintf(out, ",\"seconds\":%.3f,\"mbps\":%.1f,\"verified\":%s", secs, mbps,
+		fprintf(out, ",\"seconds\":%.3f,\"mbps\":%.1f,\"verified\":%s", r->secs, mbps,
 			o->verify ? "true" : "false");
 		if (o->verify)
-			fprintf(out, ",\"mismatches\":%" PRIu64, mismatches);
-		fprintf(out, "}\n");
-	} else if (!strcmp(o->cmd, "dump")) {
-		fprintf(out, "dumped %" PRIu64 " bytes from card 0x%" PRIx64 " to %s in %.3f s (%.1f MB/s)\n",
-			bytes, o->card, strcmp(o->file, "-") ? o->file : "standard output", secs, mbps);
-	} else {
-		fprintf(out, "loaded %" PRIu64 " bytes from %s to card 0x%" PRIx64 " in %.3f s (%.1f MB/s)%s\n",
-			bytes, strcmp(o->file, "-") ? o->file : "standard input", o->card, secs, mbps,
-			o->verify ? (mismatches ? ", verify FAILED" : ", verified") : "");
+			fprintf(out, ",\"mismatches\":%" PRIu64, r->mismatches);
+		fprintf(out, ",\"interrupted\":%s}\n", r->interrupted ? "true" : "false");
+		return;
 	}
+	if (r->interrupted)
+		snprintf(cut, sizeof(cut), " (interrupted: %" PRIu64 " of %" PRIu64 " bytes)",
+			 r->bytes, o->len);
+	if (!strcmp(o->cmd, "dump"))
+		fprintf(out, "dumped %" PRIu64 " bytes from card 0x%" PRIx64 " to %s in %.3f s (%.1f MB/s)%s\n",
+			r->bytes, o->card, strcmp(o->file, "-") ? o->file : "standard output", r->secs,
+			mbps, cut);
+	else
+		fprintf(out, "loaded %" PRIu64 " bytes from %s to card 0x%" PRIx64 " in %.3f s (%.1f MB/s)%s%s\n",
+			r->bytes, strcmp(o->file, "-") ? o->file : "standard input", o->card, r->secs,
+			mbps, o->verify ? (r->mismatches ? ", verify FAILED" : ", verified") : "", cut);
+}
+
+/*
+ * The memory-mapped channel of direction dir a run uses: --chan's, checked
+ * to be one, or the first. -1 with the reason printed.
+ */
+static int mm_chan(const struct dump_opts *o, struct fdma_dev *dev, const struct fdma_info *info,
+		   int chan, enum fdma_dir dir)
+{
+	const char *d = dir == FDMA_C2H ? "C2H" : "H2C";
+
+	if (chan < 0) {
+		chan = fdma_find_chan(dev, dir, FDMA_KIND_MM);
+		if (chan < 0)
+			fprintf(stderr, "fdma %s: %s has no %s memory-mapped channel\n", o->cmd, o->uri, d);
+		return chan < 0 ? -1 : chan;
+	}
+	if ((uint32_t)chan >= info->nchan || info->chan[chan].dir != dir ||
+	    info->chan[chan].kind != FDMA_KIND_MM) {
+		fprintf(stderr, "fdma %s: channel %d of %s is not a%s %s memory-mapped channel "
+			"(fdma info %s lists them)\n", o->cmd, chan, o->uri,
+			dir == FDMA_H2C ? "n" : "", d, o->uri);
+		return -1;
+	}
+	return chan;
+}
+
+/*
+ * len bytes between buffer buf and card memory at card on channel ch,
+ * waited for, as fdma_read_card() and fdma_write_card() do on the first
+ * channel. 0, or the library's negative errno with its message.
+ */
+static int xfer(struct fdma_dev *dev, int ch, int buf, uint64_t card, uint64_t len)
+{
+	struct fdma_req rq = { .buf = buf, .card_addr = card, .len = len };
+	struct fdma_cpl c;
+	int n = fdma_submit(dev, ch, &rq, 1);
+
+	if (n < 0)
+		return n;
+	/* Ctrl-C cuts a wait short: the transfer is in flight, so wait on for it. */
+	do
+		n = fdma_reap(dev, ch, &c, 1, 1, 10000000);
+	while (n == -EINTR);
+	if (n < 0)
+		return n;
+	if (n == 0)
+		return -ETIMEDOUT;
+	return c.res;
+}
+
+/* A failed xfer()'s reason: the library's message, or the completion's errno. */
+static const char *xfer_err(struct fdma_dev *dev, int ret)
+{
+	const char *m = fdma_errmsg(dev);
+
+	return m && *m ? m : strerror(-ret);
 }
 
 static int run(struct dump_opts *o)
@@ -217,9 +314,9 @@ static int run(struct dump_opts *o)
 	struct fdma_info info;
 	struct fdma_dev *dev;
 	struct tool_progress prog;
+	struct dump_res r = { 0 };
 	uint8_t *p, *vp = NULL;
-	uint64_t done = 0, mismatches = 0;
-	int fd, buf = -1, vbuf = -1, rc = EXIT_FAIL, ret;
+	int fd, buf = -1, vbuf = -1, rc = EXIT_FAIL, ret, rd = -1;
 	double t0;
 
 	tool_catch_stop();
@@ -230,6 +327,14 @@ static int run(struct dump_opts *o)
 	if (o->have_len && check_range(o, &info)) {
 		fdma_close(dev);
 		return EXIT_USAGE;
+	}
+	r.ch = mm_chan(o, dev, &info, o->chan, dump ? FDMA_C2H : FDMA_H2C);
+	/* load reads the card too: its --verify, and the card's bytes past a file's odd end. */
+	if (r.ch >= 0 && !dump)
+		rd = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
+	if (r.ch < 0) {
+		fdma_close(dev);
+		return EXIT_FAIL;
 	}
 	fd = dump ? tool_open_out("dump", o->file) : tool_open_in("load", o->file);
 	if (fd < 0)
@@ -251,6 +356,11 @@ static int run(struct dump_opts *o)
 		rc = EXIT_USAGE;
 		goto out_fd;
 	}
+	if (!dump && rd < 0 && (o->verify || o->len % info.align)) {
+		fprintf(stderr, "fdma load: %s has no C2H memory-mapped channel to read the card back "
+			"(%s)\n", o->uri, o->verify ? "--verify" : "a length not a multiple of the alignment");
+		goto out_fd;
+	}
 	buf = fdma_buf_alloc(dev, CHUNK, 0);
 	if (buf < 0 || (o->verify && (vbuf = fdma_buf_alloc(dev, CHUNK, 0)) < 0)) {
 		fprintf(stderr, "fdma %s: %s\n", o->cmd, fdma_errmsg(dev));
@@ -261,22 +371,28 @@ static int run(struct dump_opts *o)
 		vp = fdma_buf_addr(dev, vbuf);
 	tool_progress_init(&prog, o->progress);
 	t0 = tool_now();
-	while (done < o->len) {
-		uint64_t n = o->len - done < CHUNK ? o->len - done : CHUNK;
-		uint64_t xfer = align_up(n, info.align);
-		uint64_t addr = o->card + done;
+	while (r.bytes < o->len) {
+		uint64_t n = o->len - r.bytes < CHUNK ? o->len - r.bytes : CHUNK;
+		uint64_t tlen = align_up(n, info.align);
+		uint64_t addr = o->card + r.bytes;
 
+		/* Between chunks: what was copied is whole, and the summary says how much. */
 		if (tool_stop_requested()) {
-			fprintf(stderr, "fdma %s: interrupted after %" PRIu64 " of %" PRIu64 " bytes\n",
-				o->cmd, done, o->len);
-			goto out_prog;
+			r.interrupted = 1;
+			break;
 		}
 		if (dump) {
-			if (fdma_read_card(dev, buf, 0, addr, xfer)) {
-				fprintf(stderr, "fdma dump: reading card 0x%" PRIx64 ": %s\n", addr, fdma_errmsg(dev));
+			ret = xfer(dev, r.ch, buf, addr, tlen);
+			if (ret) {
+				fprintf(stderr, "fdma dump: reading card 0x%" PRIx64 ": %s\n", addr,
+					xfer_err(dev, ret));
 				goto out_prog;
 			}
 			ret = tool_write_all(fd, p, n);
+			if (ret == -EINTR) {
+				r.interrupted = 1;	/* nothing of this chunk written */
+				break;
+			}
 			if (ret) {
 				fprintf(stderr, "fdma dump: writing '%s': %s\n", o->file, strerror(-ret));
 				goto out_prog;
@@ -285,47 +401,60 @@ static int run(struct dump_opts *o)
 			long long got;
 
 			/* A partial last unit keeps the card's own bytes after the file's end. */
-			if (xfer != n && fdma_read_card(dev, buf, 0, addr, xfer)) {
-				fprintf(stderr, "fdma load: reading card 0x%" PRIx64 ": %s\n", addr, fdma_errmsg(dev));
+			if (tlen != n && (ret = xfer(dev, rd, buf, addr, tlen))) {
+				fprintf(stderr, "fdma load: reading card 0x%" PRIx64 ": %s\n", addr,
+					xfer_err(dev, ret));
 				goto out_prog;
 			}
 			got = tool_read_full(fd, p, n);
+			if (got == -EINTR) {
+				r.interrupted = 1;	/* nothing of this chunk read */
+				break;
+			}
 			if (got < 0) {
 				fprintf(stderr, "fdma load: reading '%s': %s\n", o->file, strerror((int)-got));
 				goto out_prog;
 			}
 			if ((uint64_t)got < n) {
 				fprintf(stderr, "fdma load: '%s' ended after %" PRIu64 " of %" PRIu64 " bytes\n",
-					o->file, done + (uint64_t)got, o->len);
+					o->file, r.bytes + (uint64_t)got, o->len);
 				goto out_prog;
 			}
-			if (fdma_write_card(dev, buf, 0, addr, xfer)) {
-				fprintf(stderr, "fdma load: writing card 0x%" PRIx64 ": %s\n", addr, fdma_errmsg(dev));
+			ret = xfer(dev, r.ch, buf, addr, tlen);
+			if (ret) {
+				fprintf(stderr, "fdma load: writing card 0x%" PRIx64 ": %s\n", addr,
+					xfer_err(dev, ret));
 				goto out_prog;
 			}
 			if (vp) {
-				if (fdma_read_card(dev, vbuf, 0, addr, xfer)) {
+				ret = xfer(dev, rd, vbuf, addr, tlen);
+				if (ret) {
 					fprintf(stderr, "fdma load: reading back 0x%" PRIx64 ": %s\n", addr,
-						fdma_errmsg(dev));
+						xfer_err(dev, ret));
 					goto out_prog;
 				}
 				for (uint64_t i = 0; i < n; i++)
-					if (vp[i] != p[i] && !mismatches++)
+					if (vp[i] != p[i] && !r.mismatches++)
 						fprintf(stderr, "fdma load: card 0x%" PRIx64 " reads 0x%02x, the file has 0x%02x\n",
 							addr + i, vp[i], p[i]);
 			}
 		}
-		done += n;
+		r.bytes += n;
 		if (tool_progress_due(&prog))
-			tool_progress_show(&prog, "  %" PRIu64 " of %" PRIu64 " bytes (%.0f%%)", done, o->len,
-					   done * 100.0 / o->len);
+			tool_progress_show(&prog, "  %" PRIu64 " of %" PRIu64 " bytes (%.0f%%)", r.bytes,
+					   o->len, r.bytes * 100.0 / o->len);
 	}
 	tool_progress_end(&prog);
-	summary(o, done, tool_now() - t0, mismatches);
-	if (mismatches)
-		fprintf(stderr, "fdma load: %" PRIu64 " bytes differ on the card from the file\n", mismatches);
+	r.secs = tool_now() - t0;
+	summary(o, &r);
+	if (r.mismatches)
+		fprintf(stderr, "fdma load: %" PRIu64 " bytes differ on the card from the file\n",
+			r.mismatches);
 	else
 		rc = EXIT_OK;
+	if (r.interrupted)
+		fprintf(stderr, "fdma %s: interrupted after %" PRIu64 " of %" PRIu64 " bytes\n",
+			o->cmd, r.bytes, o->len);
 	goto out_buf;
 out_prog:
 	tool_progress_end(&prog);
@@ -346,7 +475,7 @@ out_close:
 
 static int cmd(const char *name, int argc, char **argv)
 {
-	struct dump_opts o = { .cmd = name, .progress = 1 };
+	struct dump_opts o = { .cmd = name, .chan = -1, .progress = 1 };
 	int ret = parse(argc, argv, &o);
 
 	if (ret)

@@ -55,39 +55,45 @@ int fdma_cmd_info(int argc, char **argv)
 	struct fdma_dev *dev;
 	char carrier[32], source[FDMA_MAX_CHAN][96];
 	struct fdma_info in;
-	int opt, json = 0, dmae;
+	const char *uri;
+	int opt, json = 0, dmae, rt;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		if (opt == 'j') {
 			json = 1;
 		} else if (opt == 'h') {
-			printf("usage: fdma info URI [--json]\n"
+			printf("usage: fdma info [URI] [--json]\n"
 			       "  Prints the device's engine version, capabilities, channels and\n"
 			       "  link with the link model's payload ceilings. --json: one object,\n"
-			       "  its channels in channel_list (index, dir, kind, ring, testgen).\n");
+			       "  its channels in channel_list (index, dir, kind, ring, testgen).\n"
+			       "  URI: sim:, rtl:, kdev:/dev/fdmaN or /dev/fdmaN; without it,\n"
+			       "  $FDMA_DEVICE.\n");
 			return EXIT_OK;
 		} else {
-			fprintf(stderr, "usage: fdma info URI [--json]\n");
-			return EXIT_USAGE;
+			return tool_usage_hint("info");
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fdma info: expected one device URI (e.g. sim:)\n");
-		return EXIT_USAGE;
+	if (argc - optind > 1) {
+		fprintf(stderr, "fdma info: one device at a time, not also '%s'\n", argv[optind + 1]);
+		return tool_usage_hint("info");
 	}
-	if (tool_open(argv[optind], &dev))
+	uri = tool_uri("info", optind < argc ? argv[optind] : NULL);
+	if (!uri)
+		return EXIT_USAGE;
+	if (tool_open(uri, &dev))
 		return EXIT_FAIL;
 	fdma_get_info(dev, &in);
 	/* fdma.ko's node names what carries it: the engine, or dmaengine. */
-	if (tool_kdev_attr(argv[optind], "backend", carrier, sizeof(carrier)))
+	if (tool_kdev_attr(uri, "backend", carrier, sizeof(carrier)))
 		carrier[0] = '\0';
 	dmae = !strcmp(carrier, "dmaengine");
+	rt = tool_realtime(&in);
 	for (uint32_t i = 0; i < in.nchan; i++) {
 		char a[24];
 
 		snprintf(a, sizeof(a), "ch%u/source", i);
-		if (tool_kdev_attr(argv[optind], a, source[i], sizeof(source[i])))
+		if (tool_kdev_attr(uri, a, source[i], sizeof(source[i])))
 			source[i][0] = '\0';
 	}
 	if (json) {
@@ -103,10 +109,10 @@ int fdma_cmd_info(int argc, char **argv)
 		printf(",\"coalescing\":\"%s\"", coal_desc(in.coal));
 		printf(",\"version\":\"%u.%u\",\"channels\":%u,"
 		       "\"align\":%u,\"max_desc_len\":%u,\"card_size\":%" PRIu64 ",\"gen\":%u,"
-		       "\"lanes\":%u,\"mps\":%u,\"mrrs\":%u,\"paced\":%d,",
+		       "\"lanes\":%u,\"mps\":%u,\"mrrs\":%u,\"paced\":%s,",
 		       in.version >> 16, in.version & 0xffff, in.nchan, in.align,
 		       in.max_desc_len, in.card_size, in.link.gen, in.link.lanes, in.link.mps,
-		       in.link.mrrs, in.link.paced);
+		       in.link.mrrs, rt ? "true" : "false");
 		/* null: the link is not known (e.g. no PCIe capability), so no ceiling. */
 		if (in.link.write_mbps > 0)
 			printf("\"write_mbps\":%.1f,\"read_mbps\":%.1f,", in.link.write_mbps,
@@ -137,15 +143,18 @@ int fdma_cmd_info(int argc, char **argv)
 		printf("card mem   %" PRIu64 " MiB\n", in.card_size >> 20);
 		if (in.link.gen)
 			printf("link       gen%u x%u, MPS %u, MRRS %u%s\n", in.link.gen, in.link.lanes,
-			       in.link.mps, in.link.mrrs,
-			       in.link.paced ? ", paced in real time" : ", unpaced");
+			       in.link.mps, in.link.mrrs, rt ? ", paced in real time" :
+			       /* The RTL's link is paced in its clocks, far slower than the wall's. */
+			       in.link.paced ? ", paced in the RTL's clocks, not in real time "
+					       "(a few MB/s of wall time)" : ", unpaced");
 		else if (dmae)
 			printf("link       unknown: no link model for a dmaengine channel, so no ceiling\n");
 		else
 			printf("link       unknown (the device has no PCIe link status)\n");
 		if (in.link.write_mbps > 0)
-			printf("ceiling    %.1f MB/s device writes (C2H), %.1f MB/s device reads (H2C) (link model)\n",
-			       in.link.write_mbps, in.link.read_mbps);
+			printf("ceiling    %.1f MB/s device writes (C2H), %.1f MB/s device reads (H2C) (link model%s)\n",
+			       in.link.write_mbps, in.link.read_mbps,
+			       !rt && in.link.paced ? ", in the RTL's clocks" : "");
 		for (uint32_t i = 0; in.link.write_mbps > 0 && i < in.nchan; i++) {
 			if (in.chan[i].kind != FDMA_KIND_MEM)
 				continue;

@@ -46,7 +46,7 @@ struct loop_opts {
 	unsigned int burst;
 	double seconds;
 	int modes;		/* bit per enum loop_mode */
-	int json;
+	int json, progress;
 	char host_cpus[256];	/* host_cpus() */
 };
 
@@ -67,16 +67,17 @@ struct loop_run {
 
 struct loop_res {
 	uint64_t frames, bytes, errors;
+	int interrupted;	/* Ctrl-C (or SIGTERM) ended this run early */
 	/* The rates' window, start to stop: what the wire still held after it is checked, not timed. */
 	uint64_t win_frames, win_bytes;
-	double secs, pps, mbps, cpu_pct, verify_cpu_pct, model_cpu_pct;
+	double secs, pps, mbps, mbit_s, cpu_pct, verify_cpu_pct, model_cpu_pct;
 	double doorbells_per_pkt, irqs_per_pkt;
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: fdma loop URI [options]\n"
+		"usage: fdma loop [URI] [options]   (URI: default $FDMA_DEVICE)\n"
 		"  Sends frames out of an H2C stream channel and takes them back on a C2H\n"
 		"  stream channel, through a loopback in the design or the simulated\n"
 		"  device's joined stream pairs (sim:loop=1): packets per second, Mbit/s,\n"
@@ -92,11 +93,14 @@ static void usage(FILE *f)
 		"  --seconds S         time per size and mode (default 2)\n"
 		"  --tx CH, --rx CH    the channels (default: the first H2C stream channel, and\n"
 		"                      the C2H stream channel sim:loop=1 joins it to)\n"
+		"  --no-progress       no live progress line (shown only when stderr is a terminal)\n"
 		"  --json              one JSON object per size and mode\n"
 		"  --help              this text\n"
-		"pps counts frames received; Mbit/s their bytes (10^6 bits/s), without any\n"
-		"Ethernet overhead. cpu%% is both threads (sender and receiver) less the\n"
-		"checking, shown apart; model%% is the simulated device's threads.\n");
+		"pps counts frames received; Mbit/s their bytes (10^6 bits/s; JSON mbit_s,\n"
+		"and mbps in MB/s, 10^6 bytes/s, as every command's), without any Ethernet\n"
+		"overhead. cpu%% is both threads (sender and receiver) less the checking,\n"
+		"shown apart; model%% is the simulated device's threads. Ctrl-C ends the\n"
+		"run with the current size's row (interrupted) and exits 0.\n");
 }
 
 /* Frame k: k, then the pattern of k (any byte offset: a slot is size * i). */
@@ -191,7 +195,7 @@ static int post_rx(struct loop_run *r, const uint32_t *slots, unsigned int n)
 }
 
 static int run_one(struct fdma_dev *dev, const struct loop_opts *o, enum loop_mode mode,
-		   uint32_t size, struct loop_res *res)
+		   uint32_t size, struct loop_res *res, struct tool_progress *prog)
 {
 	struct loop_run r = { .dev = dev, .o = o, .mode = mode, .size = size,
 			      .txbuf = -1, .rxbuf = -1 };
@@ -262,7 +266,14 @@ static int run_one(struct fdma_dev *dev, const struct loop_opts *o, enum loop_mo
 			res->secs = now - start;
 			res->win_frames = res->frames;
 			res->win_bytes = res->bytes;
+			res->interrupted = now - start < o->seconds;
 		}
+		if (!stop_at && tool_progress_due(prog))
+			tool_progress_show(prog, "  %s %u bytes: %.1f s of %g, %" PRIu64 " frames, "
+					   "%.0f pps, errors %" PRIu64,
+					   mode == MODE_BATCHED ? "batched" : "per-packet", size,
+					   now - start, o->seconds, res->frames,
+					   res->frames / (now - start), res->errors);
 		/* After the stop: until every frame the sender sent is in (5 s at most). */
 		if (stop_at && ((atomic_load(&r.finished) && res->frames >= atomic_load(&r.sent)) ||
 				now - stop_at > 5))
@@ -314,7 +325,9 @@ static int run_one(struct fdma_dev *dev, const struct loop_opts *o, enum loop_mo
 		double pk = (double)res->frames;
 
 		res->pps = res->win_frames / res->secs;
-		res->mbps = res->win_bytes * 8 / res->secs / 1e6;
+		/* One unit per key across the commands: mbps is MB/s; Mbit/s is mbit_s. */
+		res->mbps = res->win_bytes / res->secs / 1e6;
+		res->mbit_s = res->win_bytes * 8 / res->secs / 1e6;
 		res->doorbells_per_pkt = (double)(t1.doorbells - t0.doorbells + r1.doorbells -
 						  r0.doorbells) / pk;
 		res->irqs_per_pkt = (double)(t1.interrupts - t0.interrupts + r1.interrupts -
@@ -409,16 +422,19 @@ static void print_row(const struct loop_opts *o, enum loop_mode mode, uint32_t s
 		tool_json_str(stdout, o->uri);
 		printf(",\"host_cpus\":\"%s\"", o->host_cpus);
 		printf(",\"tx\":%d,\"rx\":%d,\"mode\":\"%s\",\"size\":%u,\"burst\":%u,\"seconds\":%.3f,"
-		       "\"frames\":%" PRIu64 ",\"pps\":%.0f,\"mbps\":%.2f,\"doorbells_per_packet\":%.4f,"
-		       "\"irqs_per_packet\":%.4f,\"cpu_pct\":%.2f,\"verify_cpu_pct\":%.2f,"
-		       "\"model_cpu_pct\":%.1f,\"errors\":%" PRIu64 "}\n",
+		       "\"frames\":%" PRIu64 ",\"pps\":%.0f,\"mbps\":%.2f,\"mbit_s\":%.2f,"
+		       "\"doorbells_per_packet\":%.4f,\"irqs_per_packet\":%.4f,\"cpu_pct\":%.2f,"
+		       "\"verify_cpu_pct\":%.2f,\"model_cpu_pct\":%.1f,\"errors\":%" PRIu64
+		       ",\"interrupted\":%s}\n",
 		       o->tx, o->rx, m, size, mode == MODE_BATCHED ? o->burst : 1, r->secs,
-		       r->frames, r->pps, r->mbps, r->doorbells_per_pkt, r->irqs_per_pkt, r->cpu_pct,
-		       r->verify_cpu_pct, r->model_cpu_pct, r->errors);
+		       r->frames, r->pps, r->mbps, r->mbit_s, r->doorbells_per_pkt, r->irqs_per_pkt,
+		       r->cpu_pct, r->verify_cpu_pct, r->model_cpu_pct, r->errors,
+		       r->interrupted ? "true" : "false");
 	} else {
-		printf("%-10s %6u %10.0f %9.2f %8.3f %8.3f %7.1f %6.1f %7.1f %6" PRIu64 "\n", m, size,
-		       r->pps, r->mbps, r->doorbells_per_pkt, r->irqs_per_pkt, r->cpu_pct,
-		       r->verify_cpu_pct, r->model_cpu_pct, r->errors);
+		printf("%-10s %6u %10.0f %9.2f %8.3f %8.3f %7.1f %6.1f %7.1f %6" PRIu64 "%s\n", m,
+		       size, r->pps, r->mbit_s, r->doorbells_per_pkt, r->irqs_per_pkt, r->cpu_pct,
+		       r->verify_cpu_pct, r->model_cpu_pct, r->errors,
+		       r->interrupted ? "  (interrupted)" : "");
 	}
 	fflush(stdout);
 }
@@ -433,11 +449,13 @@ int fdma_cmd_loop(int argc, char **argv)
 		{ "tx", required_argument, NULL, 'T' },
 		{ "rx", required_argument, NULL, 'R' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "no-progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct loop_opts o = { .tx = -1, .rx = -1, .burst = 32, .seconds = 2, .modes = 3,
-			       .sizes = { 64, 128, 256, 512, 1024, 1500 }, .nsizes = 6 };
+			       .sizes = { 64, 128, 256, 512, 1024, 1500 }, .nsizes = 6,
+			       .progress = 1 };
 	struct fdma_dev *dev;
 	uint64_t v;
 	int opt, fails = 0;
@@ -506,19 +524,24 @@ int fdma_cmd_loop(int argc, char **argv)
 		case 'j':
 			o.json = 1;
 			break;
+		case 'P':
+			o.progress = 0;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return tool_usage_hint("loop");
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fdma loop: expected one device URI (e.g. sim:loop=1), see --help\n");
+	if (argc - optind > 1) {
+		fprintf(stderr, "fdma loop: one device URI (e.g. sim:loop=1), not also '%s', see --help\n",
+			argv[optind + 1]);
 		return EXIT_USAGE;
 	}
-	o.uri = argv[optind];
+	o.uri = tool_uri("loop", optind < argc ? argv[optind] : NULL);
+	if (!o.uri)
+		return EXIT_USAGE;
 	tool_catch_stop();
 	if (tool_open(o.uri, &dev))
 		return EXIT_FAIL;
@@ -533,19 +556,28 @@ int fdma_cmd_loop(int argc, char **argv)
 		       "mode", "bytes", "pps", "Mbit/s", "db/pkt", "irq/pkt", "cpu%", "vfy%",
 		       "model%", "errors");
 	}
+	/* Ctrl-C ends the run in progress, which still gets its row, and no other starts. */
 	for (int i = 0; i < o.nsizes && !tool_stop_requested(); i++) {
-		for (int m = MODE_PER_PACKET; m <= MODE_BATCHED; m++) {
+		for (int m = MODE_PER_PACKET; m <= MODE_BATCHED && !tool_stop_requested(); m++) {
+			struct tool_progress prog;
 			struct loop_res r;
+			int ret;
 
 			if (!(o.modes & (1 << m)))
 				continue;
-			if (run_one(dev, &o, (enum loop_mode)m, (uint32_t)o.sizes[i], &r)) {
+			tool_progress_init(&prog, o.progress);
+			ret = run_one(dev, &o, (enum loop_mode)m, (uint32_t)o.sizes[i], &r, &prog);
+			tool_progress_end(&prog);
+			if (ret) {
 				fails++;
 				continue;
 			}
 			print_row(&o, (enum loop_mode)m, (uint32_t)o.sizes[i], &r);
-			if (r.errors || !r.frames)
+			if (r.errors || (!r.frames && !r.interrupted))
 				fails++;
+			if (r.interrupted)
+				fprintf(stderr, "fdma loop: interrupted during the %u-byte %s run\n",
+					(unsigned int)o.sizes[i], m == MODE_BATCHED ? "batched" : "per-packet");
 		}
 	}
 	fdma_close(dev);

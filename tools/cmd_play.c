@@ -33,7 +33,7 @@ struct play_opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: fdma play URI FILE [options]\n"
+		"usage: fdma play [URI] FILE [options]   (URI: default $FDMA_DEVICE)\n"
 		"  Sends the frames of FILE to an H2C stream channel (the reverse of\n"
 		"  fdma stream --output). FILE ('-' for standard input) holds raw frames of\n"
 		"  --frame-size bytes back to back, as fdma stream writes them; a partial\n"
@@ -41,7 +41,8 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --input FILE         the file, instead of the second argument\n"
 		"  --frame-size BYTES   bytes per frame (default 3110400, 1080p YUV 4:2:0); a\n"
-		"                       multiple of the device's alignment (fdma info)\n"
+		"                       multiple of the channel's alignment (fdma info: any\n"
+		"                       length on an engine with byte streams)\n"
 		"  --frames N           send at most N frames\n"
 		"  --fps N              send at most N frames per second (default 0: as fast as\n"
 		"                       the channel takes them); a sender that falls a frame\n"
@@ -58,7 +59,8 @@ static void usage(FILE *f)
 		"  --help               this text\n"
 		"fps and MB/s (10^6 bytes) are from the first submission to the last\n"
 		"completion, the first frame not counted (N frames, N - 1 periods: a paced\n"
-		"run never reads faster than its --fps); cpu is this process's sending\n"
+		"run never reads faster than its --fps; '-', JSON null, with fewer than two\n"
+		"frames); cpu is this process's sending\n"
 		"thread (reading the file included). Ctrl-C ends the run early and still\n"
 		"prints the summary.\n");
 }
@@ -79,8 +81,9 @@ static int parse_opts(int argc, char **argv, struct play_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *uri = NULL;
 	uint64_t v;
-	int opt;
+	int opt, n;
 	char *end;
 
 	optind = 1;
@@ -143,19 +146,26 @@ static int parse_opts(int argc, char **argv, struct play_opts *o)
 			usage(stdout);
 			return 1;
 		default:
-			usage(stderr);
+			tool_usage_hint("play");
 			return -1;
 		}
 	}
-	if (optind < argc)
-		o->uri = argv[optind++];
-	if (optind < argc && !o->input)
-		o->input = argv[optind++];
-	if (!o->uri || !o->input || optind != argc) {
+	/* URI FILE; URI with --input; or FILE alone (its URI from FDMA_DEVICE). */
+	n = argc - optind;
+	if (n > 2 || (n == 2 && o->input) || (!o->input && !n)) {
 		fprintf(stderr, "fdma play: expected a device URI and a FILE (or --input FILE), see --help\n");
 		return -1;
 	}
-	return 0;
+	if (n == 2 || (n == 1 && (o->input || tool_is_uri(argv[optind]))))
+		uri = argv[optind++];
+	if (optind < argc)
+		o->input = argv[optind++];
+	if (!o->input) {
+		fprintf(stderr, "fdma play: expected a FILE (or --input FILE) after the URI, see --help\n");
+		return -1;
+	}
+	o->uri = tool_uri("play", uri);
+	return o->uri ? 0 : -1;
 }
 
 static void sleep_until(double t)
@@ -180,15 +190,17 @@ struct play_res {
 	double wakeups, irqs;
 };
 
+/* -1 (unknown) with fewer than two frames. */
 static double rate_fps(const struct play_res *r)
 {
-	return tool_rate((double)r->frames, 1, r->frames, r->t_first, r->t_last, r->secs);
+	return tool_rate((double)r->frames, 1, r->frames, r->t_first, r->t_last);
 }
 
 static double rate_mbps(const struct play_opts *o, const struct play_res *r)
 {
-	return tool_rate((double)r->bytes, (double)o->frame, r->frames, r->t_first, r->t_last,
-			 r->secs) / 1e6;
+	double v = tool_rate((double)r->bytes, (double)o->frame, r->frames, r->t_first, r->t_last);
+
+	return v < 0 ? v : v / 1e6;
 }
 
 static void report(const struct play_opts *o, int ch, int paced, const struct play_res *r,
@@ -196,6 +208,7 @@ static void report(const struct play_opts *o, int ch, int paced, const struct pl
 {
 	double fps = rate_fps(r), mbps = rate_mbps(o, r);
 	double secs = r->secs > 0 ? r->secs : 1;
+	char fps_s[32], mbps_s[32];
 
 	if (o->json) {
 		printf("{\"uri\":");
@@ -207,10 +220,13 @@ static void report(const struct play_opts *o, int ch, int paced, const struct pl
 		else
 			printf("\"fps_target\":null,");
 		printf("\"buffers\":%" PRIu64 ",\"wait\":\"%s\",\"paced\":%s,\"hugepages\":false,"
-		       "\"seconds\":%.3f,\"frames\":%" PRIu64 ",\"fps\":%.2f,\"mbps\":%.2f,"
-		       "\"bytes\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"partial_tail_bytes\":%lld,",
+		       "\"seconds\":%.3f,\"frames\":%" PRIu64,
 		       o->nbufs, o->wait == FDMA_WAIT_SPIN ? "spin" : o->wait == FDMA_WAIT_SLEEP ? "sleep" : "adaptive",
-		       paced ? "true" : "false", r->secs, r->frames, fps, mbps, r->bytes, r->errors, r->tail);
+		       paced ? "true" : "false", r->secs, r->frames);
+		tool_json_rate(stdout, "fps", "%.2f", fps);
+		tool_json_rate(stdout, "mbps", "%.2f", mbps);
+		printf(",\"bytes\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"partial_tail_bytes\":%lld,",
+		       r->bytes, r->errors, r->tail);
 		if (r->have_tg)
 			printf("\"checker_frames\":%" PRIu64 ",\"checker_errors\":%" PRIu64 ",",
 			       r->tg_frames, r->tg_errors);
@@ -231,8 +247,9 @@ static void report(const struct play_opts *o, int ch, int paced, const struct pl
 	if (o->fps > 0)
 		printf(" at up to %g fps", o->fps);
 	printf(", %.2f s%s\n", r->secs, r->interrupted ? " (interrupted)" : "");
-	printf("  frames %" PRIu64 " (%.2f fps, %.1f MB/s), errors %" PRIu64 "\n", r->frames, fps, mbps,
-	       r->errors);
+	printf("  frames %" PRIu64 " (%s fps, %s MB/s), errors %" PRIu64 "\n", r->frames,
+	       tool_fmt_rate(fps_s, sizeof(fps_s), "%.2f", fps),
+	       tool_fmt_rate(mbps_s, sizeof(mbps_s), "%.1f", mbps), r->errors);
 	if (r->have_tg)
 		printf("  test checker: %" PRIu64 " frames good, %" PRIu64 " bad\n", r->tg_frames,
 		       r->tg_errors);
@@ -253,7 +270,7 @@ int fdma_cmd_play(int argc, char **argv)
 	struct fdma_dev *dev;
 	struct fdma_req req[MAX_PIECES];
 	struct fdma_cpl *cpl = NULL;
-	uint64_t slot, piece, npieces, head = 0, tail = 0, tg_f0 = 0, tg_e0 = 0;
+	uint64_t slot, piece, npieces, head = 0, tail = 0, tg_f0 = 0, tg_e0 = 0, align;
 	double t0, cpu0, mcpu0 = 0, mcpu1 = 0, next_t, t_end, now, ts;
 	int ch, ret, fd, buf = -1, eof = 0, rc = EXIT_OK, target_met = -1, tg_on = 0;
 	uint8_t *base;
@@ -276,9 +293,15 @@ int fdma_cmd_play(int argc, char **argv)
 		fdma_close(dev);
 		return EXIT_FAIL;
 	}
-	if (o.frame % info.align) {
-		fprintf(stderr, "fdma play: --frame-size %" PRIu64 " is not a multiple of the device's "
-			"alignment (%u bytes): stream pieces must be aligned\n", o.frame, info.align);
+	/*
+	 * The channel's own unit: any length where the engine takes byte
+	 * streams (as fdma stream writes frames of any size there).
+	 */
+	align = (uint64_t)fdma_chan_align(dev, ch);
+	if (o.frame % align) {
+		fprintf(stderr, "fdma play: --frame-size %" PRIu64 " is not a multiple of channel %d's "
+			"alignment (%" PRIu64 " bytes): its stream pieces must be aligned\n", o.frame,
+			ch, align);
 		fdma_close(dev);
 		return EXIT_USAGE;
 	}
@@ -449,7 +472,7 @@ int fdma_cmd_play(int argc, char **argv)
 	}
 	if (o.fps > 0 && r.frames >= 2)
 		target_met = rate_fps(&r) >= o.fps * 0.98;
-	report(&o, ch, info.link.paced, &r, target_met);
+	report(&o, ch, tool_realtime(&info), &r, target_met);
 	if (r.tail > 0) {
 		fprintf(stderr, "fdma play: '%s' ends with %lld bytes, not a whole %" PRIu64
 			"-byte frame: not sent\n", o.input, r.tail, o.frame);

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -39,8 +41,8 @@ struct stream_opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: fdma stream URI [options]\n"
-		"       fdma stream URI --dir h2c --input FILE [options]   (same as fdma play)\n"
+		"usage: fdma stream [URI] [options]   (URI: default $FDMA_DEVICE)\n"
+		"       fdma stream [URI] --dir h2c --input FILE [options]   (same as fdma play)\n"
 		"  Captures frames from a C2H stream channel into a ring of zero-copy\n"
 		"  buffers, writes them to a file or a pipe as they arrive, and reports\n"
 		"  rate, drops, latency and CPU. With --testgen the channel's built-in test\n"
@@ -63,7 +65,8 @@ static void usage(FILE *f)
 		"                       missed, as a camera does (the default with --fps > 0 or\n"
 		"                       without --testgen)\n"
 		"  --hold               hold the source back instead: nothing is lost, a paced\n"
-		"                       source falls behind its rate (the default with --fps 0)\n"
+		"                       source falls behind its rate (the default with --fps 0);\n"
+		"                       not with --drop\n"
 		"  --require-fps F      exit 1 if fewer than F frames per second arrived\n"
 		"  --timeout S          fail if no frame arrives for S seconds (default 5)\n"
 		"  --wait spin|sleep|adaptive   how to wait for frames (default sleep)\n"
@@ -77,7 +80,10 @@ static void usage(FILE *f)
 		"  --json               one JSON object\n"
 		"  --help               this text\n"
 		"Figures: fps and MB/s (10^6 bytes) are measured from the first frame's arrival\n"
-		"to the last's; 'dropped' is the device's count of frames it could not deliver.\n"
+		"to the last's ('-', JSON null, with fewer than two frames); 'dropped' is the\n"
+		"device's count of frames it could not deliver. Errors are counted apart:\n"
+		"integrity (a --testgen frame that fails its check), device (a buffer the\n"
+		"device failed), timeouts (no frame for --timeout) and writing the output.\n"
 		"A --testgen run at a set --fps that drops frames or arrives slower says\n"
 		"'missed target'. Latency (--testgen on sim: only, whose frame time stamps\n"
 		"are on this host's clock): from the frame's tick on the device, when it was\n"
@@ -89,7 +95,10 @@ static void usage(FILE *f)
 }
 
 struct stream_res {
-	uint64_t frames, bytes, errors, gaps, drops, bytes_checked, bytes_written;
+	uint64_t frames, bytes, gaps, drops, bytes_checked, bytes_written;
+	/* Errors by kind: frames failing the check, the device's, timeouts, the output's. */
+	uint64_t errors, data_errors, device_errors, timeouts, write_errors;
+	long long unread;	/* -o - into a pipe its reader closed: bytes it never read; else -1 */
 	uint64_t first_len;
 	double t_first, t_last, secs;
 	double cpu, verify, model;
@@ -193,15 +202,33 @@ static int release_frame(struct fdma_stream *s, struct dmabuf_view *dv, struct f
 	return fdma_stream_release(s, f);
 }
 
+/* From the first frame's arrival to the last's: -1 (unknown) with fewer than two. */
 static double rate_fps(const struct stream_res *r)
 {
-	return tool_rate((double)r->frames, 1, r->frames, r->t_first, r->t_last, r->secs);
+	return tool_rate((double)r->frames, 1, r->frames, r->t_first, r->t_last);
 }
 
 static double rate_mbps(const struct stream_res *r)
 {
-	return tool_rate((double)r->bytes, (double)r->first_len, r->frames, r->t_first, r->t_last,
-			 r->secs) / 1e6;
+	double v = tool_rate((double)r->bytes, (double)r->first_len, r->frames, r->t_first,
+			     r->t_last);
+
+	return v < 0 ? v : v / 1e6;
+}
+
+/*
+ * -o - into a pipe whose reader went away: the bytes still in the pipe,
+ * which it never read (the pipe keeps them until the writer closes too);
+ * -1 for anything else.
+ */
+static long long pipe_unread(int fd)
+{
+	struct stat sb;
+	int n;
+
+	if (fstat(fd, &sb) || !S_ISFIFO(sb.st_mode) || ioctl(fd, FIONREAD, &n))
+		return -1;
+	return n;
 }
 
 static const char *wait_name(enum fdma_wait_mode w)
@@ -216,6 +243,7 @@ static void print_report(FILE *out, const struct stream_opts *o, int ch, int pac
 	int lat_known = o->testgen && r->host_clock && lat->n;
 	double p50 = tool_lat_pct(lat, 50), p99 = tool_lat_pct(lat, 99), max = tool_lat_pct(lat, 100);
 	const char *mode = o->drop == -2 ? "source" : o->drop ? "drop" : "hold";
+	char fps_s[32], mbps_s[32];
 
 	if (o->json) {
 		fprintf(out, "{\"uri\":");
@@ -227,17 +255,24 @@ static void print_report(FILE *out, const struct stream_opts *o, int ch, int pac
 		else
 			fprintf(out, "\"fps_target\":null,");
 		fprintf(out, "\"mode\":\"%s\",\"buffers\":%" PRIu64 ",\"wait\":\"%s\",\"paced\":%s,"
-			"\"hugepages\":false,\"seconds\":%.3f,\"frames\":%" PRIu64 ",\"fps\":%.2f,"
-			"\"mbps\":%.2f,\"bytes\":%" PRIu64 ",\"dropped\":%" PRIu64 ",",
-			mode, o->nbufs, wait_name(o->wait), paced < 0 ? "null" : paced ? "true" : "false",
-			r->secs, r->frames, fps, mbps, r->bytes, r->drops);
+			"\"hugepages\":false,\"seconds\":%.3f,\"frames\":%" PRIu64,
+			mode, o->nbufs, wait_name(o->wait), paced ? "true" : "false", r->secs, r->frames);
+		tool_json_rate(out, "fps", "%.2f", fps);
+		tool_json_rate(out, "mbps", "%.2f", mbps);
+		fprintf(out, ",\"bytes\":%" PRIu64 ",\"dropped\":%" PRIu64 ",", r->bytes, r->drops);
 		if (o->testgen)
 			fprintf(out, "\"seq_gaps\":%" PRIu64 ",", r->gaps);
 		else
 			fprintf(out, "\"seq_gaps\":null,");
-		fprintf(out, "\"errors\":%" PRIu64 ",\"bytes_checked\":%" PRIu64
-			",\"bytes_written\":%" PRIu64 ",",
-			r->errors, r->bytes_checked, r->bytes_written);
+		fprintf(out, "\"errors\":%" PRIu64 ",\"data_errors\":%" PRIu64 ",\"device_errors\":%"
+			PRIu64 ",\"timeouts\":%" PRIu64 ",\"write_errors\":%" PRIu64
+			",\"bytes_checked\":%" PRIu64 ",\"bytes_written\":%" PRIu64 ",",
+			r->errors, r->data_errors, r->device_errors, r->timeouts, r->write_errors,
+			r->bytes_checked, r->bytes_written);
+		if (r->unread >= 0)
+			fprintf(out, "\"bytes_unread\":%lld,", r->unread);
+		else
+			fprintf(out, "\"bytes_unread\":null,");
 		if (lat_known)
 			fprintf(out, "\"p50_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f,", p50, p99, max);
 		else
@@ -274,20 +309,30 @@ static void print_report(FILE *out, const struct stream_opts *o, int ch, int pac
 	fprintf(out, ", %s mode, %.2f s%s\n", mode, r->secs, r->interrupted ? " (interrupted)" : "");
 	if (r->exporter)
 		fprintf(out, "  frames into dma-bufs (%s), seen through the card\n", r->exporter);
-	fprintf(out, "  frames %" PRIu64 " (%.2f fps, %.1f MB/s), dropped by the device %" PRIu64,
-		r->frames, fps, mbps, r->drops);
+	fprintf(out, "  frames %" PRIu64 " (%s fps, %s MB/s), dropped by the device %" PRIu64,
+		r->frames, tool_fmt_rate(fps_s, sizeof(fps_s), "%.2f", fps),
+		tool_fmt_rate(mbps_s, sizeof(mbps_s), "%.1f", mbps), r->drops);
 	if (o->testgen)
 		fprintf(out, " (sequence gaps %" PRIu64 ")", r->gaps);
 	fprintf(out, "\n");
+	/* Integrity is the frames' own check; what else went wrong is said apart. */
 	if (o->testgen)
 		fprintf(out, "  integrity errors %" PRIu64 " (%" PRIu64 " bytes checked)\n",
-			r->errors, r->bytes_checked);
-	else if (r->errors)
-		fprintf(out, "  errors %" PRIu64 "\n", r->errors);
-	if (o->output)
-		fprintf(out, "  written %" PRIu64 " bytes to %s%s\n", r->bytes_written,
-			strcmp(o->output, "-") ? o->output : "standard output",
-			r->epipe ? " (the reader closed the pipe)" : "");
+			r->data_errors, r->bytes_checked);
+	if (r->device_errors || r->timeouts || r->write_errors)
+		fprintf(out, "  other errors: device %" PRIu64 ", timeouts %" PRIu64
+			", writing the output %" PRIu64 "\n",
+			r->device_errors, r->timeouts, r->write_errors);
+	if (o->output) {
+		fprintf(out, "  written %" PRIu64 " bytes to %s", r->bytes_written,
+			strcmp(o->output, "-") ? o->output : "standard output");
+		if (r->unread >= 0)
+			fprintf(out, "; the reader closed the pipe after reading %" PRIu64 " (%lld unread)",
+				r->bytes_written - (uint64_t)r->unread, r->unread);
+		else if (r->epipe)
+			fprintf(out, " (the reader closed the pipe)");
+		fprintf(out, "\n");
+	}
 	if (lat_known)
 		fprintf(out, "  latency frame ready to application: p50 %.1f us, p99 %.1f us, max %.1f us\n",
 			p50, p99, max);
@@ -323,7 +368,7 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, have_secs = 0, have_fps = 0;
+	int opt, have_secs = 0, have_fps = 0, drop_opts = 0;
 	uint64_t v;
 	char *end;
 
@@ -380,12 +425,10 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 			o->testgen = 1;
 			break;
 		case 'D':
-			o->drop = 1;
-			o->drop_given = 1;
-			break;
 		case 'L':
-			o->drop = 0;
+			o->drop = opt == 'D';
 			o->drop_given = 1;
+			drop_opts |= opt == 'D' ? 1 : 2;
 			break;
 		case 'R':
 			errno = 0;
@@ -424,15 +467,22 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 			usage(stdout);
 			return 1;
 		default:
-			usage(stderr);
+			tool_usage_hint("stream");
 			return -1;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "fdma stream: expected one device URI (e.g. sim:), see --help\n");
+	if (argc - optind > 1) {
+		fprintf(stderr, "fdma stream: one device URI, not also '%s', see --help\n",
+			argv[optind + 1]);
 		return -1;
 	}
-	o->uri = argv[optind];
+	o->uri = tool_uri("stream", optind < argc ? argv[optind] : NULL);
+	if (!o->uri)
+		return -1;
+	if (drop_opts == 3) {
+		fprintf(stderr, "fdma stream: --drop and --hold are opposites: give one\n");
+		return -1;
+	}
 	if (have_fps && !o->testgen) {
 		fprintf(stderr, "fdma stream: --fps sets the test generator's rate: add --testgen "
 			"(a capture takes frames at the source's own rate)\n");
@@ -493,7 +543,7 @@ int fdma_cmd_stream(int argc, char **argv)
 {
 	struct stream_opts o = { .chan = -1, .frame = DEFAULT_FRAME, .nbufs = 8, .fps = 30,
 				 .timeout = 5, .drop = -1, .progress = 1, .wait = FDMA_WAIT_SLEEP };
-	struct stream_res r = { 0 };
+	struct stream_res r = { .unread = -1 };
 	struct tool_progress prog;
 	struct tool_lat lat = { 0 };
 	struct fdma_info info;
@@ -503,7 +553,8 @@ int fdma_cmd_stream(int argc, char **argv)
 	struct dmabuf_view dv = { .host = -1 };
 	uint64_t expect = 0;
 	double t0, cpu0, mcpu0 = 0, mcpu1 = 0, last_seen;
-	int ch, ret, rc = EXIT_OK, fd = -1, target_met = -1, tg_on = 0;
+	int ch, ret, rc = EXIT_OK, fd = -1, target_met = -1, tg_on = 0, realtime;
+	char fps_s[32];
 	FILE *rep;
 
 	for (int i = 1; i < argc; i++)
@@ -535,6 +586,7 @@ int fdma_cmd_stream(int argc, char **argv)
 	if (tool_open(o.uri, &dev))
 		return EXIT_FAIL;
 	fdma_get_info(dev, &info);
+	realtime = tool_realtime(&info);
 	ch = tool_stream_chan("stream", dev, &info, o.uri, o.chan, FDMA_C2H);
 	if (ch < 0)
 		goto fail_close;
@@ -603,16 +655,18 @@ int fdma_cmd_stream(int argc, char **argv)
 				o.testgen ? "" : info.chan[ch].testgen && !strcmp(info.backend, "sim")
 				? " (on sim: the only source is the test generator: add --testgen)"
 				: " (is the source running?)");
+			r.timeouts++;
 			r.errors++;
 			break;
 		}
 		if (tool_progress_due(&prog)) {
-			struct stream_res tmp = r;
+			char fs[32], ms[32];
 
-			tmp.secs = now - t0;
-			tool_progress_show(&prog, "  %.1f s  %" PRIu64 " frames  %.1f fps  %.1f MB/s  "
+			tool_progress_show(&prog, "  %.1f s  %" PRIu64 " frames  %s fps  %s MB/s  "
 					   "dropped %" PRIu64 "  errors %" PRIu64, now - t0, r.frames,
-					   rate_fps(&tmp), rate_mbps(&tmp), fdma_stream_drops(s), r.errors);
+					   tool_fmt_rate(fs, sizeof(fs), "%.1f", rate_fps(&r)),
+					   tool_fmt_rate(ms, sizeof(ms), "%.1f", rate_mbps(&r)),
+					   fdma_stream_drops(s), r.errors);
 		}
 		/* Short waits: the time limit, Ctrl-C and the progress line are looked at in between. */
 		to_us = (int64_t)(left * 1e6);
@@ -621,6 +675,7 @@ int fdma_cmd_stream(int argc, char **argv)
 			continue;
 		if (ret) {
 			fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
+			r.device_errors++;
 			r.errors++;
 			if (ret == -EMSGSIZE || ret == -ECANCELED)
 				continue;
@@ -639,6 +694,7 @@ int fdma_cmd_stream(int argc, char **argv)
 		if (o.dmabuf && (o.testgen || fd >= 0) && view_frame(dev, &dv, &f)) {
 			fprintf(stderr, "fdma stream: reading frame %" PRIu64 " through the card: %s\n",
 				r.frames - 1, fdma_errmsg(dev));
+			r.device_errors++;
 			r.errors++;
 			break;
 		}
@@ -646,6 +702,7 @@ int fdma_cmd_stream(int argc, char **argv)
 		if (o.testgen) {
 			v0 = tool_thread_cpu();
 			if (check_testgen(&f, o.frame, &expect, &r.gaps)) {
+				r.data_errors++;
 				r.errors++;
 			} else if (r.host_clock) {
 				const struct fdma_testgen_hdr *h = f.data;
@@ -656,22 +713,27 @@ int fdma_cmd_stream(int argc, char **argv)
 			r.verify += tool_thread_cpu() - v0;
 		}
 		if (fd >= 0 && !r.epipe) {
-			ret = tool_write_all(fd, f.data, f.len);
+			size_t done;
+
+			ret = tool_write_some(fd, f.data, f.len, &done);
+			/* What write() took, a torn last frame's bytes included. */
+			r.bytes_written += done;
 			if (ret == -EPIPE) {
 				/* The reader (ffmpeg, head) is done: end of the run, not a failure. */
 				r.epipe = 1;
+				r.unread = pipe_unread(fd);
 			} else if (ret == -EINTR) {
 				/* Ctrl-C before any of this frame was written: the file holds whole frames. */
 				r.interrupted = 1;
 			} else if (ret) {
 				fprintf(stderr, "fdma stream: writing '%s': %s\n", o.output, strerror(-ret));
+				r.write_errors++;
 				r.errors++;
-			} else {
-				r.bytes_written += f.len;
 			}
 		}
 		if (release_frame(s, &dv, &f)) {
 			fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
+			r.device_errors++;
 			r.errors++;
 			break;
 		}
@@ -692,16 +754,28 @@ int fdma_cmd_stream(int argc, char **argv)
 	if (o.testgen && o.fps > 0 && r.frames >= 2)
 		/* 2% for the model's and the host's timer jitter over a short run. */
 		target_met = !r.drops && rate_fps(&r) >= o.fps * 0.98;
-	print_report(rep, &o, ch, info.link.paced, &r, &lat, target_met);
+	else if (o.testgen && o.fps > 0 && !r.interrupted && r.secs >= 2 / o.fps)
+		/* Two periods went by and fewer than two frames came: no rate, and short of it. */
+		target_met = 0;
+	print_report(rep, &o, ch, realtime, &r, &lat, target_met);
 	if (target_met == 0)
-		fprintf(stderr, "fdma stream: missed target: %.2f fps of %g, %" PRIu64
-			" frames dropped by the device (%s)\n", rate_fps(&r), o.fps, r.drops,
+		fprintf(stderr, "fdma stream: missed target: %s fps of %g, %" PRIu64
+			" frames dropped by the device (%s)\n",
+			tool_fmt_rate(fps_s, sizeof(fps_s), "%.2f", rate_fps(&r)), o.fps, r.drops,
 			o.drop == -2 ? "the channel's source decides whether it waits"
 			: o.drop ? "the source cannot be held: frames it could not send are lost"
 			       : "the source was held back and fell behind");
+	/* rtl: runs its link in clocks, far slower than the wall: no rate can be kept. */
+	if (target_met == 0 && !realtime && info.link.paced)
+		fprintf(stderr, "fdma stream: %s is not paced in real time (the RTL runs at a few "
+			"MB/s of wall time): --fps 0 takes frames as fast as it makes them\n", o.uri);
 	if (o.require_fps > 0 && rate_fps(&r) < o.require_fps) {
-		fprintf(stderr, "fdma stream: %.2f fps is below --require-fps %g\n", rate_fps(&r),
-			o.require_fps);
+		if (rate_fps(&r) < 0)
+			fprintf(stderr, "fdma stream: %" PRIu64 " frame%s give no rate: below "
+				"--require-fps %g\n", r.frames, r.frames == 1 ? "" : "s", o.require_fps);
+		else
+			fprintf(stderr, "fdma stream: %.2f fps is below --require-fps %g\n",
+				rate_fps(&r), o.require_fps);
 		rc = EXIT_FAIL;
 	}
 	if (r.errors || !r.frames)

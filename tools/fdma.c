@@ -27,13 +27,33 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fdma COMMAND [ARGS]   (fdma COMMAND --help for each)\n\ncommands:\n");
+	fprintf(f, "usage: fdma COMMAND [ARGS]   (fdma COMMAND --help, or fdma help COMMAND, for each)\n"
+		   "\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
 	fprintf(f, "  --version  print the version\n"
 		   "\ndevices: sim[:option=value,...], e.g. sim:gen=2,lanes=1,mps=256,paced=1 (fdma(7))\n"
-		   "         kdev:/dev/fdmaN, an engine behind the driver fdma.ko\n"
+		   "         kdev:/dev/fdmaN (or /dev/fdmaN), an engine behind the driver fdma.ko\n"
+		   "         without a URI, a command uses the environment's FDMA_DEVICE\n"
 		   "exit status: 0 ok, 1 failure, 2 usage error\n");
+}
+
+static int find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(name, cmds[i].name))
+			return (int)i;
+	return -1;
+}
+
+/* getopt prefixes its messages with argv[0]: make it "fdma CMD". */
+static int run_cmd(int i, int argc, char **argv)
+{
+	char prog[32];
+
+	snprintf(prog, sizeof(prog), "fdma %s", cmds[i].name);
+	argv[0] = prog;
+	return cmds[i].fn(argc, argv);
 }
 
 int main(int argc, char **argv)
@@ -41,6 +61,19 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
+	}
+	/* fdma help CMD: the command's own --help. */
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		char *av[] = { NULL, "--help", NULL };
+		int i = find_cmd(argv[2]);
+
+		if (i < 0 || argc > 3) {
+			fprintf(stderr, i < 0 ? "fdma help: unknown command '%s'\n"
+				: "fdma help: one command at a time, not also '%s'\n", argv[i < 0 ? 2 : 3]);
+			fprintf(stderr, "try 'fdma --help'\n");
+			return EXIT_USAGE;
+		}
+		return run_cmd(i, 2, av);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
@@ -50,17 +83,8 @@ int main(int argc, char **argv)
 		printf("fdma %s\n", FDMA_VERSION_STRING);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		char prog[32];
-
-		if (strcmp(argv[1], cmds[i].name))
-			continue;
-		/* getopt prefixes its messages with argv[0]: make it "fdma CMD". */
-		snprintf(prog, sizeof(prog), "fdma %s", cmds[i].name);
-		argv[1] = prog;
-		return cmds[i].fn(argc - 1, argv + 1);
-	}
-	fprintf(stderr, "fdma: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	if (find_cmd(argv[1]) >= 0)
+		return run_cmd(find_cmd(argv[1]), argc - 1, argv + 1);
+	fprintf(stderr, "fdma: unknown command '%s'\ntry 'fdma --help'\n", argv[1]);
 	return EXIT_USAGE;
 }

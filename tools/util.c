@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +28,24 @@ double tool_thread_cpu(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double tool_machine_busy(void)
+{
+	unsigned long long v[8] = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return -1;
+	/* cpu  user nice system idle iowait irq softirq steal ... */
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 4 || hz <= 0)
+		return -1;
+	return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
 }
 
 int tool_parse_size(const char *s, uint64_t *out)
@@ -114,6 +134,56 @@ int tool_open(const char *uri, struct fdma_dev **dev)
 	return ret;
 }
 
+int tool_is_uri(const char *s)
+{
+	static const char *const schemes[] = { "sim", "rtl", "kdev" };
+
+	if (!strncmp(s, "/dev/", 5))
+		return 1;
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+		size_t n = strlen(schemes[i]);
+
+		if (!strncmp(s, schemes[i], n) && (s[n] == 0 || s[n] == ':'))
+			return 1;
+	}
+	return 0;
+}
+
+const char *tool_uri(const char *cmd, const char *arg)
+{
+	static char buf[PATH_MAX + 8];
+	const char *s = arg;
+
+	if (!s) {
+		s = getenv("FDMA_DEVICE");
+		if (!s || !*s) {
+			fprintf(stderr, "fdma %s: no device: give a URI (sim:, kdev:/dev/fdma0, ...) "
+				"or set FDMA_DEVICE\n", cmd);
+			return NULL;
+		}
+	}
+	/* A node, as fdma doctor takes it: /dev/fdma0, or fdma0 alone. */
+	if (s[0] == '/')
+		snprintf(buf, sizeof(buf), "kdev:%s", s);
+	else if (!strncmp(s, "fdma", 4) && isdigit((unsigned char)s[4]) && !strchr(s, ':') &&
+		 !strchr(s, '/'))
+		snprintf(buf, sizeof(buf), "kdev:/dev/%s", s);
+	else
+		snprintf(buf, sizeof(buf), "%s", s);
+	return buf;
+}
+
+int tool_usage_hint(const char *cmd)
+{
+	fprintf(stderr, "try 'fdma %s --help'\n", cmd);
+	return EXIT_USAGE;
+}
+
+int tool_realtime(const struct fdma_info *info)
+{
+	return info->link.paced && strcmp(info->backend, "rtl");
+}
+
 int tool_kdev_attr(const char *uri, const char *attr, char *buf, size_t len)
 {
 	const char *base;
@@ -184,12 +254,29 @@ int tool_stream_chan(const char *cmd, struct fdma_dev *dev, const struct fdma_in
 	return chan;
 }
 
-double tool_rate(double amount, double first, uint64_t n, double t_first, double t_last,
-		 double secs)
+double tool_rate(double amount, double first, uint64_t n, double t_first, double t_last)
 {
 	if (n >= 2 && t_last > t_first)
 		return (amount - first) / (t_last - t_first);
-	return secs > 0 ? amount / secs : 0;
+	return -1;
+}
+
+const char *tool_fmt_rate(char *buf, size_t len, const char *fmt, double v)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, fmt, v);
+	return buf;
+}
+
+void tool_json_rate(FILE *f, const char *key, const char *fmt, double v)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (v < 0)
+		fputs("null", f);
+	else
+		fprintf(f, fmt, v);
 }
 
 /* One byte as JSON string content into e[8]; its length. */
@@ -418,10 +505,11 @@ void tool_progress_end(struct tool_progress *p)
 	p->shown = 0;
 }
 
-int tool_write_all(int fd, const void *buf, size_t len)
+int tool_write_some(int fd, const void *buf, size_t len, size_t *done)
 {
 	const char *q = buf;
 
+	*done = 0;
 	while (len) {
 		ssize_t n = write(fd, q, len);
 
@@ -433,8 +521,16 @@ int tool_write_all(int fd, const void *buf, size_t len)
 		}
 		q += n;
 		len -= (size_t)n;
+		*done += (size_t)n;
 	}
 	return 0;
+}
+
+int tool_write_all(int fd, const void *buf, size_t len)
+{
+	size_t done;
+
+	return tool_write_some(fd, buf, len, &done);
 }
 
 long long tool_read_full(int fd, void *buf, size_t len)

@@ -16,11 +16,39 @@
 
 double tool_now(void);			/* CLOCK_MONOTONIC, seconds */
 double tool_thread_cpu(void);		/* this thread's CPU time, seconds */
+/*
+ * CPU seconds the whole machine has spent busy, all CPUs together (from
+ * /proc/stat: user, nice, system, irq, softirq, steal), or -1 without it.
+ */
+double tool_machine_busy(void);
 int tool_parse_size(const char *s, uint64_t *out);	/* 4K, 1M, 0x40, ... */
 /* "4K,64K,1M" or "4K..4M" (powers of two between); returns count or -1. */
 int tool_parse_sizes(const char *s, uint64_t *out, int max);
 void tool_fmt_size(uint64_t v, char *buf, size_t len);	/* 65536 -> "64K" */
 int tool_open(const char *uri, struct fdma_dev **dev);	/* prints the error */
+/*
+ * The device a command works on: arg, or $FDMA_DEVICE when arg is NULL. A
+ * device node (/dev/fdma0) or its name (fdma0) means kdev:, as fdma doctor
+ * takes them. NULL, with the reason printed ("fdma CMD: ..."), when there
+ * is neither. The result stays valid until the next call.
+ */
+const char *tool_uri(const char *cmd, const char *arg);
+/*
+ * s names a device by its scheme (sim, sim:..., rtl:..., kdev:...) or its
+ * node (/dev/...), not a file: for commands that take a FILE beside it.
+ */
+int tool_is_uri(const char *s);
+/*
+ * After getopt's own line for an unknown option or a missing value: the
+ * hint "try 'fdma CMD --help'" (not the whole usage). Returns EXIT_USAGE.
+ */
+int tool_usage_hint(const char *cmd);
+/*
+ * The device runs at its link's speed in real time, so the link model's
+ * ceiling bounds what it measures: a card (kdev:) or a paced sim:, not an
+ * unpaced one and not rtl:, whose link is paced in the RTL's clocks.
+ */
+int tool_realtime(const struct fdma_info *info);
 /*
  * An attribute of a kdev: URI's class device, /sys/class/fdma/NAME/ATTR
  * (e.g. "backend", "ch0/source"), newline stripped: 0, or -errno (also
@@ -69,6 +97,8 @@ void tool_progress_end(struct tool_progress *p);
  * while nothing of buf is written: a file never ends in a torn frame.
  */
 int tool_write_all(int fd, const void *buf, size_t len);
+/* The same, with the bytes it did write in *done (a short count on any error). */
+int tool_write_some(int fd, const void *buf, size_t len, size_t *done);
 /*
  * Read up to len bytes (short only at end of file); bytes read or -errno.
  * Like tool_write_all(), -EINTR on a stop request only before the first byte.
@@ -83,11 +113,14 @@ int tool_parse_secs(const char *s, double max, double *out);
 /*
  * A rate over the window from the first event to the last: n events span
  * n - 1 intervals, so the first event's amount (first) is not counted
- * (counting it would overstate a paced rate). With fewer than two events,
- * or none of the window, amount over secs (0 if secs is 0).
+ * (counting it would overstate a paced rate). Fewer than two events, or
+ * no time between them, give no rate: -1 (printed '-', JSON null).
  */
-double tool_rate(double amount, double first, uint64_t n, double t_first, double t_last,
-		 double secs);
+double tool_rate(double amount, double first, uint64_t n, double t_first, double t_last);
+/* A rate (or any figure) with printf format fmt, or "-" when it is negative (unknown). */
+const char *tool_fmt_rate(char *buf, size_t len, const char *fmt, double v);
+/* ,"key":v with fmt, or ,"key":null when v is negative (unknown). */
+void tool_json_rate(FILE *f, const char *key, const char *fmt, double v);
 
 /*
  * A JSON string: in quotes, with '"' and backslash escaped, control

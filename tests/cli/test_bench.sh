@@ -108,6 +108,31 @@ else
 	bad "bench: units" "$(head -n 3 "$T/out" | tail -n 1)"
 fi
 
+# Unpaced, the software's figure and memcpy's share the CPUs with whatever
+# else runs: the load other processes put on them is measured and shown
+# (JSON others_cpu_pct, --wide others%, a line under the table).
+fdma bench sim:paced=0 --sizes 4K,64K --seconds 0.2 --json
+json "bench unpaced --json: others_cpu_pct measured in every row (a number, 0 or more)" \
+	'all(num(o, "others_cpu_pct") >= 0 for o in L)'
+fdma bench sim:paced=0 --sizes 4K,64K --seconds 0.2
+if [ "$rc" -eq 0 ] && grep -q "^  load: other processes used [0-9]*-[0-9]*% of a core meanwhile, on [0-9]* CPUs" "$T/out"; then
+	ok "bench unpaced table: the load beside it, said under it"
+else
+	bad "bench unpaced table: the load beside it" "exit $rc: $(tail -n 2 "$T/out" | tr '\n' '|')"
+fi
+fdma bench sim: --sizes 64K --seconds 0.1
+if [ "$rc" -eq 0 ] && ! grep -q "load:" "$T/out"; then
+	ok "bench paced table: no load line (the link, not the CPUs, bounds it)"
+else
+	bad "bench paced table: no load line" "exit $rc"
+fi
+fdma bench sim:paced=0 --sizes 4K --seconds 0.1 --wide
+if [ "$rc" -eq 0 ] && grep -q "others%" "$T/out"; then
+	ok "bench --wide: an others% column"
+else
+	bad "bench --wide: an others% column" "exit $rc: $(sed -n 3p "$T/out")"
+fi
+
 # Ctrl-C: the size it cut short is the last row, and says so; exit 0.
 "$FDMA" bench sim: --sizes 4K,64K,1M --seconds 20 --json >"$T/out" 2>"$T/err" &
 pid=$!

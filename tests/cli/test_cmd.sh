@@ -37,6 +37,22 @@ else
 fi
 
 expect_usage "fdma nosuchcommand exits 2" nosuchcommand
+if [ "$(wc -l <"$T/err")" -eq 2 ] && grep -q "^try 'fdma --help'$" "$T/err"; then
+	ok "fdma nosuchcommand: one line and a hint, not the whole usage"
+else
+	bad "fdma nosuchcommand: one line and a hint" "$(wc -l <"$T/err") lines: $(errline)"
+fi
+
+# fdma help CMD is fdma CMD --help.
+for c in stream info reg; do
+	fdma help "$c"
+	if [ "$rc" -eq 0 ] && grep -q "^usage: fdma $c" "$T/out" && [ ! -s "$T/err" ]; then
+		ok "fdma help $c prints fdma $c's usage, exit 0"
+	else
+		bad "fdma help $c" "exit $rc: $(head -n 1 "$T/out") $(errline)"
+	fi
+done
+expect_usage "fdma help nosuchcommand exits 2" help nosuchcommand
 
 fdma --version
 if [ "$rc" -eq 0 ] && grep -q '^fdma [0-9]' "$T/out"; then
@@ -58,6 +74,71 @@ for c in info bench stream model; do
 	fi
 	expect_usage "fdma $c --no-such-option exits 2" "$c" sim: --no-such-option
 done
+# An unknown option: getopt's line naming it, and a hint; not the whole usage.
+for c in info bench stream play loop dump load reg model doctor; do
+	fdma "$c" --no-such-option
+	if [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 2 ] && grep -q "no-such-option" "$T/err" &&
+		grep -q "^try 'fdma $c --help'$" "$T/err"; then
+		ok "fdma $c --no-such-option: one line naming it and a hint, exit 2"
+	else
+		bad "fdma $c --no-such-option: one line naming it and a hint" \
+			"exit $rc, $(wc -l <"$T/err") lines: $(errline)"
+	fi
+done
+
+# ---- the device: a URI, a node, or FDMA_DEVICE ----------------------------------
+
+_keep=${FDMA_DEVICE-}
+unset FDMA_DEVICE
+for c in info bench stream loop; do
+	fdma "$c"
+	if [ "$rc" -eq 2 ] && grep -q "FDMA_DEVICE" "$T/err" && [ ! -s "$T/out" ]; then
+		ok "fdma $c without a URI or FDMA_DEVICE: exit 2 naming FDMA_DEVICE"
+	else
+		bad "fdma $c without a URI or FDMA_DEVICE" "exit $rc: $(errline)"
+	fi
+done
+FDMA_DEVICE=sim:gen=3,lanes=4
+export FDMA_DEVICE
+fdma info --json
+json "FDMA_DEVICE=sim:gen=3,lanes=4 fdma info: that device" 'L[0]["gen"] == 3 and L[0]["lanes"] == 4'
+fdma info sim: --json
+json "a URI given beats FDMA_DEVICE" 'L[0]["gen"] == 2 and L[0]["lanes"] == 1'
+FDMA_DEVICE=sim:paced=0
+fdma bench --sizes 64K --seconds 0.1 --json
+json "FDMA_DEVICE with bench: rows of that device, checked" \
+	'len(L) == 1 and L[0]["uri"] == "sim:paced=0" and L[0]["errors"] == 0 and L[0]["bytes_checked"] > 0'
+fdma stream --testgen --fps 0 --frame-size 4K --frames 3 --json
+json "FDMA_DEVICE with stream: 3 frames checked" 'L[0]["frames"] == 3 and L[0]["errors"] == 0'
+fdma dump --card 0 --len 4K -o "$T/env.bin" --json
+json "FDMA_DEVICE with dump: 4096 bytes" 'L[0]["bytes"] == 4096 and L[0]["uri"] == "sim:paced=0"'
+if [ -n "$_keep" ]; then FDMA_DEVICE=$_keep; else unset FDMA_DEVICE; fi
+# A device node is a kdev: URI, as fdma doctor takes it.
+expect_fail "fdma info /dev/fdma_nosuch: read as kdev:/dev/fdma_nosuch" "kdev:/dev/fdma_nosuch" \
+	info /dev/fdma_nosuch
+if ! grep -q "scheme" "$T/err"; then
+	ok "fdma info /dev/fdma_nosuch: no 'unknown scheme'"
+else
+	bad "fdma info /dev/fdma_nosuch: no 'unknown scheme'" "$(errline)"
+fi
+expect_fail "fdma info fdma99 (a node's name): kdev:/dev/fdma99" "kdev:/dev/fdma99" info fdma99
+
+# ---- one unit per JSON key, across the commands ----------------------------------
+
+# mbps is MB/s (10^6 bytes/s) everywhere, paced a JSON boolean everywhere.
+fdma info sim: --json
+json "info: paced is a boolean" 'L[0]["paced"] is True'
+fdma info sim:paced=0 --json
+json "info paced=0: paced false" 'L[0]["paced"] is False'
+fdma bench sim:paced=0 --sizes 64K --seconds 0.2 --json
+json "bench: mbps is bytes / elapsed_s / 10^6, paced a boolean" \
+	'abs(L[0]["mbps"] - L[0]["bytes"] / L[0]["elapsed_s"] / 1e6) <= 0.01 * L[0]["mbps"] + 0.1 and L[0]["paced"] is False'
+fdma stream sim: --testgen --frame-size 64K --fps 100 --hold --seconds 0.3 --json
+json "stream: mbps is MB/s over the frames' window (fps x frame size), paced a boolean" \
+	'abs(L[0]["mbps"] - L[0]["fps"] * 65536 / 1e6) <= 0.01 * L[0]["mbps"] + 0.01 and L[0]["paced"] is True'
+fdma dump sim: --card 0 --len 32M -o "$T/u.bin" --json
+json "dump: mbps is bytes / seconds / 10^6" \
+	'L[0]["seconds"] == 0 or abs(L[0]["mbps"] - L[0]["bytes"] / L[0]["seconds"] / 1e6) <= 0.05 * L[0]["mbps"] + 1'
 
 # ---- info -------------------------------------------------------------------
 

@@ -75,6 +75,62 @@ for _a in "0 0xffffffffffffffc1" "64 0xffffffffffffffc0"; do
 	fi
 done
 expect_fail "load a missing file exits 1" "cannot read" load sim: --card 0 "$T/nope.bin"
+
+# --chan: a channel of the right kind and direction (XDMA's tools' -d
+# /dev/xdma0_h2c_1): sim:channels=2 has H2C 0 and 2, C2H 1 and 3.
+fdma load sim:channels=2 --chan 2 --card 64K "$T/rand.bin" --verify --json
+json "load --chan 2 (the second H2C channel) with --verify: no mismatch" \
+	'L[0]["chan"] == 2 and L[0]["bytes"] == 3000000 and L[0]["mismatches"] == 0'
+fdma dump sim:channels=2 --chan 3 --card 0 --len 4100 -o "$T/ch3.bin" --json
+json "dump --chan 3 (the second C2H channel): 4100 bytes" 'L[0]["chan"] == 3 and L[0]["bytes"] == 4100'
+head -c 4100 /dev/zero >"$T/zero4100.bin"
+if cmp -s "$T/ch3.bin" "$T/zero4100.bin"; then
+	ok "dump --chan 3 of a fresh card: 4100 zero bytes"
+else
+	bad "dump --chan 3 of a fresh card: 4100 zero bytes"
+fi
+expect_fail "dump --chan 0 (an H2C channel) exits 1 naming it" "not a C2H memory-mapped" \
+	dump sim: --chan 0 --card 0 --len 4K -o "$T/x"
+[ ! -e "$T/x" ] && ok "dump --chan of the wrong kind: no file created" ||
+	bad "dump --chan of the wrong kind: no file created"
+expect_fail "load --chan 3 (a C2H channel) exits 1 naming it" "not an H2C memory-mapped" \
+	load sim:channels=2 --chan 3 --card 0 "$T/rand.bin"
+expect_fail "load --chan 2 on one channel pair exits 1" "not an H2C memory-mapped" \
+	load sim: --chan 2 --card 0 "$T/rand.bin"
+expect_usage "dump --chan 16 exits 2" dump sim: --chan 16 --card 0 --len 4K -o "$T/x"
+
+# Ctrl-C ends a long dump or load between chunks with the summary of what
+# was copied, exit 0, as the other commands end: the file holds it all.
+# (gen1 x1: some 200 MB/s, so 900 MiB take seconds.)
+rm -f "$T/big.bin"
+"$FDMA" dump sim:gen=1 --card 0 --len 900M -o "$T/big.bin" --json >"$T/out" 2>"$T/err" &
+pid=$!
+_i=0
+while [ "$(cat "$T/big.bin" 2>/dev/null | wc -c)" -lt 8388608 ] && [ "$_i" -lt 100 ]; do
+	sleep 0.1
+	_i=$((_i + 1))
+done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+sz=$(wc -c <"$T/big.bin")
+json "dump interrupted by SIGINT: exit 0, interrupted true, bytes = the file's $sz" \
+	'L[0]["interrupted"] is True and L[0]["bytes"] == '"$sz"' and 0 < '"$sz"' < 900 * 2**20'
+if grep -q "interrupted after $sz of" "$T/err"; then
+	ok "dump interrupted: stderr says how far"
+else
+	bad "dump interrupted: stderr says how far" "$(errline)"
+fi
+head -c 629145600 /dev/zero >"$T/zero600.bin"
+"$FDMA" load sim:gen=1 --card 0 "$T/zero600.bin" --json >"$T/out" 2>"$T/err" &
+pid=$!
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+json "load interrupted by SIGINT: exit 0, interrupted true, part of the file copied" \
+	'L[0]["interrupted"] is True and L[0]["bytes"] < 629145600 and L[0]["bytes"] % 4194304 == 0'
+rm -f "$T/zero600.bin" "$T/big.bin"
 : >"$T/empty.bin"
 expect_fail "load an empty file exits 1" "empty" load sim: --card 0 "$T/empty.bin"
 

@@ -46,9 +46,52 @@ expect_fail "fdma reg on BAR2 of the simulated device exits 1" "BAR0 only" reg s
 expect_usage "fdma reg on BAR6 exits 2" reg sim: 6:0
 expect_usage "fdma reg with a bad offset exits 2" reg sim: 0xzz
 expect_usage "fdma reg with a value over 32 bits exits 2" reg sim: 0x100 0x100000000
-expect_usage "fdma reg --force on a read exits 2" reg sim: 0x24 --force
 expect_usage "fdma reg without an offset exits 2" reg sim:
-expect_fail "fdma reg at an unaligned offset exits 1 naming the rule" "multiple of 4" reg sim: 0x22
+# An offset off the access's width is malformed, like a bad number: exit 2.
+expect_usage "fdma reg sim: 0x3 (not a multiple of 4) exits 2" reg sim: 0x3
+if grep -q "multiple of 4" "$T/err" && grep -q -- "--width" "$T/err"; then
+	ok "fdma reg sim: 0x3 names the rule and --width"
+else
+	bad "fdma reg sim: 0x3 names the rule and --width" "$(errline)"
+fi
+expect_usage "fdma reg --width 16 at an odd offset exits 2" reg sim: 0x5 --width 16
+expect_usage "fdma reg --width 12 exits 2" reg sim: 0 --width 12
+expect_usage "fdma reg --width 8 with a value over 8 bits exits 2" reg sim: 0x138 0x100 --width 8
+
+# 8- and 16-bit reads: the lanes of the 32-bit word (ID "FDMA", little-endian).
+fdma reg sim: 3 --width 8 --json
+json "fdma reg --width 8 at 3: the ID's top byte, 'F'" \
+	'L[0]["value"] == 0x46 and L[0]["width"] == 8 and L[0]["offset"] == 3'
+fdma reg sim: 2 --width 16
+if [ "$rc" -eq 0 ] && grep -q '^BAR0 0x0002 = 0x4644 (17988)$' "$T/out"; then
+	ok "fdma reg --width 16 at 2 prints 0x4644 in four digits"
+else
+	bad "fdma reg --width 16 at 2" "exit $rc: $(head -n 1 "$T/out") $(errline)"
+fi
+fdma reg sim: 0 --width 32 --json
+json "fdma reg --width 32: as without it" 'L[0]["value"] == 0x46444d41 and L[0]["width"] == 32'
+# The simulated engine's registers are 32-bit words: a narrower write is refused.
+expect_fail "fdma reg --width 8 write on sim: exits 1: 32-bit writes only" "32-bit writes only" \
+	reg sim: 0x138 7 --width 8 --force
+# XDMA's status that clears when read: read only with --force, at any width.
+expect_fail "fdma reg of XDMA's clear-on-read status without --force exits 1 naming --force" \
+	"--force" reg sim:engine=xdma 0x44
+fdma reg sim:engine=xdma 0x44 --force --json
+json "fdma reg --force reads XDMA's clear-on-read status" 'L[0]["offset"] == 0x44 and L[0]["written"] is False'
+fdma reg sim:engine=xdma 0x46 --width 16 --force --json
+json "fdma reg --width 16 --force on XDMA's status" 'L[0]["width"] == 16'
+
+# Without a URI: FDMA_DEVICE, and the offset comes first.
+FDMA_DEVICE=sim: $TO "$FDMA" reg 0x4 --json >"$T/out" 2>"$T/err"
+rc=$?
+json "FDMA_DEVICE=sim: fdma reg 0x4: VERSION" 'L[0]["value"] == 0x10003'
+FDMA_DEVICE=sim: $TO "$FDMA" reg 0x138 9 --force >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^BAR0 0x0138 := 0x00000009$' "$T/out"; then
+	ok "FDMA_DEVICE=sim: fdma reg 0x138 9 --force writes"
+else
+	bad "FDMA_DEVICE=sim: fdma reg 0x138 9 --force" "exit $rc: $(errline)"
+fi
 
 # fdma info --json: the channels as a list.
 fdma info sim: --json

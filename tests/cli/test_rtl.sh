@@ -52,4 +52,31 @@ fi
 expect_fail "rtl: refuses what the RTL cannot be (memcpy channels)" "memory-to-memory" \
 	info rtl:memcpy=1
 
+# rtl: paces its link in the RTL's clocks, not in real time: info says so,
+# bench shows no ceiling, and a stream at a set rate suggests --fps 0.
+fdma info rtl:
+if [ "$rc" -eq 0 ] && grep -q "^link .*not in real time" "$T/out" && ! grep -q "paced in real time" "$T/out"; then
+	ok "info rtl: says its link is not paced in real time"
+else
+	bad "info rtl: says its link is not paced in real time" "exit $rc: $(grep '^link' "$T/out")"
+fi
+fdma info rtl: --json
+json "info rtl: --json: paced false (not in real time)" 'L[0]["paced"] is False'
+fdma bench rtl: --sizes 64K --seconds 0.5 --json
+json "bench rtl: no real-time ceiling (null), no memcpy beside, bytes checked" \
+	'L[0]["ceiling_mbps"] is None and L[0]["pct_ceiling"] is None and L[0]["memcpy_mbps"] is None and L[0]["paced"] is False and L[0]["errors"] == 0 and L[0]["bytes_checked"] > 0'
+fdma bench rtl: --sizes 64K --seconds 0.5
+if [ "$rc" -eq 0 ] && grep -q "not in real time: no ceiling" "$T/out" &&
+	grep "^ *size " "$T/out" | grep -qv "ceiling"; then
+	ok "bench rtl: text: no ceiling column, the header says why"
+else
+	bad "bench rtl: text: no ceiling column, the header says why" "exit $rc: $(head -n 4 "$T/out" | tr '\n' '|')"
+fi
+fdma stream rtl: --testgen --frame-size 4K --fps 30 --seconds 1
+if grep -q -- "--fps 0" "$T/err" && grep -q "not paced in real time" "$T/err"; then
+	ok "stream rtl: --fps 30: suggests --fps 0"
+else
+	bad "stream rtl: --fps 30: suggests --fps 0" "exit $rc: $(errline)"
+fi
+
 finish

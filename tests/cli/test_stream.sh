@@ -19,6 +19,17 @@ wait_nonempty() {
 	done
 }
 
+# json_fail DESC EXPR: the last run exited 1 (what it counted was an
+# error) and its JSON report makes EXPR true, as json checks it.
+json_fail() {
+	if [ "$rc" -ne 1 ]; then
+		bad "$1" "exit $rc, want 1: $(errline)"
+		return
+	fi
+	rc=0
+	json "$@"
+}
+
 # ---- capture ----------------------------------------------------------------
 
 fdma stream sim:paced=0 --testgen --fps 0 --frame-size 64K --frames 12 -o "$T/cap.raw" --json
@@ -57,6 +68,58 @@ if [ "$(wc -c <"$T/head.raw")" -eq 8192 ] && grep -q "closed the pipe" "$T/err";
 else
 	bad "stream -o - into head" "$(errline)"
 fi
+
+# What the report says of a pipe's reader: written is what write() took,
+# and a reader that closed early took that less what it left in the pipe.
+{ $TO "$FDMA" stream sim:paced=0 --testgen --fps 0 --frame-size 4K --seconds 2 -o - --json \
+	2>"$T/out"; echo $? >"$T/rc"; } | head -c 10000 >"$T/head2.raw"
+rc=$(cat "$T/rc")
+json "stream -o - | head -c 10000: bytes_written less bytes_unread is the 10000 head took" \
+	'L[0]["bytes_written"] - L[0]["bytes_unread"] == 10000 and L[0]["bytes_written"] >= 10000 and L[0]["errors"] == 0'
+$TO "$FDMA" stream sim:paced=0 --testgen --fps 0 --frame-size 4K --seconds 2 -o - \
+	2>"$T/err" | head -c 5000 >/dev/null
+if grep -q "closed the pipe after reading 5000 " "$T/err"; then
+	ok "stream -o - | head -c 5000: the text says the reader read 5000 bytes"
+else
+	bad "stream -o - | head -c 5000: the text says what the reader read" "$(grep written "$T/err")"
+fi
+
+# Errors counted apart: the output's, timeouts and the device's are not
+# integrity errors (a frame that fails its check).
+fdma stream sim:paced=0 --testgen --fps 0 --frame-size 4K --frames 3 -o /dev/full --json
+json_fail "stream -o /dev/full: a write error, counted apart; no integrity error" \
+	'L[0]["write_errors"] == 1 and L[0]["data_errors"] == 0 and L[0]["timeouts"] == 0 and L[0]["device_errors"] == 0 and L[0]["errors"] == 1 and L[0]["bytes_checked"] > 0'
+fdma stream sim:paced=0 --testgen --fps 0 --frame-size 4K --frames 3 -o /dev/full
+if [ "$rc" -eq 1 ] && grep -q "^  integrity errors 0 " "$T/out" && grep -q "writing the output 1" "$T/out"; then
+	ok "stream -o /dev/full text: integrity errors 0, the write error said apart, exit 1"
+else
+	bad "stream -o /dev/full text" "exit $rc: $(grep -i error "$T/out" | tr '\n' '|')"
+fi
+fdma stream sim:paced=0 --testgen --fps 0.25 --frame-size 4K --timeout 0.3 --seconds 3 --json
+json_fail "stream --timeout 0.3 at 0.25 fps: a timeout, counted apart; no integrity error" \
+	'L[0]["timeouts"] == 1 and L[0]["data_errors"] == 0 and L[0]["write_errors"] == 0 and L[0]["errors"] == 1'
+fdma stream sim:paced=0,fault=data@3 --testgen --fps 0 --frame-size 4K --frames 6 --json
+json_fail "stream on a device that poisons a buffer: a device error, counted apart; no integrity error" \
+	'L[0]["device_errors"] >= 1 and L[0]["data_errors"] == 0 and L[0]["errors"] == L[0]["device_errors"]'
+
+# A rate needs two frames: one frame has none ('-', null), not a figure
+# from the run's set-up time.
+fdma stream sim:paced=0 --testgen --fps 0 --frame-size 4K --frames 1 --json
+json "stream --frames 1: fps and mbps null" \
+	'L[0]["frames"] == 1 and L[0]["fps"] is None and L[0]["mbps"] is None'
+fdma stream sim:paced=0 --testgen --fps 0 --frame-size 4K --frames 1
+if [ "$rc" -eq 0 ] && grep -q "^  frames 1 (- fps, - MB/s)" "$T/out"; then
+	ok "stream --frames 1 text: '- fps, - MB/s'"
+else
+	bad "stream --frames 1 text" "exit $rc: $(sed -n 2p "$T/out")"
+fi
+head -c 65536 "$T/cap.raw" >"$T/one.raw"
+fdma play sim:paced=0 "$T/one.raw" --frame-size 64K --testgen --json
+json "play of one frame: fps and mbps null, the frame good" \
+	'L[0]["frames"] == 1 and L[0]["fps"] is None and L[0]["mbps"] is None and L[0]["checker_frames"] == 1'
+expect_fail "stream --require-fps with one frame: no rate, exit 1 saying so" "give no rate" \
+	stream sim:paced=0 --testgen --fps 0 --frame-size 4K --frames 1 --require-fps 1
+expect_usage "stream --drop --hold: opposites, exit 2" stream sim: --testgen --drop --hold
 
 # Without --testgen nothing on sim: feeds the channel: a clear failure.
 expect_fail "stream without --testgen on sim: times out naming --testgen" "testgen" \
@@ -144,8 +207,21 @@ expect_fail "play a file with one corrupted byte: exit 1, the checker counts it"
 head -c 100000 "$T/cap.raw" >"$T/part.raw"
 expect_fail "play a file ending in a partial frame exits 1 naming it" "not a whole" \
 	play sim:paced=0 "$T/part.raw" --frame-size 64K --testgen
-expect_usage "play --frame-size not a multiple of the alignment exits 2" \
-	play sim: "$T/cap.raw" --frame-size 1000
+# Every frame size stream writes, play sends on the same kind of channel:
+# 1000-byte frames on byte streams (FDMA 1.3, XDMA); an engine whose
+# streams keep to 64-byte units (bytes=0) cannot send them, and says so.
+fdma play sim:paced=0 "$T/odd.raw" --frame-size 1000 --testgen --json
+json "play --frame-size 1000 of stream's 1000-byte frames: the checker counts 7 good" \
+	'L[0]["frames"] == 7 and L[0]["checker_frames"] == 7 and L[0]["checker_errors"] == 0 and L[0]["bytes"] == 7000'
+fdma stream sim:paced=0,engine=xdma --testgen --fps 0 --frame-size 1000 --frames 6 -o "$T/xodd.raw" --json
+json "stream --frame-size 1000 on the XDMA model (C2H buffers in 64-byte units): 6 frames" \
+	'L[0]["frames"] == 6 and L[0]["errors"] == 0 and L[0]["bytes_written"] == 6000'
+check_frames "$T/xodd.raw" 1000 6 "XDMA's 1000-byte frames: every byte right"
+fdma play sim:paced=0,engine=xdma "$T/xodd.raw" --frame-size 1000 --testgen --json
+json "play --frame-size 1000 on the XDMA model: 6 good" \
+	'L[0]["checker_frames"] == 6 and L[0]["checker_errors"] == 0'
+expect_usage "play --frame-size 1000 where streams keep to 64-byte units (bytes=0) exits 2" \
+	play sim:bytes=0 "$T/odd.raw" --frame-size 1000
 expect_usage "play without a file exits 2" play sim:
 expect_fail "play a missing file exits 1" "cannot read" play sim: "$T/nope.raw"
 
