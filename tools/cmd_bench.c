@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "fdma_cmds.h"
+#include "plot.h"
 #include "util.h"
 
 #define MAX_SIZES 32
@@ -47,6 +48,7 @@ struct bench_opts {
 	int per_call;		/* one transfer at a time, its buffer registered for it */
 	int dmabuf;		/* the slots are an imported dma-buf, checked through the card */
 	int json, wide, progress;
+	const char *plot;	/* --plot FILE.svg */
 };
 
 struct bench_res {
@@ -95,6 +97,8 @@ static void usage(FILE *f)
 		"  --no-progress        no live progress line (shown only when stderr is a terminal)\n"
 		"  --wide               every column (default: the ones that fit 100 columns)\n"
 		"  --json               one JSON object per size per line, with its settings\n"
+		"  --plot FILE.svg      also draw the rows: MB/s against size beside the ceiling\n"
+		"                       (memcpy when unpaced), host CPU, interrupts per transfer\n"
 		"  --help               this text\n"
 		"Units: MB/s is 10^6 bytes per second; sizes are in KiB/MiB (1024).\n"
 		"Ceiling: the link model's payload ceiling for the size. An unpaced sim runs\n"
@@ -1149,6 +1153,7 @@ int fdma_cmd_bench(int argc, char **argv)
 		{ "per-call", no_argument, NULL, 'p' },
 		{ "mem", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, 'g' },
 		{ "wide", no_argument, NULL, 'W' },
 		{ "no-progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1158,6 +1163,7 @@ int fdma_cmd_bench(int argc, char **argv)
 				.seconds = 2, .coal_count = -1, .coal_us = -1, .progress = 1 };
 	struct fdma_dev *dev;
 	struct fdma_info info;
+	struct plot_fig fig = { 0 };
 	double others_lo = -1, others_hi = -1;
 	int opt, ch, fails = 0;
 	char *end;
@@ -1236,6 +1242,9 @@ int fdma_cmd_bench(int argc, char **argv)
 		case 'j':
 			o.json = 1;
 			break;
+		case 'g':
+			o.plot = optarg;
+			break;
 		case 'W':
 			o.wide = 1;
 			break;
@@ -1295,6 +1304,18 @@ int fdma_cmd_bench(int argc, char **argv)
 		fdma_close(dev);
 		return EXIT_USAGE;
 	}
+	/* The figure's file first: a bad path fails now, not after the run. */
+	if (o.plot) {
+		char title[300];
+
+		snprintf(title, sizeof(title), "fdma bench %s (%s, batch %u, wait %s)", o.uri,
+			 o.copy ? "copy" : o.dir == FDMA_C2H ? "C2H" : "H2C", o.batch, wait_name(o.wait));
+		if (plot_bench_begin(&fig, o.plot, title, dev,
+				     tool_realtime(&info) ? 1 : info.link.paced ? -1 : 0)) {
+			fdma_close(dev);
+			return EXIT_FAIL;
+		}
+	}
 	if (!o.json) {
 		print_header(&o, &info);
 		fflush(stdout);
@@ -1315,6 +1336,11 @@ int fdma_cmd_bench(int argc, char **argv)
 			fails++;
 		} else {
 			print_row(&o, &info, &r);
+			/* What the row says: the ceiling where it shows one, memcpy where unpaced. */
+			plot_bench_row(&fig, &(struct plot_bench_row){ .size = r.size, .mbps = r.mbps,
+				.ceiling = tool_realtime(&info) ? r.ceiling : 0,
+				.memcpy_mbps = info.link.paced ? 0 : r.memcpy_mbps,
+				.cpu_pct = r.cpu_pct, .irqs_per_xfer = r.irqs_per_cpl });
 			if (r.others_cpu_pct >= 0) {
 				others_lo = others_lo < 0 || r.others_cpu_pct < others_lo ?
 					    r.others_cpu_pct : others_lo;
@@ -1340,6 +1366,8 @@ int fdma_cmd_bench(int argc, char **argv)
 		printf("  load: other processes used %.0f-%.0f%% of a core meanwhile, on %ld CPUs; the run\n"
 		       "  and memcpy shared them, so MB/s and %%memcpy move with that load\n",
 		       others_lo, others_hi, sysconf(_SC_NPROCESSORS_ONLN));
+	if (plot_fig_end(&fig))
+		fails++;
 	fdma_close(dev);
 	return fails ? EXIT_FAIL : EXIT_OK;
 }

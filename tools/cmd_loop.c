@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "fdma_cmds.h"
+#include "plot.h"
 #include "util.h"
 
 #define MAX_SIZES	16
@@ -48,6 +49,7 @@ struct loop_opts {
 	int modes;		/* bit per enum loop_mode */
 	int json, progress;
 	char host_cpus[256];	/* host_cpus() */
+	const char *plot;	/* --plot FILE.svg */
 };
 
 struct loop_run {
@@ -95,6 +97,8 @@ static void usage(FILE *f)
 		"                      the C2H stream channel sim:loop=1 joins it to)\n"
 		"  --no-progress       no live progress line (shown only when stderr is a terminal)\n"
 		"  --json              one JSON object per size and mode\n"
+		"  --plot FILE.svg     also draw the rows: frames/s against frame size per mode,\n"
+		"                      interrupts and doorbells per frame\n"
 		"  --help              this text\n"
 		"pps counts frames received; Mbit/s their bytes (10^6 bits/s; JSON mbit_s,\n"
 		"and mbps in MB/s, 10^6 bytes/s, as every command's), without any Ethernet\n"
@@ -449,6 +453,7 @@ int fdma_cmd_loop(int argc, char **argv)
 		{ "tx", required_argument, NULL, 'T' },
 		{ "rx", required_argument, NULL, 'R' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, 'g' },
 		{ "no-progress", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -457,6 +462,7 @@ int fdma_cmd_loop(int argc, char **argv)
 			       .sizes = { 64, 128, 256, 512, 1024, 1500 }, .nsizes = 6,
 			       .progress = 1 };
 	struct fdma_dev *dev;
+	struct plot_fig fig = { 0 };
 	uint64_t v;
 	int opt, fails = 0;
 
@@ -524,6 +530,9 @@ int fdma_cmd_loop(int argc, char **argv)
 		case 'j':
 			o.json = 1;
 			break;
+		case 'g':
+			o.plot = optarg;
+			break;
 		case 'P':
 			o.progress = 0;
 			break;
@@ -550,6 +559,17 @@ int fdma_cmd_loop(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	host_cpus(o.host_cpus, sizeof(o.host_cpus));
+	/* The figure's file first: a bad path fails now, not after the run. */
+	if (o.plot) {
+		char title[300];
+
+		snprintf(title, sizeof(title), "fdma loop %s (channel %d to %d, CPUs %s)", o.uri, o.tx,
+			 o.rx, o.host_cpus);
+		if (plot_loop_begin(&fig, o.plot, title, dev)) {
+			fdma_close(dev);
+			return EXIT_FAIL;
+		}
+	}
 	if (!o.json) {
 		printf("fdma loop on %s: channel %d (H2C) to channel %d (C2H), sender and receiver on CPUs %s\n"
 		       "%-10s %6s %10s %9s %8s %8s %7s %6s %7s %6s\n", o.uri, o.tx, o.rx, o.host_cpus,
@@ -573,6 +593,8 @@ int fdma_cmd_loop(int argc, char **argv)
 				continue;
 			}
 			print_row(&o, (enum loop_mode)m, (uint32_t)o.sizes[i], &r);
+			plot_loop_row(&fig, m == MODE_BATCHED, (uint32_t)o.sizes[i], r.pps,
+				      r.irqs_per_pkt, r.doorbells_per_pkt);
 			if (r.errors || (!r.frames && !r.interrupted))
 				fails++;
 			if (r.interrupted)
@@ -580,6 +602,8 @@ int fdma_cmd_loop(int argc, char **argv)
 					(unsigned int)o.sizes[i], m == MODE_BATCHED ? "batched" : "per-packet");
 		}
 	}
+	if (plot_fig_end(&fig))
+		fails++;
 	fdma_close(dev);
 	return fails ? EXIT_FAIL : EXIT_OK;
 }

@@ -40,6 +40,8 @@ netfig() {
 MODEL="The models' figures (fdma loop on sim:, every frame checked) on a 2-core VM: not a card's."
 
 # ---- net.md: fdma loop over the models' joined stream pairs ----
+# These rows are from before the JSON units were made one: their mbps is
+# Mbit/s of frame bytes (fdma loop's mbit_s now), as the tables say.
 
 fig net-wire100 "$D/net-wire100.jsonl" --x size --logx --xlabel "frame size" \
 	--y mbps --ylabel "Mbit/s of frame bytes" --group mode \
