@@ -480,6 +480,7 @@ int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout
  * transfers, the next fdma_stream_get() arms it). Returns 0, or:
  *   -EINVAL     s or f is NULL, or the buffer is not held (released twice?)
  *   -EIO        the channel did not come back from a reset
+ *   -EBADF      the stream's device has been closed
  */
 int fdma_stream_release(struct fdma_stream *s, const struct fdma_frame *f);
 /* Frames dropped by the device since open (0 if s is NULL). */

@@ -123,9 +123,11 @@ static int buf_install(struct fdma_dev *dev, const char *fn, const struct buf_sr
 {
 	struct fdma_buf *b;
 	int h, ret;
+	bool full;
 
 	pthread_mutex_lock(&dev->lock);
 	h = buf_slot(dev);
+	full = h < 0;
 	if (h >= 0) {
 		b = &dev->buf[h];
 		/* Field by field, not a memset: lock-free lookups may be reading used. */
@@ -153,7 +155,8 @@ static int buf_install(struct fdma_dev *dev, const char *fn, const struct buf_sr
 		}
 	}
 	pthread_mutex_unlock(&dev->lock);
-	if (h == -ENOSPC)
+	/* The handles ran out; a backend's own -ENOSPC (a bus window, the driver's) keeps its message. */
+	if (full)
 		return fdma_err(dev, h, "%s: no free buffer handle (%d per device)", fn,
 				FDMA_MAX_BUFS);
 	return h;

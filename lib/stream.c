@@ -222,6 +222,9 @@ int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout
 
 	if (!s)
 		return -EINVAL;
+	/* A stream may outlive its device: no message into a device that is gone. */
+	if (!fdma_dev_live(s->dev))
+		return -EBADF;
 	if (!f)
 		return fdma_err(s->dev, -EINVAL, "fdma_stream_get: f is NULL");
 	for (;;) {
@@ -270,6 +273,8 @@ int fdma_stream_release(struct fdma_stream *s, const struct fdma_frame *f)
 {
 	if (!s)
 		return -EINVAL;
+	if (!fdma_dev_live(s->dev))
+		return -EBADF;
 	if (!f)
 		return fdma_err(s->dev, -EINVAL, "fdma_stream_release: f is NULL");
 	if (f->index >= s->nbufs || s->state[f->index] != HELD)
