@@ -135,9 +135,14 @@ static int submit_batch(struct fdma_dev *dev, int ch, const struct fdma_req *req
 
 	if (c->broken)
 		return fdma_err(dev, -EIO, "channel %d did not come back from a reset", ch);
-	/* An earlier error halted the channel: recover before queueing behind it. */
-	if (!c->canceling && halted(c))
-		chan_reset(dev, c);
+	/*
+	 * An earlier error halted the channel: recover before queueing behind
+	 * it. A reset the device did not acknowledge leaves it broken: nothing
+	 * may be posted to a ring it may still be reading.
+	 */
+	if (!c->canceling && halted(c) && chan_reset(dev, c))
+		return fdma_err(dev, -EIO,
+				"channel %d halted on an error and did not come back from its reset", ch);
 	if (c->canceling)
 		return fdma_err(dev, -EAGAIN,
 				"channel %d was reset after an error: reap its canceled transfers first", ch);
