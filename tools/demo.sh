@@ -23,4 +23,5 @@ echo "== H2C bench, same link"
 "$FDMA" bench "$DEV" --dir h2c --sizes 64K,1M --batch 32 --wait sleep --coalesce 8 --seconds 1
 echo
 echo "== unpaced: the software's own limit, beside memcpy of the same bytes"
+echo "   (both share the CPUs with whatever else runs: the load they met is said under the table)"
 "$FDMA" bench sim:paced=0 --dir c2h --sizes 256,64K,1M --batch 32 --wait adaptive --seconds 1
