@@ -112,6 +112,16 @@ fdma stream --testgen --fps 0 --frame-size 4K --frames 3 --json
 json "FDMA_DEVICE with stream: 3 frames checked" 'L[0]["frames"] == 3 and L[0]["errors"] == 0'
 fdma dump --card 0 --len 4K -o "$T/env.bin" --json
 json "FDMA_DEVICE with dump: 4096 bytes" 'L[0]["bytes"] == 4096 and L[0]["uri"] == "sim:paced=0"'
+# play and load take FILE alone then (and still a URI before it).
+fdma stream --testgen --fps 0 --frame-size 4K --frames 4 -o "$T/env.raw"
+fdma play "$T/env.raw" --frame-size 4K --testgen --json
+json "FDMA_DEVICE with play FILE: the checker counts 4 good" \
+	'L[0]["uri"] == "sim:paced=0" and L[0]["checker_frames"] == 4 and L[0]["checker_errors"] == 0'
+fdma load --card 0 "$T/env.raw" --verify --json
+json "FDMA_DEVICE with load FILE --verify: no mismatch" \
+	'L[0]["uri"] == "sim:paced=0" and L[0]["bytes"] == 16384 and L[0]["mismatches"] == 0'
+fdma load sim:gen=3 --card 0 "$T/env.raw" --json
+json "load URI FILE beside FDMA_DEVICE: the URI given" 'L[0]["uri"] == "sim:gen=3"'
 if [ -n "$_keep" ]; then FDMA_DEVICE=$_keep; else unset FDMA_DEVICE; fi
 # A device node is a kdev: URI, as fdma doctor takes it.
 expect_fail "fdma info /dev/fdma_nosuch: read as kdev:/dev/fdma_nosuch" "kdev:/dev/fdma_nosuch" \
