@@ -482,9 +482,12 @@ install-lib: $(LIBA) $(LIBSO) $(RTLLIB)
 
 # The Python module (python/fdma, docs/python.md): plain files over
 # libfdma.so.0 through ctypes, nothing compiled. Debian's python3 reads
-# /usr/lib/python3/dist-packages; with PREFIX=/usr/local, set PYTHONDIR to
-# a directory on its path (/usr/local/lib/python3.X/dist-packages).
-PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+# /usr/lib/python3/dist-packages for PREFIX=/usr, and for any other prefix
+# (the default /usr/local) PREFIX/lib/python3.X/dist-packages, X its own
+# minor version: so the default install imports without PYTHONPATH.
+PYVERSION  := $(shell for p in /usr/bin/python3 python3; do \
+	$$p -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null && break; done)
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(or $(PYVERSION),3)/dist-packages)
 .PHONY: install-python
 install-python:
 	install -d $(DESTDIR)$(PYTHONDIR)/fdma

@@ -17,6 +17,7 @@ plotted; a real ADC's samples would take the pattern's place.
 """
 
 import argparse
+import os
 import sys
 import time
 import zlib
@@ -30,7 +31,8 @@ def parse():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]))
-    p.add_argument("uri", nargs="?", default="sim:", help="the device (default sim:)")
+    p.add_argument("uri", nargs="?", default=os.environ.get("FDMA_DEVICE") or "sim:",
+                   help="the device (default $FDMA_DEVICE, else sim:)")
     p.add_argument("--frames", type=int, default=200, metavar="N",
                    help="frames to capture (default 200)")
     p.add_argument("--frame-size", type=int, default=4096, metavar="BYTES",
