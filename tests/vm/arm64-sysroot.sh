@@ -17,15 +17,33 @@
 # With --libs-only, only the libraries (libc6, zlib1g(-dev), libcmocka0/-dev):
 # what the cross builds and their tests under qemu-user need (make
 # CROSS_COMPILE=..., make test-cross; docs/install.md). --arch armhf (the
-# Zynq-7000's ARMv7 hard-float) implies --libs-only, in build/armhf-sysroot
-# by default: there are no armhf VM tests.
+# Zynq-7000's ARMv7 hard-float), in build/armhf-sysroot by default: the
+# libraries and the headers of the current 6.1 and 6.12 armmp kernels
+# (linux-headers-armmp and linux-headers-6.12-armmp name the versions;
+# with their -common package and the host's linux-kbuild-<ver> linked in,
+# as for arm64, but for modpost: see below), against which make
+# test-cross builds fdma.ko and fdma_dmac.ko for 32-bit ARM; no kernel
+# images and no network tools: there are no armhf VM tests. The headers
+# are fetched by default, not
+# behind an option, so that .ci/run's plain --arch armhf gets them (they
+# add four packages, about 26 MB, to the libraries' five); --libs-only
+# leaves them out. Where the host has no matching linux-kbuild-<ver>, the
+# armhf headers are left out with a warning (the libraries alone still
+# serve the user-space cross build).
 # The .debs come through apt with a private state in DIR/.apt (a
 # sources.list with the host's Debian mirror, that architecture only), then
 # dpkg -x. (Not Debian multiarch, dpkg --add-architecture: that changes the
 # host's package state, needs root, and cannot hold the arm64 kernels.)
 # The arm64 headers build modules with the host's (amd64) linux-kbuild-*,
 # so their versions must be the same as the host's; if not, this fails and
-# says which.
+# says which. The armhf headers too, all but modpost: the host's computes
+# the sizes of device-table entries (struct of_device_id, pci_device_id)
+# for a 64-bit target, also in its 32-bit variant, and stops on a 32-bit
+# module's tables ("sizeof(struct of_device_id)=200 is not a modulo of the
+# size of section __mod_of__..."). Their linux-kbuild-<ver> link is a tree
+# of links to the host's files instead, its scripts/mod/modpost a script
+# that runs Debian's armhf modpost (from the armhf linux-kbuild-<ver>,
+# same version) under qemu-arm-static.
 #
 # A second run does nothing when DIR is complete and still matches the
 # host's kbuild packages (with --libs-only: when the libraries are there).
@@ -40,8 +58,9 @@ Fetch and unpack the arm64 kernels, headers, busybox, libc, zlib, cmocka,
 iperf3 and ethtool that tests/vm/run.sh --arch arm64 needs into DIR
 (default build/arm64-sysroot).
 --libs-only: only libc, zlib and cmocka (for make CROSS_COMPILE=... and
-make test-cross). --arch armhf: the armhf libraries (implies --libs-only;
-default DIR build/armhf-sysroot).
+make test-cross). --arch armhf: the armhf libraries and the 6.1 and 6.12
+armmp kernel headers (make test-cross builds fdma.ko against them; no
+kernels, busybox or network tools; default DIR build/armhf-sysroot).
 EOF
 }
 
@@ -57,9 +76,13 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
+# IMAGES: the kernels themselves, busybox and the network tools too (the
+# VM guests'); without, the kernel headers and the libraries only.
 case $ARCH in
-arm64) TRIPLET=aarch64-linux-gnu ;;
-armhf) TRIPLET=arm-linux-gnueabihf; LIBS_ONLY=1 ;;
+arm64) TRIPLET=aarch64-linux-gnu IMAGES=1 FLAVOUR=arm64
+       METAS=("linux-image-arm64 linux-headers-arm64" "linux-image-6.12-arm64 linux-headers-6.12-arm64") ;;
+armhf) TRIPLET=arm-linux-gnueabihf IMAGES=0 FLAVOUR=armmp
+       METAS=("- linux-headers-armmp" "- linux-headers-6.12-armmp") ;;
 *) echo "arm64-sysroot.sh: unknown architecture '$ARCH' (arm64 or armhf)" >&2; exit 2 ;;
 esac
 [ $# -le 1 ] || { usage >&2; exit 2; }
@@ -90,19 +113,27 @@ if [ $LIBS_ONLY = 1 ] && { [ -s "$LIBSTAMP" ] || [ -s "$STAMP" ]; } &&
 	exit 0
 fi
 # The stamp lists "KERNEL-VERSION KBUILD-PACKAGE PACKAGE-VERSION" per kernel.
-# A sysroot unpacked before the network tools came is fetched again.
+# A sysroot unpacked before the network tools came is fetched again (arm64);
+# an armhf one with the libraries only (before the kernel headers came), too.
 if [ $LIBS_ONLY = 0 ] && [ -s "$STAMP" ]; then
 	ok=1
-	[ -x "$DIR/usr/bin/iperf3" ] && { [ -x "$DIR/sbin/ethtool" ] || [ -x "$DIR/usr/sbin/ethtool" ]; } || ok=0
+	[ $IMAGES = 0 ] || { [ -x "$DIR/usr/bin/iperf3" ] &&
+		{ [ -x "$DIR/sbin/ethtool" ] || [ -x "$DIR/usr/sbin/ethtool" ]; }; } || ok=0
+	[ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ] || ok=0
 	while read -r v kb ver; do
-		[ -r "$DIR/boot/vmlinuz-$v" ] && [ -d "$DIR/usr/src/linux-headers-$v" ] &&
-			host_kbuild_ok "$kb" "$ver" || ok=0
+		{ [ $IMAGES = 1 ] || [ -x "$DIR/usr/lib/$kb/scripts/mod/modpost.$ARCH" ]; } &&
+		{ [ $IMAGES = 0 ] || [ -r "$DIR/boot/vmlinuz-$v" ]; } &&
+			[ -d "$DIR/usr/src/linux-headers-$v" ] && host_kbuild_ok "$kb" "$ver" || ok=0
 	done <"$STAMP"
 	if [ $ok = 1 ]; then
 		note "$DIR is complete ($(cut -d' ' -f1 "$STAMP" | paste -sd' ')): nothing to do"
 		exit 0
 	fi
-	note "$DIR does not match the host's kernel build packages any more, or lacks iperf3 or ethtool: fetching again"
+	if [ $IMAGES = 1 ]; then
+		note "$DIR does not match the host's kernel build packages any more, or lacks iperf3 or ethtool: fetching again"
+	else
+		note "$DIR does not match the host's kernel build packages any more: fetching again"
+	fi
 fi
 
 # ---- the host's Debian mirror --------------------------------------------------------
@@ -204,7 +235,7 @@ dep() {
 PKGS=(libc6 zlib1g zlib1g-dev libcmocka0 libcmocka-dev)
 # The tools' libraries by their Depends, not by name: Debian renames them
 # (bookworm's libssl3 is trixie's libssl3t64).
-if [ $LIBS_ONLY = 0 ]; then
+if [ $IMAGES = 1 ] && [ $LIBS_ONLY = 0 ]; then
 	libiperf=$(dep iperf3 'libiperf[0-9]+') || die "cannot find iperf3's library package (apt-cache show iperf3)"
 	libssl=$(dep "$libiperf" 'libssl[0-9.]*(t64)?') || die "cannot find $libiperf's libssl package"
 	libsctp=$(dep "$libiperf" 'libsctp[0-9]+') || die "cannot find $libiperf's libsctp package"
@@ -212,28 +243,57 @@ if [ $LIBS_ONLY = 0 ]; then
 	PKGS+=(busybox-static iperf3 "$libiperf" "$libsctp" "$libssl" ethtool "$libmnl")
 fi
 KERNELS=()	# "VERSION KBUILD-PACKAGE PACKAGE-VERSION"
+# kernel_die MESSAGE: a kernel that cannot be had. arm64's VM guests need
+# theirs; armhf's headers are left out (warning) and the libraries fetched.
+KPKGS=() KWHY=""
+kernel_die() {
+	[ $IMAGES = 0 ] || die "$*"
+	[ -n "$KWHY" ] || KWHY=$*
+}
 [ $LIBS_ONLY = 1 ] ||
-for meta in "linux-image-arm64 linux-headers-arm64" "linux-image-6.12-arm64 linux-headers-6.12-arm64"; do
+for meta in "${METAS[@]}"; do
 	set -- $meta
-	img=$(dep "$1" 'linux-image-[0-9][^ ]*-arm64') ||
-		die "cannot resolve $1 to a kernel package (apt-cache show $1)"
-	hdr=$(dep "$2" 'linux-headers-[0-9][^ ]*-arm64') ||
-		die "cannot resolve $2 to a headers package (apt-cache show $2)"
-	v=${img#linux-image-}
-	[ "$hdr" = "linux-headers-$v" ] || die "$1 names $img but $2 names $hdr: the mirror is mid-update, try again later"
-	common=$(dep "$hdr" 'linux-headers-[^ ]*-common') || die "cannot find the -common package of $hdr"
-	kb=$(dep "$hdr" 'linux-kbuild-[^ ]*') || die "cannot find the linux-kbuild package of $hdr"
+	hdr=$(dep "$2" "linux-headers-[0-9][^ ]*-$FLAVOUR") ||
+		{ kernel_die "cannot resolve $2 to a headers package (apt-cache show $2)"; continue; }
+	v=${hdr#linux-headers-}
+	img=""
+	if [ $IMAGES = 1 ]; then
+		img=$(dep "$1" "linux-image-[0-9][^ ]*-$FLAVOUR") ||
+			die "cannot resolve $1 to a kernel package (apt-cache show $1)"
+		[ "$img" = "linux-image-$v" ] || die "$1 names $img but $2 names $hdr: the mirror is mid-update, try again later"
+	fi
+	common=$(dep "$hdr" 'linux-headers-[^ ]*-common') ||
+		{ kernel_die "cannot find the -common package of $hdr"; continue; }
+	kb=$(dep "$hdr" 'linux-kbuild-[^ ]*') ||
+		{ kernel_die "cannot find the linux-kbuild package of $hdr"; continue; }
 	ver=$(field "$hdr" Version)
 	have=$(dpkg-query -W -f '${db:Status-Abbrev} ${Version}' "$kb" 2>/dev/null)
 	if [ "${have%% *}" != ii ]; then
-		die "$hdr ($ver) builds modules with the host's $kb, which is not installed: install the host's matching amd64 headers (apt-get install linux-headers-amd64 linux-headers-6.12-amd64)"
+		kernel_die "$hdr ($ver) builds modules with the host's $kb, which is not installed: install the host's matching amd64 headers (apt-get install linux-headers-amd64 linux-headers-6.12-amd64)"
+		continue
 	elif ! host_kbuild_ok "$kb" "$ver"; then
-		die "the arm64 kernel $v is version $ver but the host's $kb is ${have##* }: the kernel ABIs differ; update the host's kernel headers (apt-get update && apt-get install linux-headers-amd64 linux-headers-6.12-amd64) so both come from the same Debian release"
+		kernel_die "the $ARCH kernel $v is version $ver but the host's $kb is ${have##* }: the kernel ABIs differ; update the host's kernel headers (apt-get update && apt-get install linux-headers-amd64 linux-headers-6.12-amd64) so both come from the same Debian release"
+		continue
 	fi
-	PKGS+=("$img" "$hdr" "$common")
+	[ -z "$img" ] || KPKGS+=("$img")
+	KPKGS+=("$hdr" "$common")
+	# The target's own kbuild, for its modpost (above); unpacked aside.
+	[ $IMAGES = 1 ] || KPKGS+=("$kb=$ver")
 	KERNELS+=("$v $kb $ver")
-	note "$v: $img, $hdr, $common ($ver), host's $kb"
+	note "$v: ${img:+$img, }$hdr, $common ($ver), host's $kb"
 done
+# armhf: all the kernels' headers or none (the stamp says which were fetched).
+if [ -n "$KWHY" ]; then
+	note "warning: $KWHY"
+	note "warning: no $ARCH kernel headers: make test-cross skips fdma.ko's $ARCH builds"
+	KPKGS=() KERNELS=()
+	if [ -s "$LIBSTAMP" ] && [ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ]; then
+		note "$DIR has the libraries: nothing more to do"
+		exit 0
+	fi
+	LIBS_ONLY=1
+fi
+PKGS+=(${KPKGS[@]+"${KPKGS[@]}"})
 
 # ---- fetch and unpack ------------------------------------------------------------------
 # Anything unpacked before (older kernels) goes: DIR holds exactly this set.
@@ -242,8 +302,13 @@ rm -f "$A"/debs/*.deb
 note "downloading ${#PKGS[@]} packages"
 (cd "$A/debs" && apt-get -q "${APTOPTS[@]}" download "${PKGS[@]}") >"$A/download.log" 2>&1 ||
 	{ tail -20 "$A/download.log" >&2; die "apt-get download failed (log: $A/download.log)"; }
+rm -rf "$A/kbuild"
 for deb in "$A"/debs/*.deb; do
-	dpkg -x "$deb" "$DIR" || die "dpkg -x $deb failed"
+	case ${deb##*/} in
+	linux-kbuild-*) d=$A/kbuild ;;
+	*) d=$DIR ;;
+	esac
+	dpkg -x "$deb" "$d" || die "dpkg -x $deb failed"
 done
 # Library links to absolute paths (libz.so -> /lib/...) would point into
 # the host: make them relative, inside DIR, so the cross linker follows them.
@@ -256,13 +321,34 @@ for k in "${KERNELS[@]}"; do
 	set -- $k
 	v=$1 kb=$2
 	hd=$DIR/usr/src/linux-headers-$v
-	[ -r "$DIR/boot/vmlinuz-$v" ] && [ -r "$hd/Makefile" ] || die "$v: no vmlinuz or headers after unpacking"
+	{ [ $IMAGES = 0 ] || [ -r "$DIR/boot/vmlinuz-$v" ]; } && [ -r "$hd/Makefile" ] ||
+		die "$v: no vmlinuz or headers after unpacking"
 	# The headers' scripts and tools are links into ../../lib/$kb: the host's.
-	ln -sfn "/usr/lib/$kb" "$DIR/usr/lib/$kb"
+	if [ $IMAGES = 1 ]; then
+		ln -sfn "/usr/lib/$kb" "$DIR/usr/lib/$kb"
+	else
+		# ... but for modpost (see the top): links to each of the
+		# host's files, and a modpost that runs the target's.
+		m=$DIR/usr/lib/$kb/scripts/mod
+		real=$A/kbuild/usr/lib/$kb/scripts/mod/modpost.real-lsb-32
+		[ -x "$real" ] || die "no $ARCH modpost in $kb ($real)"
+		rm -rf "$DIR/usr/lib/$kb"
+		cp -as "/usr/lib/$kb" "$DIR/usr/lib/$kb" || die "cannot link the host's $kb into $DIR"
+		rm -f "$m/modpost"
+		cp "$real" "$m/modpost.$ARCH" || exit 1
+		cat >"$m/modpost" <<-EOF || exit 1
+		#!/bin/sh
+		# $kb's modpost for $ARCH modules, under qemu-user (tests/vm/arm64-sysroot.sh).
+		command -v qemu-arm-static >/dev/null ||
+		    { echo "modpost: the $ARCH modpost needs qemu-arm-static (apt-get install qemu-user-static)" >&2; exit 1; }
+		exec qemu-arm-static -L '$DIR' '$m/modpost.$ARCH' "\$@"
+		EOF
+		chmod +x "$m/modpost"
+	fi
 	# Their Makefile includes /usr/src/...-common/Makefile: use the unpacked one.
 	sed -i "s|^include /usr/src/|include $DIR/usr/src/|" "$hd/Makefile"
 	# modules.dep, so that run.sh finds the modules fdma.ko depends on.
-	depmod -b "$DIR" "$v" || die "depmod -b $DIR $v failed"
+	[ $IMAGES = 0 ] || depmod -b "$DIR" "$v" || die "depmod -b $DIR $v failed"
 done
 if [ $LIBS_ONLY = 1 ]; then
 	[ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ] &&
@@ -271,5 +357,11 @@ if [ $LIBS_ONLY = 1 ]; then
 	note "$DIR: $(du -sh --exclude=.apt "$DIR" | cut -f1) unpacked: ${PKGS[*]}"
 	exit 0
 fi
+[ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ] ||
+	die "no zlib.h or cmocka.h after unpacking"
 printf '%s\n' "${KERNELS[@]}" >"$STAMP"
-note "$DIR: $(du -sh --exclude=.apt "$DIR" | cut -f1) unpacked, kernels $(cut -d' ' -f1 "$STAMP" | paste -sd' ')"
+if [ $IMAGES = 1 ]; then
+	note "$DIR: $(du -sh --exclude=.apt "$DIR" | cut -f1) unpacked, kernels $(cut -d' ' -f1 "$STAMP" | paste -sd' ')"
+else
+	note "$DIR: $(du -sh --exclude=.apt "$DIR" | cut -f1) unpacked, the libraries and the kernel headers $(cut -d' ' -f1 "$STAMP" | paste -sd' ')"
+fi
