@@ -273,9 +273,20 @@ static gboolean gst_fdma_sink_event(GstBaseSink *bsink, GstEvent *event)
 {
 	GstFdmaSink *self = GST_FDMA_SINK(bsink);
 
-	/* The end of the stream: every frame sent, then the checker's verdict. */
+	/* The end of the stream: every frame sent, what it took, then the checker's verdict. */
 	if (GST_EVENT_TYPE(event) == GST_EVENT_EOS && self->dev) {
-		if (reap_until(self, 0, DRAIN_US) != GST_FLOW_OK || !check_counts(self)) {
+		if (reap_until(self, 0, DRAIN_US) != GST_FLOW_OK) {
+			gst_event_unref(event);
+			return FALSE;
+		}
+		GST_OBJECT_LOCK(self);
+		GstStructure *st = gst_structure_new("fdmasink-stats", "frames", G_TYPE_UINT64,
+						     self->frames, "bytes", G_TYPE_UINT64, self->bytes,
+						     "copies", G_TYPE_UINT64, self->copies, NULL);
+		GST_OBJECT_UNLOCK(self);
+		gst_element_post_message(GST_ELEMENT(self),
+					 gst_message_new_element(GST_OBJECT(self), st));
+		if (!check_counts(self)) {
 			gst_event_unref(event);
 			return FALSE;
 		}

@@ -12,6 +12,7 @@
 #    least one ran.
 # 2. The fdma command: info, bench both ways, stream, each checked for its
 #    exit status and for zero integrity errors in its JSON.
+# 3. The GStreamer elements, where the guest has them.
 # Usage: e2e.sh DIR [TAG]: the binaries in DIR; TAG (e.g. asan, for the
 # AddressSanitizer + UBSan builds) is added to every test name, and a
 # sanitizer report fails the program that printed it.
@@ -232,4 +233,40 @@ if run fdma_doctor$TAG $E/fdma doctor "$URI" --json; then
 	fi
 fi
 run fdma_doctor_all$TAG $E/fdma doctor && pass fdma_doctor_all$TAG
+
+# The GStreamer elements over the driver (tests/vm/run.sh copies them into
+# the x86_64 guests): the C2H stream channel's test generator through
+# fdmasrc into fdmasink on the H2C one, each frame counted by the device's
+# checker; fdmasrc into a file played back through the checker; and
+# videotestsrc writing into fdmasink's own DMA buffers (no frame copied).
+gst() {
+	GST_PLUGIN_SYSTEM_PATH=/usr/lib/fdma-gst GST_REGISTRY=/tmp/gst.bin GST_REGISTRY_FORK=no \
+		gst-launch-1.0 -m "$@" >/tmp/gst.out 2>&1
+}
+if [ -n "$TAG" ]; then
+	:	# once, with the plain build's plugin
+elif ! command -v gst-launch-1.0 >/dev/null 2>&1 || [ ! -e /usr/lib/fdma-gst/libgstfdma.so ]; then
+	echo "VMTEST SKIP gst: no GStreamer in this guest (the x86_64 rows copy the host's)"
+else
+	SRC="fdmasrc device=/dev/$dev testgen=true drop=false format=bytes frame-size=4096"
+	if gst $SRC num-buffers=200 ! queue ! fdmasink device=/dev/$dev testgen=true sync=false &&
+	   grep -q 'fdmasink-check, frames=(guint64)200, good=(guint64)200, bad=(guint64)0' /tmp/gst.out; then
+		pass gst_src_sink
+	else
+		fail gst_src_sink "$(grep -m 1 -i 'error\|fdmasink-check' /tmp/gst.out)"
+	fi
+	if gst $SRC num-buffers=50 ! filesink location=/tmp/gst.raw &&
+	   $E/fdma play "$URI" /tmp/gst.raw --frame-size 4096 --testgen >/tmp/gst.play 2>&1; then
+		pass gst_src_file
+	else
+		fail gst_src_file "$(grep -m 1 -i 'error' /tmp/gst.out /tmp/gst.play)"
+	fi
+	if gst videotestsrc num-buffers=30 ! video/x-raw,format=GRAY8,width=320,height=240 ! \
+		fdmasink device=/dev/$dev &&
+	   grep -q 'fdmasink-stats, frames=(guint64)30, bytes=(guint64)2304000, copies=(guint64)0' /tmp/gst.out; then
+		pass gst_sink_zero_copy
+	else
+		fail gst_sink_zero_copy "$(grep -m 1 -i 'error\|fdmasink-stats' /tmp/gst.out)"
+	fi
+fi
 exit 0
