@@ -787,7 +787,13 @@ int fdma_buf_register(struct fdma_file *f, struct fdma_ioc_buf_reg *r,
 		return -EINVAL;
 	if (r->size > FDMA_REG_MAX || r->addr + r->size < r->addr)
 		return -EINVAL;
-	if (!access_ok(u64_to_user_ptr(r->addr), r->size))
+	/*
+	 * Past the address space: on a 32-bit kernel, also an end past 4 GiB,
+	 * which access_ok(), the VMA check and the pinning below would see
+	 * truncated (another range of the process's memory).
+	 */
+	if ((unsigned long)(r->addr + r->size) != r->addr + r->size ||
+	    !access_ok(u64_to_user_ptr(r->addr), r->size))
 		return -EFAULT;
 	if (!current->mm)
 		return -EFAULT;

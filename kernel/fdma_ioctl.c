@@ -382,8 +382,12 @@ static int ioc_batch(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
 	if (!elems)
 		return -ENOMEM;
 	subs = elems + count * esize;
-	/* The whole batch in one copy. */
-	if (copy_from_user(elems, u64_to_user_ptr(uptr), count * esize)) {
+	/*
+	 * The whole batch in one copy. A pointer past 4 GiB on a 32-bit
+	 * kernel is not one of the process's: not read truncated.
+	 */
+	if ((unsigned long)uptr != uptr ||
+	    copy_from_user(elems, u64_to_user_ptr(uptr), count * esize)) {
 		ret = -EFAULT;
 		goto out;
 	}
