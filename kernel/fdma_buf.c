@@ -69,6 +69,7 @@
  */
 #include <linux/backing-dev.h>
 #include <linux/capability.h>
+#include <linux/compat.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
@@ -513,18 +514,23 @@ static struct fdma_buffer *buf_new(struct fdma_file *f, enum fdma_buf_kind kind)
  * Give b a handle and reserve it in f's table (a NULL entry, which no
  * lookup finds): fdma_buf_publish() makes it usable, fdma_buf_unreserve()
  * takes it back. -ENOSPC: the file holds max_bufs_per_file buffers, or
- * the device's handles are all taken.
+ * the device's handles are all taken (for a buffer a 32-bit process
+ * allocates, those it can map: FDMA_HANDLE_MAX_MMAP2).
  */
 static int buf_install(struct fdma_file *f, struct fdma_buffer *b)
 {
+	unsigned int max = FDMA_HANDLE_MAX;
 	int h, ret;
 
+	if (b->kind == FDMA_BUF_ALLOC &&
+	    (!IS_ENABLED(CONFIG_64BIT) || in_compat_syscall()))
+		max = FDMA_HANDLE_MAX_MMAP2;
 	down_write(&f->bufs_sem);
 	if (f->nbufs >= fdma_param_max_bufs) {
 		ret = -ENOSPC;
 		goto out;
 	}
-	h = ida_alloc_range(&f->fdev->handles, 1, FDMA_HANDLE_MAX, GFP_KERNEL);
+	h = ida_alloc_range(&f->fdev->handles, 1, max, GFP_KERNEL);
 	if (h < 0) {
 		ret = h;
 		goto out;

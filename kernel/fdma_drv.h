@@ -83,6 +83,12 @@
 #define FDMA_HANDLE_MAX		65535		/* per device */
 #define FDMA_BUFS_PER_FILE	1024		/* max_bufs_per_file default */
 #define FDMA_BUF_MMAP_SHIFT	32
+/*
+ * A 32-bit process maps with mmap2(), whose offset is 32 bits of 4 KiB
+ * units (on a 32-bit kernel, and as a compat task on a 64-bit one): the
+ * buffers it allocates get handles up to 4095, so that they can be mapped.
+ */
+#define FDMA_HANDLE_MAX_MMAP2	(U32_MAX >> (FDMA_BUF_MMAP_SHIFT - 12))
 #define FDMA_ALLOC_MAX		(SZ_4G - PAGE_SIZE)	/* FDMA_IOC_BUF_ALLOC */
 #define FDMA_REG_MAX		(16ULL << 30)		/* FDMA_IOC_BUF_REGISTER */
 
