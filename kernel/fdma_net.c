@@ -285,7 +285,7 @@ static int fdma_net_stop(struct net_device *ndev)
 	if (!np->up)
 		return 0;
 	napi_disable(&np->napi);
-	timer_delete_sync(&np->refill);
+	fdma_timer_delete_sync(&np->refill);
 	WRITE_ONCE(np->up, false);
 	/* With traffic flowing: the engine lets go first, then the memory goes. */
 	tx_ok = ring_reset(np, np->tx);
@@ -412,7 +412,7 @@ static void fdma_net_free(struct fdma_net *np)
 		chan_give(np->rx);
 	/* An interrupt or a kick that still saw the channel as ours is over. */
 	synchronize_rcu();
-	timer_shutdown_sync(&np->refill);
+	fdma_timer_shutdown_sync(&np->refill);
 	netif_napi_del(&np->napi);
 	fdma_net_tx_free(np);
 	free_netdev(np->ndev);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * fdma.ko: the kernel API changes the driver meets between the kernels it
- * is built for out of tree (Debian's 6.1 and 6.12). This is the one place
+ * is built for out of tree (6.1, from its first release, to 6.12; built
+ * and tested on Debian's 6.1 and 6.12). This is the one place
  * that tests LINUX_VERSION_CODE; checkpatch's warning about it is expected
  * here, and only here.
  */
@@ -13,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/scatterlist.h>
+#include <linux/timer.h>
 #include <linux/version.h>
 
 /* 6.8 dropped eventfd_signal()'s count argument (it was always 1 here). */
@@ -86,6 +88,31 @@ static inline bool fdma_sg_is_bus_address(const struct scatterlist *sg)
 static inline bool fdma_dma_coherent(struct device *dev)
 {
 	return dev_is_dma_coherent(dev);
+}
+
+/*
+ * 6.2 renamed del_timer_sync() to timer_delete_sync() and added
+ * timer_shutdown_sync(); 6.1's stable releases have both from 6.1.84 on,
+ * and del_timer_sync() in every release. Before 6.1.84, shutting the timer
+ * down is deleting it: its one user re-arms it only from NAPI, which is
+ * off by then.
+ */
+static inline int fdma_timer_delete_sync(struct timer_list *timer)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 84)
+	return timer_delete_sync(timer);
+#else
+	return del_timer_sync(timer);
+#endif
+}
+
+static inline int fdma_timer_shutdown_sync(struct timer_list *timer)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 84)
+	return timer_shutdown_sync(timer);
+#else
+	return del_timer_sync(timer);
+#endif
 }
 
 /* 6.6 split page_pool's header; the calls used here are the same in both. */
