@@ -53,6 +53,28 @@ skip() {
 	echo "skip $1"
 }
 
+# wait_caught PID: up to 10 s for PID to catch SIGINT (bit 2 of SigCgt in
+# /proc/PID/status, the last hex digit's bit 1) and to have started the
+# simulated device's threads (more than 2), which it does after it set its
+# handler. Under qemu-user (the cross tests) SigCgt is qemu's own, set for
+# every signal from the start, and a SIGINT before the program's handler
+# would be lost: a background job ignores SIGINT until then. Without
+# /proc, a second.
+wait_caught() {
+	_i=0
+	while [ "$_i" -lt 100 ]; do
+		_m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+		_t=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+		if [ -z "$_m" ]; then
+			sleep 1
+			return
+		fi
+		[ $((0x${_m#"${_m%?}"} & 2)) -ne 0 ] && [ "${_t:-0}" -gt 2 ] && return
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
 # First line of the last run's stderr, for failure messages.
 errline() {
 	head -n 1 "$T/err" 2>/dev/null | cut -c 1-200

@@ -10,28 +10,6 @@
 
 SETTINGS="dir batch wait coalesce_count coalesce_us paced hugepages_requested hugepages seconds elapsed_s"
 
-# wait_caught PID: up to 10 s for PID to catch SIGINT (bit 2 of SigCgt in
-# /proc/PID/status, the last hex digit's bit 1) and to have started the
-# simulated device's threads (more than 2), which it does after it set its
-# handler. Under qemu-user (the cross tests) SigCgt is qemu's own, set for
-# every signal from the start, and a SIGINT before the program's handler
-# would be lost: a background job ignores SIGINT until then. Without
-# /proc, a second.
-wait_caught() {
-	_i=0
-	while [ "$_i" -lt 100 ]; do
-		_m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
-		_t=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
-		if [ -z "$_m" ]; then
-			sleep 1
-			return
-		fi
-		[ $((0x${_m#"${_m%?}"} & 2)) -ne 0 ] && [ "${_t:-0}" -gt 2 ] && return
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-}
-
 fdma bench sim:paced=0 --sizes 4K,64K --seconds 0.2 --json
 json "unpaced: ceiling_mbps and pct_ceiling null, memcpy beside, settings in every row" \
 	'len(L) == 2 and all(o["ceiling_mbps"] is None and o["pct_ceiling"] is None and num(o, "memcpy_mbps") > 0 and has(o, "'"$SETTINGS"'") and o["paced"] is False and o["errors"] == 0 and o["bytes_checked"] == o["bytes"] > 0 for o in L)'

@@ -43,22 +43,6 @@ expect_usage "loop without a URI exits 2" loop
 
 # Ctrl-C: the run in progress ends with its row, interrupted, exit 0, as
 # bench and stream end; no other size or mode starts.
-# wait_caught PID: as in test_bench.sh, until PID catches SIGINT and runs
-# the device's threads (a SIGINT before its handler would kill it).
-wait_caught() {
-	_i=0
-	while [ "$_i" -lt 100 ]; do
-		_m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
-		_t=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
-		if [ -z "$_m" ]; then
-			sleep 1
-			return
-		fi
-		[ $((0x${_m#"${_m%?}"} & 2)) -ne 0 ] && [ "${_t:-0}" -gt 2 ] && return
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-}
 "$FDMA" loop sim:loop=1 --sizes 64,1500 --seconds 20 --json >"$T/out" 2>"$T/err" &
 pid=$!
 wait_caught "$pid"
