@@ -75,6 +75,14 @@ wait_caught() {
 	done
 }
 
+# host_elf FILE: FILE is an ELF of this machine's kind (class and machine
+# as /bin/sh's), one the host can load: not so for a cross build's
+# library, which the cross tests' scripts see through BUILD.
+host_elf() {
+	[ "$(od -An -tu1 -j4 -N1 "$1" 2>/dev/null)$(od -An -tu2 -j18 -N2 "$1" 2>/dev/null)" = \
+	  "$(od -An -tu1 -j4 -N1 /bin/sh)$(od -An -tu2 -j18 -N2 /bin/sh)" ]
+}
+
 # First line of the last run's stderr, for failure messages.
 errline() {
 	head -n 1 "$T/err" 2>/dev/null | cut -c 1-200

@@ -32,6 +32,10 @@ if [ ! -f "$LIB" ]; then
 	bad "the Python module's tests" "no $LIB: build it first (make $BUILD/libfdma.so.0.1.0)"
 	finish
 fi
+if ! host_elf "$LIB"; then
+	skip "the Python module's tests: $LIB is a cross build's (the host's python3 cannot load it)"
+	finish
+fi
 LIB=$(cd "$(dirname "$LIB")" && pwd)/libfdma.so.0
 
 # The sanitizer runtime the library was linked with, to preload.

@@ -66,6 +66,10 @@ for r in "$T"/recipe*.sh; do
 			skip "$what (no python3 with numpy)"
 			continue
 		fi
+		if ! host_elf "$BUILD/libfdma.so.0"; then
+			skip "$what ($BUILD/libfdma.so.0 is a cross build's: the host's python3 cannot load it)"
+			continue
+		fi
 		if [ "$SAN" = tsan ]; then
 			skip "$what (Python under ThreadSanitizer)"
 			continue

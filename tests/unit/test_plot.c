@@ -23,17 +23,25 @@
 
 #include "plot.h"
 
-/* The figure as a string (freed by the caller). */
+/*
+ * The figure as a string (freed by the caller). The stream's buffer and
+ * size live on the heap: gcc 12 for arm64 takes locals whose address a
+ * memstream keeps for dangling once the call that took them returns.
+ */
 static char *svg_of(struct plot *p)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct { char *buf; size_t len; } *m = calloc(1, sizeof(*m));
+	FILE *f;
+	char *svg;
 
+	assert_non_null(m);
+	f = open_memstream(&m->buf, &m->len);
 	assert_non_null(f);
 	assert_int_equal(plot_write(p, f), 0);
 	assert_int_equal(fclose(f), 0);
-	return buf;
+	svg = m->buf;
+	free(m);
+	return svg;
 }
 
 static size_t count(const char *s, const char *what)
