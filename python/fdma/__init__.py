@@ -199,9 +199,17 @@ class Buffer:
 # ---- devices ---------------------------------------------------------------
 
 class Device:
-    """An open device (fdma_open()): sim[:opt=val,...], rtl:..., kdev:/dev/fdmaN."""
+    """An open device (fdma_open()): sim[:opt=val,...], rtl:..., kdev:/dev/fdmaN.
+    Without a URI, the environment's FDMA_DEVICE names it, as for the fdma
+    command; a bare /dev/fdmaN means kdev:/dev/fdmaN."""
 
-    def __init__(self, uri):
+    def __init__(self, uri=None):
+        if not uri:
+            uri = os.environ.get("FDMA_DEVICE")
+            if not uri:
+                raise Error(_errno.EINVAL, "no device: give a URI or set FDMA_DEVICE")
+        if uri.startswith("/dev/"):
+            uri = "kdev:" + uri
         ptr = _ffi.dev_p()
         errbuf = ctypes.create_string_buffer(512)
         ret = _lib.fdma_open(byref(ptr), uri.encode(), errbuf, len(errbuf))

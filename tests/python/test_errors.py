@@ -30,6 +30,17 @@ def test_bad_uri():
     raises(errno.ENOENT, "/dev/nosuch-fdma", fdma.Device, "kdev:/dev/nosuch-fdma")
 
 
+def test_default_device(monkeypatch):
+    """No URI: FDMA_DEVICE names the device, as for the fdma command; a bare
+    device node means kdev:; neither is an error saying how to name one."""
+    monkeypatch.setenv("FDMA_DEVICE", "sim:engine=xdma")
+    with fdma.Device() as d:
+        assert d.info.engine == "xdma" and d.uri == "sim:engine=xdma"
+    monkeypatch.delenv("FDMA_DEVICE")
+    raises(errno.EINVAL, "FDMA_DEVICE", fdma.Device)
+    raises(errno.ENOENT, "no such device node", fdma.Device, "/dev/nosuch-fdma")
+
+
 def test_bad_channel(dev):
     n = dev.info.nchan
     for call in (dev.inflight, dev.stats, dev.reset, dev.chan_align):
