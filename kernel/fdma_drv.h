@@ -562,11 +562,28 @@ extern const struct fdma_ring_ops fdma_ring_engine_ops;
 
 /*
  * fdma_net.c: network interfaces over stream pairs (net=1). register and
- * unregister: at probe and first thing at remove.
+ * unregister: at probe and first thing at remove. Built only with
+ * CONFIG_PAGE_POOL (Kbuild); without it net=1 is refused at load, so these
+ * do nothing.
  */
+#if IS_ENABLED(CONFIG_PAGE_POOL)
 int fdma_net_register(struct fdma_device *fdev);
 void fdma_net_unregister(struct fdma_device *fdev);
 void fdma_net_release(struct fdma_device *fdev);
+#else
+static inline int fdma_net_register(struct fdma_device *fdev)
+{
+	return 0;
+}
+
+static inline void fdma_net_unregister(struct fdma_device *fdev)
+{
+}
+
+static inline void fdma_net_release(struct fdma_device *fdev)
+{
+}
+#endif
 
 /* fdma_irq.c */
 int fdma_irq_setup(struct fdma_device *fdev);

@@ -161,6 +161,10 @@ static int __init fdma_init(void)
 		       FDMA_CQ_ENTRIES_MAX);
 		return -EINVAL;
 	}
+	if (fdma_param_net && !IS_ENABLED(CONFIG_PAGE_POOL)) {
+		pr_err("net=1: built without network interfaces (the kernel has no CONFIG_PAGE_POOL)\n");
+		return -EOPNOTSUPP;
+	}
 	if (!fdma_param_max_bufs || fdma_param_max_bufs > FDMA_HANDLE_MAX) {
 		pr_err("max_bufs_per_file=%u: expected 1..%u\n",
 		       fdma_param_max_bufs, FDMA_HANDLE_MAX);

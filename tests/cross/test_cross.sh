@@ -43,7 +43,10 @@
 # build/kmod-cross/ copy of the 6.12 armmp headers has CONFIG_XEN*,
 # CONFIG_SWIOTLB_XEN and CONFIG_ARCH_DMA_ADDR_T_64BIT taken out of its
 # configuration: the same compiler checks with a 32-bit dma_addr_t (a
-# build check only: such a module would load on no kernel).
+# build check only: such a module would load on no kernel). Nor has it
+# CONFIG_PAGE_POOL, which such a kernel lacks too (only drivers select it,
+# and neither of the Zynq's Ethernet drivers does): fdma.ko then builds
+# without its network interfaces (kernel/Kbuild).
 #
 # An architecture whose compiler, QEMU or sysroot is missing is skipped,
 # with a line naming what to install; the exit status is then still 0.
@@ -207,24 +210,25 @@ kmod_copy() {
 }
 
 # kmod_dma32 SRC DST: DST a copy of the armmp headers SRC whose
-# configuration has no Xen and a 32-bit dma_addr_t (the top). Made again
+# configuration has no Xen, a 32-bit dma_addr_t and no page_pool (the top). Made again
 # only when SRC changed, so that Kbuild's dependencies on the
 # configuration keep the objects of a second run.
 kmod_dma32() {
 	local src=$1 dst=$2 id l f
-	id="$(stat -c %Y "$src/include/generated/autoconf.h") $src"
+	id="no-xen,no-page-pool $(stat -c %Y "$src/include/generated/autoconf.h") $src"
 	[ -f "$dst/.fdma-from" ] && [ "$(cat "$dst/.fdma-from")" = "$id" ] && return 0
 	rm -rf "$dst" && mkdir -p "$(dirname "$dst")" && cp -a "$src" "$dst" || return 1
 	# scripts, tools: relative links into the sysroot's linux-kbuild.
 	for l in scripts tools; do
 		[ ! -L "$src/$l" ] || ln -sfn "$(readlink -f "$src/$l")" "$dst/$l" || return 1
 	done
-	sed -i -E '/^#define CONFIG_(ARCH_DMA_ADDR_T_64BIT|XEN|XEN_[A-Z0-9_]+|SWIOTLB_XEN) /d' \
+	sed -i -E '/^#define CONFIG_(ARCH_DMA_ADDR_T_64BIT|XEN|XEN_[A-Z0-9_]+|SWIOTLB_XEN|PAGE_POOL|PAGE_POOL_STATS) /d' \
 		"$dst/include/generated/autoconf.h" || return 1
 	for f in "$dst/include/config/auto.conf" "$dst/.config"; do
-		sed -i -E '/^CONFIG_(ARCH_DMA_ADDR_T_64BIT|XEN|XEN_[A-Z0-9_]+|SWIOTLB_XEN)=/d' "$f" || return 1
+		sed -i -E '/^CONFIG_(ARCH_DMA_ADDR_T_64BIT|XEN|XEN_[A-Z0-9_]+|SWIOTLB_XEN|PAGE_POOL|PAGE_POOL_STATS)=/d' "$f" ||
+			return 1
 	done
-	! grep -qE 'CONFIG_(ARCH_DMA_ADDR_T_64BIT|PHYS_ADDR_T_64BIT|XEN) ' "$dst/include/generated/autoconf.h" ||
+	! grep -qE 'CONFIG_(ARCH_DMA_ADDR_T_64BIT|PHYS_ADDR_T_64BIT|XEN|PAGE_POOL) ' "$dst/include/generated/autoconf.h" ||
 		return 1
 	echo "$id" >"$dst/.fdma-from"
 }
@@ -274,6 +278,12 @@ kmod_build() {
 		e="$e; fdma.ko lacks the alias of the FDMA function (10ee:fd3a)"
 	grep -qx 'of:N\*T\*Cfdma,dmaengine' "$T/alias-$name-fdma_dmac.ko" ||
 		e="$e; fdma_dmac.ko lacks the alias of \"fdma,dmaengine\""
+	# The network interfaces are built exactly where the kernel has page_pool.
+	h=absent
+	readelf -s "$d/kernel/fdma.ko" 2>/dev/null | grep -q ' fdma_net_register$' && h=present
+	v=present
+	grep -q '^#define CONFIG_PAGE_POOL 1' "$hdr/include/generated/autoconf.h" || v=absent
+	[ "$h" = "$v" ] || e="$e; the network interfaces are $h in fdma.ko, page_pool $v in the kernel"
 	if [ -n "$e" ]; then
 		bad "$arch: modules for $name:${e#;}" "$log" 30
 		return
@@ -283,7 +293,7 @@ kmod_build() {
 		cp "$T/alias-$name-$f" "$T/alias-ref-$f"
 		echo "$name" >"$T/alias-ref-$f.name"
 	done
-	ok "$arch: fdma.ko, fdma_dmac.ko for $name (W=1, no warning; $class $machine, vermagic $rel; $((SECONDS - s)) s)"
+	ok "$arch: fdma.ko, fdma_dmac.ko for $name (W=1, no warning; $class $machine, vermagic $rel; network interfaces $h; $((SECONDS - s)) s)"
 }
 
 tk=$SECONDS
