@@ -251,8 +251,10 @@ kmod_build() {
 		bad "$arch: modules for $name: cannot copy the sources to $d"; return
 	fi
 	rm -f "$d"/kernel/*.ko "$d"/kernel/dmac/*.ko
-	if ! make -C "$d/kernel" -j"$KJOBS" KDIR="$(cd "$hdr" && pwd)" ARCH="$karch" \
-		CROSS_COMPILE="$triplet-" W=1 >"$log" 2>&1; then
+	# A make of its own (not the jobserver of a make test -j above: with
+	# -j given, make warns that it resets it, and a warning fails the build).
+	if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$d/kernel" -j"$KJOBS" \
+		KDIR="$(cd "$hdr" && pwd)" ARCH="$karch" CROSS_COMPILE="$triplet-" W=1 >"$log" 2>&1; then
 		bad "$arch: make -C kernel KDIR=<$name headers> ARCH=$karch CROSS_COMPILE=$triplet- W=1" "$log" 30
 		return
 	fi
