@@ -90,7 +90,13 @@ struct fdma_ioc_info {
 	__u32 engine;		/* FDMA_IOC_ENGINE_* (feature FDMA_FEAT_ENGINE) */
 	__u32 coal;		/* FDMA_IOC_COAL_* (feature FDMA_FEAT_ENGINE) */
 	__u32 user_irqs;	/* FDMA_IOC_USER_IRQ's irq is below (feature FDMA_FEAT_USER_IRQ) */
-	__u32 rsvd[3];
+	/*
+	 * C2H stream buffers' lengths: multiples of this, where it is coarser
+	 * than dma_align (XDMA's AXI-Stream C2H: 64); 0 no such rule
+	 * (feature FDMA_FEAT_C2H_STREAM_LEN).
+	 */
+	__u32 c2h_stream_len;
+	__u32 rsvd[2];
 };
 
 #define FDMA_IOC_ENGINE_NONE	0	/* Linux dmaengine channels (fdma_dmac.ko) */
@@ -165,6 +171,8 @@ struct fdma_ioc_info {
 #define FDMA_FEAT_NVP2P		0x200
 /* FDMA_IOC_REG takes FDMA_IOC_REG_8 and FDMA_IOC_REG_16 (8- and 16-bit accesses). */
 #define FDMA_FEAT_REG_WIDTH	0x400
+/* c2h_stream_len is set. */
+#define FDMA_FEAT_C2H_STREAM_LEN	0x800
 
 /*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)

@@ -104,8 +104,10 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 			    (pdev ? FDMA_FEAT_REG | FDMA_FEAT_REG_WIDTH : 0) |
 			    FDMA_FEAT_ENGINE | FDMA_FEAT_USER_IRQ | FDMA_FEAT_DMABUF |
 			    (fdma_nvp2p_page() ? FDMA_FEAT_NVP2P : 0) |
-			    (fdev->caps.overrun_flag ? FDMA_FEAT_OVERRUN_FLAG : 0),
+			    (fdev->caps.overrun_flag ? FDMA_FEAT_OVERRUN_FLAG : 0) |
+			    FDMA_FEAT_C2H_STREAM_LEN,
 		.dma_align = fdev->dma_align,
+		.c2h_stream_len = fdev->caps.c2h_stream_len,
 		.engine = !fdev->caps.eng ? FDMA_IOC_ENGINE_NONE :
 			  fdev->caps.eng == &fdma_eng_xdma ? FDMA_IOC_ENGINE_XDMA :
 			  FDMA_IOC_ENGINE_FDMA,

@@ -891,8 +891,20 @@ static int kchan_setup(struct fdma_dev *dev, int ch)
 	kc->rules.caps = k->in.chan_caps[ch];
 	kc->rules.align = k->align;
 	kc->rules.addr_align = k->align;
-	/* The driver keeps user space to the DMA alignment, byte streams too (fdma_ioctl.c). */
+	/*
+	 * The driver keeps user space to the DMA alignment, byte streams too
+	 * (fdma_ioctl.c), and C2H stream buffers to the engine's unit where it
+	 * is coarser (XDMA: 64 bytes; a driver before FDMA_FEAT_C2H_STREAM_LEN
+	 * does not say it, and XDMA's is then the IP's 64).
+	 */
 	dev->chan_align[ch] = k->align;
+	if ((k->in.chan_caps[ch] & FDMA_IOC_CAP_STREAM) && (k->in.chan_caps[ch] & FDMA_IOC_CAP_C2H)) {
+		u32 unit = k->in.features & FDMA_FEAT_C2H_STREAM_LEN ? k->in.c2h_stream_len :
+			   k->in.engine == FDMA_IOC_ENGINE_XDMA ? 64 : 0;
+
+		if (unit > dev->chan_align[ch] && !(unit & (unit - 1)))
+			dev->chan_align[ch] = unit;
+	}
 	kc->rules.max_desc_len = k->in.max_desc_len;
 	kc->rules.card_size = k->in.card_size;
 	kc->rules.size = k->in.ring_size;
