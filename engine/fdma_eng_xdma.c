@@ -105,7 +105,7 @@ static bool is_xdma_id(u32 v, u32 target)
 
 static int x_probe(struct fdma_plat *p, struct fdma_eng_caps *caps)
 {
-	u32 dir, n, nchan = 0, align = 1, salign = 1, c2h_len = 64, v, nh2c = 0;
+	u32 dir, n, nchan = 0, align = 1, salign = 1, c2h_len = XDMA_C2H_ST_LEN, v, nh2c = 0;
 	bool tg, bytes = true;
 
 	if (!is_xdma_id(fdma_plat_rd32(p, XDMA_BLK_CFG + XDMA_ID), XDMA_TARGET_CFG) ||

@@ -85,6 +85,8 @@
 #define XDMA_ALIGN_ADDR(v)	(((v) >> 16) & 0xffu)
 #define XDMA_ALIGN_LEN(v)	(((v) >> 8) & 0xffu)
 #define XDMA_ALIGN_BITS(v)	((v) & 0xffu)
+/* AXI-ST C2H descriptors' lengths: multiples of this, at least (PG195). */
+#define XDMA_C2H_ST_LEN		64u
 
 /* Control: RUN, and the events (by status bit) that may raise the channel's interrupt. */
 #define XDMA_CTRL_RUN		(1u << 0)

@@ -22,6 +22,7 @@
 
 #include "fdma_internal.h"
 #include "fdma_ioctl.h"
+#include "xdma_regs.h"
 
 /*
  * A request in flight: the driver carries the slot's index as user_data
@@ -895,12 +896,12 @@ static int kchan_setup(struct fdma_dev *dev, int ch)
 	 * The driver keeps user space to the DMA alignment, byte streams too
 	 * (fdma_ioctl.c), and C2H stream buffers to the engine's unit where it
 	 * is coarser (XDMA: 64 bytes; a driver before FDMA_FEAT_C2H_STREAM_LEN
-	 * does not say it, and XDMA's is then the IP's 64).
+	 * does not say it, and XDMA's is then the IP's, XDMA_C2H_ST_LEN).
 	 */
 	dev->chan_align[ch] = k->align;
 	if ((k->in.chan_caps[ch] & FDMA_IOC_CAP_STREAM) && (k->in.chan_caps[ch] & FDMA_IOC_CAP_C2H)) {
 		u32 unit = k->in.features & FDMA_FEAT_C2H_STREAM_LEN ? k->in.c2h_stream_len :
-			   k->in.engine == FDMA_IOC_ENGINE_XDMA ? 64 : 0;
+			   k->in.engine == FDMA_IOC_ENGINE_XDMA ? XDMA_C2H_ST_LEN : 0;
 
 		if (unit > dev->chan_align[ch] && !(unit & (unit - 1)))
 			dev->chan_align[ch] = unit;

@@ -120,23 +120,24 @@ static void test_frames(void **state)
 	fdma_close(dev);
 }
 
-/* Frames whose length is not a multiple of 8 or 64, as fast as possible. */
-static void test_odd_frame_lengths(void **state)
+/*
+ * One stream per length of lens[]: buffers of buf_size bytes (0: each the
+ * frame's own length), frames from the generator, n of them numbered from
+ * 0 (closing the last stream reset the channel), each checked.
+ */
+static void stream_each_length(const uint32_t *lens, size_t nlens, size_t buf_size, uint32_t n)
 {
-	static const uint32_t lens[] = { 40, 1000, 4100, 65536 - 4 };
 	struct fdma_dev *dev = sim_open("sim:paced=0");
 	int ch = c2h_stream(dev);
 
-	(void)state;
-	for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
+	for (size_t j = 0; j < nlens; j++) {
 		struct fdma_stream *s = NULL;
 		struct fdma_frame f;
 
-		assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
+		assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, buf_size ? buf_size : lens[j], &s));
 		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, lens[j], 0, 1));
-		for (uint32_t k = 0; k < 20; k++) {
+		for (uint32_t k = 0; k < n; k++) {
 			get_frame(dev, s, &f);
-			/* Each stream starts at 0: closing it reset the channel. */
 			assert_int_equal(sim_check_frame(&f, lens[j]), k);
 			assert_fdma_ok(dev, fdma_stream_release(s, &f));
 		}
@@ -144,6 +145,15 @@ static void test_odd_frame_lengths(void **state)
 		fdma_stream_close(s);
 	}
 	fdma_close(dev);
+}
+
+/* Frames whose length is not a multiple of 8 or 64, as fast as possible. */
+static void test_odd_frame_lengths(void **state)
+{
+	static const uint32_t lens[] = { 40, 1000, 4100, 65536 - 4 };
+
+	(void)state;
+	stream_each_length(lens, sizeof(lens) / sizeof(lens[0]), 65536, 20);
 }
 
 /*
@@ -154,28 +164,11 @@ static void test_odd_frame_lengths(void **state)
 static void test_buffer_of_frame_size(void **state)
 {
 	static const uint32_t lens[] = { 40, 1000, 4100 };
-	struct fdma_dev *dev = sim_open("sim:paced=0");
-	int ch = c2h_stream(dev);
 
 	(void)state;
-	for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
-		struct fdma_stream *s = NULL;
-		struct fdma_frame f;
-
-		assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, lens[j], &s));
-		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, lens[j], 0, 1));
-		for (uint32_t k = 0; k < 10; k++) {
-			get_frame(dev, s, &f);
-			assert_int_equal(sim_check_frame(&f, lens[j]), k);
-			assert_fdma_ok(dev, fdma_stream_release(s, &f));
-		}
-		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, lens[j], 0, 0));
-		fdma_stream_close(s);
-	}
-	fdma_close(dev);
+	stream_each_length(lens, sizeof(lens) / sizeof(lens[0]), 0, 10);
 }
 
-/* A frame larger than the stream's buffers is reported, never cut silently. */
 /*
  * The generator turned off in the middle of a frame, then the stream closed
  * (a channel reset) and opened again with the generator back on: whole
@@ -203,6 +196,7 @@ static void test_generator_off_mid_frame(void **state)
 	fdma_close(dev);
 }
 
+/* A frame larger than the stream's buffers is reported, never cut silently. */
 static void test_frame_too_big(void **state)
 {
 	struct fdma_dev *dev = sim_open("sim:paced=0");
