@@ -386,11 +386,21 @@ static void service_enable(struct fdma_model *m)
 
 static void mdbg_check(struct fdma_model *m);
 
+/* Look at TG_CTRL (this thread or a host's kick): count a rise from 0 to 1. */
+static void tg_look(struct mchan *c)
+{
+	bool on = rd(c, FDMA_CH_TG_CTRL) & 1;
+
+	if (atomic_exchange(&c->tg_on, on) != on && on)
+		atomic_fetch_add(&c->tg_starts, 1);
+}
+
 static void service_control(struct mchan *c)
 {
 	u32 greq = grd(c->m, FDMA_REG_RESET_REQ);
 	u32 req = rd(c, FDMA_CH_RESET_REQ);
 	u32 w1c, ctrl;
+	unsigned int starts;
 
 	mdbg_check(c->m);
 	if (greq != atomic_load(&c->greset_seen))
@@ -411,6 +421,20 @@ static void service_control(struct mchan *c)
 		c->status &= ~(w1c & FDMA_CH_ST_ERR_MASK);
 		wr(c, FDMA_CH_STATUS_W1C, 0);
 		fm_publish_status(c);
+	}
+	/*
+	 * The generator or checker turned on: frame numbers from 0 and a
+	 * fresh schedule (docs/engine.md section 14). A frame being sent
+	 * keeps its number.
+	 */
+	tg_look(c);
+	starts = atomic_load(&c->tg_starts);
+	if (starts != c->tg_starts_seen) {
+		c->tg_starts_seen = starts;
+		c->gen.seq = 0;
+		c->next_frame_ns = 0;
+		c->chk.seq = 0;
+		c->chk.in_frame = false;
 	}
 	ctrl = rd(c, FDMA_CH_CTRL);
 	if ((ctrl & FDMA_CH_CTRL_RUN) && !c->running && !c->halted)
@@ -744,6 +768,8 @@ void fdma_model_kick(struct fdma_model *m, unsigned int ch)
 	if (ch >= m->nchan)
 		return;
 	c = &m->chan[ch];
+	/* The host kicks after its writes: a generator turned off and on is seen here. */
+	tg_look(c);
 	atomic_store(&c->kicked, 1);
 	atomic_thread_fence(memory_order_seq_cst);	/* see chan_sleep() */
 	if (atomic_load(&c->sleeping)) {

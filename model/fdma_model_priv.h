@@ -77,6 +77,17 @@ struct mchan {
 	u64 avail_ns;
 	bool was_empty;
 
+	/*
+	 * Turning the generator or checker on (TG_CTRL bit 0 from 0 to 1)
+	 * starts its numbering from 0. The register is memory here, so both
+	 * this thread and the host's kicks look at it (tg_on: the last value
+	 * either saw; tg_starts: the rises they saw), and an off and on
+	 * between two looks is missed only where the host did not kick.
+	 */
+	atomic_bool tg_on;
+	atomic_uint tg_starts;
+	unsigned int tg_starts_seen;	/* this thread's: the rises it has applied */
+
 	/* C2H stream generator */
 	struct fdma_tgen gen;
 	bool pending_overrun;

@@ -184,10 +184,15 @@ u32 fm_run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 	u32 period = rd(c, FDMA_CH_TG_PERIOD_NS);
 	u64 now;
 
-	if (!(rd(c, FDMA_CH_TG_CTRL) & 1) || len < sizeof(struct fdma_frame_hdr) ||
-	    len > FDMA_TGEN_MODEL_MAX)
-		return 0;
+	/*
+	 * A frame that has started goes out whole, even with the generator
+	 * turned off since (docs/engine.md sections 13 and 14); the next one
+	 * waits for it to be on.
+	 */
 	if (!c->gen.in_frame) {
+		if (!(rd(c, FDMA_CH_TG_CTRL) & 1) || len < sizeof(struct fdma_frame_hdr) ||
+		    len > FDMA_TGEN_MODEL_MAX)
+			return 0;
 		now = now_ns();
 		if (!c->next_frame_ns)
 			c->next_frame_ns = now;

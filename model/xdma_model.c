@@ -482,11 +482,12 @@ static bool frame_ready(struct xch *c, u64 now, u64 *deadline)
 {
 	u32 period = c->tg_period;
 
+	/* A frame that has started goes out whole, even with the generator turned off since. */
+	if (c->gen_st.in_frame)
+		return true;
 	if (!(c->tg_ctrl & XDMA_TG_CTRL_EN) || c->tg_len < sizeof(struct fdma_frame_hdr) + 8 ||
 	    c->tg_len > FDMA_TGEN_MODEL_MAX)
 		return false;
-	if (c->gen_st.in_frame)
-		return true;
 	if (!c->next_frame_ns)
 		c->next_frame_ns = now;
 	if (now < c->next_frame_ns) {

@@ -166,6 +166,9 @@ module fdma_chan #(
 
 	// CH_STATUS_W1C is a strobe: the write clears error bits, the register reads 0.
 	wire w1c = reg_we && {reg_wa, 2'b00} == `C_STATUS_W1C;
+	// Turning the generator or checker on (TG_CTRL bit 0 from 0 to 1) starts
+	// its frame numbers from 0 (docs/engine.md section 14), as a reset does.
+	wire tg_start = reg_we && {reg_wa, 2'b00} == `C_TG_CTRL && reg_wd[0] && !r_tg_ctrl[0];
 
 	always @(posedge clk) begin
 		if (rst) begin
@@ -441,7 +444,9 @@ module fdma_chan #(
 	wire [63:0]       tg_data;
 	wire [7:0]        tg_keep;
 	wire              tg_ovr;
-	wire              use_tg = TESTGEN && r_tg_ctrl[0];
+	// the generator's, while it is on or still sending a frame it started
+	// (a started frame goes out whole, docs/engine.md section 13)
+	wire              use_tg = TESTGEN && (r_tg_ctrl[0] || tg_valid);
 	wire              src_valid = STREAM ? (use_tg ? tg_valid : s_valid) : !cf_empty;
 	wire [63:0]       src_data = STREAM ? (use_tg ? tg_data : s_data) : cf_dout;
 	wire [7:0]        src_keep = STREAM ? (use_tg ? tg_keep : s_keep) : 8'hff;
@@ -490,7 +495,7 @@ module fdma_chan #(
 	wire tg_rst = rst || (st == S_RST && !outstanding && !p_sending && cr_fly == 0);
 	generate if (TESTGEN && C2H) begin : g_gen
 		fdma_tg_gen gen (
-			.clk(clk), .rst(tg_rst),
+			.clk(clk), .rst(tg_rst), .restart(tg_start),
 			.enable(r_tg_ctrl[0] && running && !halted && r_tg_len >= 32'd32),
 			.frame_len(r_tg_len), .period_ns(r_tg_period), .drop(r_ctrl[`CTRL_DROP]),
 			.avail(buf_avail && en), .now_ns(now_ns),
@@ -499,7 +504,7 @@ module fdma_chan #(
 		assign tg_errors = 32'd0;
 	end else if (TESTGEN) begin : g_chk
 		fdma_tg_chk chk (
-			.clk(clk), .rst(tg_rst), .valid(o_valid && use_chk),
+			.clk(clk), .rst(tg_rst), .restart(tg_start), .valid(o_valid && use_chk),
 			.data(o_data), .keep(o_keep), .sof(o_sof), .last(o_last), .abort(o_abort),
 			.frames(tg_frames), .errors(tg_errors));
 		assign tg_valid = 1'b0; assign tg_data = 64'd0; assign tg_keep = 8'd0;
@@ -583,7 +588,7 @@ module fdma_chan #(
 		       !(running && !r_ctrl[`CTRL_RUN]) &&
 		       !(stopped && r_pidx != pidx_at_stop) &&
 		       !(BYTES && (o_valid || !pk_ready)) &&        // a word held or owed
-		       !(STREAM && C2H && (use_tg ? r_tg_ctrl[0] && running : s_valid));
+		       !(STREAM && C2H && (use_tg ? running : s_valid));
 
 	// ---- request ages and quarantined tags (see s_age) ------------------------
 	wire [7:0]  issue_now = (st == S_H2C && tx_fire && !pf_want ? 8'd1 << iss : 8'd0) |
@@ -1099,7 +1104,7 @@ module fdma_chan #(
 	wire _unused = &{1'b0, now_ns, card_rd, cpl_hdr[127:75], cpl_hdr[71:48], cpl_hdr[44],
 			 cpl_hdr[31], cpl_hdr[29:15], cpl_hdr[13:10], h_off[9], h_off[2:0], d_ctrl[31:4],
 			 h_span[2:0], n_span[2:0], d_ctrl[2:1], o_ready, w_lo, w_hi,
-			 f_n[12:9], f_n[2:0], tg_ready, cf_pop, tg_rst};
+			 f_n[12:9], f_n[2:0], tg_ready, cf_pop, tg_rst, tg_start};
 	/* verilator lint_on UNUSEDSIGNAL */
 
 	// What S_CHECK refuses a descriptor for (0: nothing). span_ovf: a byte

@@ -2,13 +2,14 @@
 // Stream test checker (docs/engine.md section 14): for every frame (sof ..
 // last) it checks the magic, that the header's length is the bytes received,
 // the CRC-32 of the payload and that seq is the one expected (0 after a
-// reset, then the previous frame's + 1). Words outside a frame and a new sof
+// reset or after it is turned on, then the previous frame's + 1). Words outside a frame and a new sof
 // before the last word count as errors too.
 `include "fdma_defs.vh"
 
 module fdma_tg_chk (
 	input  wire        clk,
 	input  wire        rst,
+	input  wire        restart,     // turned on: expects seq 0 and a new frame
 	input  wire        valid,       // one word, accepted
 	input  wire [63:0] data,
 	input  wire [7:0]  keep,        // a frame's last word: its bytes (a prefix)
@@ -83,6 +84,9 @@ module fdma_tg_chk (
 					exp_seq <= (w_now == 0 && !m_now) ? exp_seq + 1'b1 : s_now + 1'b1;
 				end
 			end
+		end
+		if (restart && !rst) begin
+			exp_seq <= 0; in_frame <= 1'b0; stray <= 1'b0;
 		end
 	end
 	/* verilator lint_on BLKSEQ */

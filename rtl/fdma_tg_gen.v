@@ -18,6 +18,7 @@
 module fdma_tg_gen (
 	input  wire        clk,
 	input  wire        rst,
+	input  wire        restart,     // turned on: seq from 0, a fresh schedule
 	input  wire        enable,
 	input  wire [31:0] frame_len,
 	input  wire [31:0] period_ns,
@@ -123,6 +124,10 @@ module fdma_tg_gen (
 				end
 			end
 			endcase
+		end
+		// The frame being sent keeps its number; the next one is 0.
+		if (restart && !rst) begin
+			seq <= 0; armed <= 1'b0;
 		end
 	end
 endmodule

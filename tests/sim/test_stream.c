@@ -7,6 +7,7 @@
  * sequence gap) while backpressure loses nothing. H2C: the checker counts
  * the frames built here as good, and a corrupted one as bad.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim_util.h"
@@ -192,6 +193,113 @@ static void test_generator_off_mid_frame(void **state)
 	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, 65536, &s));
 	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 65536, 0, 1));
 	get_numbered_frames(dev, s, 4, 65536);
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
+/*
+ * The generator turned off mid-frame still sends the rest of that frame
+ * (docs/engine.md sections 13 and 14: a frame that has started goes out
+ * whole), and turned on again it numbers its frames from 0, with no reset
+ * between. (All three engines once held the rest of the frame until the
+ * generator was on again, and numbered on from where they were.)
+ */
+static void test_generator_off_finishes_frame(void **state)
+{
+	const uint32_t len = 8192, half = len / 2;
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+	int buf = sim_buf(dev, 2 * (size_t)len, 0);
+	uint8_t *p = fdma_buf_addr(dev, buf), *want = malloc(len);
+	struct fdma_req r = { .buf = buf, .len = half };
+	struct fdma_cpl c;
+	struct fdma_frame f;
+
+	(void)state;
+	assert_non_null(want);
+	memset(p, 0xa5, 2 * (size_t)len);
+	/* Three frames, so the numbering has moved on: 0, 1, then 2 cut in half. */
+	for (uint32_t k = 0; k < 2; k++) {
+		r.offset = (uint64_t)k * len;
+		assert_fdma_err(dev, fdma_submit(dev, ch, &r, 1), 1, NULL);
+		if (k == 0)
+			assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 1));
+		sim_reap_n(dev, ch, &c, 1);
+		assert_int_equal(c.res, 0);
+		assert_int_equal(c.flags & (FDMA_CPL_SOF | FDMA_CPL_EOF), FDMA_CPL_SOF);
+		r.offset += half;
+		assert_fdma_err(dev, fdma_submit(dev, ch, &r, 1), 1, NULL);
+		sim_reap_n(dev, ch, &c, 1);
+		assert_int_equal(c.flags & (FDMA_CPL_SOF | FDMA_CPL_EOF), FDMA_CPL_EOF);
+		f = (struct fdma_frame){ .data = p + (size_t)k * len, .len = len,
+					 .flags = FDMA_CPL_SOF | FDMA_CPL_EOF };
+		assert_int_equal(sim_check_frame(&f, len), k);
+	}
+	memset(p, 0xa5, 2 * (size_t)len);
+	r.offset = 0;
+	assert_fdma_err(dev, fdma_submit(dev, ch, &r, 1), 1, NULL);
+	sim_reap_n(dev, ch, &c, 1);
+	assert_int_equal(c.flags & (FDMA_CPL_SOF | FDMA_CPL_EOF), FDMA_CPL_SOF);
+	/* Off with frame 2 half sent: its second half still comes. */
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 0));
+	r.offset = half;
+	assert_fdma_err(dev, fdma_submit(dev, ch, &r, 1), 1, NULL);
+	sim_reap_n(dev, ch, &c, 1);
+	assert_int_equal(c.res, 0);
+	assert_int_equal(c.len, half);
+	assert_int_equal(c.flags & (FDMA_CPL_SOF | FDMA_CPL_EOF), FDMA_CPL_EOF);
+	f = (struct fdma_frame){ .data = p, .len = len, .flags = FDMA_CPL_SOF | FDMA_CPL_EOF };
+	assert_int_equal(sim_check_frame(&f, len), 2);
+	/* Off, nothing more: a buffer posted now stays empty. */
+	r.offset = len;
+	assert_fdma_err(dev, fdma_submit(dev, ch, &r, 1), 1, NULL);
+	assert_fdma_err(dev, fdma_reap(dev, ch, &c, 1, 1, 50000), -ETIMEDOUT, NULL);
+	for (uint32_t i = 0; i < half; i++)
+		if (p[len + i] != 0xa5)
+			fail_msg("byte %u of a buffer posted with the generator off was written", i);
+	/* On again: the frames are numbered from 0, each whole. */
+	r.len = len;
+	r.offset = 0;
+	assert_fdma_err(dev, fdma_submit(dev, ch, &r, 1), 1, NULL);
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 1));
+	sim_reap_n(dev, ch, &c, 1);	/* the half buffer: the first half of frame 0 */
+	sim_reap_n(dev, ch, &c, 1);
+	assert_int_equal(c.flags & (FDMA_CPL_SOF | FDMA_CPL_EOF), FDMA_CPL_EOF);
+	memcpy(want, p + len, half);
+	memcpy(want + half, p, half);
+	f = (struct fdma_frame){ .data = want, .len = len, .flags = FDMA_CPL_SOF | FDMA_CPL_EOF };
+	assert_int_equal(sim_check_frame(&f, len), 0);
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 0));
+	free(want);
+	fdma_close(dev);
+}
+
+/* A stream started again with no reset between gets frames numbered from 0. */
+static void test_generator_numbers_from_on(void **state)
+{
+	const uint32_t len = 4096;
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+	struct fdma_stream *s = NULL;
+	struct fdma_frame f;
+	int ret;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, len, &s));
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 1));
+	get_numbered_frames(dev, s, 5, len);
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 0));
+	/* What the generator sent before it went off: numbered on, then nothing. */
+	for (uint32_t k = 5;; k++) {
+		ret = fdma_stream_get(s, &f, 100000);
+		if (ret == -ETIMEDOUT)
+			break;
+		assert_fdma_ok(dev, ret);
+		assert_int_equal(sim_check_frame(&f, len), k);
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 1));
+	get_numbered_frames(dev, s, 3, len);
 	fdma_stream_close(s);
 	fdma_close(dev);
 }
@@ -671,6 +779,19 @@ static void test_h2c_checker(void **state)
 		send_frame(dev, ch, buf, 0, one, 1);
 		expect_counts(dev, ch, 21, 2);
 	}
+	/* Turned off and on, with no reset: it expects frame 0 again (section 14). */
+	{
+		const uint32_t one[1] = { len };
+		uint64_t fr, er;
+
+		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 0));
+		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 1));
+		/* The counts may restart too (the XDMA model's test block's do). */
+		assert_fdma_ok(dev, fdma_chan_testgen_counts(dev, ch, &fr, &er));
+		fdma_frame_fill(p, 0, len, 0);
+		send_frame(dev, ch, buf, 0, one, 1);
+		expect_counts(dev, ch, fr + 1, er);
+	}
 	/* The checker's counts are its own: the C2H generator counted nothing. */
 	expect_counts(dev, fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM), 0, 0);
 	assert_fdma_ok(dev, fdma_buf_free(dev, buf));
@@ -751,6 +872,8 @@ int main(void)
 		cmocka_unit_test(test_frame_too_big),
 		cmocka_unit_test(test_frame_longer_than_model),
 		cmocka_unit_test(test_generator_off_mid_frame),
+		cmocka_unit_test(test_generator_off_finishes_frame),
+		cmocka_unit_test(test_generator_numbers_from_on),
 		cmocka_unit_test(test_release_errors),
 		cmocka_unit_test(test_error_keeps_buffers),
 		cmocka_unit_test(test_drop_mode),
