@@ -259,7 +259,7 @@ else
 	   $E/fdma play "$URI" /tmp/gst.raw --frame-size 4096 --testgen >/tmp/gst.play 2>&1; then
 		pass gst_src_file
 	else
-		fail gst_src_file "$(grep -m 1 -i 'error' /tmp/gst.out /tmp/gst.play)"
+		fail gst_src_file "$(grep -m 1 -i 'error' /tmp/gst.out; grep 'fdma play:' /tmp/gst.play)"
 	fi
 	if gst videotestsrc num-buffers=30 ! video/x-raw,format=GRAY8,width=320,height=240 ! \
 		fdmasink device=/dev/$dev &&
