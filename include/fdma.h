@@ -183,6 +183,24 @@ int fdma_buf_register(struct fdma_dev *dev, void *addr, size_t size);
  */
 int fdma_buf_import_dmabuf(struct fdma_dev *dev, int fd, uint64_t offset, size_t size);
 /*
+ * Export buffer buf, one fdma_buf_alloc() made, as a dma-buf: an encoder, a
+ * display, a GPU, a V4L2 device (V4L2_MEMORY_DMABUF) or another process
+ * then uses the same memory, with no copy. Returns a new file descriptor
+ * (close-on-exec; the caller closes it). The dma-buf holds the memory
+ * itself: it stays valid after fdma_buf_free() and fdma_close(), until its
+ * last user goes. Mapped with mmap() (MAP_SHARED), CPU accesses are
+ * bracketed by DMA_BUF_IOCTL_SYNC, as for any dma-buf; this library's own
+ * requests on buf need nothing more (docs/dmabuf.md). flags: 0, or
+ * FDMA_EXPORT_RDONLY (the dma-buf cannot be mapped for writing). Errors:
+ *   -EBADF      buf is not a buffer of dev
+ *   -EINVAL     unknown flags; buf is registered or imported memory (not the driver's to give)
+ *   -EOPNOTSUPP sim: (the simulated device's memory is this process's); kdev: a driver before uapi 10
+ *   -EMFILE     no free file descriptor
+ *   -ENODEV     kdev: the device was removed
+ */
+int fdma_buf_export_dmabuf(struct fdma_dev *dev, int buf, unsigned int flags);
+#define FDMA_EXPORT_RDONLY 0x1	/* a read-only dma-buf */
+/*
  * GPU memory pinned once through NVIDIA's peer-to-peer API (kdev: only,
  * with fdma.ko built over NVIDIA's nv-p2p.h): [gpu_va, + size) of a
  * discrete GPU's cudaMalloc memory (multiples of 64 KiB) or of Jetson's

@@ -56,8 +56,10 @@
  *    with NVIDIA's nv-p2p.h): GPU memory pinned through NVIDIA's P2P API.
  * 9: FDMA_IOC_REG_8 and FDMA_IOC_REG_16 (feature FDMA_FEAT_REG_WIDTH): 8- and
  *    16-bit register accesses; a driver before 9 refuses the flags (EINVAL).
+ * 10: FDMA_IOC_BUF_EXPORT (feature FDMA_FEAT_EXPORT): an allocated buffer as
+ *    a dma-buf fd, for any importer.
  */
-#define FDMA_UAPI_VERSION	9
+#define FDMA_UAPI_VERSION	10
 #define FDMA_IOC_MAGIC		'F'
 #define FDMA_IOC_MAX_CHAN	16
 #define FDMA_IOC_MAX_BATCH	1024	/* requests per FDMA_IOC_SUBMIT */
@@ -173,6 +175,8 @@ struct fdma_ioc_info {
 #define FDMA_FEAT_REG_WIDTH	0x400
 /* c2h_stream_len is set. */
 #define FDMA_FEAT_C2H_STREAM_LEN	0x800
+/* FDMA_IOC_BUF_EXPORT (version 10) */
+#define FDMA_FEAT_EXPORT	0x1000
 
 /*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)
@@ -225,6 +229,27 @@ struct fdma_ioc_buf_nvp2p {
 	__u64 size;		/* in: bytes */
 	__u32 flags;		/* in: 0 */
 	__u32 handle;		/* out */
+	__u64 rsvd[2];
+};
+
+/*
+ * FDMA_IOC_BUF_EXPORT: the memory of buffer handle (one FDMA_IOC_BUF_ALLOC
+ * made) as a new dma-buf, its fd returned. flags: O_RDWR or O_RDONLY (the
+ * dma-buf file's mode: PROT_WRITE mappings need O_RDWR), and O_CLOEXEC.
+ * The dma-buf holds the pages itself: it stays whole after BUF_FREE, after
+ * the fdma file is closed and after the device is removed, until its last
+ * user (fd, mapping, importer) goes. Importers map it for their own
+ * device; DMA_BUF_IOCTL_SYNC syncs their mappings for the CPU's accesses
+ * through the dma-buf's own mmap (shared mappings only). EBADF no such
+ * handle; EINVAL registered or imported memory (not the driver's to
+ * give), an unknown flag or a reserved field set; ENODEV the device was
+ * removed; EMFILE no fd free.
+ */
+struct fdma_ioc_buf_export {
+	__u32 handle;		/* in */
+	__u32 flags;		/* in: O_RDWR or O_RDONLY, | O_CLOEXEC */
+	__s32 fd;		/* out: the dma-buf */
+	__u32 rsvd0;
 	__u64 rsvd[2];
 };
 
@@ -486,5 +511,6 @@ struct fdma_ioc_user_irq {
 #define FDMA_IOC_USER_IRQ	_IOW(FDMA_IOC_MAGIC, 0x0e, struct fdma_ioc_user_irq)
 #define FDMA_IOC_BUF_IMPORT	_IOWR(FDMA_IOC_MAGIC, 0x0f, struct fdma_ioc_buf_import)
 #define FDMA_IOC_BUF_NVP2P	_IOWR(FDMA_IOC_MAGIC, 0x10, struct fdma_ioc_buf_nvp2p)
+#define FDMA_IOC_BUF_EXPORT	_IOWR(FDMA_IOC_MAGIC, 0x11, struct fdma_ioc_buf_export)
 
 #endif /* FDMA_IOCTL_H */

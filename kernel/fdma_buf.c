@@ -923,6 +923,19 @@ int fdma_buf_free(struct fdma_file *f, u32 handle)
 	return ret;
 }
 
+/* The file's buffer handle with a reference (fdma_buf_put()), or ERR_PTR(-EBADF). */
+struct fdma_buffer *fdma_buf_get(struct fdma_file *f, u32 handle)
+{
+	struct fdma_buffer *b;
+
+	down_read(&f->bufs_sem);
+	b = handle ? idr_find(&f->bufs, handle) : NULL;
+	if (b)
+		kref_get(&b->ref);
+	up_read(&f->bufs_sem);
+	return b ?: ERR_PTR(-EBADF);
+}
+
 /* At release: every transfer of the file was stopped before. */
 void fdma_buf_free_all(struct fdma_file *f)
 {

@@ -66,6 +66,21 @@ static int pinned_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(pinned_fops, pinned_get, NULL, "%llu\n");
 
+/* Exported dma-bufs alive (fdma_export.c): they outlive files and devices. */
+static int exports_get(void *data, u64 *val)
+{
+	*val = atomic64_read(&fdma_export_count);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(exports_fops, exports_get, NULL, "%llu\n");
+
+static int export_bytes_get(void *data, u64 *val)
+{
+	*val = atomic64_read(&fdma_export_bytes);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(export_bytes_fops, export_bytes_get, NULL, "%llu\n");
+
 void fdma_debugfs_add(struct fdma_device *fdev)
 {
 	struct dentry *d;
@@ -95,6 +110,10 @@ void fdma_debugfs_init(void)
 	}
 	debugfs_create_file_unsafe("pinned_pages", 0444, fdma_debugfs_root,
 				   NULL, &pinned_fops);
+	debugfs_create_file_unsafe("exported_bufs", 0444, fdma_debugfs_root,
+				   NULL, &exports_fops);
+	debugfs_create_file_unsafe("exported_bytes", 0444, fdma_debugfs_root,
+				   NULL, &export_bytes_fops);
 }
 
 void fdma_debugfs_exit(void)

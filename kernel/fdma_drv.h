@@ -687,6 +687,7 @@ int fdma_buf_import(struct fdma_file *f, struct fdma_ioc_buf_import *r,
 int fdma_buf_import_nvp2p(struct fdma_file *f, struct fdma_ioc_buf_nvp2p *r,
 			  struct fdma_buffer **bp);
 int fdma_buf_free(struct fdma_file *f, u32 handle);
+struct fdma_buffer *fdma_buf_get(struct fdma_file *f, u32 handle);
 void fdma_buf_put(struct fdma_buffer *b);
 void fdma_buf_free_all(struct fdma_file *f);
 void fdma_buf_quarantine_free(struct fdma_device *fdev);
@@ -701,6 +702,11 @@ int fdma_buf_hold(struct fdma_buffer *b);
 void fdma_buf_unhold(struct fdma_buffer *b);
 int fdma_buf_stop_using(struct fdma_buffer *b, const char *why);
 void fdma_buf_nosync(struct fdma_buffer *b);
+
+/* fdma_export.c */
+struct dma_buf *fdma_buf_export(struct fdma_file *f, u32 handle, int oflags);
+extern atomic64_t fdma_export_count;
+extern atomic64_t fdma_export_bytes;
 
 /* fdma_dmabuf.c */
 int fdma_dmabuf_map(struct fdma_buffer *b, u64 off);

@@ -32,7 +32,9 @@
  */
 #include <linux/bitfield.h>
 #include <linux/build_bug.h>
+#include <linux/dma-buf.h>
 #include <linux/eventfd.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/poll.h>
@@ -105,7 +107,7 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 			    FDMA_FEAT_ENGINE | FDMA_FEAT_USER_IRQ | FDMA_FEAT_DMABUF |
 			    (fdma_nvp2p_page() ? FDMA_FEAT_NVP2P : 0) |
 			    (fdev->caps.overrun_flag ? FDMA_FEAT_OVERRUN_FLAG : 0) |
-			    FDMA_FEAT_C2H_STREAM_LEN,
+			    FDMA_FEAT_C2H_STREAM_LEN | FDMA_FEAT_EXPORT,
 		.dma_align = fdev->dma_align,
 		.c2h_stream_len = fdev->caps.c2h_stream_len,
 		.engine = !fdev->caps.eng ? FDMA_IOC_ENGINE_NONE :
@@ -223,6 +225,42 @@ static int ioc_buf_nvp2p(struct fdma_file *f, void __user *argp,
 		return ret;
 	ret = fdma_buf_import_nvp2p(f, &r, &b);
 	return ioc_buf_publish(f, argp, usize, &r, sizeof(r), b, ret);
+}
+
+/*
+ * The fd is reserved, its number copied out, and only then installed: a
+ * caller whose structure cannot be written gets -EFAULT and no fd.
+ */
+static int ioc_buf_export(struct fdma_file *f, void __user *argp,
+			  size_t usize)
+{
+	struct fdma_ioc_buf_export r;
+	struct dma_buf *dmabuf;
+	int ret = ioc_in(&r, sizeof(r), argp, usize);
+	int fd;
+
+	if (ret)
+		return ret;
+	if ((r.flags & ~(O_CLOEXEC | O_ACCMODE)) ||
+	    (r.flags & O_ACCMODE) == O_WRONLY || r.rsvd0 ||
+	    r.rsvd[0] || r.rsvd[1])
+		return -EINVAL;
+	dmabuf = fdma_buf_export(f, r.handle, r.flags & O_ACCMODE);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	fd = get_unused_fd_flags(r.flags & O_CLOEXEC);
+	if (fd < 0) {
+		dma_buf_put(dmabuf);
+		return fd;
+	}
+	r.fd = fd;
+	if (ioc_out(argp, usize, &r, sizeof(r))) {
+		put_unused_fd(fd);
+		dma_buf_put(dmabuf);
+		return -EFAULT;
+	}
+	fd_install(fd, dmabuf->file);
+	return 0;
 }
 
 /*
@@ -926,6 +964,7 @@ static const struct fdma_ioc_def fdma_iocs[] = {
 	{ FDMA_IOC_COPY, false, false, ioc_copy },
 	{ FDMA_IOC_BUF_IMPORT, false, false, ioc_buf_import },
 	{ FDMA_IOC_BUF_NVP2P, false, false, ioc_buf_nvp2p },
+	{ FDMA_IOC_BUF_EXPORT, false, false, ioc_buf_export },
 };
 
 long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

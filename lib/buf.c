@@ -138,6 +138,7 @@ static int buf_install(struct fdma_dev *dev, const char *fn, const struct buf_sr
 		b->flags = 0;
 		b->bus = 0;
 		b->khandle = 0;
+		b->own = false;
 		if (src->gpu_va)
 			ret = dev->ops->buf_nvp2p(dev, b, src->gpu_va, src->size);
 		else if (src->fd >= 0)
@@ -238,6 +239,36 @@ int fdma_buf_import_dmabuf(struct fdma_dev *dev, int fd, uint64_t offset, size_t
 				offset, size, (u64)st.st_size, fd);
 	return buf_install(dev, "fdma_buf_import_dmabuf",
 			   &(struct buf_src){ .fd = fd, .offset = offset, .size = size });
+}
+
+int fdma_buf_export_dmabuf(struct fdma_dev *dev, int h, unsigned int flags)
+{
+	struct fdma_buf *b;
+	int ret;
+
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	if (flags & ~FDMA_EXPORT_RDONLY)
+		return fdma_err(dev, -EINVAL, "fdma_buf_export_dmabuf: unknown flags 0x%x", flags);
+	if (!dev->ops->buf_export)
+		return fdma_err(dev, -EOPNOTSUPP,
+				"fdma_buf_export_dmabuf: %s devices cannot export a dma-buf (their buffers are this process's memory; fdma.ko's can: kdev:)",
+				dev->info.backend);
+	/* Under the lock: the handle cannot be freed meanwhile. */
+	pthread_mutex_lock(&dev->lock);
+	b = buf_get(dev, h);
+	if (!b)
+		ret = fdma_err(dev, -EBADF, "fdma_buf_export_dmabuf: %d is not a buffer handle", h);
+	else if (!b->own)
+		ret = fdma_err(dev, -EINVAL,
+			       "fdma_buf_export_dmabuf: buffer %d is %s, not the driver's memory to give (export one fdma_buf_alloc() made without FDMA_BUF_HUGEPAGE)",
+			       h, b->flags & FDMA_BUF_DMABUF ? "an imported dma-buf" :
+			       b->flags & FDMA_BUF_HUGEPAGE ? "huge pages of this process's" :
+			       "this process's memory");
+	else
+		ret = dev->ops->buf_export(dev, b, flags);
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
 }
 
 int fdma_buf_free(struct fdma_dev *dev, int h)

@@ -44,6 +44,7 @@ struct fdma_buf {
 	size_t map_len;		/* > 0: we mmap'ed it and unmap it on free */
 	size_t map_off;		/* the mapping starts map_off bytes before addr */
 	unsigned int flags;	/* FDMA_BUF_* in effect (HUGEPAGE: 2 MiB pages were had) */
+	bool own;		/* kdev: the driver's memory (FDMA_IOC_BUF_ALLOC), which it may export */
 	u64 bus;		/* sim: where the device sees it */
 	u32 khandle;		/* kdev: the driver's handle for it */
 	atomic_uint inflight;	/* sim: transfers queued on it */
@@ -92,6 +93,8 @@ struct fdma_ops {
 	int (*buf_import)(struct fdma_dev *dev, struct fdma_buf *b, int fd, u64 offset, size_t size);
 	/* NVIDIA P2P: GPU memory (optional: NULL where the backend cannot). */
 	int (*buf_nvp2p)(struct fdma_dev *dev, struct fdma_buf *b, u64 gpu_va, size_t size);
+	/* A new dma-buf fd over b (an allocated buffer), or NULL: not offered. */
+	int (*buf_export)(struct fdma_dev *dev, struct fdma_buf *b, unsigned int flags);
 	/* 0, or -EBUSY while transfers use it (b stays valid). */
 	int (*buf_free)(struct fdma_dev *dev, struct fdma_buf *b);
 	int (*submit)(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);

@@ -131,6 +131,7 @@ static int alloc_driver_mem(struct fdma_dev *dev, struct fdma_buf *b, size_t siz
 	b->addr = p;
 	b->size = size;
 	b->map_len = len;
+	b->own = true;
 	return 0;
 }
 
@@ -210,6 +211,23 @@ static int kdev_buf_import(struct fdma_dev *dev, struct fdma_buf *b, int fd, u64
 		b->map_len = len;
 	}
 	return 0;
+}
+
+/* A dma-buf over one of the driver's buffers (FDMA_IOC_BUF_EXPORT). */
+static int kdev_buf_export(struct fdma_dev *dev, struct fdma_buf *b, unsigned int flags)
+{
+	struct fdma_ioc_buf_export r = {
+		.handle = b->khandle,
+		.flags = O_CLOEXEC | (flags & FDMA_EXPORT_RDONLY ? O_RDONLY : O_RDWR),
+	};
+
+	if (dev->kdev->in.uapi_version < 10 || !(dev->kdev->in.features & FDMA_FEAT_EXPORT))
+		return fdma_err(dev, -EOPNOTSUPP,
+				"fdma_buf_export_dmabuf: the driver predates dma-buf export (uapi 10, it has %u)",
+				dev->kdev->in.uapi_version);
+	if (ioctl(dev->kdev->fd, FDMA_IOC_BUF_EXPORT, &r))
+		return kerr(dev, "fdma_buf_export_dmabuf: FDMA_IOC_BUF_EXPORT");
+	return r.fd;
 }
 
 /* GPU memory pinned by the driver through NVIDIA's P2P API: no CPU view. */
@@ -1025,6 +1043,7 @@ const struct fdma_ops fdma_kdev_ops = {
 	.buf_register = kdev_buf_register,
 	.buf_import = kdev_buf_import,
 	.buf_nvp2p = kdev_buf_nvp2p,
+	.buf_export = kdev_buf_export,
 	.buf_free = kdev_buf_free,
 	.submit = kdev_submit,
 	.submit_copy = kdev_submit_copy,

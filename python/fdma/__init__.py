@@ -45,6 +45,7 @@ KIND_MM, KIND_STREAM, KIND_MEM = 0, 1, 2
 WAIT_SPIN, WAIT_SLEEP, WAIT_ADAPTIVE = 0, 1, 2
 COAL_COUNT, COAL_TIMER, COAL_EMULATED = 0x1, 0x2, 0x4
 BUF_HUGEPAGE, BUF_DMABUF = 0x1, 0x2
+EXPORT_RDONLY = 0x1
 REQ_IRQ, REQ_SOF, REQ_EOF = 0x1, 0x2, 0x4
 CPL_SOF, CPL_EOF, CPL_OVERRUN = 0x1, 0x2, 0x4
 ST_OK, ST_DESC_ERR, ST_ADDR_ERR, ST_DATA_ERR = 0, 1, 2, 3
@@ -172,6 +173,15 @@ class Buffer:
     @property
     def flags(self):
         return self.device._check(_lib.fdma_buf_flags(self.device._p(), self.handle))
+
+    def export_dmabuf(self, readonly=False):
+        """A new dma-buf over this buffer's memory, as a file descriptor the
+        caller owns (close-on-exec): another device or process uses the same
+        memory with no copy, and it stays valid after the buffer is freed and
+        the device closed (fdma_buf_export_dmabuf(3); kdev: only)."""
+        self._live()
+        return self.device._check(_lib.fdma_buf_export_dmabuf(
+            self.device._p(), self.handle, EXPORT_RDONLY if readonly else 0))
 
     def free(self):
         """Free (or unregister) it. With transfers on it in flight: Error EBUSY,

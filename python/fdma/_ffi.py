@@ -116,6 +116,7 @@ PROTOS = {
     "fdma_buf_alloc": (c_int, [dev_p, c_size_t, c_uint]),
     "fdma_buf_register": (c_int, [dev_p, c_void_p, c_size_t]),
     "fdma_buf_import_dmabuf": (c_int, [dev_p, c_int, c_uint64, c_size_t]),
+    "fdma_buf_export_dmabuf": (c_int, [dev_p, c_int, c_uint]),
     "fdma_buf_import_nvp2p": (c_int, [dev_p, c_uint64, c_size_t]),
     "fdma_buf_free": (c_int, [dev_p, c_int]),
     "fdma_buf_addr": (c_void_p, [dev_p, c_int]),

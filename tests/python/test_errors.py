@@ -91,6 +91,13 @@ def test_freed_buffer(dev):
     raises(errno.EBADF, "unknown buffer handle %d" % b.handle, dev.write_card, b, 0, 0, 64)
 
 
+def test_export_needs_the_driver(dev):
+    """The simulated device's buffers are this process's memory: no dma-buf."""
+    with dev.alloc(4096) as b:
+        raises(errno.EOPNOTSUPP, "kdev:", b.export_dmabuf)
+        raises(errno.EOPNOTSUPP, "kdev:", b.export_dmabuf, readonly=True)
+
+
 def test_busy_buffer(dev):
     """free() of a buffer with a transfer not yet reaped is EBUSY and frees nothing."""
     c2h = dev.find_chan(fdma.C2H, fdma.KIND_MM)

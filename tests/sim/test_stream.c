@@ -785,6 +785,15 @@ static void test_h2c_checker(void **state)
 		uint64_t fr, er;
 
 		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 0));
+		/*
+		 * A frame while it is off goes to the design's sink, not
+		 * counted. (It also makes sure the device saw the off: the
+		 * FDMA model's registers are memory, which it looks at when
+		 * it works; an FPGA sees every write.)
+		 */
+		fdma_frame_fill(p, seq + 1, len, 0);
+		send_frame(dev, ch, buf, 0, one, 1);
+		expect_counts(dev, ch, 21, 2);
 		assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 1));
 		/* The counts may restart too (the XDMA model's test block's do). */
 		assert_fdma_ok(dev, fdma_chan_testgen_counts(dev, ch, &fr, &er));
