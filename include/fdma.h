@@ -194,7 +194,7 @@ int fdma_buf_import_dmabuf(struct fdma_dev *dev, int fd, uint64_t offset, size_t
  * FDMA_EXPORT_RDONLY (the dma-buf cannot be mapped for writing). Errors:
  *   -EBADF      buf is not a buffer of dev
  *   -EINVAL     unknown flags; buf is registered or imported memory (not the driver's to give)
- *   -EOPNOTSUPP sim: (the simulated device's memory is this process's); kdev: a driver before uapi 10
+ *   -EOPNOTSUPP sim: (its memory is this process's); kdev: a driver before uapi 10
  *   -EMFILE     no free file descriptor
  *   -ENODEV     kdev: the device was removed
  */

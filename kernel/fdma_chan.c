@@ -960,15 +960,21 @@ int fdma_chan_set_drop(struct fdma_chan *c, bool drop)
  * channel resets (docs/engine.md, section 11); once the channel is down
  * the last value seen stands.
  */
+u64 fdma_chan_drops_locked(struct fdma_chan *c)
+{
+	lockdep_assert_held(&c->lock);
+	/* The device's counter is 32 bits: add what it moved since the last look. */
+	if (c->up && c->ops->overruns)
+		c->drops_seen += (u32)(c->ops->overruns(c) - (u32)c->drops_seen);
+	return c->drops_seen;
+}
+
 u64 fdma_chan_drops(struct fdma_chan *c)
 {
 	u64 n;
 
 	mutex_lock(&c->lock);
-	/* The device's counter is 32 bits: add what it moved since the last look. */
-	if (c->up && c->ops->overruns)
-		c->drops_seen += (u32)(c->ops->overruns(c) - (u32)c->drops_seen);
-	n = c->drops_seen;
+	n = fdma_chan_drops_locked(c);
 	mutex_unlock(&c->lock);
 	return n;
 }

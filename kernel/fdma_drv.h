@@ -396,6 +396,8 @@ struct fdma_chan {
 	 * which is why a client waits for RCU after fdma_chan_release().
 	 */
 	struct fdma_chan_client *client;
+	/* Its video device (v4l2=1, fdma_v4l2.c), which claims it while streaming. */
+	struct fdma_vdev *vdev;
 
 	struct fdma_chan_counters st;
 };
@@ -585,6 +587,27 @@ static inline void fdma_net_release(struct fdma_device *fdev)
 }
 #endif
 
+/*
+ * fdma_v4l2.c: C2H stream channels as V4L2 capture devices (v4l2=1).
+ * register and unregister: at probe and first thing at remove. Built only
+ * with V4L2 and vb2's dma-sg allocator (Kbuild); without them v4l2=1 is
+ * refused at load, so these do nothing.
+ */
+struct fdma_vdev;
+extern bool fdma_param_v4l2;
+#ifdef FDMA_V4L2
+void fdma_v4l2_register(struct fdma_device *fdev);
+void fdma_v4l2_unregister(struct fdma_device *fdev);
+#else
+static inline void fdma_v4l2_register(struct fdma_device *fdev)
+{
+}
+
+static inline void fdma_v4l2_unregister(struct fdma_device *fdev)
+{
+}
+#endif
+
 /* fdma_irq.c */
 int fdma_irq_setup(struct fdma_device *fdev);
 void fdma_irq_teardown(struct fdma_device *fdev);
@@ -642,6 +665,7 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		     const struct fdma_sub *s, u32 n, u32 ndesc);
 int fdma_chan_set_drop(struct fdma_chan *c, bool drop);
 u64 fdma_chan_drops(struct fdma_chan *c);
+u64 fdma_chan_drops_locked(struct fdma_chan *c);
 int fdma_chan_set_coalesce(struct fdma_chan *c, u32 count, u32 usecs);
 ssize_t fdma_chan_read(struct fdma_chan *c, char __user *buf, size_t count,
 		       u64 pos);

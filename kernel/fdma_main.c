@@ -18,6 +18,11 @@ module_param_named(net, fdma_param_net, bool, 0444);
 MODULE_PARM_DESC(net,
 		 "Make every stream channel pair of an FDMA engine with byte streams (1.3) a network interface fdmaNnK; the character device cannot use those channels (default 0)");
 
+bool fdma_param_v4l2;
+module_param_named(v4l2, fdma_param_v4l2, bool, 0444);
+MODULE_PARM_DESC(v4l2,
+		 "Make every C2H stream channel a V4L2 video capture device, its frame format from the v4l2_* parameters (docs/v4l2.md); while it streams, the character device cannot use the channel (default 0)");
+
 bool fdma_param_dmaengine;
 module_param_named(dmaengine, fdma_param_dmaengine, bool, 0444);
 MODULE_PARM_DESC(dmaengine,
@@ -165,6 +170,12 @@ static int __init fdma_init(void)
 		pr_err("net=1: built without network interfaces (the kernel has no CONFIG_PAGE_POOL)\n");
 		return -EOPNOTSUPP;
 	}
+#ifndef FDMA_V4L2
+	if (fdma_param_v4l2) {
+		pr_err("v4l2=1: built without video devices (the kernel has no CONFIG_VIDEO_DEV or CONFIG_VIDEOBUF2_DMA_SG)\n");
+		return -EOPNOTSUPP;
+	}
+#endif
 	if (!fdma_param_max_bufs || fdma_param_max_bufs > FDMA_HANDLE_MAX) {
 		pr_err("max_bufs_per_file=%u: expected 1..%u\n",
 		       fdma_param_max_bufs, FDMA_HANDLE_MAX);

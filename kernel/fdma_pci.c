@@ -310,6 +310,8 @@ int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	/* Optional, both: the character device works without them. */
 	if (fdma_param_net)
 		fdma_net_register(fdev);
+	if (fdma_param_v4l2)
+		fdma_v4l2_register(fdev);
 	if (fdma_param_dmaengine) {
 		ret = fdma_dmae_register(fdev);
 		if (ret)
@@ -356,6 +358,7 @@ void fdma_pci_remove(struct pci_dev *pdev)
 
 	/* The interfaces stop first, with traffic flowing and the engine still there. */
 	fdma_net_unregister(fdev);
+	fdma_v4l2_unregister(fdev);
 	/* Dead first: the provider's descriptors fail from here on. */
 	WRITE_ONCE(fdev->dead, true);
 	/* No new dmaengine clients; those holding a channel keep its memory. */

@@ -389,10 +389,37 @@ static void mdbg_check(struct fdma_model *m);
 /* Look at TG_CTRL (this thread or a host's kick): count a rise from 0 to 1. */
 static void tg_look(struct mchan *c)
 {
-	bool on = rd(c, FDMA_CH_TG_CTRL) & 1;
+	bool on;
 
-	if (atomic_exchange(&c->tg_on, on) != on && on)
+	pthread_mutex_lock(&c->tg_lock);
+	on = rd(c, FDMA_CH_TG_CTRL) & 1;
+	if (on && !c->tg_on)
 		atomic_fetch_add(&c->tg_starts, 1);
+	c->tg_on = on;
+	pthread_mutex_unlock(&c->tg_lock);
+}
+
+/*
+ * Is the generator or checker on? This channel's thread asks here, never
+ * the register itself, so that what it does follows the look that
+ * counted a rise. A rise (here or at a kick) restarts the frame numbers
+ * from 0 with a fresh schedule (docs/engine.md section 14); a frame being
+ * sent keeps its number.
+ */
+bool fm_tg_on(struct mchan *c)
+{
+	unsigned int starts;
+
+	tg_look(c);
+	starts = atomic_load(&c->tg_starts);
+	if (starts != c->tg_starts_seen) {
+		c->tg_starts_seen = starts;
+		c->gen.seq = 0;
+		c->next_frame_ns = 0;
+		c->chk.seq = 0;
+		c->chk.in_frame = false;
+	}
+	return c->tg_on;
 }
 
 static void service_control(struct mchan *c)
@@ -400,7 +427,6 @@ static void service_control(struct mchan *c)
 	u32 greq = grd(c->m, FDMA_REG_RESET_REQ);
 	u32 req = rd(c, FDMA_CH_RESET_REQ);
 	u32 w1c, ctrl;
-	unsigned int starts;
 
 	mdbg_check(c->m);
 	if (greq != atomic_load(&c->greset_seen))
@@ -422,20 +448,7 @@ static void service_control(struct mchan *c)
 		wr(c, FDMA_CH_STATUS_W1C, 0);
 		fm_publish_status(c);
 	}
-	/*
-	 * The generator or checker turned on: frame numbers from 0 and a
-	 * fresh schedule (docs/engine.md section 14). A frame being sent
-	 * keeps its number.
-	 */
-	tg_look(c);
-	starts = atomic_load(&c->tg_starts);
-	if (starts != c->tg_starts_seen) {
-		c->tg_starts_seen = starts;
-		c->gen.seq = 0;
-		c->next_frame_ns = 0;
-		c->chk.seq = 0;
-		c->chk.in_frame = false;
-	}
+	fm_tg_on(c);
 	ctrl = rd(c, FDMA_CH_CTRL);
 	if ((ctrl & FDMA_CH_CTRL_RUN) && !c->running && !c->halted)
 		latch_ring(c);
@@ -868,6 +881,7 @@ int fdma_model_create(const struct fdma_model_cfg *cfg, volatile uint32_t *regs,
 				  ((i - cfg->mm_pairs * 2) % 2 ? 0 : FDMA_CH_CAP_C2H);
 		c->status = FDMA_CH_ST_IDLE;
 		pthread_mutex_init(&c->lock, NULL);
+		pthread_mutex_init(&c->tg_lock, NULL);
 		/* Deadlines are CLOCK_MONOTONIC, like every other time here. */
 		pthread_condattr_init(&ca);
 		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -919,6 +933,7 @@ void fdma_model_destroy(struct fdma_model *m)
 	}
 	for (i = 0; i < m->nchan; i++) {
 		pthread_mutex_destroy(&m->chan[i].lock);
+		pthread_mutex_destroy(&m->chan[i].tg_lock);
 		pthread_cond_destroy(&m->chan[i].cond);
 		fdma_tgen_free(&m->chan[i].gen);
 	}

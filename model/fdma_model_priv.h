@@ -81,10 +81,13 @@ struct mchan {
 	 * Turning the generator or checker on (TG_CTRL bit 0 from 0 to 1)
 	 * starts its numbering from 0. The register is memory here, so both
 	 * this thread and the host's kicks look at it (tg_on: the last value
-	 * either saw; tg_starts: the rises they saw), and an off and on
-	 * between two looks is missed only where the host did not kick.
+	 * seen; tg_starts: the rises seen), and an off and on between two
+	 * looks is missed only where the host did not kick. A look reads and
+	 * records under tg_lock: a value read before the host's write must
+	 * not overwrite one read after it (that counted a second rise).
 	 */
-	atomic_bool tg_on;
+	pthread_mutex_t tg_lock;
+	bool tg_on;
 	atomic_uint tg_starts;
 	unsigned int tg_starts_seen;	/* this thread's: the rises it has applied */
 
@@ -178,6 +181,7 @@ bool fm_fetch_desc(struct mchan *c, struct fdma_desc *d, void **host, void **dst
 
 /* fdma_model_stream.c: what the stream channels carry, for the engine */
 /* An H2C stream's bytes into the checker, when it is on. */
+bool fm_tg_on(struct mchan *c);
 void fm_checker_feed(struct mchan *c, const u8 *data, u32 len, u32 ctrl);
 /* H2C into the wire, at_ns when the bytes crossed the link. */
 void fm_wire_send(struct mchan *c, const u8 *data, u32 len, u32 ctrl, u64 at_ns);

@@ -13,7 +13,7 @@
 
 void fm_checker_feed(struct mchan *c, const u8 *data, u32 len, u32 ctrl)
 {
-	if (!(rd(c, FDMA_CH_TG_CTRL) & 1))
+	if (!fm_tg_on(c))
 		return;
 	fdma_tchk_feed(&c->chk, data, len, ctrl & FDMA_DESC_SOF, ctrl & FDMA_DESC_EOF);
 	c->tg_frames = c->chk.frames;
@@ -190,7 +190,7 @@ u32 fm_run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 	 * waits for it to be on.
 	 */
 	if (!c->gen.in_frame) {
-		if (!(rd(c, FDMA_CH_TG_CTRL) & 1) || len < sizeof(struct fdma_frame_hdr) ||
+		if (!fm_tg_on(c) || len < sizeof(struct fdma_frame_hdr) ||
 		    len > FDMA_TGEN_MODEL_MAX)
 			return 0;
 		now = now_ns();

@@ -27,6 +27,13 @@ static inline void fdma_eventfd_signal(struct eventfd_ctx *ctx)
 #endif
 }
 
+/* 6.8 renamed vb2_queue.min_buffers_needed to min_queued_buffers. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+#define FDMA_VB2_MIN_QUEUED(q)	((q)->min_queued_buffers)
+#else
+#define FDMA_VB2_MIN_QUEUED(q)	((q)->min_buffers_needed)
+#endif
+
 /* 6.3 made vm_flags read-only outside vm_flags_set(). */
 static inline void fdma_vm_flags_set(struct vm_area_struct *vma,
 				     unsigned long flags)

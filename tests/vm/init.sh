@@ -97,6 +97,12 @@ case "${fdmavm_opts:-}" in
 	;;
 esac
 
+# What fdma.ko needs loaded before an insmod of it (V4L2 and vb2, where the
+# kernel builds them as modules): tests/vm/lib/moddeps.sh lists them.
+for m in $(cat /fdma.deps 2>/dev/null); do
+	modprobe "$m" || echo "VMTEST FAIL fdma_deps: modprobe $m"
+done
+
 # Coverage (fdmavm_cov=1, run.sh --coverage): the store the modules record into, first.
 [ "${fdmavm_cov:-0}" = 1 ] && sh /tests/coverage.sh start
 

@@ -372,6 +372,8 @@ E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
 # tests/vm/lib/guest-libs.sh (LIBDIRS).
 # shellcheck source=tests/vm/lib/guest-libs.sh
 . tests/vm/lib/guest-libs.sh
+# shellcheck source=tests/vm/lib/moddeps.sh
+. tests/vm/lib/moddeps.sh
 # e2e_copy BUILDDIR DEST MAKEARGS...: build the e2e binaries in BUILDDIR, copy
 # them and every shared library they load.
 e2e_copy() {
@@ -411,6 +413,17 @@ if copy_progs "$GBIN/libs" "${NETPROGS[@]}" >"$TMP/libs.log" 2>&1; then
 	cat "$TMP/libs.log"
 else
 	fail "net-tools ($ARCH)" "$(cat "$TMP/libs.log")"
+fi
+# The V4L2 subsystem's own tools for the video devices (v4l2.sh):
+# v4l2-compliance and v4l2-ctl from Debian's v4l-utils, with the host's
+# libraries. x86_64 only for now: the arm64 sysroot has no v4l-utils, and
+# v4l2.sh says so there.
+if [ "$ARCH" = x86_64 ] && command -v v4l2-compliance >/dev/null; then
+	if copy_progs "$GBIN/libs" copy_libs_host v4l2-compliance v4l2-ctl >"$TMP/v4l.log" 2>&1; then
+		cat "$TMP/v4l.log"
+	else
+		fail "v4l-utils ($ARCH)" "$(cat "$TMP/v4l.log")"
+	fi
 fi
 # The GStreamer elements over the driver (e2e.sh): gst-launch-1.0, the
 # plugin with libfdma.so.0, and GStreamer's core elements and videotestsrc,
@@ -578,34 +591,18 @@ run_kernel() { # VERSION
 	done
 	cp -a "$GBIN/libs/." "$R/"
 	if [ ${#mods[@]} -gt 0 ]; then
-		local md="$R/lib/modules/$v" src="$MODROOT/lib/modules/$v"
+		local md="$R/lib/modules/$v"
 		mkdir -p "$md/extra"
 		for ko in "${mods[@]}"; do
 			cp "$ko" "$R/"
 			cp "$ko" "$md/extra/"
 		done
-		# Modules ours depend on, so "modprobe fdma" works in the guest,
-		# and vgem: test_dmabuf's exporter where there is no udmabuf (6.1).
-		local todo deps d f
-		todo="vgem pktgen $(for ko in "${mods[@]}"; do modinfo -F depends "$ko"; done | tr ',' ' ')"
-		while [ -n "${todo// /}" ]; do
-			deps=$todo; todo=""
-			for d in $deps; do
-				f=$(modinfo ${MODROOT:+-b "$MODROOT"} -k "$v" -n "$d" 2>/dev/null) || continue
-				case $f in /*) ;; *) continue ;; esac	# built in
-				[ -e "$md/kernel/$d.ko" ] && continue
-				mkdir -p "$md/kernel"
-				case $f in
-				*.xz) xz -dc "$f" >"$md/kernel/$d.ko" ;;
-				*.zst) zstd -qdc "$f" >"$md/kernel/$d.ko" ;;
-				*.gz) gzip -dc "$f" >"$md/kernel/$d.ko" ;;
-				*) cp "$f" "$md/kernel/$d.ko" ;;
-				esac
-				todo="$todo $(modinfo -F depends "$f" | tr ',' ' ')"
-			done
-		done
-		cp "$src/modules.builtin" "$src/modules.order" "$md/" 2>/dev/null
-		depmod -b "$R" "$v" 2>>"$TMP/depmod-$v.log"
+		# Modules ours depend on, so "modprobe fdma" works in the guest
+		# (and /fdma.deps: init.sh loads them), vgem (test_dmabuf's
+		# exporter where there is no udmabuf, 6.1), pktgen, and vivid
+		# (a V4L2 driver nobody here wrote, to import fdma's dma-bufs).
+		vm_mod_deps "$R" "$v" "$MODROOT" "${mods[@]}" vgem pktgen vivid \
+			2>>"$TMP/depmod-$v.log"
 	fi
 	if ! (cd "$R" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$INITRD"; then
 		fail "initramfs $tag" "cpio/gzip failed"

@@ -124,6 +124,25 @@ if [ "${fdmavm_only:-}" = net ] || [ "${fdmavm_only:-}" = net_drop ]; then
 	load net ivshmem=1 net=1 ${fdmavm_ring:+ring_size=$fdmavm_ring} && sh $T/net.sh
 	exit 0
 fi
+# The video capture devices (v4l2=1, v4l2.sh): a small GREY format at 100
+# frames per second from the C2H stream channel's test generator, held
+# back when no buffer is queued (nothing lost, so every frame is checked).
+# fdmavm_only=v4l2: only these.
+v4l2_tests() {
+	if insmod $KO ivshmem=1 v4l2=1 v4l2_format=GREY v4l2_width=64 v4l2_height=48 \
+		v4l2_fps=100 v4l2_drop=0 2>/tmp/rg.err; then
+		sh $T/v4l2.sh 0
+		unload v4l2
+	elif grep -q 'not supported' /tmp/rg.err; then
+		echo "VMTEST SKIP v4l2: this fdma.ko has no video devices (a kernel without V4L2 and vb2's dma-sg)"
+	else
+		fail v4l2_load "insmod $KO v4l2=1: $(cat /tmp/rg.err)"
+	fi
+}
+if [ "${fdmavm_only:-}" = v4l2 ]; then
+	v4l2_tests
+	exit 0
+fi
 # QEMU's edu device: its DMA mask is a QEMU property the driver cannot see.
 EDU="edu=1 edu_dma_bits=${fdmavm_edu_dma_bits:-28}"
 rmmod fdma 2>/dev/null
@@ -303,6 +322,7 @@ if load e2e ivshmem=1 ring_size=2048; then
 	unload e2e
 fi
 echo 0 > /proc/sys/vm/nr_hugepages 2>/dev/null
+v4l2_tests
 
 # Forced modes: each works if the device can do it, or is refused cleanly.
 for m in msix msi intx; do

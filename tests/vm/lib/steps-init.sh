@@ -20,6 +20,12 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 NAME=${fdmavm_name:-vm}
 hostname "fdma-$NAME"
 
+# What fdma.ko needs loaded before an insmod of it (V4L2 and vb2, where the
+# kernel builds them as modules): tests/vm/lib/moddeps.sh lists them.
+for m in $(cat /fdma.deps 2>/dev/null); do
+	modprobe "$m" || echo "VMTEST FAIL fdma_deps: modprobe $m"
+done
+
 pass() { echo "VMTEST PASS $1"; }
 fail() { echo "VMTEST FAIL $1: $2"; }
 # say [LINES...]: context for the host's log, indented (no arguments: stdin)

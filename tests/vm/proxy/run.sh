@@ -170,6 +170,8 @@ install -m 755 tests/vm/guest/vmlib.sh tests/vm/guest/e2e.sh tests/vm/guest/net.
 # copy_libs_host, copy_progs: tests/vm/lib/guest-libs.sh.
 # shellcheck source=tests/vm/lib/guest-libs.sh
 . tests/vm/lib/guest-libs.sh
+# shellcheck source=tests/vm/lib/moddeps.sh
+. tests/vm/lib/moddeps.sh
 # libfdma's end-to-end tests and the fdma command (dynamically linked:
 # cmocka has no static library), with every shared library they load.
 E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
@@ -230,19 +232,13 @@ run_kernel() { # VERSION
 	install -m 755 tests/vm/lib/steps-init.sh "$R/init"
 	if [ $NET = 1 ]; then
 		install -m 644 "$HERE"/net/*.sh "$R/steps/"
-		# pktgen, for modprobe in the guest (Debian builds it as a module).
-		a=$(modinfo -k "$v" -n pktgen 2>/dev/null)
-		mkdir -p "$R/lib/modules/$v/kernel"
-		case $a in
-		*.xz) xz -dc "$a" >"$R/lib/modules/$v/kernel/pktgen.ko" ;;
-		*.ko) cp "$a" "$R/lib/modules/$v/kernel/" ;;
-		*) echo "note: no pktgen module for $v: net.sh runs without it" ;;
-		esac
-		cp "/lib/modules/$v/modules.builtin" "/lib/modules/$v/modules.order" "$R/lib/modules/$v/" 2>/dev/null
-		depmod -b "$R" "$v" 2>/dev/null
 	else
 		install -m 644 "$HERE"/guest/*.sh "$R/steps/"
 	fi
+	# What fdma.ko needs (V4L2 and vb2, where the kernel builds them as
+	# modules; /fdma.deps), and pktgen for net.sh (Debian builds it as a
+	# module; net.sh runs without it where there is none).
+	vm_mod_deps "$R" "$v" "" "build/proxy/$v/kernel/fdma.ko" pktgen >/dev/null 2>&1
 	if [ $STUDY = 1 ]; then
 		install -m 644 "$HERE"/study/*.sh "$R/steps/"
 	fi

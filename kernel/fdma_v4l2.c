@@ -1,0 +1,889 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fdma.ko: C2H stream channels as V4L2 video capture devices (v4l2=1), so
+ * that v4l2src, ffmpeg -f v4l2, OpenCV, v4l2-ctl and a SoC's encoders and
+ * displays take the FPGA's frames from /dev/videoN, as dma-bufs where they
+ * want (VIDIOC_EXPBUF) and into dma-bufs of theirs (V4L2_MEMORY_DMABUF).
+ *
+ * The format is the FPGA design's: it is configured (module parameters,
+ * docs/v4l2.md), not negotiated. S_FMT and TRY_FMT answer with it whatever
+ * they are asked, ENUM_FMT, ENUM_FRAMESIZES and ENUM_FRAMEINTERVALS list
+ * only it.
+ *
+ * Owner: the device holds its channel (fdma_chan_claim()) from STREAMON to
+ * STREAMOFF; meanwhile the character device's requests and knobs on it are
+ * -EBUSY, and STREAMON is -EBUSY while a file or another client uses it.
+ *
+ * Buffers: vb2's dma-sg allocator, mapped for the device that does the DMA.
+ * A buffer is posted as one engine request per DMA segment, covering
+ * sizeimage bytes: a frame of that size starts in the first (SOF) and ends
+ * in the last (EOF). The engine never cuts a frame (docs/engine.md section
+ * 13), so a frame of another size would put the next frame out of step
+ * with the buffers: such a buffer is returned with V4L2_BUF_FLAG_ERROR and
+ * the channel is reset (its source restarts at a frame boundary) and
+ * armed again with the queued buffers, in order.
+ *
+ * Completions arrive in ring order under the channel's lock (the client's
+ * piece callback, from the reap): the first buffer posted and not done is
+ * the one they are for. Frames the engine dropped (drop mode, no buffer
+ * posted when a frame was due) show as gaps in the sequence numbers; time
+ * stamps are the completion's (CLOCK_MONOTONIC, end of frame).
+ *
+ * Locks: vd->lock is the queue's and the ioctls' (vb2 takes it); c->lock
+ * the channel's, taken inside it, and by the reap that calls us back;
+ * vd->qlock (a spinlock) guards the lists, which both sides touch.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <media/v4l2-ctrls.h>
+#include <media/v4l2-device.h>
+#include <media/v4l2-event.h>
+#include <media/v4l2-ioctl.h>
+#include <media/videobuf2-dma-sg.h>
+#include <media/videobuf2-v4l2.h>
+
+#include "fdma_compat.h"
+#include "fdma_drv.h"
+
+/* The configured format (module parameters; docs/v4l2.md). */
+static char *fdma_v4l2_fmt = "YUYV";
+module_param_named(v4l2_format, fdma_v4l2_fmt, charp, 0444);
+MODULE_PARM_DESC(v4l2_format,
+		 "v4l2=1: the frames' pixel format as a fourcc (YUYV, UYVY, GREY, Y16, RGB3, BGR3, XR24, NV12, BA81, RGGB, ...; default YUYV)");
+static unsigned int fdma_v4l2_width = 640;
+module_param_named(v4l2_width, fdma_v4l2_width, uint, 0444);
+MODULE_PARM_DESC(v4l2_width, "v4l2=1: frame width in pixels (default 640)");
+static unsigned int fdma_v4l2_height = 480;
+module_param_named(v4l2_height, fdma_v4l2_height, uint, 0444);
+MODULE_PARM_DESC(v4l2_height, "v4l2=1: frame height in lines (default 480)");
+static unsigned int fdma_v4l2_bpl;
+module_param_named(v4l2_bytesperline, fdma_v4l2_bpl, uint, 0444);
+MODULE_PARM_DESC(v4l2_bytesperline,
+		 "v4l2=1: bytes per line, 0 for the format's own (default 0)");
+static unsigned int fdma_v4l2_fps = 30;
+module_param_named(v4l2_fps, fdma_v4l2_fps, uint, 0444);
+MODULE_PARM_DESC(v4l2_fps, "v4l2=1: frames per second the design sends (1..1000, default 30)");
+static bool fdma_v4l2_drop = true;
+module_param_named(v4l2_drop, fdma_v4l2_drop, bool, 0444);
+MODULE_PARM_DESC(v4l2_drop,
+		 "v4l2=1: drop a frame that finds no buffer queued (a camera's behaviour, shown as a sequence gap) where the engine can; else hold the source back (default 1)");
+
+/**
+ * struct fdma_vfmt - a pixel format the device can be configured for
+ * @fourcc: V4L2_PIX_FMT_*
+ * @bpp: bits per pixel of the first plane (bytes per line = width * bpp / 8)
+ * @num: sizeimage = bytesperline * height * @num / @den (a 4:2:0 planar
+ *	format carries its chroma below the luma)
+ * @den: see @num
+ * @colorspace: V4L2_COLORSPACE_* the format implies
+ */
+struct fdma_vfmt {
+	u32 fourcc;
+	u8 bpp;
+	u8 num, den;
+	u8 colorspace;
+};
+
+static const struct fdma_vfmt fdma_vfmts[] = {
+	{ V4L2_PIX_FMT_YUYV, 16, 1, 1, V4L2_COLORSPACE_REC709 },
+	{ V4L2_PIX_FMT_UYVY, 16, 1, 1, V4L2_COLORSPACE_REC709 },
+	{ V4L2_PIX_FMT_NV12, 8, 3, 2, V4L2_COLORSPACE_REC709 },
+	{ V4L2_PIX_FMT_GREY, 8, 1, 1, V4L2_COLORSPACE_RAW },
+	{ V4L2_PIX_FMT_Y16, 16, 1, 1, V4L2_COLORSPACE_RAW },
+	{ V4L2_PIX_FMT_RGB24, 24, 1, 1, V4L2_COLORSPACE_SRGB },
+	{ V4L2_PIX_FMT_BGR24, 24, 1, 1, V4L2_COLORSPACE_SRGB },
+	{ V4L2_PIX_FMT_XRGB32, 32, 1, 1, V4L2_COLORSPACE_SRGB },
+	{ V4L2_PIX_FMT_SBGGR8, 8, 1, 1, V4L2_COLORSPACE_RAW },
+	{ V4L2_PIX_FMT_SRGGB8, 8, 1, 1, V4L2_COLORSPACE_RAW },
+};
+
+#define FDMA_VBUF_REQS	64	/* engine requests (DMA segments) per buffer, at most */
+
+/**
+ * struct fdma_vbuf - one V4L2 buffer
+ * @vb: vb2's (first: buf_struct_size)
+ * @node: on fdma_vdev.pending or .active
+ * @req: the engine requests it is posted as (made at buf_prepare)
+ * @nreq: how many
+ * @left: of those, not yet back
+ * @bytes: frame bytes landed in it
+ * @status: the first request's error, else FDMA_CPL_OK
+ * @bad: out of step with the frames (a frame of another size)
+ */
+struct fdma_vbuf {
+	struct vb2_v4l2_buffer vb;
+	struct list_head node;
+	struct fdma_ereq req[FDMA_VBUF_REQS];
+	u32 nreq;
+	u32 left;
+	u32 bytes;
+	u16 status;
+	bool bad;
+};
+
+/**
+ * struct fdma_vdev - the video device of one C2H stream channel
+ * @cl: the channel's client (fdma_chan_claim() while streaming)
+ * @fdev: the fdma device (a reference, dropped at release)
+ * @c: the channel
+ * @v4l2: its v4l2_device
+ * @vdev: /dev/videoN
+ * @q: the buffer queue
+ * @ctrls: the test pattern control
+ * @lock: the queue's and the ioctls'
+ * @qlock: @pending and @active
+ * @pending: queued by vb2, not yet posted (no room in the ring)
+ * @active: posted, in ring order
+ * @resync: resets the channel after a frame out of step
+ * @fmt: the configured format
+ * @interval: the configured frame interval
+ * @sequence: the next frame's number
+ * @drops: the channel's drop count when it was last looked at
+ * @streaming: the channel is claimed and armed
+ * @out_of_step: a resync is due; completions are canceled ones until then
+ * @testgen: the test pattern control: the channel's test generator
+ */
+struct fdma_vdev {
+	struct fdma_chan_client cl;
+	struct fdma_device *fdev;
+	struct fdma_chan *c;
+	struct v4l2_device v4l2;
+	struct video_device vdev;
+	struct vb2_queue q;
+	struct v4l2_ctrl_handler ctrls;
+	struct mutex lock;		/* the queue and the ioctls */
+	spinlock_t qlock;		/* pending, active */
+	struct list_head pending;
+	struct list_head active;
+	struct work_struct resync;
+	struct v4l2_pix_format fmt;
+	struct v4l2_fract interval;
+	u32 sequence;
+	u64 drops;
+	bool streaming;
+	bool out_of_step;
+	bool testgen;
+};
+
+static struct fdma_vbuf *to_vbuf(struct vb2_buffer *vb)
+{
+	return container_of(to_vb2_v4l2_buffer(vb), struct fdma_vbuf, vb);
+}
+
+static struct device *vdev_log(const struct fdma_vdev *vd)
+{
+	return vd->fdev->dma_dev;
+}
+
+/* ---- the configured format --------------------------------------------- */
+
+static const struct fdma_vfmt *vfmt_find(u32 fourcc)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fdma_vfmts); i++)
+		if (fdma_vfmts[i].fourcc == fourcc)
+			return &fdma_vfmts[i];
+	return NULL;
+}
+
+/*
+ * The module parameters as a format, checked: the channel's alignment
+ * (a frame is whole buffers of aligned length), 16k by 16k at most.
+ */
+static int vfmt_config(struct fdma_vdev *vd)
+{
+	struct v4l2_pix_format *f = &vd->fmt;
+	const struct fdma_vfmt *vf;
+	u32 fourcc = 0, minbpl;
+	u64 size;
+	int i;
+
+	for (i = 0; i < 4 && fdma_v4l2_fmt[i]; i++)
+		fourcc |= (u32)fdma_v4l2_fmt[i] << (8 * i);
+	for (; i < 4; i++)
+		fourcc |= (u32)' ' << (8 * i);
+	vf = vfmt_find(fourcc);
+	if (!vf || strlen(fdma_v4l2_fmt) > 4) {
+		dev_err(vdev_log(vd), "v4l2_format=%s: not a format the video device knows (docs/v4l2.md)\n",
+			fdma_v4l2_fmt);
+		return -EINVAL;
+	}
+	if (!fdma_v4l2_width || !fdma_v4l2_height || fdma_v4l2_width > 16384 ||
+	    fdma_v4l2_height > 16384 || !fdma_v4l2_fps || fdma_v4l2_fps > 1000) {
+		dev_err(vdev_log(vd), "v4l2_width=%u v4l2_height=%u v4l2_fps=%u: expected 1..16384 pixels and lines, 1..1000 frames per second\n",
+			fdma_v4l2_width, fdma_v4l2_height, fdma_v4l2_fps);
+		return -EINVAL;
+	}
+	minbpl = DIV_ROUND_UP(fdma_v4l2_width * vf->bpp, 8);
+	if (fdma_v4l2_bpl && (fdma_v4l2_bpl < minbpl || fdma_v4l2_bpl > 4 * minbpl)) {
+		dev_err(vdev_log(vd), "v4l2_bytesperline=%u: expected %u..%u for %s at %u pixels\n",
+			fdma_v4l2_bpl, minbpl, 4 * minbpl, fdma_v4l2_fmt, fdma_v4l2_width);
+		return -EINVAL;
+	}
+	f->pixelformat = fourcc;
+	f->width = fdma_v4l2_width;
+	f->height = fdma_v4l2_height;
+	f->field = V4L2_FIELD_NONE;
+	f->bytesperline = fdma_v4l2_bpl ? fdma_v4l2_bpl : minbpl;
+	/* 64-bit divisions through div_u64(): 32-bit ARM has no instruction for them. */
+	size = div_u64((u64)f->bytesperline * f->height * vf->num, vf->den);
+	if (size > SZ_256M || (u32)size % vd->fdev->dma_align) {
+		dev_err(vdev_log(vd), "v4l2=1: a %llu-byte frame: the channel takes frames of whole multiples of %u bytes, up to 256 MiB (docs/v4l2.md)\n",
+			size, vd->fdev->dma_align);
+		return -EINVAL;
+	}
+	f->sizeimage = size;
+	f->colorspace = vf->colorspace;
+	f->ycbcr_enc = V4L2_YCBCR_ENC_DEFAULT;
+	f->quantization = V4L2_QUANTIZATION_DEFAULT;
+	f->xfer_func = V4L2_XFER_FUNC_DEFAULT;
+	vd->interval.numerator = 1;
+	vd->interval.denominator = fdma_v4l2_fps;
+	return 0;
+}
+
+/* ---- posting buffers ------------------------------------------------------ */
+
+/*
+ * The engine requests of b: one per DMA segment, up to sizeimage bytes.
+ * Returns how many, and fills q[] if given; 0 if a segment is not
+ * aligned as the engine needs.
+ */
+static u32 vbuf_reqs(struct fdma_vdev *vd, struct fdma_vbuf *b,
+		     struct fdma_ereq *q, u32 max)
+{
+	struct sg_table *sgt = vb2_dma_sg_plane_desc(&b->vb.vb2_buf, 0);
+	u32 left = vd->fmt.sizeimage, n = 0, align = vd->fdev->dma_align;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		u32 len = min_t(u32, sg_dma_len(sg), left);
+		dma_addr_t a = sg_dma_address(sg);
+
+		if (!left)
+			break;
+		if ((a | len) & (align - 1))
+			return 0;
+		if (q && n < max)
+			q[n] = (struct fdma_ereq){
+				.host = a,
+				.len = len,
+				.cookie = FDMA_DCOOKIE | b->vb.vb2_buf.index,
+			};
+		n++;
+		left -= len;
+	}
+	return left ? 0 : n;
+}
+
+/*
+ * Post what is pending, whole buffers in order, as long as the ring has
+ * room. Under c->lock. from_reap: called back from the reap, which has
+ * just looked at the channel (fdma_chan_usable() would reap again).
+ */
+static void vdev_post(struct fdma_vdev *vd, bool from_reap)
+{
+	struct fdma_chan *c = vd->c;
+	struct fdma_vbuf *b;
+	unsigned long flags;
+	bool posted = false;
+	u32 i, n, ndesc;
+
+	lockdep_assert_held(&c->lock);
+	if (!vd->streaming || vd->out_of_step)
+		return;
+	if (from_reap ? READ_ONCE(c->fdev->dead) || !c->up || c->broken :
+			fdma_chan_usable(c))
+		return;
+	for (;;) {
+		spin_lock_irqsave(&vd->qlock, flags);
+		b = list_first_entry_or_null(&vd->pending, struct fdma_vbuf, node);
+		spin_unlock_irqrestore(&vd->qlock, flags);
+		if (!b)
+			break;
+		/* buf_prepare made the requests: aligned, at most FDMA_VBUF_REQS. */
+		n = b->nreq;
+		for (i = 0, ndesc = 0; i < n; i++)
+			ndesc += c->ops->ndesc(c, b->req[i].len);
+		if (c->ops->space(c) < ndesc)
+			break;
+		b->left = n;
+		b->bytes = 0;
+		b->status = FDMA_CPL_OK;
+		b->bad = false;
+		spin_lock_irqsave(&vd->qlock, flags);
+		list_move_tail(&b->node, &vd->active);
+		spin_unlock_irqrestore(&vd->qlock, flags);
+		for (i = 0; i < n; i++)
+			WARN_ON_ONCE(fdma_chan_post(c, &b->req[i]));
+		posted = true;
+	}
+	if (posted)
+		fdma_chan_doorbell(c);
+}
+
+/* ---- completions ------------------------------------------------------------ */
+
+/* The engine's drops since we last looked: the sequence skips them. */
+static void vdev_count_drops(struct fdma_vdev *vd)
+{
+	u64 d = fdma_chan_drops_locked(vd->c);
+
+	vd->sequence += (u32)(d - vd->drops);
+	vd->drops = d;
+}
+
+/*
+ * One engine request of ours finished or was canceled (under c->lock).
+ * taint: the channel's reset was not acknowledged and the engine may
+ * still write: the buffer is given back as an error all the same (vb2
+ * insists), and the log says so.
+ */
+static void vdev_piece(struct fdma_chan *c, struct fdma_chan_client *cl,
+		       const struct fdma_ecpl *e, bool taint)
+{
+	struct fdma_vdev *vd = container_of(cl, struct fdma_vdev, cl);
+	enum vb2_buffer_state state = VB2_BUF_STATE_DONE;
+	struct fdma_vbuf *b;
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&vd->qlock, flags);
+	b = list_first_entry_or_null(&vd->active, struct fdma_vbuf, node);
+	spin_unlock_irqrestore(&vd->qlock, flags);
+	if (!b || (e->cookie & ~FDMA_DCOOKIE) != b->vb.vb2_buf.index) {
+		dev_err_ratelimited(vdev_log(vd), "%s: completion of buffer %llu, not of the first posted\n",
+				    video_device_node_name(&vd->vdev),
+				    e->cookie & ~FDMA_DCOOKIE);
+		return;
+	}
+	if (taint)
+		dev_err_ratelimited(vdev_log(vd), "%s: buffer %u handed back with the channel not reset: the engine may still write it\n",
+				    video_device_node_name(&vd->vdev), b->vb.vb2_buf.index);
+	first = b->left == b->nreq;
+	b->left--;
+	if (b->status == FDMA_CPL_OK)
+		b->status = e->status;
+	if (e->status == FDMA_CPL_OK) {
+		b->bytes += e->len;
+		/* A frame starts in the first request and ends in the last. */
+		if (first != !!(e->flags & FDMA_CPL_F_SOF) ||
+		    !b->left != !!(e->flags & FDMA_CPL_F_EOF))
+			b->bad = true;
+	}
+	if (b->left)
+		return;
+
+	spin_lock_irqsave(&vd->qlock, flags);
+	list_del(&b->node);
+	if (b->status == FDMA_CPL_CANCELED && vd->out_of_step && vd->streaming) {
+		/* A resync's cancel: armed again first thing, in order. */
+		list_add_tail(&b->node, &vd->pending);
+		spin_unlock_irqrestore(&vd->qlock, flags);
+		return;
+	}
+	spin_unlock_irqrestore(&vd->qlock, flags);
+
+	if (b->status == FDMA_CPL_CANCELED) {
+		state = VB2_BUF_STATE_ERROR;
+	} else {
+		if (b->bad || b->bytes != vd->fmt.sizeimage)
+			b->bad = true;
+		if (b->status != FDMA_CPL_OK || b->bad)
+			state = VB2_BUF_STATE_ERROR;
+		vdev_count_drops(vd);
+		b->vb.sequence = vd->sequence++;
+		b->vb.field = V4L2_FIELD_NONE;
+		b->vb.vb2_buf.timestamp = ktime_get_ns();
+		vb2_set_plane_payload(&b->vb.vb2_buf, 0,
+				      min_t(u32, b->bytes, vd->fmt.sizeimage));
+		if (b->status == FDMA_CPL_OK)
+			fdma_chan_account(c, b->status, b->bytes);
+		if (b->bad && vd->streaming && !vd->out_of_step) {
+			dev_warn_ratelimited(vdev_log(vd), "%s: a frame of %u bytes where %u were expected (%s): resynchronizing\n",
+					     video_device_node_name(&vd->vdev), b->bytes,
+					     vd->fmt.sizeimage,
+					     b->bytes < vd->fmt.sizeimage ?
+					     "short" : "long, or out of step");
+			vd->out_of_step = true;
+			queue_work(system_highpri_wq, &vd->resync);
+		}
+	}
+	vb2_buffer_done(&b->vb.vb2_buf, state);
+	/* Room in the ring again. */
+	vdev_post(vd, true);
+}
+
+static const struct fdma_client_ops vdev_client_ops = {
+	.piece = vdev_piece,
+};
+
+/*
+ * A frame put the buffers out of step: reset the channel (its source
+ * restarts at a frame boundary; what was posted comes back canceled and
+ * goes back to pending, in order), then arm it again.
+ */
+static void vdev_resync(struct work_struct *work)
+{
+	struct fdma_vdev *vd = container_of(work, struct fdma_vdev, resync);
+	struct fdma_chan *c = vd->c;
+
+	unsigned long flags;
+	LIST_HEAD(later);
+
+	mutex_lock(&c->lock);
+	if (vd->streaming && vd->out_of_step) {
+		/* The canceled buffers were posted first: they go first again. */
+		spin_lock_irqsave(&vd->qlock, flags);
+		list_splice_init(&vd->pending, &later);
+		spin_unlock_irqrestore(&vd->qlock, flags);
+		fdma_chan_recover(c, "video frames out of step", -ECANCELED);
+		spin_lock_irqsave(&vd->qlock, flags);
+		list_splice_tail(&later, &vd->pending);
+		spin_unlock_irqrestore(&vd->qlock, flags);
+		vd->out_of_step = false;
+		vdev_count_drops(vd);
+		vdev_post(vd, false);
+	}
+	vd->out_of_step = false;
+	mutex_unlock(&c->lock);
+}
+
+/* ---- vb2 -------------------------------------------------------------------- */
+
+static int vq_setup(struct vb2_queue *q, unsigned int *nbufs,
+		    unsigned int *nplanes, unsigned int sizes[],
+		    struct device *alloc_devs[])
+{
+	struct fdma_vdev *vd = vb2_get_drv_priv(q);
+
+	if (*nplanes)
+		return *nplanes != 1 || sizes[0] < vd->fmt.sizeimage ? -EINVAL : 0;
+	*nplanes = 1;
+	sizes[0] = vd->fmt.sizeimage;
+	return 0;
+}
+
+static int vq_prepare(struct vb2_buffer *vb)
+{
+	struct fdma_vdev *vd = vb2_get_drv_priv(vb->vb2_queue);
+	struct fdma_vbuf *b = to_vbuf(vb);
+	u32 n;
+
+	if (vb2_plane_size(vb, 0) < vd->fmt.sizeimage)
+		return -EINVAL;
+	/* Every segment aligned as the engine needs, and the whole in one ring. */
+	n = vbuf_reqs(vd, b, b->req, ARRAY_SIZE(b->req));
+	if (!n || n > FDMA_VBUF_REQS ||
+	    n * vd->c->ops->ndesc(vd->c, vd->c->ereq_max) > vd->fdev->ring_size / 2) {
+		dev_dbg(vdev_log(vd), "%s: buffer %u: %u pieces, or not aligned to %u bytes\n",
+			video_device_node_name(&vd->vdev), vb->index, n,
+			vd->fdev->dma_align);
+		return -EINVAL;
+	}
+	/* An interrupt per frame, whatever the coalescing. */
+	b->req[n - 1].flags = FDMA_DESC_IRQ;
+	b->nreq = n;
+	vb2_set_plane_payload(vb, 0, vd->fmt.sizeimage);
+	return 0;
+}
+
+static void vq_queue(struct vb2_buffer *vb)
+{
+	struct fdma_vdev *vd = vb2_get_drv_priv(vb->vb2_queue);
+	struct fdma_vbuf *b = to_vbuf(vb);
+	unsigned long flags;
+
+	spin_lock_irqsave(&vd->qlock, flags);
+	list_add_tail(&b->node, &vd->pending);
+	spin_unlock_irqrestore(&vd->qlock, flags);
+	mutex_lock(&vd->c->lock);
+	vdev_post(vd, false);
+	mutex_unlock(&vd->c->lock);
+}
+
+/* Give every buffer we hold back to vb2 in state. */
+static void vdev_return_all(struct fdma_vdev *vd, enum vb2_buffer_state state)
+{
+	struct fdma_vbuf *b, *tmp;
+	unsigned long flags;
+	LIST_HEAD(all);
+
+	spin_lock_irqsave(&vd->qlock, flags);
+	list_splice_init(&vd->active, &all);
+	list_splice_tail_init(&vd->pending, &all);
+	spin_unlock_irqrestore(&vd->qlock, flags);
+	list_for_each_entry_safe(b, tmp, &all, node) {
+		list_del(&b->node);
+		vb2_buffer_done(&b->vb.vb2_buf, state);
+	}
+}
+
+static int vq_start(struct vb2_queue *q, unsigned int count)
+{
+	struct fdma_vdev *vd = vb2_get_drv_priv(q);
+	struct fdma_chan *c = vd->c;
+	u64 period;
+	int ret;
+
+	mutex_lock(&c->lock);
+	ret = fdma_chan_claim(c, &vd->cl);
+	if (ret) {
+		mutex_unlock(&c->lock);
+		vdev_return_all(vd, VB2_BUF_STATE_QUEUED);
+		return ret;
+	}
+	if (c->ops->set_ctrl && c->fdev->caps.stream_drop) {
+		c->ctrl_flags = fdma_v4l2_drop ? FDMA_CH_CTRL_DROP : 0;
+		c->ops->set_ctrl(c, FDMA_CH_CTRL_DROP, c->ctrl_flags);
+	}
+	vd->sequence = 0;
+	vd->drops = fdma_chan_drops_locked(c);
+	vd->out_of_step = false;
+	vd->streaming = true;
+	if (vd->testgen && (c->caps & FDMA_CH_CAP_TESTGEN)) {
+		period = div_u64((u64)NSEC_PER_SEC * vd->interval.numerator,
+				 vd->interval.denominator);
+		fdma_ering_set_testgen(&c->ring, vd->fmt.sizeimage, (u32)period, true);
+	}
+	vdev_post(vd, false);
+	mutex_unlock(&c->lock);
+	return 0;
+}
+
+static void vq_stop(struct vb2_queue *q)
+{
+	struct fdma_vdev *vd = vb2_get_drv_priv(q);
+	struct fdma_chan *c = vd->c;
+
+	cancel_work_sync(&vd->resync);
+	mutex_lock(&c->lock);
+	vd->streaming = false;
+	vd->out_of_step = false;
+	if (c->caps & FDMA_CH_CAP_TESTGEN)
+		fdma_ering_set_testgen(&c->ring, vd->fmt.sizeimage, 0, false);
+	/* What is posted comes back canceled (vdev_piece() returns it). */
+	if (c->up && !c->broken)
+		fdma_chan_recover(c, "video capture stopped", -ECANCELED);
+	fdma_chan_release(c);
+	mutex_unlock(&c->lock);
+	vdev_return_all(vd, VB2_BUF_STATE_ERROR);
+}
+
+static const struct vb2_ops fdma_vq_ops = {
+	.queue_setup = vq_setup,
+	.buf_prepare = vq_prepare,
+	.buf_queue = vq_queue,
+	.start_streaming = vq_start,
+	.stop_streaming = vq_stop,
+	.wait_prepare = vb2_ops_wait_prepare,
+	.wait_finish = vb2_ops_wait_finish,
+};
+
+/* ---- ioctls ------------------------------------------------------------------ */
+
+static int vidioc_querycap(struct file *file, void *fh, struct v4l2_capability *cap)
+{
+	struct fdma_vdev *vd = video_drvdata(file);
+
+	strscpy(cap->driver, KBUILD_MODNAME, sizeof(cap->driver));
+	snprintf(cap->card, sizeof(cap->card), "%s channel %u",
+		 dev_name(&vd->fdev->dev), vd->c->idx);
+	return 0;
+}
+
+static int vidioc_enum_fmt(struct file *file, void *fh, struct v4l2_fmtdesc *f)
+{
+	struct fdma_vdev *vd = video_drvdata(file);
+
+	if (f->index)
+		return -EINVAL;
+	f->pixelformat = vd->fmt.pixelformat;
+	return 0;
+}
+
+/* G_FMT, S_FMT, TRY_FMT: the configured format, whatever was asked. */
+static int vidioc_fmt(struct file *file, void *fh, struct v4l2_format *f)
+{
+	struct fdma_vdev *vd = video_drvdata(file);
+
+	f->fmt.pix = vd->fmt;
+	return 0;
+}
+
+static int vidioc_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
+{
+	struct fdma_vdev *vd = video_drvdata(file);
+
+	if (vb2_is_busy(&vd->q) && f->fmt.pix.pixelformat != vd->fmt.pixelformat)
+		return -EBUSY;
+	return vidioc_fmt(file, fh, f);
+}
+
+static int vidioc_enum_framesizes(struct file *file, void *fh,
+				  struct v4l2_frmsizeenum *fs)
+{
+	struct fdma_vdev *vd = video_drvdata(file);
+
+	if (fs->index || fs->pixel_format != vd->fmt.pixelformat)
+		return -EINVAL;
+	fs->type = V4L2_FRMSIZE_TYPE_DISCRETE;
+	fs->discrete.width = vd->fmt.width;
+	fs->discrete.height = vd->fmt.height;
+	return 0;
+}
+
+static int vidioc_enum_frameintervals(struct file *file, void *fh,
+				      struct v4l2_frmivalenum *fi)
+{
+	struct fdma_vdev *vd = video_drvdata(file);
+
+	if (fi->index || fi->pixel_format != vd->fmt.pixelformat ||
+	    fi->width != vd->fmt.width || fi->height != vd->fmt.height)
+		return -EINVAL;
+	fi->type = V4L2_FRMIVAL_TYPE_DISCRETE;
+	fi->discrete = vd->interval;
+	return 0;
+}
+
+/* G_PARM and S_PARM: the design's frame interval, whatever was asked. */
+static int vidioc_parm(struct file *file, void *fh, struct v4l2_streamparm *a)
+{
+	struct fdma_vdev *vd = video_drvdata(file);
+
+	if (a->type != V4L2_BUF_TYPE_VIDEO_CAPTURE)
+		return -EINVAL;
+	memset(&a->parm.capture, 0, sizeof(a->parm.capture));
+	a->parm.capture.capability = V4L2_CAP_TIMEPERFRAME;
+	a->parm.capture.timeperframe = vd->interval;
+	a->parm.capture.readbuffers = 2;
+	return 0;
+}
+
+static int vidioc_enum_input(struct file *file, void *fh, struct v4l2_input *in)
+{
+	if (in->index)
+		return -EINVAL;
+	strscpy(in->name, "FPGA stream", sizeof(in->name));
+	in->type = V4L2_INPUT_TYPE_CAMERA;
+	return 0;
+}
+
+static int vidioc_g_input(struct file *file, void *fh, unsigned int *i)
+{
+	*i = 0;
+	return 0;
+}
+
+static int vidioc_s_input(struct file *file, void *fh, unsigned int i)
+{
+	return i ? -EINVAL : 0;
+}
+
+static const struct v4l2_ioctl_ops fdma_vioctl_ops = {
+	.vidioc_querycap = vidioc_querycap,
+	.vidioc_enum_fmt_vid_cap = vidioc_enum_fmt,
+	.vidioc_g_fmt_vid_cap = vidioc_fmt,
+	.vidioc_s_fmt_vid_cap = vidioc_s_fmt,
+	.vidioc_try_fmt_vid_cap = vidioc_fmt,
+	.vidioc_enum_framesizes = vidioc_enum_framesizes,
+	.vidioc_enum_frameintervals = vidioc_enum_frameintervals,
+	.vidioc_g_parm = vidioc_parm,
+	.vidioc_s_parm = vidioc_parm,
+	.vidioc_enum_input = vidioc_enum_input,
+	.vidioc_g_input = vidioc_g_input,
+	.vidioc_s_input = vidioc_s_input,
+	.vidioc_reqbufs = vb2_ioctl_reqbufs,
+	.vidioc_create_bufs = vb2_ioctl_create_bufs,
+	.vidioc_prepare_buf = vb2_ioctl_prepare_buf,
+	.vidioc_querybuf = vb2_ioctl_querybuf,
+	.vidioc_qbuf = vb2_ioctl_qbuf,
+	.vidioc_dqbuf = vb2_ioctl_dqbuf,
+	.vidioc_expbuf = vb2_ioctl_expbuf,
+	.vidioc_streamon = vb2_ioctl_streamon,
+	.vidioc_streamoff = vb2_ioctl_streamoff,
+	.vidioc_log_status = v4l2_ctrl_log_status,
+	.vidioc_subscribe_event = v4l2_ctrl_subscribe_event,
+	.vidioc_unsubscribe_event = v4l2_event_unsubscribe,
+};
+
+static const struct v4l2_file_operations fdma_vfops = {
+	.owner = THIS_MODULE,
+	.open = v4l2_fh_open,
+	.release = vb2_fop_release,
+	.read = vb2_fop_read,
+	.poll = vb2_fop_poll,
+	.mmap = vb2_fop_mmap,
+	.unlocked_ioctl = video_ioctl2,
+};
+
+/* ---- controls --------------------------------------------------------------- */
+
+static const char * const fdma_test_patterns[] = {
+	"Design's source",
+	"Test generator",
+	NULL,
+};
+
+static int vdev_s_ctrl(struct v4l2_ctrl *ctrl)
+{
+	struct fdma_vdev *vd = container_of(ctrl->handler, struct fdma_vdev, ctrls);
+
+	if (ctrl->id != V4L2_CID_TEST_PATTERN)
+		return -EINVAL;
+	/* Taken at the next STREAMON: the frames of a stream come from one source. */
+	if (vb2_is_streaming(&vd->q))
+		return -EBUSY;
+	vd->testgen = ctrl->val == 1;
+	return 0;
+}
+
+static const struct v4l2_ctrl_ops fdma_vctrl_ops = {
+	.s_ctrl = vdev_s_ctrl,
+};
+
+/* ---- registration ------------------------------------------------------------- */
+
+static void vdev_release(struct video_device *vdev)
+{
+	struct fdma_vdev *vd = container_of(vdev, struct fdma_vdev, vdev);
+
+	v4l2_ctrl_handler_free(&vd->ctrls);
+	v4l2_device_unregister(&vd->v4l2);
+	mutex_destroy(&vd->lock);
+	fdma_dev_put(vd->fdev);
+	kfree(vd);
+}
+
+static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
+{
+	struct fdma_vdev *vd = kzalloc(sizeof(*vd), GFP_KERNEL);
+	struct vb2_queue *q;
+	int ret;
+
+	if (!vd)
+		return -ENOMEM;
+	vd->fdev = fdev;
+	vd->c = c;
+	vd->cl.ops = &vdev_client_ops;
+	mutex_init(&vd->lock);
+	spin_lock_init(&vd->qlock);
+	INIT_LIST_HEAD(&vd->pending);
+	INIT_LIST_HEAD(&vd->active);
+	INIT_WORK(&vd->resync, vdev_resync);
+	ret = vfmt_config(vd);
+	if (ret)
+		goto err_free;
+	ret = v4l2_device_register(fdev->dma_dev, &vd->v4l2);
+	if (ret)
+		goto err_free;
+	snprintf(vd->v4l2.name, sizeof(vd->v4l2.name), "%s-ch%u",
+		 dev_name(&fdev->dev), c->idx);
+	v4l2_ctrl_handler_init(&vd->ctrls, 1);
+	if (c->caps & FDMA_CH_CAP_TESTGEN)
+		v4l2_ctrl_new_std_menu_items(&vd->ctrls, &fdma_vctrl_ops,
+					     V4L2_CID_TEST_PATTERN,
+					     ARRAY_SIZE(fdma_test_patterns) - 2, 0, 0,
+					     fdma_test_patterns);
+	ret = vd->ctrls.error;
+	if (ret)
+		goto err_ctrls;
+	vd->v4l2.ctrl_handler = &vd->ctrls;
+
+	q = &vd->q;
+	q->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	/*
+	 * No USERPTR: the engine writes whole aligned pieces (dma_align, a
+	 * cache line at least), and memory from malloc() is not; dma-bufs
+	 * (DMABUF) and our own buffers (MMAP, EXPBUF) are page-aligned.
+	 */
+	q->io_modes = VB2_MMAP | VB2_DMABUF | VB2_READ;
+	q->drv_priv = vd;
+	q->buf_struct_size = sizeof(struct fdma_vbuf);
+	q->ops = &fdma_vq_ops;
+	q->mem_ops = &vb2_dma_sg_memops;
+	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
+			     V4L2_BUF_FLAG_TSTAMP_SRC_EOF;
+	FDMA_VB2_MIN_QUEUED(q) = 2;
+	q->lock = &vd->lock;
+	q->dev = fdev->dma_dev;
+	q->gfp_flags = fdev->dma_bits <= 32 ? GFP_DMA32 : 0;
+	ret = vb2_queue_init(q);
+	if (ret)
+		goto err_ctrls;
+
+	strscpy(vd->vdev.name, vd->v4l2.name, sizeof(vd->vdev.name));
+	vd->vdev.v4l2_dev = &vd->v4l2;
+	vd->vdev.fops = &fdma_vfops;
+	vd->vdev.ioctl_ops = &fdma_vioctl_ops;
+	vd->vdev.release = vdev_release;
+	vd->vdev.lock = &vd->lock;
+	vd->vdev.queue = q;
+	vd->vdev.vfl_dir = VFL_DIR_RX;
+	vd->vdev.device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING |
+			       V4L2_CAP_READWRITE;
+	video_set_drvdata(&vd->vdev, vd);
+	get_device(&fdev->dev);
+	ret = video_register_device(&vd->vdev, VFL_TYPE_VIDEO, -1);
+	if (ret) {
+		fdma_dev_put(fdev);
+		goto err_ctrls;
+	}
+	c->vdev = vd;
+	dev_info(fdev->dma_dev, "%s: channel %u as %s: %.4s %ux%u, %u bytes per line, %u bytes, %u/%u s\n",
+		 dev_name(&fdev->dev), c->idx, video_device_node_name(&vd->vdev),
+		 (char *)&vd->fmt.pixelformat, vd->fmt.width, vd->fmt.height,
+		 vd->fmt.bytesperline, vd->fmt.sizeimage, vd->interval.numerator,
+		 vd->interval.denominator);
+	return 0;
+
+err_ctrls:
+	v4l2_ctrl_handler_free(&vd->ctrls);
+	v4l2_device_unregister(&vd->v4l2);
+err_free:
+	mutex_destroy(&vd->lock);
+	kfree(vd);
+	return ret;
+}
+
+/* A video device per C2H stream channel; one that fails is skipped, saying why. */
+void fdma_v4l2_register(struct fdma_device *fdev)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < fdev->caps.nchan; i++) {
+		struct fdma_chan *c = &fdev->chan[i];
+
+		if ((c->caps & (FDMA_CH_CAP_C2H | FDMA_CH_CAP_STREAM)) !=
+		    (FDMA_CH_CAP_C2H | FDMA_CH_CAP_STREAM) || c->client)
+			continue;
+		ret = vdev_add(fdev, c);
+		if (ret)
+			dev_warn(fdev->dma_dev, "%s: channel %u: no video device (%d)\n",
+				 dev_name(&fdev->dev), i, ret);
+	}
+}
+
+/*
+ * At remove, first: streaming stops (the channel reset, every buffer given
+ * back), the nodes go; files still open get -ENODEV and free the device at
+ * their last close.
+ */
+void fdma_v4l2_unregister(struct fdma_device *fdev)
+{
+	u32 i;
+
+	for (i = 0; i < fdev->caps.nchan; i++) {
+		struct fdma_vdev *vd = fdev->chan[i].vdev;
+
+		if (!vd)
+			continue;
+		fdev->chan[i].vdev = NULL;
+		vb2_video_unregister_device(&vd->vdev);
+	}
+}
