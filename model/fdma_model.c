@@ -386,8 +386,8 @@ static void service_enable(struct fdma_model *m)
 
 static void mdbg_check(struct fdma_model *m);
 
-/* Look at TG_CTRL (this thread or a host's kick): count a rise from 0 to 1. */
-static void tg_look(struct mchan *c)
+/* Look at TG_CTRL (this thread or a host's kick): count a rise from 0 to 1; returns it. */
+static bool tg_look(struct mchan *c)
 {
 	bool on;
 
@@ -397,6 +397,7 @@ static void tg_look(struct mchan *c)
 		atomic_fetch_add(&c->tg_starts, 1);
 	c->tg_on = on;
 	pthread_mutex_unlock(&c->tg_lock);
+	return on;
 }
 
 /*
@@ -408,10 +409,9 @@ static void tg_look(struct mchan *c)
  */
 bool fm_tg_on(struct mchan *c)
 {
-	unsigned int starts;
+	bool on = tg_look(c);
+	unsigned int starts = atomic_load(&c->tg_starts);
 
-	tg_look(c);
-	starts = atomic_load(&c->tg_starts);
 	if (starts != c->tg_starts_seen) {
 		c->tg_starts_seen = starts;
 		c->gen.seq = 0;
@@ -419,7 +419,7 @@ bool fm_tg_on(struct mchan *c)
 		c->chk.seq = 0;
 		c->chk.in_frame = false;
 	}
-	return c->tg_on;
+	return on;
 }
 
 static void service_control(struct mchan *c)
