@@ -180,6 +180,12 @@ static const struct c2h_source gen_source = { .read = gen_read, .end = gen_end }
 u32 fm_run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 {
 	u32 ctrl = rd(c, FDMA_CH_CTRL);
+	bool on = c->gen.in_frame || fm_tg_on(c);
+	/*
+	 * Read after TG_CTRL: the host writes the length and the period
+	 * before it turns the generator on, so a generator seen on has them
+	 * (read first, a stale length made one frame of the last setting).
+	 */
 	u32 len = rd(c, FDMA_CH_TG_FRAME_LEN);
 	u32 period = rd(c, FDMA_CH_TG_PERIOD_NS);
 	u64 now;
@@ -190,8 +196,7 @@ u32 fm_run_generator(struct mchan *c, u32 pidx, u64 *deadline)
 	 * waits for it to be on.
 	 */
 	if (!c->gen.in_frame) {
-		if (!fm_tg_on(c) || len < sizeof(struct fdma_frame_hdr) ||
-		    len > FDMA_TGEN_MODEL_MAX)
+		if (!on || len < sizeof(struct fdma_frame_hdr) || len > FDMA_TGEN_MODEL_MAX)
 			return 0;
 		now = now_ns();
 		if (!c->next_frame_ns)
