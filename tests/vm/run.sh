@@ -159,7 +159,7 @@ x86_64)
 	GCC=cc
 	KBOOT=/boot
 	MODROOT=""
-	GUEST_MEM=384M	# the initramfs (ASan e2e copies and their libraries) unpacks in RAM
+	GUEST_MEM=512M	# the initramfs (ASan e2e copies, v4l-utils, vivid and their libraries) unpacks in RAM
 	RAM_BASE=""
 	CONSOLE=ttyS0
 	EDU_DEV=edu

@@ -292,6 +292,8 @@ fi
 LIBDIRS=("$SYSROOT/lib/aarch64-linux-gnu" "$SYSROOT/usr/lib/aarch64-linux-gnu" /usr/aarch64-linux-gnu/lib)
 # shellcheck source=tests/vm/lib/guest-libs.sh
 . tests/vm/lib/guest-libs.sh
+# shellcheck source=tests/vm/lib/moddeps.sh
+. tests/vm/lib/moddeps.sh
 E2E=(build-a64/fdma build-a64/tests/sim/test_copy)
 build_e2e() {
 	local b
@@ -344,6 +346,9 @@ run_kernel() { # VERSION
 		[ -e "$f" ] && install -m 644 "$f" "$R/steps/"
 	done
 	cp "${MODS[@]}" "$R/modules/"
+	# What fdma.ko needs loaded first (V4L2 and vb2, where Debian's
+	# kernel builds them as modules): /fdma.deps, steps-init.sh loads it.
+	vm_mod_deps "$R" "$v" "$SYSROOT" "$R/modules/fdma.ko" >/dev/null 2>&1
 	cp "$TMP"/bin/* "$R/bin/" 2>/dev/null
 	[ -d "$TMP/e2e" ] && cp -a "$TMP/e2e/." "$R/"
 	if ! (cd "$R" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$INITRD"; then
