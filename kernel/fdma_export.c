@@ -57,16 +57,31 @@ struct fdma_xbuf {
 };
 
 /**
+ * struct fdma_xseg - one DMA segment of an attachment's mapping
+ * @addr: its bus address for the importer's device
+ * @len: its bytes
+ */
+struct fdma_xseg {
+	dma_addr_t addr;
+	u32 len;
+};
+
+/**
  * struct fdma_xattach - one importer's attachment
  * @node: in fdma_xbuf.attachments
  * @dev: the importer's device
  * @sgt: the pages mapped for @dev, NULL while not mapped
+ * @seg: @sgt's DMA segments, our own copy: the table is the importer's
+ *	once returned (the dma-buf core's debug mangles its page links)
+ * @nseg: entries of @seg
  * @dir: the direction @sgt was mapped in
  */
 struct fdma_xattach {
 	struct list_head node;
 	struct device *dev;
 	struct sg_table *sgt;
+	struct fdma_xseg *seg;
+	unsigned int nseg;
 	enum dma_data_direction dir;
 };
 
@@ -105,7 +120,10 @@ static struct sg_table *xbuf_map(struct dma_buf_attachment *attach,
 {
 	struct fdma_xbuf *x = attach->dmabuf->priv;
 	struct fdma_xattach *a = attach->priv;
+	struct fdma_xseg *seg;
+	struct scatterlist *sg;
 	struct sg_table *sgt;
+	unsigned int i;
 	int ret;
 
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
@@ -120,19 +138,30 @@ static struct sg_table *xbuf_map(struct dma_buf_attachment *attach,
 	ret = dma_map_sgtable(a->dev, sgt, dir, 0);
 	if (ret)
 		goto err_table;
+	seg = kvmalloc_array(sgt->nents, sizeof(*seg), GFP_KERNEL);
+	if (!seg) {
+		ret = -ENOMEM;
+		goto err_map;
+	}
+	for_each_sgtable_dma_sg(sgt, sg, i)
+		seg[i] = (struct fdma_xseg){ sg_dma_address(sg), sg_dma_len(sg) };
 	mutex_lock(&x->lock);
 	if (a->sgt) {
 		/* One mapping per attachment: the core never asks twice. */
 		mutex_unlock(&x->lock);
 		ret = -EBUSY;
-		dma_unmap_sgtable(a->dev, sgt, dir, 0);
-		goto err_table;
+		kvfree(seg);
+		goto err_map;
 	}
 	a->sgt = sgt;
+	a->seg = seg;
+	a->nseg = sgt->nents;
 	a->dir = dir;
 	mutex_unlock(&x->lock);
 	return sgt;
 
+err_map:
+	dma_unmap_sgtable(a->dev, sgt, dir, 0);
 err_table:
 	sg_free_table(sgt);
 err_free:
@@ -147,8 +176,12 @@ static void xbuf_unmap(struct dma_buf_attachment *attach, struct sg_table *sgt,
 	struct fdma_xattach *a = attach->priv;
 
 	mutex_lock(&x->lock);
-	if (a->sgt == sgt)
+	if (a->sgt == sgt) {
 		a->sgt = NULL;
+		kvfree(a->seg);
+		a->seg = NULL;
+		a->nseg = 0;
+	}
 	mutex_unlock(&x->lock);
 	dma_unmap_sgtable(a->dev, sgt, dir, 0);
 	sg_free_table(sgt);
@@ -160,11 +193,12 @@ static int xbuf_begin_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
 {
 	struct fdma_xbuf *x = dmabuf->priv;
 	struct fdma_xattach *a;
+	unsigned int i;
 
 	mutex_lock(&x->lock);
 	list_for_each_entry(a, &x->attachments, node)
-		if (a->sgt)
-			dma_sync_sgtable_for_cpu(a->dev, a->sgt, a->dir);
+		for (i = 0; i < a->nseg; i++)
+			dma_sync_single_for_cpu(a->dev, a->seg[i].addr, a->seg[i].len, a->dir);
 	mutex_unlock(&x->lock);
 	return 0;
 }
@@ -174,11 +208,12 @@ static int xbuf_end_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
 {
 	struct fdma_xbuf *x = dmabuf->priv;
 	struct fdma_xattach *a;
+	unsigned int i;
 
 	mutex_lock(&x->lock);
 	list_for_each_entry(a, &x->attachments, node)
-		if (a->sgt)
-			dma_sync_sgtable_for_device(a->dev, a->sgt, a->dir);
+		for (i = 0; i < a->nseg; i++)
+			dma_sync_single_for_device(a->dev, a->seg[i].addr, a->seg[i].len, a->dir);
 	mutex_unlock(&x->lock);
 	return 0;
 }
