@@ -935,22 +935,29 @@ out:
 }
 
 /* FDMA_IOC_DROP */
+/* CH_CTRL.DROP for whoever drives the channel (under lock); -EOPNOTSUPP where it cannot. */
+int fdma_chan_set_drop_locked(struct fdma_chan *c, bool drop)
+{
+	lockdep_assert_held(&c->lock);
+	/* XDMA always holds a frame back; only a test block in front of it drops. */
+	if (!c->ops->set_ctrl || (drop && !c->fdev->caps.stream_drop))
+		return -EOPNOTSUPP;
+	c->ctrl_flags = drop ? FDMA_CH_CTRL_DROP : 0;
+	c->ops->set_ctrl(c, FDMA_CH_CTRL_DROP, c->ctrl_flags);
+	return 0;
+}
+
 int fdma_chan_set_drop(struct fdma_chan *c, bool drop)
 {
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&c->lock);
-	if (READ_ONCE(c->fdev->dead) || !c->up) {
+	if (READ_ONCE(c->fdev->dead) || !c->up)
 		ret = -ENODEV;
-	} else if (fdma_chan_busy(c)) {
+	else if (fdma_chan_busy(c))
 		ret = -EBUSY;
-	} else if (!c->ops->set_ctrl || (drop && !c->fdev->caps.stream_drop)) {
-		/* XDMA always holds a frame back; only a test block in front of it drops. */
-		ret = -EOPNOTSUPP;
-	} else {
-		c->ctrl_flags = drop ? FDMA_CH_CTRL_DROP : 0;
-		c->ops->set_ctrl(c, FDMA_CH_CTRL_DROP, c->ctrl_flags);
-	}
+	else
+		ret = fdma_chan_set_drop_locked(c, drop);
 	mutex_unlock(&c->lock);
 	return ret;
 }

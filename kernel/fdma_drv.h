@@ -664,6 +664,7 @@ int fdma_chan_release_file(struct fdma_chan *c, struct fdma_cq *q);
 int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		     const struct fdma_sub *s, u32 n, u32 ndesc);
 int fdma_chan_set_drop(struct fdma_chan *c, bool drop);
+int fdma_chan_set_drop_locked(struct fdma_chan *c, bool drop);
 u64 fdma_chan_drops(struct fdma_chan *c);
 u64 fdma_chan_drops_locked(struct fdma_chan *c);
 int fdma_chan_set_coalesce(struct fdma_chan *c, u32 count, u32 usecs);

@@ -188,33 +188,39 @@ static void xbuf_unmap(struct dma_buf_attachment *attach, struct sg_table *sgt,
 	kfree(sgt);
 }
 
-/* The CPU is about to look (DMA_BUF_IOCTL_SYNC START, a kernel importer). */
-static int xbuf_begin_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
+/*
+ * Sync every mapped attachment, in the direction it was mapped (the DMA
+ * API's rule): for the CPU, or back to the devices.
+ */
+static void xbuf_sync(struct fdma_xbuf *x, bool for_cpu)
 {
-	struct fdma_xbuf *x = dmabuf->priv;
 	struct fdma_xattach *a;
 	unsigned int i;
 
 	mutex_lock(&x->lock);
 	list_for_each_entry(a, &x->attachments, node)
-		for (i = 0; i < a->nseg; i++)
-			dma_sync_single_for_cpu(a->dev, a->seg[i].addr, a->seg[i].len, a->dir);
+		for (i = 0; i < a->nseg; i++) {
+			const struct fdma_xseg *g = &a->seg[i];
+
+			if (for_cpu)
+				dma_sync_single_for_cpu(a->dev, g->addr, g->len, a->dir);
+			else
+				dma_sync_single_for_device(a->dev, g->addr, g->len, a->dir);
+		}
 	mutex_unlock(&x->lock);
+}
+
+/* The CPU is about to look (DMA_BUF_IOCTL_SYNC START, a kernel importer). */
+static int xbuf_begin_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
+{
+	xbuf_sync(dmabuf->priv, true);
 	return 0;
 }
 
 /* The CPU is done: what it wrote goes to every mapped device. */
 static int xbuf_end_cpu(struct dma_buf *dmabuf, enum dma_data_direction dir)
 {
-	struct fdma_xbuf *x = dmabuf->priv;
-	struct fdma_xattach *a;
-	unsigned int i;
-
-	mutex_lock(&x->lock);
-	list_for_each_entry(a, &x->attachments, node)
-		for (i = 0; i < a->nseg; i++)
-			dma_sync_single_for_device(a->dev, a->seg[i].addr, a->seg[i].len, a->dir);
-	mutex_unlock(&x->lock);
+	xbuf_sync(dmabuf->priv, false);
 	return 0;
 }
 

@@ -107,6 +107,7 @@ static const struct fdma_vfmt fdma_vfmts[] = {
  * @node: on fdma_vdev.pending or .active
  * @req: the engine requests it is posted as (made at buf_prepare)
  * @nreq: how many
+ * @ndesc: the descriptors they take in the ring
  * @left: of those, not yet back
  * @bytes: frame bytes landed in it
  * @status: the first request's error, else FDMA_CPL_OK
@@ -117,6 +118,7 @@ struct fdma_vbuf {
 	struct list_head node;
 	struct fdma_ereq req[FDMA_VBUF_REQS];
 	u32 nreq;
+	u32 ndesc;
 	u32 left;
 	u32 bytes;
 	u16 status;
@@ -248,18 +250,20 @@ static int vfmt_config(struct fdma_vdev *vd)
 /* ---- posting buffers ------------------------------------------------------ */
 
 /*
- * The engine requests of b: one per DMA segment, up to sizeimage bytes.
- * Returns how many, and fills q[] if given; 0 if a segment is not
- * aligned as the engine needs.
+ * Make b's engine requests (b->req, b->ndesc): one per DMA segment, up to
+ * sizeimage bytes. Returns how many there are (even beyond FDMA_VBUF_REQS,
+ * so that the caller can refuse the buffer), 0 if a segment is not aligned
+ * as the engine needs.
  */
-static u32 vbuf_reqs(struct fdma_vdev *vd, struct fdma_vbuf *b,
-		     struct fdma_ereq *q, u32 max)
+static u32 vbuf_reqs(struct fdma_vdev *vd, struct fdma_vbuf *b)
 {
 	struct sg_table *sgt = vb2_dma_sg_plane_desc(&b->vb.vb2_buf, 0);
 	u32 left = vd->fmt.sizeimage, n = 0, align = vd->fdev->dma_align;
+	struct fdma_chan *c = vd->c;
 	struct scatterlist *sg;
 	unsigned int i;
 
+	b->ndesc = 0;
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		u32 len = min_t(u32, sg_dma_len(sg), left);
 		dma_addr_t a = sg_dma_address(sg);
@@ -268,12 +272,14 @@ static u32 vbuf_reqs(struct fdma_vdev *vd, struct fdma_vbuf *b,
 			break;
 		if ((a | len) & (align - 1))
 			return 0;
-		if (q && n < max)
-			q[n] = (struct fdma_ereq){
+		if (n < ARRAY_SIZE(b->req)) {
+			b->req[n] = (struct fdma_ereq){
 				.host = a,
 				.len = len,
 				.cookie = FDMA_DCOOKIE | b->vb.vb2_buf.index,
 			};
+			b->ndesc += c->ops->ndesc(c, len);
+		}
 		n++;
 		left -= len;
 	}
@@ -291,7 +297,7 @@ static void vdev_post(struct fdma_vdev *vd, bool from_reap)
 	struct fdma_vbuf *b;
 	unsigned long flags;
 	bool posted = false;
-	u32 i, n, ndesc;
+	u32 i, n;
 
 	lockdep_assert_held(&c->lock);
 	if (!vd->streaming || vd->out_of_step)
@@ -307,9 +313,7 @@ static void vdev_post(struct fdma_vdev *vd, bool from_reap)
 			break;
 		/* buf_prepare made the requests: aligned, at most FDMA_VBUF_REQS. */
 		n = b->nreq;
-		for (i = 0, ndesc = 0; i < n; i++)
-			ndesc += c->ops->ndesc(c, b->req[i].len);
-		if (c->ops->space(c) < ndesc)
+		if (c->ops->space(c) < b->ndesc)
 			break;
 		b->left = n;
 		b->bytes = 0;
@@ -391,7 +395,7 @@ static void vdev_piece(struct fdma_chan *c, struct fdma_chan_client *cl,
 	if (b->status == FDMA_CPL_CANCELED) {
 		state = VB2_BUF_STATE_ERROR;
 	} else {
-		if (b->bad || b->bytes != vd->fmt.sizeimage)
+		if (b->bytes != vd->fmt.sizeimage)
 			b->bad = true;
 		if (b->status != FDMA_CPL_OK || b->bad)
 			state = VB2_BUF_STATE_ERROR;
@@ -431,7 +435,6 @@ static void vdev_resync(struct work_struct *work)
 {
 	struct fdma_vdev *vd = container_of(work, struct fdma_vdev, resync);
 	struct fdma_chan *c = vd->c;
-
 	unsigned long flags;
 	LIST_HEAD(later);
 
@@ -449,7 +452,6 @@ static void vdev_resync(struct work_struct *work)
 		vdev_count_drops(vd);
 		vdev_post(vd, false);
 	}
-	vd->out_of_step = false;
 	mutex_unlock(&c->lock);
 }
 
@@ -477,7 +479,7 @@ static int vq_prepare(struct vb2_buffer *vb)
 	if (vb2_plane_size(vb, 0) < vd->fmt.sizeimage)
 		return -EINVAL;
 	/* Every segment aligned as the engine needs, and the whole in one ring. */
-	n = vbuf_reqs(vd, b, b->req, ARRAY_SIZE(b->req));
+	n = vbuf_reqs(vd, b);
 	if (!n || n > FDMA_VBUF_REQS ||
 	    n * vd->c->ops->ndesc(vd->c, vd->c->ereq_max) > vd->fdev->ring_size / 2) {
 		dev_dbg(vdev_log(vd), "%s: buffer %u: %u pieces, or not aligned to %u bytes\n",
@@ -537,10 +539,8 @@ static int vq_start(struct vb2_queue *q, unsigned int count)
 		vdev_return_all(vd, VB2_BUF_STATE_QUEUED);
 		return ret;
 	}
-	if (c->ops->set_ctrl && c->fdev->caps.stream_drop) {
-		c->ctrl_flags = fdma_v4l2_drop ? FDMA_CH_CTRL_DROP : 0;
-		c->ops->set_ctrl(c, FDMA_CH_CTRL_DROP, c->ctrl_flags);
-	}
+	/* Where the engine cannot drop (XDMA), it holds the source back. */
+	fdma_chan_set_drop_locked(c, fdma_v4l2_drop);
 	vd->sequence = 0;
 	vd->drops = fdma_chan_drops_locked(c);
 	vd->out_of_step = false;
