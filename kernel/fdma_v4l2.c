@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * fdma.ko: C2H stream channels as V4L2 video capture devices (v4l2=1), so
- * that v4l2src, ffmpeg -f v4l2, OpenCV, v4l2-ctl and a SoC's encoders and
- * displays take the FPGA's frames from /dev/videoN, as dma-bufs where they
- * want (VIDIOC_EXPBUF) and into dma-bufs of theirs (V4L2_MEMORY_DMABUF).
+ * fdma.ko: stream channels as V4L2 video devices (v4l2=1). A C2H channel
+ * is a capture device, so that v4l2src, ffmpeg -f v4l2, OpenCV, v4l2-ctl
+ * and a SoC's encoders and displays take the FPGA's frames from
+ * /dev/videoN, as dma-bufs where they want (VIDIOC_EXPBUF) and into
+ * dma-bufs of theirs (V4L2_MEMORY_DMABUF). An H2C channel is an output
+ * device: each buffer queued to it goes to the design as one stream frame.
  *
  * The format is the FPGA design's: it is configured (module parameters,
  * docs/v4l2.md), not negotiated. S_FMT and TRY_FMT answer with it whatever
@@ -17,17 +19,19 @@
  * Buffers: vb2's dma-sg allocator, mapped for the device that does the DMA.
  * A buffer is posted as one engine request per DMA segment, covering
  * sizeimage bytes: a frame of that size starts in the first (SOF) and ends
- * in the last (EOF). The engine never cuts a frame (docs/engine.md section
- * 13), so a frame of another size would put the next frame out of step
- * with the buffers: such a buffer is returned with V4L2_BUF_FLAG_ERROR and
- * the channel is reset (its source restarts at a frame boundary) and
- * armed again with the queued buffers, in order.
+ * in the last (EOF). Capture: the engine never cuts a frame (docs/engine.md
+ * section 13), so a frame of another size would put the next frame out of
+ * step with the buffers: such a buffer is returned with V4L2_BUF_FLAG_ERROR
+ * and the channel is reset (its source restarts at a frame boundary) and
+ * armed again with the queued buffers, in order. Output: a buffer carries
+ * exactly sizeimage bytes (bytesused), as the design takes whole frames.
  *
  * Completions arrive in ring order under the channel's lock (the client's
  * piece callback, from the reap): the first buffer posted and not done is
  * the one they are for. Frames the engine dropped (drop mode, no buffer
  * posted when a frame was due) show as gaps in the sequence numbers; time
- * stamps are the completion's (CLOCK_MONOTONIC, end of frame).
+ * stamps are the completion's (CLOCK_MONOTONIC, end of frame). An output
+ * buffer keeps the time stamp its writer gave it (vb2 copies it back).
  *
  * Locks: vd->lock is the queue's and the ioctls' (vb2 takes it); c->lock
  * the channel's, taken inside it, and by the reap that calls us back;
@@ -145,7 +149,14 @@ struct fdma_vbuf {
  * @drops: the channel's drop count when it was last looked at
  * @streaming: the channel is claimed and armed
  * @out_of_step: a resync is due; completions are canceled ones until then
- * @testgen: the test pattern control: the channel's test generator
+ * @testgen: the test pattern (capture) or frame checker (output) control:
+ *	the channel's test generator or checker in place of the design's
+ * @out: an output device (an H2C channel)
+ * @chk_frames: output: frames the checker counted good this stream, up to
+ *	the channel's last reset (which clears the device's counts)
+ * @chk_errors: output: frames it counted bad, likewise
+ * @chk_base: the device's counts (good, bad) when this stream began or
+ *	the channel was last reset: earlier users' frames, not this stream's
  */
 struct fdma_vdev {
 	struct fdma_chan_client cl;
@@ -167,6 +178,10 @@ struct fdma_vdev {
 	bool streaming;
 	bool out_of_step;
 	bool testgen;
+	bool out;
+	u64 chk_frames;
+	u64 chk_errors;
+	u32 chk_base[2];
 };
 
 static struct fdma_vbuf *to_vbuf(struct vb2_buffer *vb)
@@ -375,8 +390,8 @@ static void vdev_piece(struct fdma_chan *c, struct fdma_chan_client *cl,
 	if (e->status == FDMA_CPL_OK) {
 		b->bytes += e->len;
 		/* A frame starts in the first request and ends in the last. */
-		if (first != !!(e->flags & FDMA_CPL_F_SOF) ||
-		    !b->left != !!(e->flags & FDMA_CPL_F_EOF))
+		if (!vd->out && (first != !!(e->flags & FDMA_CPL_F_SOF) ||
+				 !b->left != !!(e->flags & FDMA_CPL_F_EOF)))
 			b->bad = true;
 	}
 	if (b->left)
@@ -399,18 +414,22 @@ static void vdev_piece(struct fdma_chan *c, struct fdma_chan_client *cl,
 			b->bad = true;
 		if (b->status != FDMA_CPL_OK || b->bad)
 			state = VB2_BUF_STATE_ERROR;
-		vdev_count_drops(vd);
+		if (!vd->out) {
+			vdev_count_drops(vd);
+			b->vb.vb2_buf.timestamp = ktime_get_ns();
+			vb2_set_plane_payload(&b->vb.vb2_buf, 0,
+					      min_t(u32, b->bytes, vd->fmt.sizeimage));
+		}
 		b->vb.sequence = vd->sequence++;
 		b->vb.field = V4L2_FIELD_NONE;
-		b->vb.vb2_buf.timestamp = ktime_get_ns();
-		vb2_set_plane_payload(&b->vb.vb2_buf, 0,
-				      min_t(u32, b->bytes, vd->fmt.sizeimage));
 		if (b->status == FDMA_CPL_OK)
 			fdma_chan_account(c, b->status, b->bytes);
+		/* An output frame the engine failed is cut short: the same reset. */
 		if (b->bad && vd->streaming && !vd->out_of_step) {
-			dev_warn_ratelimited(vdev_log(vd), "%s: a frame of %u bytes where %u were expected (%s): resynchronizing\n",
+			dev_warn_ratelimited(vdev_log(vd), "%s: a frame of %u bytes where %u were due (%s): resynchronizing\n",
 					     video_device_node_name(&vd->vdev), b->bytes,
 					     vd->fmt.sizeimage,
+					     vd->out ? "the engine failed it" :
 					     b->bytes < vd->fmt.sizeimage ?
 					     "short" : "long, or out of step");
 			vd->out_of_step = true;
@@ -425,6 +444,24 @@ static void vdev_piece(struct fdma_chan *c, struct fdma_chan_client *cl,
 static const struct fdma_client_ops vdev_client_ops = {
 	.piece = vdev_piece,
 };
+
+/*
+ * Output: add the checker's counts to the stream's before a reset clears
+ * them, and what it counts from then on starts from 0 (under c->lock).
+ */
+static void vdev_keep_checks(struct fdma_vdev *vd)
+{
+	u32 frames, errors;
+
+	if (!vd->out || !vd->testgen || !(vd->c->caps & FDMA_CH_CAP_TESTGEN) ||
+	    !vd->c->up)
+		return;
+	fdma_ering_testgen_counts(&vd->c->ring, &frames, &errors);
+	vd->chk_frames += frames - vd->chk_base[0];
+	vd->chk_errors += errors - vd->chk_base[1];
+	vd->chk_base[0] = 0;
+	vd->chk_base[1] = 0;
+}
 
 /*
  * A frame put the buffers out of step: reset the channel (its source
@@ -444,12 +481,14 @@ static void vdev_resync(struct work_struct *work)
 		spin_lock_irqsave(&vd->qlock, flags);
 		list_splice_init(&vd->pending, &later);
 		spin_unlock_irqrestore(&vd->qlock, flags);
+		vdev_keep_checks(vd);
 		fdma_chan_recover(c, "video frames out of step", -ECANCELED);
 		spin_lock_irqsave(&vd->qlock, flags);
 		list_splice_tail(&later, &vd->pending);
 		spin_unlock_irqrestore(&vd->qlock, flags);
 		vd->out_of_step = false;
-		vdev_count_drops(vd);
+		if (!vd->out)
+			vdev_count_drops(vd);
 		vdev_post(vd, false);
 	}
 	mutex_unlock(&c->lock);
@@ -478,6 +517,13 @@ static int vq_prepare(struct vb2_buffer *vb)
 
 	if (vb2_plane_size(vb, 0) < vd->fmt.sizeimage)
 		return -EINVAL;
+	/* The design takes whole frames: an output buffer is one. */
+	if (vd->out && vb2_get_plane_payload(vb, 0) != vd->fmt.sizeimage) {
+		dev_dbg(vdev_log(vd), "%s: buffer %u: bytesused %lu, a frame is %u\n",
+			video_device_node_name(&vd->vdev), vb->index,
+			vb2_get_plane_payload(vb, 0), vd->fmt.sizeimage);
+		return -EINVAL;
+	}
 	/* Every segment aligned as the engine needs, and the whole in one ring. */
 	n = vbuf_reqs(vd, b);
 	if (!n || n > FDMA_VBUF_REQS ||
@@ -489,8 +535,21 @@ static int vq_prepare(struct vb2_buffer *vb)
 	}
 	/* An interrupt per frame, whatever the coalescing. */
 	b->req[n - 1].flags = FDMA_DESC_IRQ;
+	/* H2C: the frame's bounds go with the data (capture: the source's). */
+	if (vd->out) {
+		b->req[0].flags |= FDMA_DESC_SOF;
+		b->req[n - 1].flags |= FDMA_DESC_EOF;
+	}
 	b->nreq = n;
-	vb2_set_plane_payload(vb, 0, vd->fmt.sizeimage);
+	if (!vd->out)
+		vb2_set_plane_payload(vb, 0, vd->fmt.sizeimage);
+	return 0;
+}
+
+/* An output buffer's frames are progressive, whatever its writer said. */
+static int vq_out_validate(struct vb2_buffer *vb)
+{
+	to_vb2_v4l2_buffer(vb)->field = V4L2_FIELD_NONE;
 	return 0;
 }
 
@@ -540,14 +599,21 @@ static int vq_start(struct vb2_queue *q, unsigned int count)
 		return ret;
 	}
 	/* Where the engine cannot drop (XDMA), it holds the source back. */
-	fdma_chan_set_drop_locked(c, fdma_v4l2_drop);
+	if (!vd->out)
+		fdma_chan_set_drop_locked(c, fdma_v4l2_drop);
 	vd->sequence = 0;
+	vd->chk_frames = 0;
+	vd->chk_errors = 0;
+	/* The device counts from its last reset, not from this enable. */
+	if (vd->out && (c->caps & FDMA_CH_CAP_TESTGEN))
+		fdma_ering_testgen_counts(&c->ring, &vd->chk_base[0], &vd->chk_base[1]);
 	vd->drops = fdma_chan_drops_locked(c);
 	vd->out_of_step = false;
 	vd->streaming = true;
 	if (vd->testgen && (c->caps & FDMA_CH_CAP_TESTGEN)) {
-		period = div_u64((u64)NSEC_PER_SEC * vd->interval.numerator,
-				 vd->interval.denominator);
+		/* The checker takes frames as they come; the generator paces. */
+		period = vd->out ? 0 : div_u64((u64)NSEC_PER_SEC * vd->interval.numerator,
+					       vd->interval.denominator);
 		fdma_ering_set_testgen(&c->ring, vd->fmt.sizeimage, (u32)period, true);
 	}
 	vdev_post(vd, false);
@@ -564,11 +630,13 @@ static void vq_stop(struct vb2_queue *q)
 	mutex_lock(&c->lock);
 	vd->streaming = false;
 	vd->out_of_step = false;
+	vdev_keep_checks(vd);
 	if (c->caps & FDMA_CH_CAP_TESTGEN)
 		fdma_ering_set_testgen(&c->ring, vd->fmt.sizeimage, 0, false);
 	/* What is posted comes back canceled (vdev_piece() returns it). */
 	if (c->up && !c->broken)
-		fdma_chan_recover(c, "video capture stopped", -ECANCELED);
+		fdma_chan_recover(c, vd->out ? "video output stopped" :
+				  "video capture stopped", -ECANCELED);
 	fdma_chan_release(c);
 	mutex_unlock(&c->lock);
 	vdev_return_all(vd, VB2_BUF_STATE_ERROR);
@@ -576,6 +644,7 @@ static void vq_stop(struct vb2_queue *q)
 
 static const struct vb2_ops fdma_vq_ops = {
 	.queue_setup = vq_setup,
+	.buf_out_validate = vq_out_validate,
 	.buf_prepare = vq_prepare,
 	.buf_queue = vq_queue,
 	.start_streaming = vq_start,
@@ -586,11 +655,17 @@ static const struct vb2_ops fdma_vq_ops = {
 
 /* ---- ioctls ------------------------------------------------------------------ */
 
+/*
+ * One table for both directions: the V4L2 core offers a capture device
+ * only the capture and input calls, an output device only the output ones.
+ */
+
 static int vidioc_querycap(struct file *file, void *fh, struct v4l2_capability *cap)
 {
 	struct fdma_vdev *vd = video_drvdata(file);
 
 	strscpy(cap->driver, KBUILD_MODNAME, sizeof(cap->driver));
+	/* The card names the channel: its direction is in device_caps. */
 	snprintf(cap->card, sizeof(cap->card), "%s channel %u",
 		 dev_name(&vd->fdev->dev), vd->c->idx);
 	return 0;
@@ -650,13 +725,23 @@ static int vidioc_enum_frameintervals(struct file *file, void *fh,
 	return 0;
 }
 
-/* G_PARM and S_PARM: the design's frame interval, whatever was asked. */
+/*
+ * G_PARM and S_PARM: the design's frame interval, whatever was asked (an
+ * output's is the rate its sink takes frames at).
+ */
 static int vidioc_parm(struct file *file, void *fh, struct v4l2_streamparm *a)
 {
 	struct fdma_vdev *vd = video_drvdata(file);
 
-	if (a->type != V4L2_BUF_TYPE_VIDEO_CAPTURE)
+	if (a->type != vd->q.type)
 		return -EINVAL;
+	if (vd->out) {
+		memset(&a->parm.output, 0, sizeof(a->parm.output));
+		a->parm.output.capability = V4L2_CAP_TIMEPERFRAME;
+		a->parm.output.timeperframe = vd->interval;
+		a->parm.output.writebuffers = 2;
+		return 0;
+	}
 	memset(&a->parm.capture, 0, sizeof(a->parm.capture));
 	a->parm.capture.capability = V4L2_CAP_TIMEPERFRAME;
 	a->parm.capture.timeperframe = vd->interval;
@@ -684,6 +769,15 @@ static int vidioc_s_input(struct file *file, void *fh, unsigned int i)
 	return i ? -EINVAL : 0;
 }
 
+static int vidioc_enum_output(struct file *file, void *fh, struct v4l2_output *out)
+{
+	if (out->index)
+		return -EINVAL;
+	strscpy(out->name, "FPGA stream", sizeof(out->name));
+	out->type = V4L2_OUTPUT_TYPE_ANALOG;
+	return 0;
+}
+
 static const struct v4l2_ioctl_ops fdma_vioctl_ops = {
 	.vidioc_querycap = vidioc_querycap,
 	.vidioc_enum_fmt_vid_cap = vidioc_enum_fmt,
@@ -697,6 +791,13 @@ static const struct v4l2_ioctl_ops fdma_vioctl_ops = {
 	.vidioc_enum_input = vidioc_enum_input,
 	.vidioc_g_input = vidioc_g_input,
 	.vidioc_s_input = vidioc_s_input,
+	.vidioc_enum_fmt_vid_out = vidioc_enum_fmt,
+	.vidioc_g_fmt_vid_out = vidioc_fmt,
+	.vidioc_s_fmt_vid_out = vidioc_s_fmt,
+	.vidioc_try_fmt_vid_out = vidioc_fmt,
+	.vidioc_enum_output = vidioc_enum_output,
+	.vidioc_g_output = vidioc_g_input,
+	.vidioc_s_output = vidioc_s_input,
 	.vidioc_reqbufs = vb2_ioctl_reqbufs,
 	.vidioc_create_bufs = vb2_ioctl_create_bufs,
 	.vidioc_prepare_buf = vb2_ioctl_prepare_buf,
@@ -716,6 +817,7 @@ static const struct v4l2_file_operations fdma_vfops = {
 	.open = v4l2_fh_open,
 	.release = vb2_fop_release,
 	.read = vb2_fop_read,
+	.write = vb2_fop_write,
 	.poll = vb2_fop_poll,
 	.mmap = vb2_fop_mmap,
 	.unlocked_ioctl = video_ioctl2,
@@ -729,22 +831,105 @@ static const char * const fdma_test_patterns[] = {
 	NULL,
 };
 
+/*
+ * The output's checker: driver controls, in the user class, at an offset
+ * no driver in the kernel reserves (include/uapi/linux/v4l2-controls.h).
+ */
+#define FDMA_CID_BASE		(V4L2_CID_USER_BASE + 0x1f00)
+#define FDMA_CID_CHECKER	(FDMA_CID_BASE + 0)
+#define FDMA_CID_CHECKED	(FDMA_CID_BASE + 1)
+#define FDMA_CID_CHECK_ERRORS	(FDMA_CID_BASE + 2)
+
 static int vdev_s_ctrl(struct v4l2_ctrl *ctrl)
 {
 	struct fdma_vdev *vd = container_of(ctrl->handler, struct fdma_vdev, ctrls);
 
-	if (ctrl->id != V4L2_CID_TEST_PATTERN)
+	if (ctrl->id != V4L2_CID_TEST_PATTERN && ctrl->id != FDMA_CID_CHECKER)
 		return -EINVAL;
-	/* Taken at the next STREAMON: the frames of a stream come from one source. */
+	/* Taken at the next STREAMON: the frames of a stream go one way. */
 	if (vb2_is_streaming(&vd->q))
 		return -EBUSY;
 	vd->testgen = ctrl->val == 1;
 	return 0;
 }
 
+/* The checker's counts this stream: kept ones plus the device's since its last reset. */
+static int vdev_g_ctrl(struct v4l2_ctrl *ctrl)
+{
+	struct fdma_vdev *vd = container_of(ctrl->handler, struct fdma_vdev, ctrls);
+	struct fdma_chan *c = vd->c;
+	u64 frames, errors;
+	u32 f = 0, e = 0;
+
+	mutex_lock(&c->lock);
+	frames = vd->chk_frames;
+	errors = vd->chk_errors;
+	if (vd->streaming && vd->testgen && c->up && !READ_ONCE(c->fdev->dead)) {
+		fdma_ering_testgen_counts(&c->ring, &f, &e);
+		frames += f - vd->chk_base[0];
+		errors += e - vd->chk_base[1];
+	}
+	mutex_unlock(&c->lock);
+	*ctrl->p_new.p_s64 = ctrl->id == FDMA_CID_CHECKED ? frames : errors;
+	return 0;
+}
+
 static const struct v4l2_ctrl_ops fdma_vctrl_ops = {
 	.s_ctrl = vdev_s_ctrl,
+	.g_volatile_ctrl = vdev_g_ctrl,
 };
+
+static const struct v4l2_ctrl_config fdma_vctrl_checker = {
+	.ops = &fdma_vctrl_ops,
+	.id = FDMA_CID_CHECKER,
+	.name = "Frame Checker",
+	.type = V4L2_CTRL_TYPE_BOOLEAN,
+	.max = 1,
+	.step = 1,
+};
+
+static const struct v4l2_ctrl_config fdma_vctrl_checked = {
+	.ops = &fdma_vctrl_ops,
+	.id = FDMA_CID_CHECKED,
+	.name = "Checked Frames",
+	.type = V4L2_CTRL_TYPE_INTEGER64,
+	.max = S64_MAX,
+	.step = 1,
+	.flags = V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_VOLATILE,
+};
+
+static const struct v4l2_ctrl_config fdma_vctrl_check_errors = {
+	.ops = &fdma_vctrl_ops,
+	.id = FDMA_CID_CHECK_ERRORS,
+	.name = "Checker Errors",
+	.type = V4L2_CTRL_TYPE_INTEGER64,
+	.max = S64_MAX,
+	.step = 1,
+	.flags = V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_VOLATILE,
+};
+
+/*
+ * Capture: V4L2_CID_TEST_PATTERN picks the test generator. Output: the
+ * checker in place of the design's sink, and its counts.
+ */
+static int vdev_add_ctrls(struct fdma_vdev *vd)
+{
+	struct v4l2_ctrl_handler *h = &vd->ctrls;
+
+	v4l2_ctrl_handler_init(h, 3);
+	if (!(vd->c->caps & FDMA_CH_CAP_TESTGEN))
+		return 0;
+	if (vd->out) {
+		v4l2_ctrl_new_custom(h, &fdma_vctrl_checker, NULL);
+		v4l2_ctrl_new_custom(h, &fdma_vctrl_checked, NULL);
+		v4l2_ctrl_new_custom(h, &fdma_vctrl_check_errors, NULL);
+	} else {
+		v4l2_ctrl_new_std_menu_items(h, &fdma_vctrl_ops, V4L2_CID_TEST_PATTERN,
+					     ARRAY_SIZE(fdma_test_patterns) - 2, 0, 0,
+					     fdma_test_patterns);
+	}
+	return h->error;
+}
 
 /* ---- registration ------------------------------------------------------------- */
 
@@ -769,6 +954,7 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 		return -ENOMEM;
 	vd->fdev = fdev;
 	vd->c = c;
+	vd->out = !(c->caps & FDMA_CH_CAP_C2H);
 	vd->cl.ops = &vdev_client_ops;
 	mutex_init(&vd->lock);
 	spin_lock_init(&vd->qlock);
@@ -783,30 +969,25 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 		goto err_free;
 	snprintf(vd->v4l2.name, sizeof(vd->v4l2.name), "%s-ch%u",
 		 dev_name(&fdev->dev), c->idx);
-	v4l2_ctrl_handler_init(&vd->ctrls, 1);
-	if (c->caps & FDMA_CH_CAP_TESTGEN)
-		v4l2_ctrl_new_std_menu_items(&vd->ctrls, &fdma_vctrl_ops,
-					     V4L2_CID_TEST_PATTERN,
-					     ARRAY_SIZE(fdma_test_patterns) - 2, 0, 0,
-					     fdma_test_patterns);
-	ret = vd->ctrls.error;
+	ret = vdev_add_ctrls(vd);
 	if (ret)
 		goto err_ctrls;
 	vd->v4l2.ctrl_handler = &vd->ctrls;
 
 	q = &vd->q;
-	q->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	q->type = vd->out ? V4L2_BUF_TYPE_VIDEO_OUTPUT : V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	/*
-	 * No USERPTR: the engine writes whole aligned pieces (dma_align, a
+	 * No USERPTR: the engine moves whole aligned pieces (dma_align, a
 	 * cache line at least), and memory from malloc() is not; dma-bufs
 	 * (DMABUF) and our own buffers (MMAP, EXPBUF) are page-aligned.
 	 */
-	q->io_modes = VB2_MMAP | VB2_DMABUF | VB2_READ;
+	q->io_modes = VB2_MMAP | VB2_DMABUF | (vd->out ? VB2_WRITE : VB2_READ);
 	q->drv_priv = vd;
 	q->buf_struct_size = sizeof(struct fdma_vbuf);
 	q->ops = &fdma_vq_ops;
 	q->mem_ops = &vb2_dma_sg_memops;
-	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
+	q->timestamp_flags = vd->out ? V4L2_BUF_FLAG_TIMESTAMP_COPY :
+			     V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
 			     V4L2_BUF_FLAG_TSTAMP_SRC_EOF;
 	FDMA_VB2_MIN_QUEUED(q) = 2;
 	q->lock = &vd->lock;
@@ -823,9 +1004,9 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 	vd->vdev.release = vdev_release;
 	vd->vdev.lock = &vd->lock;
 	vd->vdev.queue = q;
-	vd->vdev.vfl_dir = VFL_DIR_RX;
-	vd->vdev.device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING |
-			       V4L2_CAP_READWRITE;
+	vd->vdev.vfl_dir = vd->out ? VFL_DIR_TX : VFL_DIR_RX;
+	vd->vdev.device_caps = (vd->out ? V4L2_CAP_VIDEO_OUTPUT : V4L2_CAP_VIDEO_CAPTURE) |
+			       V4L2_CAP_STREAMING | V4L2_CAP_READWRITE;
 	video_set_drvdata(&vd->vdev, vd);
 	get_device(&fdev->dev);
 	ret = video_register_device(&vd->vdev, VFL_TYPE_VIDEO, -1);
@@ -834,8 +1015,9 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 		goto err_ctrls;
 	}
 	c->vdev = vd;
-	dev_info(fdev->dma_dev, "%s: channel %u as %s: %.4s %ux%u, %u bytes per line, %u bytes, %u/%u s\n",
+	dev_info(fdev->dma_dev, "%s: channel %u as %s (%s): %.4s %ux%u, %u bytes per line, %u bytes, %u/%u s\n",
 		 dev_name(&fdev->dev), c->idx, video_device_node_name(&vd->vdev),
+		 vd->out ? "output" : "capture",
 		 (char *)&vd->fmt.pixelformat, vd->fmt.width, vd->fmt.height,
 		 vd->fmt.bytesperline, vd->fmt.sizeimage, vd->interval.numerator,
 		 vd->interval.denominator);
@@ -850,7 +1032,10 @@ err_free:
 	return ret;
 }
 
-/* A video device per C2H stream channel; one that fails is skipped, saying why. */
+/*
+ * A video device per stream channel (capture for C2H, output for H2C);
+ * one that fails is skipped, saying why.
+ */
 void fdma_v4l2_register(struct fdma_device *fdev)
 {
 	u32 i;
@@ -859,8 +1044,7 @@ void fdma_v4l2_register(struct fdma_device *fdev)
 	for (i = 0; i < fdev->caps.nchan; i++) {
 		struct fdma_chan *c = &fdev->chan[i];
 
-		if ((c->caps & (FDMA_CH_CAP_C2H | FDMA_CH_CAP_STREAM)) !=
-		    (FDMA_CH_CAP_C2H | FDMA_CH_CAP_STREAM) || c->client)
+		if (!(c->caps & FDMA_CH_CAP_STREAM) || c->client)
 			continue;
 		ret = vdev_add(fdev, c);
 		if (ret)

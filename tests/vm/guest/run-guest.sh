@@ -124,15 +124,21 @@ if [ "${fdmavm_only:-}" = net ] || [ "${fdmavm_only:-}" = net_drop ]; then
 	load net ivshmem=1 net=1 ${fdmavm_ring:+ring_size=$fdmavm_ring} && sh $T/net.sh
 	exit 0
 fi
-# The video capture devices (v4l2=1, v4l2.sh): a small GREY format at 100
-# frames per second from the C2H stream channel's test generator, held
-# back when no buffer is queued (nothing lost, so every frame is checked).
-# fdmavm_only=v4l2: only these.
+# The video devices (v4l2=1, v4l2.sh): a small GREY format at 100 frames
+# per second from the C2H stream channel's test generator, to the H2C
+# stream channel's checker. First held back when no buffer is queued
+# (nothing lost, so every frame is checked), then dropped (a reader that
+# stalls). fdmavm_only=v4l2: only these.
 v4l2_tests() {
 	if insmod $KO ivshmem=1 v4l2=1 v4l2_format=GREY v4l2_width=64 v4l2_height=48 \
 		v4l2_fps=100 v4l2_drop=0 2>/tmp/rg.err; then
 		sh $T/v4l2.sh 0
 		unload v4l2
+		if load v4l2_drop ivshmem=1 v4l2=1 v4l2_format=GREY v4l2_width=64 \
+			v4l2_height=48 v4l2_fps=100 v4l2_drop=1; then
+			sh $T/v4l2.sh 1
+			unload v4l2_drop
+		fi
 	elif grep -q 'not supported' /tmp/rg.err; then
 		echo "VMTEST SKIP v4l2: this fdma.ko has no video devices (a kernel without V4L2 and vb2's dma-sg)"
 	else

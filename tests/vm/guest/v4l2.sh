@@ -1,23 +1,30 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# tests/vm/guest/v4l2.sh DROP: fdma.ko's video capture devices (v4l2=1),
-# loaded by run-guest.sh with v4l2_drop=DROP and a small GREY format, the
-# frames from the C2H stream channel's test generator. Checked with the
+# tests/vm/guest/v4l2.sh DROP: fdma.ko's video devices (v4l2=1), loaded by
+# run-guest.sh with v4l2_drop=DROP and a small GREY format: a capture
+# device on the C2H stream channel (frames from its test generator) and an
+# output device on the H2C one (frames to its checker). Checked with the
 # V4L2 subsystem's own tools (Debian's v4l-utils, copied in by run.sh):
-# - v4l2-compliance, streaming tests included (MMAP, and DMABUF with
-#   vivid's capture node as the exporter): no failure but those vivid
+# - v4l2-compliance on both, streaming tests included (MMAP, and DMABUF
+#   with vivid's capture node as the exporter): no failure but those vivid
 #   itself shows with this v4l2-compliance on this kernel; its warnings
 #   are printed;
 # - v4l2-ctl --stream-mmap capturing frames to a file, each one checked
-#   by the device's H2C checker (fdma play --testgen): header, CRC and
-#   numbering from 0, so a frame lost, cut or out of order fails;
-#   DROP=1 with a reader that stops: the frames lost show as sequence gaps
-#   and nothing else is lost;
+#   by the H2C checker, first played back through fdma play --testgen,
+#   then through the output device (--stream-out-mmap): header, CRC and
+#   numbering from 0, so a frame lost, cut or out of order fails; the
+#   same file with one byte changed makes the checker count one error;
+# - capture looped to output with no copy, both ways round (--stream-dmabuf
+#   into the output's buffers, --stream-out-dmabuf from the capture's), the
+#   checker counting every frame good;
+# - vivid importing fdma's exported dma-bufs on its video output and
+#   looping them to its capture (fdma_v4l2 vivid);
 # - the character device is refused the channel while it streams (EBUSY),
-#   and has it back after;
-# - a capture killed while streaming, and the module removed after: no
-#   splat (run-guest.sh's dmesg check), nothing left behind.
+#   and has it back after a capture killed while streaming;
+# - DROP=1: a reader that stalls (fdma_v4l2 stall): the frames lost show
+#   as a sequence gap equal to the channel's drops, and nothing else is.
+# The module is removed after (run-guest.sh), its log checked for splats.
 T=/tests
 E=/e2e
 DROP=${1:-0}
@@ -26,99 +33,177 @@ DROP=${1:-0}
 TAG=""
 [ "$DROP" = 1 ] && TAG=_drop
 
-vid=""
+# The fdma video devices, by the direction their capabilities name.
+cap=""
+out=""
 for v in /sys/class/video4linux/video*; do
-	[ "$(cat "$v/name" 2>/dev/null | cut -c1-4)" = fdma ] && vid=/dev/${v##*/} && break
+	case $(cat "$v/name" 2>/dev/null) in
+	fdma*) ;;
+	*) continue ;;
+	esac
+	if [ -z "$cap" ] && dmesg | grep -q "as ${v##*/} (capture)"; then
+		cap=/dev/${v##*/}
+	elif [ -z "$out" ] && dmesg | grep -q "as ${v##*/} (output)"; then
+		out=/dev/${v##*/}
+	fi
 done
 dev=$(ls /sys/class/fdma/ | grep '^fdma[0-9]' | head -1)
-if [ -z "$vid" ] || [ ! -e "$vid" ]; then
-	fail v4l2_device$TAG "no fdma video device after insmod v4l2=1: $(dmesg | grep -i 'video\|v4l2' | tail -2)"
+if [ -z "$cap" ] || [ -z "$out" ] || [ ! -e "$cap" ] || [ ! -e "$out" ]; then
+	fail v4l2_device$TAG "capture '$cap', output '$out' after insmod v4l2=1: $(dmesg | grep -i 'video\|v4l2' | tail -2)"
 	exit 0
 fi
-pass "v4l2_device$TAG ($(dmesg | grep -o "channel [0-9]* as video[0-9]*:.*" | tail -1))"
+pass "v4l2_device$TAG ($(dmesg | grep -o "channel [0-9]* as video[0-9]* ([a-z]*)" | tail -2 | tr '\n' ' '))"
+if [ "$DROP" = 1 ]; then
+	# test_pattern is taken at STREAMON: set it without v4l2-ctl, which
+	# an arm64 guest may lack (fdma_v4l2 sets nothing itself).
+	if command -v v4l2-ctl >/dev/null 2>&1; then
+		v4l2-ctl -d "$cap" -c test_pattern=1 &&
+			$T/fdma_v4l2 stall "$cap"
+	else
+		echo "VMTEST SKIP v4l2_stall: no v4l-utils in this guest (the x86_64 rows copy the host's)"
+	fi
+	exit 0
+fi
 if ! command -v v4l2-ctl >/dev/null 2>&1; then
-	echo "VMTEST SKIP v4l2$TAG: no v4l-utils in this guest (the x86_64 rows copy the host's)"
+	echo "VMTEST SKIP v4l2: no v4l-utils in this guest (the x86_64 rows copy the host's)"
 	exit 0
 fi
-size=$(v4l2-ctl -d "$vid" --get-fmt-video | sed -n 's/.*Size Image *: *//p')
-v4l2-ctl -d "$vid" -c test_pattern=1 || fail v4l2_control$TAG "test_pattern=1 refused"
+size=$(v4l2-ctl -d "$cap" --get-fmt-video | sed -n 's/.*Size Image *: *//p')
+v4l2-ctl -d "$cap" -c test_pattern=1 || fail v4l2_control "test_pattern=1 refused"
 
-# vivid, the kernel's virtual video driver: its capture node exports the
-# dma-bufs v4l2-compliance streams into our device (-e), and the same
-# v4l2-compliance run on it says which of its checks this kernel fails
-# for a driver nobody here wrote (v4l-utils 1.22 predates fields 6.12's
-# vb2 fills in: VIDIOC_CREATE_BUFS's max_num_buffers).
+# vivid, the kernel's virtual video driver, a capture node and an output
+# node: its capture node exports the dma-bufs v4l2-compliance streams into
+# our devices (-e), and the same v4l2-compliance run on it says which of
+# its checks this kernel fails for a driver nobody here wrote (v4l-utils
+# 1.22 predates fields 6.12's vb2 fills in: VIDIOC_CREATE_BUFS's
+# max_num_buffers). Its output is the importer of fdma_v4l2 vivid.
 viv=""
-if modprobe vivid n_devs=1 node_types=0x1 2>/tmp/viv.err; then
+vivout=""
+if modprobe vivid n_devs=1 node_types=0x101 2>/tmp/viv.err; then
 	for v in /sys/class/video4linux/video*; do
 		case $(cat "$v/name" 2>/dev/null) in
 		vivid*vid-cap) viv=/dev/${v##*/} ;;
+		vivid*vid-out) vivout=/dev/${v##*/} ;;
 		esac
 	done
 fi
-[ -n "$viv" ] || echo "note: no vivid ($(cat /tmp/viv.err)): the DMABUF streaming test skips"
+[ -n "$viv" ] || echo "note: no vivid ($(cat /tmp/viv.err)): the DMABUF streaming tests skip"
 
-if [ "$DROP" = 0 ]; then
-	# The subsystem's conformance suite, streaming included, unmodified.
-	v4l2-compliance -d "$vid" -s 20 ${viv:+-e "$viv"} >/tmp/vc.out 2>&1
+# compliance NAME NODE: the subsystem's conformance suite, streaming
+# included, unmodified; a failure vivid shows too is reported, not failed.
+compliance() {
+	v4l2-compliance -d "$2" -s 20 ${viv:+-e "$viv"} >/tmp/vc.out 2>&1
 	sum=$(grep '^Total for' /tmp/vc.out | tail -1)
 	grep -i 'warn\|fail' /tmp/vc.out | sed 's/^/    /' | head -40
 	# Each failed check, by where v4l2-compliance makes it.
 	grep -o 'fail: [a-z0-9-]*\.cpp([0-9]*)' /tmp/vc.out | sort -u >/tmp/vc.fails
 	known=""
 	if [ -s /tmp/vc.fails ] && [ -n "$viv" ]; then
-		v4l2-compliance -d "$viv" >/tmp/vv.out 2>&1
-		grep -o 'fail: [a-z0-9-]*\.cpp([0-9]*)' /tmp/vv.out | sort -u >/tmp/vv.fails
+		[ -s /tmp/vv.fails ] || {
+			v4l2-compliance -d "$viv" >/tmp/vv.out 2>&1
+			v4l2-compliance -d "$vivout" >>/tmp/vv.out 2>&1
+			grep -o 'fail: [a-z0-9-]*\.cpp([0-9]*)' /tmp/vv.out | sort -u >/tmp/vv.fails
+		}
 		known=$(grep -xFf /tmp/vv.fails /tmp/vc.fails | tr '\n' ' ')
 		grep -vxFf /tmp/vv.fails /tmp/vc.fails >/tmp/vc.ours
 	else
 		cp /tmp/vc.fails /tmp/vc.ours
 	fi
 	if [ -z "$sum" ]; then
-		fail v4l2_compliance "no summary: $(tail -3 /tmp/vc.out | tr '\n' '|')"
+		fail "$1" "no summary: $(tail -3 /tmp/vc.out | tr '\n' '|')"
 	elif [ -s /tmp/vc.ours ]; then
-		fail v4l2_compliance "$sum: $(grep -B3 'fail:' /tmp/vc.out | head -20 | tr '\n' '|')"
+		fail "$1" "$sum: $(grep -B3 'fail:' /tmp/vc.out | head -20 | tr '\n' '|')"
 	else
-		pass "v4l2_compliance ($sum${known:+; vivid fails the same here: $known})"
+		pass "$1 ($sum${known:+; vivid fails the same here: $known})"
 	fi
-	grep -q 'test DMABUF.*OK' /tmp/vc.out && pass v4l2_compliance_dmabuf
-	v4l2-ctl -d "$vid" -c test_pattern=1
-fi
+	grep -q 'test DMABUF.*OK' /tmp/vc.out && pass "${1}_dmabuf"
+}
+rm -f /tmp/vv.fails
+compliance v4l2_compliance "$cap"
+compliance v4l2_compliance_output "$out"
+v4l2-ctl -d "$cap" -c test_pattern=1
 
-# Frames to a file, every one played back through the checker.
-n=40
-if v4l2-ctl -d "$vid" --stream-mmap --stream-count=$n --stream-to=/tmp/v.raw >/tmp/vs.out 2>&1 &&
-   [ "$(wc -c </tmp/v.raw)" = $((n * size)) ]; then
-	if [ "$DROP" = 0 ]; then
-		if $E/fdma play "kdev:/dev/$dev" /tmp/v.raw --frame-size "$size" --testgen >/tmp/vp.out 2>&1; then
-			pass "v4l2_capture_checked ($n frames of $size bytes)"
-		else
-			fail v4l2_capture_checked "$(grep 'fdma play:' /tmp/vp.out | head -2)"
-		fi
+# checked NAME N: the output's checker counted N frames good (0: some) and none bad.
+checked() {
+	good=$(v4l2-ctl -d "$out" -C checked_frames | sed -n 's/.*: *//p')
+	bad=$(v4l2-ctl -d "$out" -C checker_errors | sed -n 's/.*: *//p')
+	if [ "${bad:-x}" = 0 ] && { [ "$2" = 0 ] && [ "${good:-0}" -gt 0 ] || [ "$good" = "$2" ]; }; then
+		pass "$1 ($good frames checked)"
 	else
-		pass "v4l2_capture$TAG ($n frames)"
+		fail "$1" "the checker counted ${good:-?} good, ${bad:-?} bad, where ${2#0} were sent"
+	fi
+}
+
+# Frames to a file, every one played back through the checker: by the
+# character device, then by the output device.
+n=40
+if v4l2-ctl -d "$cap" --stream-mmap --stream-count=$n --stream-to=/tmp/v.raw >/tmp/vs.out 2>&1 &&
+   [ "$(wc -c </tmp/v.raw)" = $((n * size)) ]; then
+	if $E/fdma play "kdev:/dev/$dev" /tmp/v.raw --frame-size "$size" --testgen >/tmp/vp.out 2>&1; then
+		pass "v4l2_capture_checked ($n frames of $size bytes)"
+	else
+		fail v4l2_capture_checked "$(grep 'fdma play:' /tmp/vp.out | head -2)"
+	fi
+	v4l2-ctl -d "$out" -c frame_checker=1 || fail v4l2_output_control "frame_checker=1 refused"
+	if v4l2-ctl -d "$out" --stream-out-mmap --stream-count=$n --stream-from=/tmp/v.raw >/tmp/vo.out 2>&1; then
+		checked v4l2_output_checked $n
+	else
+		fail v4l2_output_checked "v4l2-ctl: $(tail -2 /tmp/vo.out | tr '\n' '|')"
+	fi
+	# One byte of frame 5's payload changed: the checker must see it.
+	cp /tmp/v.raw /tmp/vbad.raw
+	printf 'X' | dd of=/tmp/vbad.raw bs=1 seek=$((5 * size + 100)) conv=notrunc 2>/dev/null
+	v4l2-ctl -d "$out" --stream-out-mmap --stream-count=$n --stream-from=/tmp/vbad.raw >/dev/null 2>&1
+	good=$(v4l2-ctl -d "$out" -C checked_frames | sed -n 's/.*: *//p')
+	bad=$(v4l2-ctl -d "$out" -C checker_errors | sed -n 's/.*: *//p')
+	if [ "$bad" = 1 ] && [ "$good" = $((n - 1)) ]; then
+		pass v4l2_output_checker_sees
+	else
+		fail v4l2_output_checker_sees "a changed byte: ${good:-?} good, ${bad:-?} bad"
 	fi
 else
-	fail v4l2_capture$TAG "v4l2-ctl: $(tail -2 /tmp/vs.out | tr '\n' '|'), $(wc -c </tmp/v.raw 2>/dev/null) bytes for $n frames of $size"
+	fail v4l2_capture "v4l2-ctl: $(tail -2 /tmp/vs.out | tr '\n' '|'), $(wc -c </tmp/v.raw 2>/dev/null) bytes for $n frames of $size"
+fi
+
+# Capture looped to output, no copy: frames captured into the output's
+# buffers (dma-bufs the output device exports), then the other way round.
+if v4l2-ctl -d "$cap" --stream-dmabuf --out-device "$out" --stream-out-mmap \
+	--stream-count=$n >/tmp/vl.out 2>&1; then
+	checked v4l2_loop_dmabuf_capture 0
+else
+	fail v4l2_loop_dmabuf_capture "v4l2-ctl: $(tail -2 /tmp/vl.out | tr '\n' '|')"
+fi
+if v4l2-ctl -d "$cap" --stream-mmap --out-device "$out" --stream-out-dmabuf \
+	--stream-count=$n >/tmp/vl.out 2>&1; then
+	checked v4l2_loop_dmabuf_output 0
+else
+	fail v4l2_loop_dmabuf_output "v4l2-ctl: $(tail -2 /tmp/vl.out | tr '\n' '|')"
+fi
+v4l2-ctl -d "$out" -c frame_checker=0
+
+# fdma's exported dma-bufs on vivid's output, looped to vivid's capture.
+if [ -n "$vivout" ]; then
+	$T/fdma_v4l2 vivid "$vivout" "$viv"
 fi
 
 # While the device streams, the character device may not use the channel.
-v4l2-ctl -d "$vid" --stream-mmap --stream-count=100000 --stream-to=/dev/null >/dev/null 2>&1 &
+v4l2-ctl -d "$cap" --stream-mmap --stream-count=100000 --stream-to=/dev/null >/dev/null 2>&1 &
 pid=$!
 sleep 1
 if $E/fdma stream "kdev:/dev/$dev" --testgen --frame-size 4096 --frames 2 >/tmp/vb.out 2>&1; then
-	fail v4l2_owner$TAG "fdma stream ran on the video device's channel: $(tail -1 /tmp/vb.out)"
+	fail v4l2_owner "fdma stream ran on the video device's channel: $(tail -1 /tmp/vb.out)"
 elif grep -q 'busy\|EBUSY' /tmp/vb.out; then
-	pass v4l2_owner$TAG
+	pass v4l2_owner
 else
-	fail v4l2_owner$TAG "not EBUSY: $(tail -1 /tmp/vb.out)"
+	fail v4l2_owner "not EBUSY: $(tail -1 /tmp/vb.out)"
 fi
 # Killed while streaming: the channel goes back.
 kill -9 $pid
 wait $pid 2>/dev/null
 if $E/fdma stream "kdev:/dev/$dev" --testgen --frame-size 4096 --frames 20 >/tmp/vb.out 2>&1; then
-	pass v4l2_killed$TAG
+	pass v4l2_killed
 else
-	fail v4l2_killed$TAG "the channel after a killed capture: $(tail -2 /tmp/vb.out | tr '\n' '|')"
+	fail v4l2_killed "the channel after a killed capture: $(tail -2 /tmp/vb.out | tr '\n' '|')"
 fi
+rmmod vivid 2>/dev/null
 exit 0
