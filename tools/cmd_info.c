@@ -8,6 +8,7 @@
 
 #include "fdma_cmds.h"
 #include "util.h"
+#include "video.h"
 
 /* A channel kind as JSON (short) or text names it. */
 static const char *engine_name(const char *e)
@@ -53,10 +54,11 @@ int fdma_cmd_info(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fdma_dev *dev;
-	char carrier[32], source[FDMA_MAX_CHAN][96];
+	char carrier[32], source[FDMA_MAX_CHAN][96], video[FDMA_MAX_CHAN][32];
+	struct tool_vfmt vf;
 	struct fdma_info in;
 	const char *uri;
-	int opt, json = 0, dmae, rt;
+	int opt, json = 0, dmae, rt, have_vf;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
@@ -66,7 +68,9 @@ int fdma_cmd_info(int argc, char **argv)
 			printf("usage: fdma info [URI] [--json]\n"
 			       "  Prints the device's engine version, capabilities, channels and\n"
 			       "  link with the link model's payload ceilings. --json: one object,\n"
-			       "  its channels in channel_list (index, dir, kind, ring, testgen).\n"
+			       "  its channels in channel_list (index, dir, kind, ring, testgen,\n"
+			       "  source, video). kdev: names each channel's video device\n"
+			       "  (fdma.ko v4l2=1) with its format and the rate it needs.\n"
 			       "  URI: sim:, rtl:, kdev:/dev/fdmaN or /dev/fdmaN; without it,\n"
 			       "  $FDMA_DEVICE.\n");
 			return EXIT_OK;
@@ -95,7 +99,13 @@ int fdma_cmd_info(int argc, char **argv)
 		snprintf(a, sizeof(a), "ch%u/source", i);
 		if (tool_kdev_attr(uri, a, source[i], sizeof(source[i])))
 			source[i][0] = '\0';
+		/* fdma.ko v4l2=1 names its video devices "<node>-ch<i>". */
+		if (strncmp(uri, "kdev:", 5) ||
+		    tool_video_node("", strrchr(uri, '/') ? strrchr(uri, '/') + 1 : uri + 5, i,
+				    video[i], sizeof(video[i])))
+			video[i][0] = '\0';
 	}
+	have_vf = !tool_video_format("", &vf);
 	if (json) {
 		/* The name comes from the device (kdev: its driver): escaped. */
 		printf("{\"backend\":");
@@ -127,6 +137,11 @@ int fdma_cmd_info(int argc, char **argv)
 			       kind_name(in.chan[i].kind, true), in.chan[i].ring_size,
 			       in.chan[i].testgen ? "true" : "false", fdma_chan_align(dev, (int)i));
 			tool_json_str(stdout, source[i]);
+			printf(",\"video\":");
+			if (video[i][0])
+				tool_json_str(stdout, video[i]);
+			else
+				printf("null");
 			printf("}");
 		}
 		printf("]}\n");
@@ -166,7 +181,7 @@ int fdma_cmd_info(int argc, char **argv)
 		}
 		for (uint32_t i = 0; i < in.nchan; i++) {
 			int al = fdma_chan_align(dev, (int)i);
-			char units[40] = "";
+			char units[40] = "", vid[160] = "";
 
 			/*
 			 * Frames of any length from any address (engine 1.3),
@@ -177,7 +192,13 @@ int fdma_cmd_info(int argc, char **argv)
 				snprintf(units, sizeof(units), ", any length");
 			else if (al > (int)in.align)
 				snprintf(units, sizeof(units), ", %d-byte units", al);
-			printf("channel %-2u %s%s, ring %u%s%s%s%s\n", i,
+			if (video[i][0] && have_vf)
+				snprintf(vid, sizeof(vid), ", /dev/%.31s (%.4s %ux%u at %u fps: %.1f MB/s)",
+					 video[i], vf.fourcc, vf.width, vf.height, vf.fps,
+					 (double)vf.sizeimage * vf.fps / 1e6);
+			else if (video[i][0])
+				snprintf(vid, sizeof(vid), ", /dev/%.31s", video[i]);
+			printf("channel %-2u %s%s, ring %u%s%s%s%s%s\n", i,
 			       /* A copy has no direction across the link: it crosses both ways. */
 			       in.chan[i].kind == FDMA_KIND_MEM ? "" :
 			       in.chan[i].dir == FDMA_C2H ? "C2H " : "H2C ",
@@ -185,7 +206,7 @@ int fdma_cmd_info(int argc, char **argv)
 			       in.chan[i].ring_size,
 			       in.chan[i].testgen ? (in.chan[i].dir == FDMA_C2H ? ", test generator"
 									  : ", test checker") : "",
-			       units, source[i][0] ? ", " : "", source[i]);
+			       units, source[i][0] ? ", " : "", source[i], vid);
 		}
 	}
 	fdma_close(dev);

@@ -19,6 +19,7 @@
 #include "doctor.h"
 #include "fdma_tools.h"
 #include "util.h"
+#include "video.h"
 
 /* What a typical capture locks: fdma stream's defaults, 8 buffers of a
  * 1080p YUV 4:2:0 frame (3110400 bytes), each rounded up to pages;
@@ -29,6 +30,7 @@
 #define CAPTURE_HUGE_BYTES	(CAPTURE_BUFS * ((CAPTURE_FRAME + (2ull << 20) - 1) & \
 						 ~((2ull << 20) - 1)))
 #define COST_WARN		0.03	/* a setting costing this much warns */
+#define VIDEO_WARN		0.85	/* video streams taking more of a ceiling warn */
 #define CMA_LOW_KB		(16 * 1024)
 #define CAP_IPC_LOCK_BIT	14
 
@@ -457,6 +459,86 @@ static void check_ceiling(struct doc_ctx *c, const struct doc_pci *p)
 			mm ? mm : 256, mw / 1e6, mr / 1e6);
 }
 
+/*
+ * fdma.ko's video devices (v4l2=1) on this function: the rate their format
+ * needs, all of one direction together, against the link model's ceiling
+ * for that direction on the link as trained. Frames over the ceiling are
+ * dropped or held back whatever the software does: a fail.
+ */
+static void check_video(struct doc_ctx *c, const struct doc_pci *p)
+{
+	static const char *const dname[2] = { "c2h", "h2c" };
+	unsigned n[2] = { 0, 0 }, ch, gen, lanes;
+	char vid[32], dir[16], ex[256], fix[192], names[2][64] = { "", "" };
+	double need, ceil[2], best[2];
+	struct tool_vfmt f;
+	int d, ret;
+
+	if (!p->node[0])
+		return;
+	for (ch = 0; ch < 64; ch++) {
+		if (tool_video_node(c->root, p->node, ch, vid, sizeof(vid)))
+			continue;
+		if (doc_read(c, dir, sizeof(dir), "/sys/class/fdma/%s/ch%u/dir", p->node, ch) <= 0)
+			continue;
+		d = !strcmp(dir, "h2c");
+		n[d]++;
+		if (strlen(names[d]) + strlen(vid) + 8 < sizeof(names[d]))
+			snprintf(names[d] + strlen(names[d]), sizeof(names[d]) - strlen(names[d]),
+				 "%s/dev/%s", names[d][0] ? ", " : "", vid);
+	}
+	if (!n[0] && !n[1])
+		return;
+	ret = tool_video_format(c->root, &f);
+	if (ret) {
+		doc_add(c, p->bdf, "video.rate", DOC_INFO, NOFIX, "",
+			"video devices, but their format (fdma's v4l2_* parameters) cannot be read");
+		return;
+	}
+	need = (double)f.sizeimage * f.fps;
+	if (!p->has_link || !p->cur_gen || !p->cur_width) {
+		doc_add(c, p->bdf, "video.rate", DOC_INFO, NOFIX, "",
+			"video devices: %.4s %ux%u at %u fps needs %.1f MB/s each; the link is "
+			"unknown, so no ceiling to weigh it against", f.fourcc, f.width, f.height,
+			f.fps, need / 1e6);
+		return;
+	}
+	cur_link(p, &gen, &lanes);
+	if (!ceilings(gen, lanes, p->mps, p->mrrs, &ceil[0], &ceil[1]))
+		return;
+	/* The best the device and its port allow, for the fix. */
+	if (!ceilings(p->max_gen ? p->max_gen : gen, p->max_width ? p->max_width : lanes,
+		      p->mps_cap > p->mps ? p->mps_cap : p->mps, p->mrrs, &best[0], &best[1])) {
+		best[0] = ceil[0];
+		best[1] = ceil[1];
+	}
+	for (d = 0; d < 2; d++) {
+		double total = need * n[d], share = total / ceil[d];
+		enum doc_level lv = share > 1 ? DOC_FAIL : share > VIDEO_WARN ? DOC_WARN : DOC_OK;
+
+		if (!n[d])
+			continue;
+		snprintf(ex, sizeof(ex), ",\"dir\":\"%s\",\"devices\":%u,\"format\":\"%s\","
+			 "\"width\":%u,\"height\":%u,\"fps\":%u,\"frame_bytes\":%llu,"
+			 "\"need_mbps\":%.1f,\"ceiling_mbps\":%.1f,\"best_mbps\":%.1f",
+			 dname[d], n[d], f.fourcc, f.width, f.height, f.fps,
+			 (unsigned long long)f.sizeimage, total / 1e6, ceil[d] / 1e6, best[d] / 1e6);
+		fix[0] = '\0';
+		if (lv != DOC_OK && best[d] > total)
+			snprintf(fix, sizeof(fix), "train the link as it can be (%.1f MB/s: the "
+				 "link.* and pcie.* findings), or fewer bytes per frame or fps",
+				 best[d] / 1e6);
+		else if (lv != DOC_OK)
+			snprintf(fix, sizeof(fix), "fewer bytes per frame or fps (v4l2_format, "
+				 "v4l2_width, v4l2_height, v4l2_fps), or a faster link");
+		doc_add(c, p->bdf, "video.rate", lv, fix, ex,
+			"%s: %.4s %ux%u at %u fps needs %.1f MB/s, %.0f%% of the %s ceiling "
+			"%.1f MB/s at gen%u x%u MPS %u%s", names[d], f.fourcc, f.width, f.height,
+			f.fps, total / 1e6, share * 100, d ? "read" : "write", ceil[d] / 1e6, gen,
+			lanes, p->mps ? p->mps : 256, lv == DOC_FAIL ? ": it does not fit" : "");
+	}
+}
+
 void doc_check_pci(struct doc_ctx *c, const struct doc_pci *p)
 {
 	check_id(c, p);
@@ -468,6 +550,7 @@ void doc_check_pci(struct doc_ctx *c, const struct doc_pci *p)
 	check_iommu(c, p);
 	check_numa(c, p);
 	check_ceiling(c, p);
+	check_video(c, p);
 }
 
 /* ---- system-wide ----------------------------------------------------------- */

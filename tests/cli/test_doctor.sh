@@ -93,8 +93,16 @@ djson "gen1-intx: schedutil, 8 MiB memlock and low CMA on arm64 warn" 1 \
 	 f('cma')['arch'] == 'aarch64'"
 djson "gen1-intx: no IOMMU is info; the summary counts 2 fails" 1 \
 	"lvl('iommu') == ['info'] and f('iommu')['type'] == 'none' and \
-	 f('summary')['fail'] == 2 and f('summary')['level'] == 'fail' and \
+	 f('summary')['fail'] == 4 and f('summary')['level'] == 'fail' and \
 	 f('summary')['devices'] == 1"
+# A 1080p60 YUYV stream each way (fdma.ko v4l2=1): 248.8 MB/s, over the
+# gen1 x1 MPS 128 ceilings (about 210 MB/s), under the gen2 MPS 256 ones.
+djson "gen1-intx: video.rate fails both ways: 1080p60 YUYV over gen1 x1 MPS 128" 1 \
+	"lvl('video.rate') == ['fail', 'fail'] and \
+	 sorted(o['dir'] for o in L if o['id'] == 'video.rate') == ['c2h', 'h2c'] and \
+	 all(o['need_mbps'] == 248.8 and o['frame_bytes'] == 1920 * 1080 * 2 and \
+	     o['ceiling_mbps'] < 248.8 < o['best_mbps'] for o in L if o['id'] == 'video.rate') and \
+	 'does not fit' in f('video.rate')['reason'] and '/dev/video0' in f('video.rate')['reason']"
 
 fdma doctor kdev:/dev/fdma0 --sysroot $FX/gen1-intx --json
 djson "gen1-intx: kdev:/dev/fdma0 names 0000:01:00.0" 1 \

@@ -11,7 +11,8 @@
 #   gen1-intx    arm64 board (an RK3568-like SoC): a gen2 x1 FDMA card that
 #                trained at gen1, MPS 128 although device and port take 256,
 #                INTx although the device offers MSI, fdma loaded with
-#                irq_mode=intx, schedutil, 8 MiB memlock, CMA nearly used up
+#                irq_mode=intx and v4l2=1 (1080p60 YUYV), schedutil, 8 MiB
+#                memlock, CMA nearly used up
 #   gen3x4-msix  healthy x86_64 host: a gen3 x4 card in a gen3 x8 slot,
 #                trained at gen3 x4, MSI-X with 4 vectors, MPS 256 (the
 #                port's limit; the card takes 512), IOMMU DMA-FQ, NUMA node
@@ -126,6 +127,16 @@ ln_s ../../devices/platform/3c0800000.pcie/pci0000:00/0000:00:00.0/0000:01:00.0/
 	"$R/sys/class/fdma/fdma0"
 put "$R/sys/bus/pci/drivers/fdma/uevent" ""
 put "$R/sys/module/fdma/parameters/irq_mode" intx
+# Loaded with v4l2=1 for a 1080p60 YUYV camera: a capture device on the
+# C2H stream channel 2, an output device on the H2C one, 3.
+for kv in v4l2=Y v4l2_format=YUYV v4l2_width=1920 v4l2_height=1080 \
+	v4l2_bytesperline=0 v4l2_fps=60; do
+	put "$R/sys/module/fdma/parameters/${kv%%=*}" "${kv#*=}"
+done
+put "$N/ch2/dir" c2h
+put "$N/ch3/dir" h2c
+put "$R/sys/class/video4linux/video0/name" fdma0-ch2
+put "$R/sys/class/video4linux/video1/name" fdma0-ch3
 for i in 0 1 2 3; do
 	put "$R/sys/devices/system/cpu/cpu$i/cpufreq/scaling_governor" schedutil
 done

@@ -69,6 +69,22 @@ if ! command -v v4l2-ctl >/dev/null 2>&1; then
 	exit 0
 fi
 size=$(v4l2-ctl -d "$cap" --get-fmt-video | sed -n 's/.*Size Image *: *//p')
+
+# fdma info names each channel's video device, its format and rate;
+# fdma doctor weighs that rate against the link.
+$E/fdma info "kdev:/dev/$dev" >/tmp/vi.out 2>&1
+if grep -q "C2H stream.*$cap (GREY 64x48 at 100 fps: 0.3 MB/s)" /tmp/vi.out &&
+   grep -q "H2C stream.*$out (GREY 64x48 at 100 fps" /tmp/vi.out; then
+	pass v4l2_info
+else
+	fail v4l2_info "$(grep stream /tmp/vi.out | tr '\n' '|')"
+fi
+$E/fdma doctor "kdev:/dev/$dev" >/tmp/vd.out 2>&1
+if grep -q "video.rate.*0.3 MB/s" /tmp/vd.out; then
+	pass "v4l2_doctor ($(grep -A1 'video.rate' /tmp/vd.out | head -2 | tr -s ' ' | tr '\n' ' '))"
+else
+	fail v4l2_doctor "no video.rate finding: $(grep -c . /tmp/vd.out) lines"
+fi
 v4l2-ctl -d "$cap" -c test_pattern=1 || fail v4l2_control "test_pattern=1 refused"
 
 # vivid, the kernel's virtual video driver, a capture node and an output
