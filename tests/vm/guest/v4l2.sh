@@ -95,7 +95,10 @@ v4l2-ctl -d "$cap" -c test_pattern=1 || fail v4l2_control "test_pattern=1 refuse
 # max_num_buffers). Its output is the importer of fdma_v4l2 vivid.
 viv=""
 vivout=""
-if modprobe vivid n_devs=1 node_types=0x101 2>/tmp/viv.err; then
+# One HDMI input and one HDMI output, no cropping or scaling: what its
+# loop from output to capture needs to copy frames as they are.
+if modprobe vivid n_devs=1 node_types=0x101 num_inputs=1 input_types=0x3 num_outputs=1 \
+	output_types=0x1 ccs_cap_mode=0 ccs_out_mode=0 2>/tmp/viv.err; then
 	for v in /sys/class/video4linux/video*; do
 		case $(cat "$v/name" 2>/dev/null) in
 		vivid*vid-cap) viv=/dev/${v##*/} ;;
