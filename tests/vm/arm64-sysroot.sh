@@ -13,7 +13,9 @@
 #     programs;
 #   - iperf3 and ethtool with their libraries (libiperf0, libsctp1, libssl3,
 #     libmnl0 on bookworm, found through the tools' Depends) for the network
-#     interface's tests (tests/vm/guest/net.sh).
+#     interface's tests (tests/vm/guest/net.sh);
+#   - v4l-utils with its libraries (the same way) for the video devices'
+#     tests (tests/vm/guest/v4l2.sh).
 # With --libs-only, only the libraries (libc6, zlib1g(-dev), libcmocka0/-dev):
 # what the cross builds and their tests under qemu-user need (make
 # CROSS_COMPILE=..., make test-cross; docs/install.md). --arch armhf (the
@@ -55,7 +57,7 @@ usage() {
 usage: tests/vm/arm64-sysroot.sh [--arch arm64|armhf] [--libs-only] [DIR]
 
 Fetch and unpack the arm64 kernels, headers, busybox, libc, zlib, cmocka,
-iperf3 and ethtool that tests/vm/run.sh --arch arm64 needs into DIR
+iperf3, ethtool and v4l-utils that tests/vm/run.sh --arch arm64 needs into DIR
 (default build/arm64-sysroot).
 --libs-only: only libc, zlib and cmocka (for make CROSS_COMPILE=... and
 make test-cross). --arch armhf: the armhf libraries and the 6.1 and 6.12
@@ -117,7 +119,7 @@ fi
 # an armhf one with the libraries only (before the kernel headers came), too.
 if [ $LIBS_ONLY = 0 ] && [ -s "$STAMP" ]; then
 	ok=1
-	[ $IMAGES = 0 ] || { [ -x "$DIR/usr/bin/iperf3" ] &&
+	[ $IMAGES = 0 ] || { [ -x "$DIR/usr/bin/iperf3" ] && [ -x "$DIR/usr/bin/v4l2-compliance" ] &&
 		{ [ -x "$DIR/sbin/ethtool" ] || [ -x "$DIR/usr/sbin/ethtool" ]; }; } || ok=0
 	[ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ] || ok=0
 	while read -r v kb ver; do
@@ -130,7 +132,7 @@ if [ $LIBS_ONLY = 0 ] && [ -s "$STAMP" ]; then
 		exit 0
 	fi
 	if [ $IMAGES = 1 ]; then
-		note "$DIR does not match the host's kernel build packages any more, or lacks iperf3 or ethtool: fetching again"
+		note "$DIR does not match the host's kernel build packages any more, or lacks iperf3, ethtool or v4l-utils: fetching again"
 	else
 		note "$DIR does not match the host's kernel build packages any more: fetching again"
 	fi
@@ -241,6 +243,15 @@ if [ $IMAGES = 1 ] && [ $LIBS_ONLY = 0 ]; then
 	libsctp=$(dep "$libiperf" 'libsctp[0-9]+') || die "cannot find $libiperf's libsctp package"
 	libmnl=$(dep ethtool 'libmnl[0-9]+') || die "cannot find ethtool's libmnl package"
 	PKGS+=(busybox-static iperf3 "$libiperf" "$libsctp" "$libssl" ethtool "$libmnl")
+	# v4l-utils (v4l2-compliance, v4l2-ctl) for the video devices' tests.
+	libv4l=$(dep v4l-utils 'libv4l-[0-9]+') || die "cannot find v4l-utils' libv4l package"
+	librds=$(dep v4l-utils 'libv4l2rds[0-9]+') || die "cannot find v4l-utils' libv4l2rds package"
+	libconv=$(dep "$libv4l" 'libv4lconvert[0-9]+') || die "cannot find $libv4l's libv4lconvert package"
+	libjpeg=$(dep "$libconv" 'libjpeg[0-9a-z-]*') || die "cannot find $libconv's libjpeg package"
+	libudev=$(dep v4l-utils 'libudev[0-9]+') || die "cannot find v4l-utils' libudev package"
+	libcxx=$(dep v4l-utils 'libstdc\+\+[0-9]+') || die "cannot find v4l-utils' libstdc++ package"
+	libgcc=$(dep v4l-utils 'libgcc-s[0-9]+') || die "cannot find v4l-utils' libgcc package"
+	PKGS+=(v4l-utils "$libv4l" "$librds" "$libconv" "$libjpeg" "$libudev" "$libcxx" "$libgcc")
 fi
 KERNELS=()	# "VERSION KBUILD-PACKAGE PACKAGE-VERSION"
 # kernel_die MESSAGE: a kernel that cannot be had. arm64's VM guests need

@@ -415,11 +415,15 @@ else
 	fail "net-tools ($ARCH)" "$(cat "$TMP/libs.log")"
 fi
 # The V4L2 subsystem's own tools for the video devices (v4l2.sh):
-# v4l2-compliance and v4l2-ctl from Debian's v4l-utils, with the host's
-# libraries. x86_64 only for now: the arm64 sysroot has no v4l-utils, and
-# v4l2.sh says so there.
-if [ "$ARCH" = x86_64 ] && command -v v4l2-compliance >/dev/null; then
-	if copy_progs "$GBIN/libs" copy_libs_host v4l2-compliance v4l2-ctl >"$TMP/v4l.log" 2>&1; then
+# v4l2-compliance and v4l2-ctl from Debian's v4l-utils, with their
+# libraries: the host's, or the arm64 sysroot's.
+if [ "$ARCH" = x86_64 ]; then
+	V4LPROGS=(copy_libs_host v4l2-compliance v4l2-ctl)
+else
+	V4LPROGS=(copy_libs_arm64 "$SYSROOT/usr/bin/v4l2-compliance" "$SYSROOT/usr/bin/v4l2-ctl")
+fi
+if [ "$ARCH" != x86_64 ] || command -v v4l2-compliance >/dev/null; then
+	if copy_progs "$GBIN/libs" "${V4LPROGS[@]}" >"$TMP/v4l.log" 2>&1; then
 		cat "$TMP/v4l.log"
 	else
 		fail "v4l-utils ($ARCH)" "$(cat "$TMP/v4l.log")"
