@@ -22,6 +22,7 @@
 #   looping them to its capture (fdma_v4l2 vivid);
 # - the character device is refused the channel while it streams (EBUSY),
 #   and has it back after a capture killed while streaming;
+# - the PCI function unbound while both devices stream, and bound again;
 # - DROP=1: a reader that stalls (fdma_v4l2 stall): the frames lost show
 #   as a sequence gap equal to the channel's drops, and nothing else is.
 # The module is removed after (run-guest.sh), its log checked for splats.
@@ -223,6 +224,53 @@ if $E/fdma stream "kdev:/dev/$dev" --testgen --frame-size 4096 --frames 20 >/tmp
 	pass v4l2_killed
 else
 	fail v4l2_killed "the channel after a killed capture: $(tail -2 /tmp/vb.out | tr '\n' '|')"
+fi
+
+# Unbound while both devices stream: the streams end with an error by
+# themselves, the nodes go, and nothing is left behind (run-guest.sh's
+# dmesg check; the debug row's kmemleak). Bound again, the devices come
+# back and capture.
+bdf=$(basename "$(readlink "/sys/class/fdma/$dev/device")")
+v4l2-ctl -d "$cap" --stream-mmap --stream-count=100000 --stream-to=/dev/null >/tmp/vu1.out 2>&1 &
+p1=$!
+v4l2-ctl -d "$out" --stream-out-mmap --stream-count=100000 >/tmp/vu2.out 2>&1 &
+p2=$!
+sleep 1
+if ! echo "$bdf" >/sys/bus/pci/drivers/fdma/unbind; then
+	fail v4l2_unbind "cannot unbind $bdf"
+	kill -9 $p1 $p2
+else
+	n=0
+	while { kill -0 $p1 || kill -0 $p2; } 2>/dev/null && [ $n -lt 20 ]; do
+		sleep 0.5
+		n=$((n + 1))
+	done
+	if { kill -0 $p1 || kill -0 $p2; } 2>/dev/null; then
+		fail v4l2_unbind "a stream still runs 10 s after the unbind"
+		kill -9 $p1 $p2
+	elif [ -e "$cap" ] || [ -e "$out" ]; then
+		fail v4l2_unbind "$cap or $out still there after the unbind"
+	else
+		pass "v4l2_unbind (both streams ended by themselves, the nodes went)"
+	fi
+	wait $p1 $p2 2>/dev/null
+	echo "$bdf" >/sys/bus/pci/drivers/fdma/bind || fail v4l2_rebind "cannot bind $bdf again"
+	cap=""
+	for v in /sys/class/video4linux/video*; do
+		case $(cat "$v/name" 2>/dev/null) in
+		fdma*) v4l2-ctl -d "/dev/${v##*/}" -D 2>/dev/null | grep -q 'Video Capture' &&
+			cap=/dev/${v##*/} ;;
+		esac
+	done
+	if [ -z "$cap" ]; then
+		fail v4l2_rebind "no capture device after binding $bdf again"
+	elif v4l2-ctl -d "$cap" -c test_pattern=1 &&
+	     v4l2-ctl -d "$cap" --stream-mmap --stream-count=5 --stream-to=/tmp/v5.raw >/dev/null 2>&1 &&
+	     [ "$(wc -c </tmp/v5.raw)" = $((5 * size)) ]; then
+		pass v4l2_rebind
+	else
+		fail v4l2_rebind "no 5 frames from $cap after binding $bdf again"
+	fi
 fi
 rmmod vivid 2>/dev/null
 exit 0
