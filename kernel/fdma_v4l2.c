@@ -103,6 +103,19 @@ static const struct fdma_vfmt fdma_vfmts[] = {
 	{ V4L2_PIX_FMT_SRGGB8, 8, 1, 1, V4L2_COLORSPACE_RAW },
 };
 
+/**
+ * struct fdma_vcfg - a video device's format as its settings give it
+ * @fourcc: the pixel format, V4L2_PIX_FMT_*
+ * @width: pixels
+ * @height: lines
+ * @bpl: bytes per line, 0 for the format's own
+ * @fps: frames per second the design sends
+ */
+struct fdma_vcfg {
+	u32 fourcc;
+	u32 width, height, bpl, fps;
+};
+
 #define FDMA_VBUF_REQS	64	/* engine requests (DMA segments) per buffer, at most */
 
 /**
@@ -144,11 +157,13 @@ struct fdma_vbuf {
  * @active: posted, in ring order
  * @resync: resets the channel after a frame out of step
  * @fmt: the configured format
+ * @cfg: the settings it was made from (sysfs shows them)
  * @interval: the configured frame interval
  * @sequence: the next frame's number
  * @drops: the channel's drop count when it was last looked at
  * @streaming: the channel is claimed and armed
  * @out_of_step: a resync is due; completions are canceled ones until then
+ * @drop: capture: drop frames that find no buffer (else hold the source)
  * @testgen: the test pattern (capture) or frame checker (output) control:
  *	the channel's test generator or checker in place of the design's
  * @out: an output device (an H2C channel)
@@ -172,11 +187,13 @@ struct fdma_vdev {
 	struct list_head active;
 	struct work_struct resync;
 	struct v4l2_pix_format fmt;
+	struct fdma_vcfg cfg;
 	struct v4l2_fract interval;
 	u32 sequence;
 	u64 drops;
 	bool streaming;
 	bool out_of_step;
+	bool drop;
 	bool testgen;
 	bool out;
 	u64 chk_frames;
@@ -206,60 +223,93 @@ static const struct fdma_vfmt *vfmt_find(u32 fourcc)
 	return NULL;
 }
 
-/*
- * The module parameters as a format, checked: the channel's alignment
- * (a frame is whole buffers of aligned length), 16k by 16k at most.
- */
-static int vfmt_config(struct fdma_vdev *vd)
+/* "YUYV" (or "Y16", padded with spaces as fourccs are) as a fourcc; 0 if too long. */
+static u32 vfmt_fourcc(const char *s)
 {
-	struct v4l2_pix_format *f = &vd->fmt;
-	const struct fdma_vfmt *vf;
-	u32 fourcc = 0, minbpl;
-	u64 size;
+	u32 fourcc = 0;
 	int i;
 
-	for (i = 0; i < 4 && fdma_v4l2_fmt[i]; i++)
-		fourcc |= (u32)fdma_v4l2_fmt[i] << (8 * i);
+	for (i = 0; i < 4 && s[i] && s[i] != '\n'; i++)
+		fourcc |= (u32)s[i] << (8 * i);
+	if (s[i] && s[i] != '\n')
+		return 0;
 	for (; i < 4; i++)
 		fourcc |= (u32)' ' << (8 * i);
-	vf = vfmt_find(fourcc);
-	if (!vf || strlen(fdma_v4l2_fmt) > 4) {
-		dev_err(vdev_log(vd), "v4l2_format=%s: not a format the video device knows (docs/v4l2.md)\n",
-			fdma_v4l2_fmt);
+	return fourcc;
+}
+
+/*
+ * Make cfg the device's format, checked: a format the device knows,
+ * 16k by 16k at most, and the channel's alignment (a frame is whole
+ * buffers of aligned length). Nothing changes on an error, which the log
+ * explains. Under vd->lock, or before the device is registered.
+ */
+static int vfmt_set(struct fdma_vdev *vd, const struct fdma_vcfg *cfg)
+{
+	struct v4l2_pix_format f = { 0 };
+	const struct fdma_vfmt *vf = vfmt_find(cfg->fourcc);
+	u32 minbpl;
+	u64 size;
+
+	if (!vf) {
+		dev_err(vdev_log(vd), "v4l2 format %.4s: not a format the video device knows (docs/v4l2.md)\n",
+			(const char *)&cfg->fourcc);
 		return -EINVAL;
 	}
-	if (!fdma_v4l2_width || !fdma_v4l2_height || fdma_v4l2_width > 16384 ||
-	    fdma_v4l2_height > 16384 || !fdma_v4l2_fps || fdma_v4l2_fps > 1000) {
-		dev_err(vdev_log(vd), "v4l2_width=%u v4l2_height=%u v4l2_fps=%u: expected 1..16384 pixels and lines, 1..1000 frames per second\n",
-			fdma_v4l2_width, fdma_v4l2_height, fdma_v4l2_fps);
+	if (!cfg->width || !cfg->height || cfg->width > 16384 || cfg->height > 16384 ||
+	    !cfg->fps || cfg->fps > 1000) {
+		dev_err(vdev_log(vd), "v4l2 width %u, height %u, fps %u: expected 1..16384 pixels and lines, 1..1000 frames per second\n",
+			cfg->width, cfg->height, cfg->fps);
 		return -EINVAL;
 	}
-	minbpl = DIV_ROUND_UP(fdma_v4l2_width * vf->bpp, 8);
-	if (fdma_v4l2_bpl && (fdma_v4l2_bpl < minbpl || fdma_v4l2_bpl > 4 * minbpl)) {
-		dev_err(vdev_log(vd), "v4l2_bytesperline=%u: expected %u..%u for %s at %u pixels\n",
-			fdma_v4l2_bpl, minbpl, 4 * minbpl, fdma_v4l2_fmt, fdma_v4l2_width);
+	minbpl = DIV_ROUND_UP(cfg->width * vf->bpp, 8);
+	if (cfg->bpl && (cfg->bpl < minbpl || cfg->bpl > 4 * minbpl)) {
+		dev_err(vdev_log(vd), "v4l2 bytesperline %u: expected %u..%u for %.4s at %u pixels\n",
+			cfg->bpl, minbpl, 4 * minbpl, (const char *)&cfg->fourcc, cfg->width);
 		return -EINVAL;
 	}
-	f->pixelformat = fourcc;
-	f->width = fdma_v4l2_width;
-	f->height = fdma_v4l2_height;
-	f->field = V4L2_FIELD_NONE;
-	f->bytesperline = fdma_v4l2_bpl ? fdma_v4l2_bpl : minbpl;
+	f.pixelformat = cfg->fourcc;
+	f.width = cfg->width;
+	f.height = cfg->height;
+	f.field = V4L2_FIELD_NONE;
+	f.bytesperline = cfg->bpl ? cfg->bpl : minbpl;
 	/* 64-bit divisions through div_u64(): 32-bit ARM has no instruction for them. */
-	size = div_u64((u64)f->bytesperline * f->height * vf->num, vf->den);
+	size = div_u64((u64)f.bytesperline * f.height * vf->num, vf->den);
 	if (size > SZ_256M || (u32)size % vd->fdev->dma_align) {
-		dev_err(vdev_log(vd), "v4l2=1: a %llu-byte frame: the channel takes frames of whole multiples of %u bytes, up to 256 MiB (docs/v4l2.md)\n",
+		dev_err(vdev_log(vd), "v4l2: a %llu-byte frame: the channel takes frames of whole multiples of %u bytes, up to 256 MiB (docs/v4l2.md)\n",
 			size, vd->fdev->dma_align);
 		return -EINVAL;
 	}
-	f->sizeimage = size;
-	f->colorspace = vf->colorspace;
-	f->ycbcr_enc = V4L2_YCBCR_ENC_DEFAULT;
-	f->quantization = V4L2_QUANTIZATION_DEFAULT;
-	f->xfer_func = V4L2_XFER_FUNC_DEFAULT;
+	f.sizeimage = size;
+	f.colorspace = vf->colorspace;
+	f.ycbcr_enc = V4L2_YCBCR_ENC_DEFAULT;
+	f.quantization = V4L2_QUANTIZATION_DEFAULT;
+	f.xfer_func = V4L2_XFER_FUNC_DEFAULT;
+	vd->fmt = f;
+	vd->cfg = *cfg;
 	vd->interval.numerator = 1;
-	vd->interval.denominator = fdma_v4l2_fps;
+	vd->interval.denominator = cfg->fps;
 	return 0;
+}
+
+/* The module parameters: every video device's format to start with. */
+static int vfmt_config(struct fdma_vdev *vd)
+{
+	struct fdma_vcfg cfg = {
+		.fourcc = vfmt_fourcc(fdma_v4l2_fmt),
+		.width = fdma_v4l2_width,
+		.height = fdma_v4l2_height,
+		.bpl = fdma_v4l2_bpl,
+		.fps = fdma_v4l2_fps,
+	};
+
+	vd->drop = fdma_v4l2_drop;
+	if (!cfg.fourcc) {
+		dev_err(vdev_log(vd), "v4l2_format=%s: a fourcc is 4 characters at most (docs/v4l2.md)\n",
+			fdma_v4l2_fmt);
+		return -EINVAL;
+	}
+	return vfmt_set(vd, &cfg);
 }
 
 /* ---- posting buffers ------------------------------------------------------ */
@@ -600,7 +650,7 @@ static int vq_start(struct vb2_queue *q, unsigned int count)
 	}
 	/* Where the engine cannot drop (XDMA), it holds the source back. */
 	if (!vd->out)
-		fdma_chan_set_drop_locked(c, fdma_v4l2_drop);
+		fdma_chan_set_drop_locked(c, vd->drop);
 	vd->sequence = 0;
 	vd->chk_frames = 0;
 	vd->chk_errors = 0;
@@ -931,6 +981,130 @@ static int vdev_add_ctrls(struct fdma_vdev *vd)
 	return h->error;
 }
 
+/* ---- settings: sysfs, before streaming ------------------------------------------ */
+
+/*
+ * /sys/class/video4linux/videoN/{format,width,height,bytesperline,fps,drop}:
+ * the device's own settings, starting from the module parameters, so that
+ * two channels carry two formats. A change is refused (-EBUSY) while the
+ * queue holds buffers, which were sized for the format they were made for,
+ * and checked as the parameters are (-EINVAL, the log saying why).
+ */
+enum fdma_vattr { VA_WIDTH, VA_HEIGHT, VA_BPL, VA_FPS, VA_DROP };
+
+static struct fdma_vdev *dev_to_vd(struct device *dev)
+{
+	return container_of(to_video_device(dev), struct fdma_vdev, vdev);
+}
+
+static ssize_t format_show(struct device *dev, struct device_attribute *a, char *buf)
+{
+	struct fdma_vdev *vd = dev_to_vd(dev);
+
+	return sysfs_emit(buf, "%.4s\n", (const char *)&vd->cfg.fourcc);
+}
+
+static ssize_t vattr_store(struct fdma_vdev *vd, const char *buf, size_t len, int field)
+{
+	struct fdma_vcfg cfg;
+	u32 v = 0;
+	bool b;
+	int ret;
+
+	if (field < 0)
+		ret = vfmt_fourcc(buf) ? 0 : -EINVAL;
+	else if (field == VA_DROP)
+		ret = kstrtobool(buf, &b);
+	else
+		ret = kstrtou32(buf, 0, &v);
+	if (ret)
+		return ret;
+	mutex_lock(&vd->lock);
+	if (vb2_is_busy(&vd->q)) {
+		mutex_unlock(&vd->lock);
+		return -EBUSY;
+	}
+	cfg = vd->cfg;
+	switch (field) {
+	case VA_WIDTH:
+		cfg.width = v;
+		break;
+	case VA_HEIGHT:
+		cfg.height = v;
+		break;
+	case VA_BPL:
+		cfg.bpl = v;
+		break;
+	case VA_FPS:
+		cfg.fps = v;
+		break;
+	case VA_DROP:
+		vd->drop = b;
+		break;
+	default:
+		cfg.fourcc = vfmt_fourcc(buf);
+	}
+	ret = field == VA_DROP ? 0 : vfmt_set(vd, &cfg);
+	mutex_unlock(&vd->lock);
+	return ret ? ret : len;
+}
+
+static ssize_t format_store(struct device *dev, struct device_attribute *a,
+			    const char *buf, size_t len)
+{
+	return vattr_store(dev_to_vd(dev), buf, len, -1);
+}
+
+#define FDMA_VATTR(name, field, expr)						\
+static ssize_t name##_show(struct device *dev, struct device_attribute *a,	\
+			   char *buf)						\
+{										\
+	struct fdma_vdev *vd = dev_to_vd(dev);					\
+										\
+	return sysfs_emit(buf, "%u\n", (u32)(expr));				\
+}										\
+static ssize_t name##_store(struct device *dev, struct device_attribute *a,	\
+			    const char *buf, size_t len)			\
+{										\
+	return vattr_store(dev_to_vd(dev), buf, len, field);			\
+}										\
+static DEVICE_ATTR_RW(name)
+
+FDMA_VATTR(width, VA_WIDTH, vd->cfg.width);
+FDMA_VATTR(height, VA_HEIGHT, vd->cfg.height);
+FDMA_VATTR(bytesperline, VA_BPL, vd->cfg.bpl);
+FDMA_VATTR(fps, VA_FPS, vd->cfg.fps);
+FDMA_VATTR(drop, VA_DROP, vd->drop);
+static DEVICE_ATTR_RW(format);
+
+static struct attribute *fdma_vattrs[] = {
+	&dev_attr_format.attr,
+	&dev_attr_width.attr,
+	&dev_attr_height.attr,
+	&dev_attr_bytesperline.attr,
+	&dev_attr_fps.attr,
+	&dev_attr_drop.attr,
+	NULL,
+};
+
+/* drop is a capture's: an output sends what it is given. */
+static umode_t vattr_visible(struct kobject *kobj, struct attribute *attr, int n)
+{
+	struct fdma_vdev *vd = dev_to_vd(kobj_to_dev(kobj));
+
+	return attr == &dev_attr_drop.attr && vd->out ? 0 : attr->mode;
+}
+
+static const struct attribute_group fdma_vattr_group = {
+	.attrs = fdma_vattrs,
+	.is_visible = vattr_visible,
+};
+
+static const struct attribute_group *fdma_vattr_groups[] = {
+	&fdma_vattr_group,
+	NULL,
+};
+
 /* ---- registration ------------------------------------------------------------- */
 
 static void vdev_release(struct video_device *vdev)
@@ -1008,6 +1182,8 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 	vd->vdev.device_caps = (vd->out ? V4L2_CAP_VIDEO_OUTPUT : V4L2_CAP_VIDEO_CAPTURE) |
 			       V4L2_CAP_STREAMING | V4L2_CAP_READWRITE;
 	video_set_drvdata(&vd->vdev, vd);
+	/* Created with the node, before its uevent (the V4L2 core leaves groups alone). */
+	vd->vdev.dev.groups = fdma_vattr_groups;
 	get_device(&fdev->dev);
 	ret = video_register_device(&vd->vdev, VFL_TYPE_VIDEO, -1);
 	if (ret) {

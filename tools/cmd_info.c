@@ -58,7 +58,7 @@ int fdma_cmd_info(int argc, char **argv)
 	struct tool_vfmt vf;
 	struct fdma_info in;
 	const char *uri;
-	int opt, json = 0, dmae, rt, have_vf;
+	int opt, json = 0, dmae, rt;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
@@ -105,7 +105,7 @@ int fdma_cmd_info(int argc, char **argv)
 				    video[i], sizeof(video[i])))
 			video[i][0] = '\0';
 	}
-	have_vf = !tool_video_format("", &vf);
+
 	if (json) {
 		/* The name comes from the device (kdev: its driver): escaped. */
 		printf("{\"backend\":");
@@ -192,7 +192,7 @@ int fdma_cmd_info(int argc, char **argv)
 				snprintf(units, sizeof(units), ", any length");
 			else if (al > (int)in.align)
 				snprintf(units, sizeof(units), ", %d-byte units", al);
-			if (video[i][0] && have_vf)
+			if (video[i][0] && !tool_video_format("", video[i], &vf))
 				snprintf(vid, sizeof(vid), ", /dev/%.31s (%.4s %ux%u at %u fps: %.1f MB/s)",
 					 video[i], vf.fourcc, vf.width, vf.height, vf.fps,
 					 (double)vf.sizeimage * vf.fps / 1e6);

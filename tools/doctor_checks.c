@@ -460,47 +460,50 @@ static void check_ceiling(struct doc_ctx *c, const struct doc_pci *p)
 }
 
 /*
- * fdma.ko's video devices (v4l2=1) on this function: the rate their format
- * needs, all of one direction together, against the link model's ceiling
- * for that direction on the link as trained. Frames over the ceiling are
- * dropped or held back whatever the software does: a fail.
+ * fdma.ko's video devices (v4l2=1) on this function: the rate each one's
+ * format needs, all of one direction together, against the link model's
+ * ceiling for that direction on the link as trained. Frames over the
+ * ceiling are dropped or held back whatever the software does: a fail.
+ * The JSON's format fields are the first device's of the direction.
  */
 static void check_video(struct doc_ctx *c, const struct doc_pci *p)
 {
 	static const char *const dname[2] = { "c2h", "h2c" };
 	unsigned n[2] = { 0, 0 }, ch, gen, lanes;
-	char vid[32], dir[16], ex[256], fix[192], names[2][64] = { "", "" };
-	double need, ceil[2], best[2];
-	struct tool_vfmt f;
-	int d, ret;
+	char vid[32], dir[16], ex[256], fix[192], names[2][96] = { "", "" };
+	double need[2] = { 0, 0 }, ceil[2], best[2];
+	struct tool_vfmt f, first[2];
+	int d;
 
 	if (!p->node[0])
 		return;
 	for (ch = 0; ch < 64; ch++) {
+		size_t l;
+
 		if (tool_video_node(c->root, p->node, ch, vid, sizeof(vid)))
 			continue;
 		if (doc_read(c, dir, sizeof(dir), "/sys/class/fdma/%s/ch%u/dir", p->node, ch) <= 0)
 			continue;
 		d = !strcmp(dir, "h2c");
-		n[d]++;
-		if (strlen(names[d]) + strlen(vid) + 8 < sizeof(names[d]))
-			snprintf(names[d] + strlen(names[d]), sizeof(names[d]) - strlen(names[d]),
-				 "%s/dev/%s", names[d][0] ? ", " : "", vid);
+		if (tool_video_format(c->root, vid, &f)) {
+			doc_add(c, p->bdf, "video.rate", DOC_INFO, NOFIX, "",
+				"/dev/%s: its format (fdma.ko's settings) cannot be read", vid);
+			continue;
+		}
+		if (!n[d]++)
+			first[d] = f;
+		need[d] += (double)f.sizeimage * f.fps;
+		l = strlen(names[d]);
+		snprintf(names[d] + l, sizeof(names[d]) - l, "%s/dev/%s (%.4s %ux%u at %u fps)",
+			 l ? ", " : "", vid, f.fourcc, f.width, f.height, f.fps);
 	}
 	if (!n[0] && !n[1])
 		return;
-	ret = tool_video_format(c->root, &f);
-	if (ret) {
-		doc_add(c, p->bdf, "video.rate", DOC_INFO, NOFIX, "",
-			"video devices, but their format (fdma's v4l2_* parameters) cannot be read");
-		return;
-	}
-	need = (double)f.sizeimage * f.fps;
 	if (!p->has_link || !p->cur_gen || !p->cur_width) {
 		doc_add(c, p->bdf, "video.rate", DOC_INFO, NOFIX, "",
-			"video devices: %.4s %ux%u at %u fps needs %.1f MB/s each; the link is "
-			"unknown, so no ceiling to weigh it against", f.fourcc, f.width, f.height,
-			f.fps, need / 1e6);
+			"video devices: %s need %.1f MB/s; the link is unknown, so no ceiling "
+			"to weigh it against", n[0] ? names[0] : names[1],
+			(n[0] ? need[0] : need[1]) / 1e6);
 		return;
 	}
 	cur_link(p, &gen, &lanes);
@@ -513,7 +516,7 @@ static void check_video(struct doc_ctx *c, const struct doc_pci *p)
 		best[1] = ceil[1];
 	}
 	for (d = 0; d < 2; d++) {
-		double total = need * n[d], share = total / ceil[d];
+		double share = need[d] / ceil[d];
 		enum doc_level lv = share > 1 ? DOC_FAIL : share > VIDEO_WARN ? DOC_WARN : DOC_OK;
 
 		if (!n[d])
@@ -521,21 +524,21 @@ static void check_video(struct doc_ctx *c, const struct doc_pci *p)
 		snprintf(ex, sizeof(ex), ",\"dir\":\"%s\",\"devices\":%u,\"format\":\"%s\","
 			 "\"width\":%u,\"height\":%u,\"fps\":%u,\"frame_bytes\":%llu,"
 			 "\"need_mbps\":%.1f,\"ceiling_mbps\":%.1f,\"best_mbps\":%.1f",
-			 dname[d], n[d], f.fourcc, f.width, f.height, f.fps,
-			 (unsigned long long)f.sizeimage, total / 1e6, ceil[d] / 1e6, best[d] / 1e6);
+			 dname[d], n[d], first[d].fourcc, first[d].width, first[d].height,
+			 first[d].fps, (unsigned long long)first[d].sizeimage, need[d] / 1e6,
+			 ceil[d] / 1e6, best[d] / 1e6);
 		fix[0] = '\0';
-		if (lv != DOC_OK && best[d] > total)
+		if (lv != DOC_OK && best[d] > need[d])
 			snprintf(fix, sizeof(fix), "train the link as it can be (%.1f MB/s: the "
 				 "link.* and pcie.* findings), or fewer bytes per frame or fps",
 				 best[d] / 1e6);
 		else if (lv != DOC_OK)
-			snprintf(fix, sizeof(fix), "fewer bytes per frame or fps (v4l2_format, "
-				 "v4l2_width, v4l2_height, v4l2_fps), or a faster link");
+			snprintf(fix, sizeof(fix), "fewer bytes per frame or fps (the device's "
+				 "format, width, height, fps in sysfs), or a faster link");
 		doc_add(c, p->bdf, "video.rate", lv, fix, ex,
-			"%s: %.4s %ux%u at %u fps needs %.1f MB/s, %.0f%% of the %s ceiling "
-			"%.1f MB/s at gen%u x%u MPS %u%s", names[d], f.fourcc, f.width, f.height,
-			f.fps, total / 1e6, share * 100, d ? "read" : "write", ceil[d] / 1e6, gen,
-			lanes, p->mps ? p->mps : 256, lv == DOC_FAIL ? ": it does not fit" : "");
+			"%s: %.1f MB/s, %.0f%% of the %s ceiling %.1f MB/s at gen%u x%u MPS %u%s",
+			names[d], need[d] / 1e6, share * 100, d ? "read" : "write", ceil[d] / 1e6,
+			gen, lanes, p->mps ? p->mps : 256, lv == DOC_FAIL ? ": it does not fit" : "");
 	}
 }
 

@@ -40,12 +40,13 @@ static int rd(const char *root, const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static int rd_uint(const char *root, const char *param, unsigned *v)
+/* DIR/NAME as a number. */
+static int rd_uint(const char *root, const char *dir, const char *name, unsigned *v)
 {
-	char path[128], buf[32], *end;
+	char path[192], buf[32], *end;
 	unsigned long n;
 
-	snprintf(path, sizeof(path), "/sys/module/fdma/parameters/%s", param);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (rd(root, path, buf, sizeof(buf)))
 		return -ENOENT;
 	n = strtoul(buf, &end, 10);
@@ -55,22 +56,39 @@ static int rd_uint(const char *root, const char *param, unsigned *v)
 	return 0;
 }
 
-int tool_video_format(const char *root, struct tool_vfmt *f)
+int tool_video_format(const char *root, const char *video, struct tool_vfmt *f)
 {
-	char buf[32];
+	char dir[128], path[192], buf[32];
+	const char *pre = "";
 	unsigned i, minbpl;
 
 	memset(f, 0, sizeof(*f));
-	if (rd(root, "/sys/module/fdma/parameters/v4l2", buf, sizeof(buf)) || buf[0] != 'Y')
-		return -ENOENT;
-	if (rd(root, "/sys/module/fdma/parameters/v4l2_format", buf, sizeof(buf)) ||
-	    strlen(buf) > 4)
+	/* The device's own settings; a driver before them: the module's parameters. */
+	snprintf(dir, sizeof(dir), "/sys/class/video4linux/%s", video);
+	snprintf(path, sizeof(path), "%s/format", dir);
+	if (rd(root, path, buf, sizeof(buf))) {
+		if (rd(root, "/sys/module/fdma/parameters/v4l2", buf, sizeof(buf)) ||
+		    buf[0] != 'Y' ||
+		    rd(root, "/sys/module/fdma/parameters/v4l2_format", buf, sizeof(buf)))
+			return -ENOENT;
+		snprintf(dir, sizeof(dir), "/sys/module/fdma/parameters");
+		pre = "v4l2_";
+	}
+	if (strlen(buf) > 4)
 		return -EINVAL;
 	/* A three-letter fourcc ("Y16") ends in a space, as the kernel pads it. */
 	snprintf(f->fourcc, sizeof(f->fourcc), "%-4s", buf);
-	if (rd_uint(root, "v4l2_width", &f->width) || rd_uint(root, "v4l2_height", &f->height) ||
-	    rd_uint(root, "v4l2_bytesperline", &f->bytesperline) ||
-	    rd_uint(root, "v4l2_fps", &f->fps) || !f->width || !f->height || !f->fps)
+	snprintf(path, sizeof(path), "%swidth", pre);
+	if (rd_uint(root, dir, path, &f->width))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%sheight", pre);
+	if (rd_uint(root, dir, path, &f->height))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%sbytesperline", pre);
+	if (rd_uint(root, dir, path, &f->bytesperline))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%sfps", pre);
+	if (rd_uint(root, dir, path, &f->fps) || !f->width || !f->height || !f->fps)
 		return -EINVAL;
 	for (i = 0; i < sizeof(vfmts) / sizeof(vfmts[0]); i++) {
 		if (strcmp(vfmts[i].fourcc, f->fourcc))

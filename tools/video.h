@@ -12,21 +12,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The format every video device of the module has (its v4l2_* parameters). */
+/* A video device's format (its settings in sysfs). */
 struct tool_vfmt {
 	char fourcc[5];		/* "YUYV" */
 	unsigned width, height;
-	unsigned bytesperline;	/* the parameter, else the format's own */
+	unsigned bytesperline;	/* the setting, else the format's own */
 	unsigned fps;
 	uint64_t sizeimage;	/* bytes per frame */
 };
 
 /*
- * The module's video format: 0, -ENOENT when fdma is not loaded with
- * v4l2=1, -EINVAL when a parameter is not one fdma.ko takes (an unknown
- * fourcc: the module made no device then).
+ * Video device video's format ("video0"), from its settings
+ * (/sys/class/video4linux/videoN/format, width, height, bytesperline,
+ * fps), or, from a driver before those, the module's v4l2_* parameters:
+ * 0, -ENOENT when neither is there, -EINVAL when a value is not one
+ * fdma.ko takes.
  */
-int tool_video_format(const char *root, struct tool_vfmt *f);
+int tool_video_format(const char *root, const char *video, struct tool_vfmt *f);
 /*
  * The video device ("video0") of channel ch of the fdma node ("fdma0"),
  * from /sys/class/video4linux/<dev>/name ("fdma0-ch2"): 0, or -ENOENT.

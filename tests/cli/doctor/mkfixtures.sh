@@ -16,7 +16,9 @@
 #   gen3x4-msix  healthy x86_64 host: a gen3 x4 card in a gen3 x8 slot,
 #                trained at gen3 x4, MSI-X with 4 vectors, MPS 256 (the
 #                port's limit; the card takes 512), IOMMU DMA-FQ, NUMA node
-#                0, performance governor, memlock unlimited, 16 free huge pages
+#                0, performance governor, memlock unlimited, 16 free huge pages,
+#                fdma loaded with v4l2=1 (an older fdma.ko: no per-device
+#                settings, the format from the parameters)
 #   nodriver     an FDMA card with no driver, recorded by a non-root user
 #                (64 bytes of config space) on a minimal system: most of
 #                /proc is missing and must read as "unknown"
@@ -128,7 +130,8 @@ ln_s ../../devices/platform/3c0800000.pcie/pci0000:00/0000:00:00.0/0000:01:00.0/
 put "$R/sys/bus/pci/drivers/fdma/uevent" ""
 put "$R/sys/module/fdma/parameters/irq_mode" intx
 # Loaded with v4l2=1 for a 1080p60 YUYV camera: a capture device on the
-# C2H stream channel 2, an output device on the H2C one, 3.
+# C2H stream channel 2 with the parameters' format, an output device on
+# the H2C one, 3, set to 640x480 GREY at 30 fps through its sysfs settings.
 for kv in v4l2=Y v4l2_format=YUYV v4l2_width=1920 v4l2_height=1080 \
 	v4l2_bytesperline=0 v4l2_fps=60; do
 	put "$R/sys/module/fdma/parameters/${kv%%=*}" "${kv#*=}"
@@ -137,6 +140,11 @@ put "$N/ch2/dir" c2h
 put "$N/ch3/dir" h2c
 put "$R/sys/class/video4linux/video0/name" fdma0-ch2
 put "$R/sys/class/video4linux/video1/name" fdma0-ch3
+for kv in video0/format=YUYV video0/width=1920 video0/height=1080 video0/bytesperline=0 \
+	video0/fps=60 video1/format=GREY video1/width=640 video1/height=480 \
+	video1/bytesperline=0 video1/fps=30; do
+	put "$R/sys/class/video4linux/${kv%%=*}" "${kv#*=}"
+done
 for i in 0 1 2 3; do
 	put "$R/sys/devices/system/cpu/cpu$i/cpufreq/scaling_governor" schedutil
 done
@@ -224,6 +232,14 @@ ln_s ../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/fdma/fdma0 "$R/sys/class
 put "$R/sys/kernel/iommu_groups/12/type" DMA-FQ
 put "$R/sys/bus/pci/drivers/fdma/uevent" ""
 put "$R/sys/module/fdma/parameters/irq_mode" auto
+# An fdma.ko from before the video devices' settings, loaded with v4l2=1:
+# the format comes from the module's parameters (1080p60 YUYV).
+for kv in v4l2=Y v4l2_format=YUYV v4l2_width=1920 v4l2_height=1080 \
+	v4l2_bytesperline=0 v4l2_fps=60; do
+	put "$R/sys/module/fdma/parameters/${kv%%=*}" "${kv#*=}"
+done
+put "$N/ch2/dir" c2h
+put "$R/sys/class/video4linux/video0/name" fdma0-ch2
 ln_s ../../devices/virtual/iommu/dmar0 "$R/sys/class/iommu/dmar0"
 for i in 0 1 2 3; do
 	put "$R/sys/devices/system/cpu/cpu$i/cpufreq/scaling_governor" performance

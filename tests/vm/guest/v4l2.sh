@@ -22,6 +22,8 @@
 #   looping them to its capture (fdma_v4l2 vivid);
 # - the character device is refused the channel while it streams (EBUSY),
 #   and has it back after a capture killed while streaming;
+# - the device's own settings in sysfs (width changed, frames of that size
+#   checked; a bad value and a change while streaming refused);
 # - the PCI function unbound while both devices stream, and bound again;
 # - DROP=1: a reader that stalls (fdma_v4l2 stall): the frames lost show
 #   as a sequence gap equal to the channel's drops, and nothing else is.
@@ -80,11 +82,11 @@ if grep -q "C2H stream.*$cap (GREY 64x48 at 100 fps: 0.3 MB/s)" /tmp/vi.out &&
 else
 	fail v4l2_info "$(grep stream /tmp/vi.out | tr '\n' '|')"
 fi
-$E/fdma doctor "kdev:/dev/$dev" >/tmp/vd.out 2>&1
-if grep -q "video.rate.*0.3 MB/s" /tmp/vd.out; then
-	pass "v4l2_doctor ($(grep -A1 'video.rate' /tmp/vd.out | head -2 | tr -s ' ' | tr '\n' ' '))"
+$E/fdma doctor "kdev:/dev/$dev" --json >/tmp/vd.out 2>&1
+if grep '"id":"video.rate"' /tmp/vd.out | grep -q "$cap (GREY 64x48 at 100 fps).*0.3 MB/s"; then
+	pass "v4l2_doctor ($(grep '"id":"video.rate"' /tmp/vd.out | sed 's/.*"reason":"\([^"]*\)".*/\1/'))"
 else
-	fail v4l2_doctor "no video.rate finding: $(grep -c . /tmp/vd.out) lines"
+	fail v4l2_doctor "no video.rate finding for $cap: $(grep -c . /tmp/vd.out) lines"
 fi
 v4l2-ctl -d "$cap" -c test_pattern=1 || fail v4l2_control "test_pattern=1 refused"
 
@@ -225,6 +227,35 @@ if $E/fdma stream "kdev:/dev/$dev" --testgen --frame-size 4096 --frames 20 >/tmp
 else
 	fail v4l2_killed "the channel after a killed capture: $(tail -2 /tmp/vb.out | tr '\n' '|')"
 fi
+
+# The device's own settings (sysfs): a change takes while the queue holds
+# no buffers, frames of the new size come, a bad value and a change while
+# streaming are refused, and the setting stays as it was.
+S=/sys/class/video4linux/${cap##*/}
+if [ "$(cat $S/format 2>/dev/null)" != GREY ] || [ "$(cat $S/width 2>/dev/null)" != 64 ]; then
+	fail v4l2_settings "format '$(cat $S/format 2>&1)', width '$(cat $S/width 2>&1)': GREY, 64 expected"
+elif ! echo 32 >$S/width || [ "$(v4l2-ctl -d "$cap" --get-fmt-video | sed -n 's/.*Size Image *: *//p')" != 1536 ]; then
+	fail v4l2_settings "width 32: $(v4l2-ctl -d "$cap" --get-fmt-video | tr '\n' ' ')"
+elif ! v4l2-ctl -d "$cap" --stream-mmap --stream-count=10 --stream-to=/tmp/v32.raw >/dev/null 2>&1 ||
+     ! $E/fdma play "kdev:/dev/$dev" /tmp/v32.raw --frame-size 1536 --testgen >/tmp/vp.out 2>&1; then
+	fail v4l2_settings "10 frames of 32x48: $(grep 'fdma play:' /tmp/vp.out | head -1), $(wc -c </tmp/v32.raw) bytes"
+elif echo 0 >$S/width 2>/dev/null || [ "$(cat $S/width)" != 32 ]; then
+	fail v4l2_settings "width 0 taken, or the width changed: $(cat $S/width)"
+else
+	v4l2-ctl -d "$cap" --stream-mmap --stream-count=100000 --stream-to=/dev/null >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	if echo 48 >$S/width 2>/tmp/vw.err; then
+		fail v4l2_settings "width changed while streaming"
+	elif ! grep -q -i busy /tmp/vw.err; then
+		fail v4l2_settings "not EBUSY while streaming: $(cat /tmp/vw.err)"
+	else
+		pass "v4l2_settings (10 frames of 32x48 checked; 0 and a change while streaming refused)"
+	fi
+	kill -9 $pid
+	wait $pid 2>/dev/null
+fi
+echo 64 >$S/width
 
 # Unbound while both devices stream: the streams end with an error by
 # themselves, the nodes go, and nothing is left behind (run-guest.sh's
