@@ -20,8 +20,13 @@
  *	its video capture, whose frames are compared with the fdma buffers'
  *	bytes.
  *
- * Prints VMTEST PASS/FAIL lines (vmtest.h); exit 0, 77 where something
- * needed is not there.
+ *   fdma_v4l2 play OUTPUT FILE
+ *	FILE's frames to the output device, every buffer back (DONE) before
+ *	STREAMOFF, which would discard the ones still queued; for v4l2.sh
+ *	to compare the checker's counts with the frames sent.
+ *
+ * stall and vivid print VMTEST PASS/FAIL lines (vmtest.h) and exit 0, or
+ * 77 where something needed is not there; play exits 0 or 1.
  */
 #include <linux/v4l2-dv-timings.h>
 #include <linux/videodev2.h>
@@ -289,6 +294,72 @@ static int stall(const char *video)
 	return 0;
 }
 
+/* ---- play ------------------------------------------------------------------ */
+
+/*
+ * The frames of file (sizeimage bytes each) to output device out, MMAP,
+ * and every buffer back before STREAMOFF (which discards what is still
+ * queued: v4l2-ctl --stream-out-mmap stops without waiting). Prints the
+ * frames sent; exit 0, or 1 with the reason.
+ */
+static int play(const char *out, const char *file)
+{
+	const uint32_t t = V4L2_BUF_TYPE_VIDEO_OUTPUT, m = V4L2_MEMORY_MMAP;
+	struct v4l2_pix_format pix;
+	unsigned int i, queued = 0, done = 0, bad = 0, sent = 0;
+	struct vbuf b[NBUF];
+	int fd, in, r;
+
+	fd = open(out, O_RDWR | O_NONBLOCK);
+	in = open(file, O_RDONLY);
+	if (fd < 0 || in < 0 || get_fmt(fd, t, &pix) || mmap_bufs(fd, t, b, NBUF)) {
+		fprintf(stderr, "fdma_v4l2 play: %s, %s: %s\n", out, file, strerror(errno));
+		return 1;
+	}
+	for (;;) {
+		struct v4l2_buffer vb;
+
+		if (queued < NBUF) {
+			i = queued;
+		} else {
+			r = dqbuf(fd, t, m, &vb, 5000);
+			if (r) {
+				fprintf(stderr, "fdma_v4l2 play: DQBUF: %s\n", strerror(-r));
+				return 1;
+			}
+			done++;
+			bad += !!(vb.flags & V4L2_BUF_FLAG_ERROR);
+			i = vb.index;
+		}
+		if (read(in, b[i].p, pix.sizeimage) != (ssize_t)pix.sizeimage)
+			break;
+		r = qbuf(fd, t, m, i, -1, pix.sizeimage);
+		if (!r && !queued++)
+			r = xioctl(fd, VIDIOC_STREAMON, (void *)&t);
+		if (r) {
+			fprintf(stderr, "fdma_v4l2 play: QBUF, STREAMON: %s\n", strerror(-r));
+			return 1;
+		}
+		sent++;
+	}
+	/* The file is sent: every buffer back before STREAMOFF. */
+	while (done < sent) {
+		struct v4l2_buffer vb;
+
+		r = dqbuf(fd, t, m, &vb, 5000);
+		if (r) {
+			fprintf(stderr, "fdma_v4l2 play: DQBUF, %u of %u back: %s\n", done, sent,
+				strerror(-r));
+			return 1;
+		}
+		done++;
+		bad += !!(vb.flags & V4L2_BUF_FLAG_ERROR);
+	}
+	xioctl(fd, VIDIOC_STREAMOFF, (void *)&t);
+	printf("%u frames sent, %u flagged as errors\n", sent, bad);
+	return bad ? 1 : 0;
+}
+
 /* ---- vivid ----------------------------------------------------------------- */
 
 /*
@@ -489,6 +560,8 @@ int main(int argc, char **argv)
 		return stall(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "vivid"))
 		return vivid(argv[2], argv[3]);
-	fprintf(stderr, "usage: fdma_v4l2 stall CAPTURE | vivid OUTPUT CAPTURE\n");
+	if (argc == 4 && !strcmp(argv[1], "play"))
+		return play(argv[2], argv[3]);
+	fprintf(stderr, "usage: fdma_v4l2 stall CAPTURE | vivid OUTPUT CAPTURE | play OUTPUT FILE\n");
 	return 2;
 }
