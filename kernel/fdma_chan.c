@@ -410,6 +410,8 @@ int fdma_chan_reset_cancel(struct fdma_chan *c, const char *why,
 
 	lockdep_assert_held(&c->lock);
 	atomic64_inc(&c->st.resets);
+	if (c->client && c->client->ops->reset)
+		c->client->ops->reset(c, c->client);
 	ret = c->ops->reset(c);
 	if (ret) {
 		c->broken = true;

@@ -434,6 +434,13 @@ struct fdma_client_ops {
 	void (*gone)(struct fdma_chan *c, struct fdma_chan_client *cl);
 	void (*piece)(struct fdma_chan *c, struct fdma_chan_client *cl,
 		      const struct fdma_ecpl *e, bool taint);
+	/*
+	 * Optional: the channel is about to be reset (under c->lock), by
+	 * the client or by the channel layer (a halted channel recovered
+	 * at a reap): the device then clears the channel's counts, the
+	 * test generator's and checker's among them.
+	 */
+	void (*reset)(struct fdma_chan *c, struct fdma_chan_client *cl);
 };
 
 struct fdma_chan_client {

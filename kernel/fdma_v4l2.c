@@ -12,9 +12,11 @@
  * they are asked, ENUM_FMT, ENUM_FRAMESIZES and ENUM_FRAMEINTERVALS list
  * only it.
  *
- * Owner: the device holds its channel (fdma_chan_claim()) from STREAMON to
- * STREAMOFF; meanwhile the character device's requests and knobs on it are
- * -EBUSY, and STREAMON is -EBUSY while a file or another client uses it.
+ * Owner: the device holds its channel (fdma_chan_claim()) while it streams,
+ * from vb2's start_streaming (STREAMON with enough buffers queued: two for
+ * a capture, one for an output) to STREAMOFF; meanwhile the character
+ * device's requests and knobs on it are -EBUSY, and starting is -EBUSY
+ * while a file or another client uses it.
  *
  * Buffers: vb2's dma-sg allocator, mapped for the device that does the DMA.
  * A buffer is posted as one engine request per DMA segment, covering
@@ -33,8 +35,9 @@
  * stamps are the completion's (CLOCK_MONOTONIC, end of frame). An output
  * buffer keeps the time stamp its writer gave it (vb2 copies it back).
  *
- * Locks: vd->lock is the queue's and the ioctls' (vb2 takes it); c->lock
- * the channel's, taken inside it, and by the reap that calls us back;
+ * Locks: vd->lock is the queue's, the ioctls' (vb2 takes it) and the
+ * sysfs settings'; the control handler's lock is taken inside it; c->lock
+ * the channel's, taken inside both, and by the reap that calls us back;
  * vd->qlock (a spinlock) guards the lists, which both sides touch.
  */
 #include <linux/dma-mapping.h>
@@ -55,7 +58,7 @@
 static char *fdma_v4l2_fmt = "YUYV";
 module_param_named(v4l2_format, fdma_v4l2_fmt, charp, 0444);
 MODULE_PARM_DESC(v4l2_format,
-		 "v4l2=1: the frames' pixel format as a fourcc (YUYV, UYVY, GREY, Y16, RGB3, BGR3, XR24, NV12, BA81, RGGB, ...; default YUYV)");
+		 "v4l2=1: the frames' pixel format as a fourcc (YUYV, UYVY, GREY, Y16, RGB3, BGR3, XR24, NV12, BA81, RGGB; default YUYV); this and the other v4l2_* parameters are each video device's settings to start with (sysfs changes them per device)");
 static unsigned int fdma_v4l2_width = 640;
 module_param_named(v4l2_width, fdma_v4l2_width, uint, 0444);
 MODULE_PARM_DESC(v4l2_width, "v4l2=1: frame width in pixels (default 640)");
@@ -145,15 +148,17 @@ struct fdma_vbuf {
 };
 
 /**
- * struct fdma_vdev - the video device of one C2H stream channel
+ * struct fdma_vdev - the video device of one stream channel (capture or output)
  * @cl: the channel's client (fdma_chan_claim() while streaming)
  * @fdev: the fdma device (a reference, dropped at release)
  * @c: the channel
  * @v4l2: its v4l2_device
  * @vdev: /dev/videoN
  * @q: the buffer queue
- * @ctrls: the test pattern control
- * @lock: the queue's and the ioctls'
+ * @ctrls: the controls: the test pattern (capture), the checker and its
+ *	counts (output)
+ * @lock: the queue's and the ioctls', and @cfg's, @fmt's, @interval's
+ *	and @drop's for the sysfs settings
  * @qlock: @pending and @active
  * @pending: queued by vb2, not yet posted (no room in the ring)
  * @active: posted, in ring order
@@ -166,6 +171,7 @@ struct fdma_vbuf {
  * @streaming: the channel is claimed and armed
  * @out_of_step: a resync is due; completions are canceled ones until then
  * @drop: capture: drop frames that find no buffer (else hold the source)
+ * @ctrl_src: that control (grabbed while streaming), NULL without a test block
  * @testgen: the test pattern (capture) or frame checker (output) control:
  *	the channel's test generator or checker in place of the design's
  * @out: an output device (an H2C channel)
@@ -195,6 +201,7 @@ struct fdma_vdev {
 	u64 drops;
 	bool streaming;
 	bool out_of_step;
+	struct v4l2_ctrl *ctrl_src;
 	bool drop;
 	bool testgen;
 	bool out;
@@ -233,7 +240,8 @@ static u32 vfmt_fourcc(const char *s)
 
 	for (i = 0; i < 4 && s[i] && s[i] != '\n'; i++)
 		fourcc |= (u32)s[i] << (8 * i);
-	if (s[i] && s[i] != '\n')
+	/* At most four characters, and a newline (sysfs writes) only at the end. */
+	if (s[i] && (s[i] != '\n' || s[i + 1]))
 		return 0;
 	for (; i < 4; i++)
 		fourcc |= (u32)' ' << (8 * i);
@@ -254,20 +262,26 @@ static int vfmt_set(struct fdma_vdev *vd, const struct fdma_vcfg *cfg)
 	u64 size;
 
 	if (!vf) {
-		dev_err(vdev_log(vd), "v4l2 format %.4s: not a format the video device knows (docs/v4l2.md)\n",
-			(const char *)&cfg->fourcc);
+		dev_err_ratelimited(vdev_log(vd), "v4l2 format %p4cc: not a format the video device knows (docs/v4l2.md)\n",
+				    &cfg->fourcc);
 		return -EINVAL;
 	}
 	if (!cfg->width || !cfg->height || cfg->width > 16384 || cfg->height > 16384 ||
 	    !cfg->fps || cfg->fps > 1000) {
-		dev_err(vdev_log(vd), "v4l2 width %u, height %u, fps %u: expected 1..16384 pixels and lines, 1..1000 frames per second\n",
-			cfg->width, cfg->height, cfg->fps);
+		dev_err_ratelimited(vdev_log(vd), "v4l2 width %u, height %u, fps %u: expected 1..16384 pixels and lines, 1..1000 frames per second\n",
+				    cfg->width, cfg->height, cfg->fps);
+		return -EINVAL;
+	}
+	/* 4:2:0: a chroma sample per 2x2 pixels. */
+	if (vf->num != vf->den && ((cfg->width | cfg->height) & 1)) {
+		dev_err_ratelimited(vdev_log(vd), "v4l2 %ux%u: %p4cc needs an even width and height\n",
+				    cfg->width, cfg->height, &cfg->fourcc);
 		return -EINVAL;
 	}
 	minbpl = DIV_ROUND_UP(cfg->width * vf->bpp, 8);
 	if (cfg->bpl && (cfg->bpl < minbpl || cfg->bpl > 4 * minbpl)) {
-		dev_err(vdev_log(vd), "v4l2 bytesperline %u: expected %u..%u for %.4s at %u pixels\n",
-			cfg->bpl, minbpl, 4 * minbpl, (const char *)&cfg->fourcc, cfg->width);
+		dev_err_ratelimited(vdev_log(vd), "v4l2 bytesperline %u: expected %u..%u for %p4cc at %u pixels\n",
+				    cfg->bpl, minbpl, 4 * minbpl, &cfg->fourcc, cfg->width);
 		return -EINVAL;
 	}
 	f.pixelformat = cfg->fourcc;
@@ -278,8 +292,8 @@ static int vfmt_set(struct fdma_vdev *vd, const struct fdma_vcfg *cfg)
 	/* 64-bit divisions through div_u64(): 32-bit ARM has no instruction for them. */
 	size = div_u64((u64)f.bytesperline * f.height * vf->num, vf->den);
 	if (size > SZ_256M || (u32)size % vd->fdev->dma_align) {
-		dev_err(vdev_log(vd), "v4l2: a %llu-byte frame: the channel takes frames of whole multiples of %u bytes, up to 256 MiB (docs/v4l2.md)\n",
-			size, vd->fdev->dma_align);
+		dev_err_ratelimited(vdev_log(vd), "v4l2: a %llu-byte frame: the channel takes frames of whole multiples of %u bytes, up to 256 MiB (docs/v4l2.md)\n",
+				    size, vd->fdev->dma_align);
 		return -EINVAL;
 	}
 	f.sizeimage = size;
@@ -503,32 +517,54 @@ static void vdev_piece(struct fdma_chan *c, struct fdma_chan_client *cl,
 	vdev_post(vd, true);
 }
 
-static const struct fdma_client_ops vdev_client_ops = {
-	.piece = vdev_piece,
-};
-
 /*
- * Output: add the checker's counts to the stream's before a reset clears
- * them, and what it counts from then on starts from 0 (under c->lock).
+ * Output: add what the checker counted since the base to the stream's
+ * counts, and make its counts now the base (under c->lock). reset: the
+ * channel is about to be reset, which clears the device's counts: the
+ * base is 0 after it.
  */
-static void vdev_keep_checks(struct fdma_vdev *vd)
+static void vdev_keep_checks(struct fdma_vdev *vd, bool reset)
 {
+	struct fdma_chan *c = vd->c;
 	u32 frames, errors;
 
-	if (!vd->out || !vd->testgen || !(vd->c->caps & FDMA_CH_CAP_TESTGEN) ||
-	    !vd->c->up)
+	if (!vd->out || !vd->testgen || !(c->caps & FDMA_CH_CAP_TESTGEN) || !c->up ||
+	    READ_ONCE(c->fdev->dead))
 		return;
-	fdma_ering_testgen_counts(&vd->c->ring, &frames, &errors);
+	fdma_ering_testgen_counts(&c->ring, &frames, &errors);
 	vd->chk_frames += frames - vd->chk_base[0];
 	vd->chk_errors += errors - vd->chk_base[1];
-	vd->chk_base[0] = 0;
-	vd->chk_base[1] = 0;
+	vd->chk_base[0] = reset ? 0 : frames;
+	vd->chk_base[1] = reset ? 0 : errors;
+}
+
+/* Any reset of our channel, the channel layer's own included (a halted one). */
+static void vdev_chan_reset(struct fdma_chan *c, struct fdma_chan_client *cl)
+{
+	vdev_keep_checks(container_of(cl, struct fdma_vdev, cl), true);
 }
 
 /*
- * A frame put the buffers out of step: reset the channel (its source
- * restarts at a frame boundary; what was posted comes back canceled and
- * goes back to pending, in order), then arm it again.
+ * The device stopped for good (its engine quiesced outside remove()):
+ * nothing more comes, so waiters get an error instead of waiting forever.
+ * Under rcu_read_lock(): vb2_queue_error() only sets a flag and wakes.
+ */
+static void vdev_gone(struct fdma_chan *c, struct fdma_chan_client *cl)
+{
+	vb2_queue_error(&container_of(cl, struct fdma_vdev, cl)->q);
+}
+
+static const struct fdma_client_ops vdev_client_ops = {
+	.piece = vdev_piece,
+	.reset = vdev_chan_reset,
+	.gone = vdev_gone,
+};
+
+/*
+ * A frame put the buffers out of step (capture: a frame of another size;
+ * output: a frame the engine failed): reset the channel (a source restarts
+ * at a frame boundary, a sink expects a new frame; what was posted comes
+ * back canceled and goes back to pending, in order), then arm it again.
  */
 static void vdev_resync(struct work_struct *work)
 {
@@ -543,8 +579,9 @@ static void vdev_resync(struct work_struct *work)
 		spin_lock_irqsave(&vd->qlock, flags);
 		list_splice_init(&vd->pending, &later);
 		spin_unlock_irqrestore(&vd->qlock, flags);
-		vdev_keep_checks(vd);
-		fdma_chan_recover(c, "video frames out of step", -ECANCELED);
+		/* A reset that is not acknowledged leaves the channel broken: say so. */
+		if (fdma_chan_recover(c, "video frames out of step", -ECANCELED))
+			vb2_queue_error(&vd->q);
 		spin_lock_irqsave(&vd->qlock, flags);
 		list_splice_tail(&later, &vd->pending);
 		spin_unlock_irqrestore(&vd->qlock, flags);
@@ -579,8 +616,13 @@ static int vq_prepare(struct vb2_buffer *vb)
 
 	if (vb2_plane_size(vb, 0) < vd->fmt.sizeimage)
 		return -EINVAL;
-	/* The design takes whole frames: an output buffer is one. */
-	if (vd->out && vb2_get_plane_payload(vb, 0) != vd->fmt.sizeimage) {
+	/*
+	 * The design takes whole frames: an output buffer is one, its
+	 * bytesused sizeimage, or 0, which vb2 makes the plane's length (a
+	 * larger dma-buf): sizeimage bytes of it are sent.
+	 */
+	if (vd->out && vb2_get_plane_payload(vb, 0) != vd->fmt.sizeimage &&
+	    vb2_get_plane_payload(vb, 0) != vb2_plane_size(vb, 0)) {
 		dev_dbg(vdev_log(vd), "%s: buffer %u: bytesused %lu, a frame is %u\n",
 			video_device_node_name(&vd->vdev), vb->index,
 			vb2_get_plane_payload(vb, 0), vd->fmt.sizeimage);
@@ -608,11 +650,14 @@ static int vq_prepare(struct vb2_buffer *vb)
 	return 0;
 }
 
-/* An output buffer's frames are progressive, whatever its writer said. */
+/* An output buffer's frames are progressive: ANY means that, others are refused. */
 static int vq_out_validate(struct vb2_buffer *vb)
 {
-	to_vb2_v4l2_buffer(vb)->field = V4L2_FIELD_NONE;
-	return 0;
+	struct vb2_v4l2_buffer *vbuf = to_vb2_v4l2_buffer(vb);
+
+	if (vbuf->field == V4L2_FIELD_ANY)
+		vbuf->field = V4L2_FIELD_NONE;
+	return vbuf->field == V4L2_FIELD_NONE ? 0 : -EINVAL;
 }
 
 static void vq_queue(struct vb2_buffer *vb)
@@ -653,10 +698,13 @@ static int vq_start(struct vb2_queue *q, unsigned int count)
 	u64 period;
 	int ret;
 
+	/* The source (or sink) of a stream stays as it started. */
+	v4l2_ctrl_grab(vd->ctrl_src, true);
 	mutex_lock(&c->lock);
 	ret = fdma_chan_claim(c, &vd->cl);
 	if (ret) {
 		mutex_unlock(&c->lock);
+		v4l2_ctrl_grab(vd->ctrl_src, false);
 		vdev_return_all(vd, VB2_BUF_STATE_QUEUED);
 		return ret;
 	}
@@ -666,17 +714,21 @@ static int vq_start(struct vb2_queue *q, unsigned int count)
 	vd->sequence = 0;
 	vd->chk_frames = 0;
 	vd->chk_errors = 0;
-	/* The device counts from its last reset, not from this enable. */
-	if (vd->out && (c->caps & FDMA_CH_CAP_TESTGEN))
-		fdma_ering_testgen_counts(&c->ring, &vd->chk_base[0], &vd->chk_base[1]);
 	vd->drops = fdma_chan_drops_locked(c);
 	vd->out_of_step = false;
 	vd->streaming = true;
-	if (vd->testgen && (c->caps & FDMA_CH_CAP_TESTGEN)) {
-		/* The checker takes frames as they come; the generator paces. */
+	/*
+	 * The test block as the control says, on or off: a file may have
+	 * left it on. The checker takes frames as they come; the generator
+	 * paces them.
+	 */
+	if (c->caps & FDMA_CH_CAP_TESTGEN) {
 		period = vd->out ? 0 : div_u64((u64)NSEC_PER_SEC * vd->interval.numerator,
 					       vd->interval.denominator);
-		fdma_ering_set_testgen(&c->ring, vd->fmt.sizeimage, (u32)period, true);
+		fdma_ering_set_testgen(&c->ring, vd->fmt.sizeimage, (u32)period, vd->testgen);
+		/* After the enable, which zeroes XDMA's counts (FDMA keeps them to a reset). */
+		if (vd->out)
+			fdma_ering_testgen_counts(&c->ring, &vd->chk_base[0], &vd->chk_base[1]);
 	}
 	vdev_post(vd, false);
 	mutex_unlock(&c->lock);
@@ -688,19 +740,27 @@ static void vq_stop(struct vb2_queue *q)
 	struct fdma_vdev *vd = vb2_get_drv_priv(q);
 	struct fdma_chan *c = vd->c;
 
-	cancel_work_sync(&vd->resync);
 	mutex_lock(&c->lock);
 	vd->streaming = false;
 	vd->out_of_step = false;
-	vdev_keep_checks(vd);
-	if (c->caps & FDMA_CH_CAP_TESTGEN)
-		fdma_ering_set_testgen(&c->ring, vd->fmt.sizeimage, 0, false);
-	/* What is posted comes back canceled (vdev_piece() returns it). */
+	/*
+	 * What is posted comes back canceled (vdev_piece() returns it); the
+	 * checker's counts are kept first (vdev_chan_reset()), and it stays
+	 * the sink until the reset, so that no piece of a frame reaches the
+	 * design's sink.
+	 */
 	if (c->up && !c->broken)
 		fdma_chan_recover(c, vd->out ? "video output stopped" :
 				  "video capture stopped", -ECANCELED);
+	else
+		vdev_keep_checks(vd, false);
+	if (c->caps & FDMA_CH_CAP_TESTGEN && c->up)
+		fdma_ering_set_testgen(&c->ring, vd->fmt.sizeimage, 0, false);
 	fdma_chan_release(c);
 	mutex_unlock(&c->lock);
+	/* Not streaming: no frame queues a resync now. */
+	cancel_work_sync(&vd->resync);
+	v4l2_ctrl_grab(vd->ctrl_src, false);
 	vdev_return_all(vd, VB2_BUF_STATE_ERROR);
 }
 
@@ -908,9 +968,7 @@ static int vdev_s_ctrl(struct v4l2_ctrl *ctrl)
 
 	if (ctrl->id != V4L2_CID_TEST_PATTERN && ctrl->id != FDMA_CID_CHECKER)
 		return -EINVAL;
-	/* Taken at the next STREAMON: the frames of a stream go one way. */
-	if (vb2_is_streaming(&vd->q))
-		return -EBUSY;
+	/* Taken when streaming starts, and grabbed (EBUSY) until it stops. */
 	vd->testgen = ctrl->val == 1;
 	return 0;
 }
@@ -982,13 +1040,14 @@ static int vdev_add_ctrls(struct fdma_vdev *vd)
 	if (!(vd->c->caps & FDMA_CH_CAP_TESTGEN))
 		return 0;
 	if (vd->out) {
-		v4l2_ctrl_new_custom(h, &fdma_vctrl_checker, NULL);
+		vd->ctrl_src = v4l2_ctrl_new_custom(h, &fdma_vctrl_checker, NULL);
 		v4l2_ctrl_new_custom(h, &fdma_vctrl_checked, NULL);
 		v4l2_ctrl_new_custom(h, &fdma_vctrl_check_errors, NULL);
 	} else {
-		v4l2_ctrl_new_std_menu_items(h, &fdma_vctrl_ops, V4L2_CID_TEST_PATTERN,
-					     ARRAY_SIZE(fdma_test_patterns) - 2, 0, 0,
-					     fdma_test_patterns);
+		vd->ctrl_src = v4l2_ctrl_new_std_menu_items(h, &fdma_vctrl_ops,
+							    V4L2_CID_TEST_PATTERN,
+							    ARRAY_SIZE(fdma_test_patterns) - 2,
+							    0, 0, fdma_test_patterns);
 	}
 	return h->error;
 }
@@ -1013,7 +1072,11 @@ static ssize_t format_show(struct device *dev, struct device_attribute *a, char 
 {
 	struct fdma_vdev *vd = dev_to_vd(dev);
 
-	return sysfs_emit(buf, "%.4s\n", (const char *)&vd->cfg.fourcc);
+	u32 f = vd->cfg.fourcc;
+
+	/* The fourcc's characters, lowest byte first, whatever the CPU's byte order. */
+	return sysfs_emit(buf, "%c%c%c%c\n", f & 0xff, (f >> 8) & 0xff, (f >> 16) & 0xff,
+			  f >> 24);
 }
 
 static ssize_t vattr_store(struct fdma_vdev *vd, const char *buf, size_t len, int field)
@@ -1175,7 +1238,8 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 	q->timestamp_flags = vd->out ? V4L2_BUF_FLAG_TIMESTAMP_COPY :
 			     V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
 			     V4L2_BUF_FLAG_TSTAMP_SRC_EOF;
-	FDMA_VB2_MIN_QUEUED(q) = 2;
+	/* An output sends a single frame queued (a still image, write()'s last). */
+	FDMA_VB2_MIN_QUEUED(q) = vd->out ? 1 : 2;
 	q->lock = &vd->lock;
 	q->dev = fdev->dma_dev;
 	q->gfp_flags = fdev->dma_bits <= 32 ? GFP_DMA32 : 0;
@@ -1203,10 +1267,10 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 		goto err_ctrls;
 	}
 	c->vdev = vd;
-	dev_info(fdev->dma_dev, "%s: channel %u as %s (%s): %.4s %ux%u, %u bytes per line, %u bytes, %u/%u s\n",
+	dev_info(fdev->dma_dev, "%s: channel %u as %s (%s): %p4cc %ux%u, %u bytes per line, %u bytes, %u/%u s\n",
 		 dev_name(&fdev->dev), c->idx, video_device_node_name(&vd->vdev),
 		 vd->out ? "output" : "capture",
-		 (char *)&vd->fmt.pixelformat, vd->fmt.width, vd->fmt.height,
+		 &vd->fmt.pixelformat, vd->fmt.width, vd->fmt.height,
 		 vd->fmt.bytesperline, vd->fmt.sizeimage, vd->interval.numerator,
 		 vd->interval.denominator);
 	return 0;
