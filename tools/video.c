@@ -77,7 +77,7 @@ int tool_video_format(const char *root, const char *video, struct tool_vfmt *f)
 	if (strlen(buf) > 4)
 		return -EINVAL;
 	/* A three-letter fourcc ("Y16") ends in a space, as the kernel pads it. */
-	snprintf(f->fourcc, sizeof(f->fourcc), "%-4s", buf);
+	snprintf(f->fourcc, sizeof(f->fourcc), "%-4.4s", buf);
 	snprintf(path, sizeof(path), "%swidth", pre);
 	if (rd_uint(root, dir, path, &f->width))
 		return -EINVAL;
