@@ -197,17 +197,27 @@ fi
 
 # Capture looped to output, no copy: frames captured into the output's
 # buffers (dma-bufs the output device exports), then the other way round.
-if v4l2-ctl -d "$cap" --stream-dmabuf --out-device "$out" --stream-out-mmap \
-	--stream-count=$n >/tmp/vl.out 2>&1; then
-	checked v4l2_loop_dmabuf_capture 0
+# Both ends are vb2's: its dma-sg exporter maps a dma-buf once per
+# attachment and syncs only then (videobuf2-dma-sg.c, dmabuf_ops_map), and
+# its importer leaves the syncs to the exporter (videobuf2-core.c,
+# init_buffer_cache_hints). With bounce buffers (swiotlb=force) the
+# frames therefore never leave the bounce buffer: a limit of vb2, said in
+# docs/v4l2.md, so these two skip there.
+if grep -q 'swiotlb=[^ ]*force' /proc/cmdline; then
+	echo "VMTEST SKIP v4l2_loop_dmabuf: swiotlb=force, where vb2's exporter and importer sync a shared buffer only when first mapped (docs/v4l2.md)"
 else
-	fail v4l2_loop_dmabuf_capture "v4l2-ctl: $(tail -2 /tmp/vl.out | tr '\n' '|')"
-fi
-if v4l2-ctl -d "$cap" --stream-mmap --out-device "$out" --stream-out-dmabuf \
-	--stream-count=$n >/tmp/vl.out 2>&1; then
-	checked v4l2_loop_dmabuf_output 0
-else
-	fail v4l2_loop_dmabuf_output "v4l2-ctl: $(tail -2 /tmp/vl.out | tr '\n' '|')"
+	if v4l2-ctl -d "$cap" --stream-dmabuf --out-device "$out" --stream-out-mmap \
+		--stream-count=$n >/tmp/vl.out 2>&1; then
+		checked v4l2_loop_dmabuf_capture 0
+	else
+		fail v4l2_loop_dmabuf_capture "v4l2-ctl: $(tail -2 /tmp/vl.out | tr '\n' '|')"
+	fi
+	if v4l2-ctl -d "$cap" --stream-mmap --out-device "$out" --stream-out-dmabuf \
+		--stream-count=$n >/tmp/vl.out 2>&1; then
+		checked v4l2_loop_dmabuf_output 0
+	else
+		fail v4l2_loop_dmabuf_output "v4l2-ctl: $(tail -2 /tmp/vl.out | tr '\n' '|')"
+	fi
 fi
 v4l2-ctl -d "$out" -c frame_checker=0
 
