@@ -978,19 +978,13 @@ static int vdev_g_ctrl(struct v4l2_ctrl *ctrl)
 {
 	struct fdma_vdev *vd = container_of(ctrl->handler, struct fdma_vdev, ctrls);
 	struct fdma_chan *c = vd->c;
-	u64 frames, errors;
-	u32 f = 0, e = 0;
 
 	mutex_lock(&c->lock);
-	frames = vd->chk_frames;
-	errors = vd->chk_errors;
-	if (vd->streaming && vd->testgen && c->up && !READ_ONCE(c->fdev->dead)) {
-		fdma_ering_testgen_counts(&c->ring, &f, &e);
-		frames += f - vd->chk_base[0];
-		errors += e - vd->chk_base[1];
-	}
+	/* While streaming, the device's counts so far; after, the channel is not ours. */
+	if (vd->streaming)
+		vdev_keep_checks(vd, false);
+	*ctrl->p_new.p_s64 = ctrl->id == FDMA_CID_CHECKED ? vd->chk_frames : vd->chk_errors;
 	mutex_unlock(&c->lock);
-	*ctrl->p_new.p_s64 = ctrl->id == FDMA_CID_CHECKED ? frames : errors;
 	return 0;
 }
 
@@ -1008,24 +1002,20 @@ static const struct v4l2_ctrl_config fdma_vctrl_checker = {
 	.step = 1,
 };
 
-static const struct v4l2_ctrl_config fdma_vctrl_checked = {
-	.ops = &fdma_vctrl_ops,
-	.id = FDMA_CID_CHECKED,
-	.name = "Checked Frames",
-	.type = V4L2_CTRL_TYPE_INTEGER64,
-	.max = S64_MAX,
-	.step = 1,
-	.flags = V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_VOLATILE,
-};
+/* The checker's counts this stream: read-only, read from the device when asked. */
+#define FDMA_VCTRL_COUNT(cid, label) {					\
+	.ops = &fdma_vctrl_ops,						\
+	.id = (cid),							\
+	.name = (label),						\
+	.type = V4L2_CTRL_TYPE_INTEGER64,				\
+	.max = S64_MAX,							\
+	.step = 1,							\
+	.flags = V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_VOLATILE,	\
+}
 
-static const struct v4l2_ctrl_config fdma_vctrl_check_errors = {
-	.ops = &fdma_vctrl_ops,
-	.id = FDMA_CID_CHECK_ERRORS,
-	.name = "Checker Errors",
-	.type = V4L2_CTRL_TYPE_INTEGER64,
-	.max = S64_MAX,
-	.step = 1,
-	.flags = V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_VOLATILE,
+static const struct v4l2_ctrl_config fdma_vctrl_counts[] = {
+	FDMA_VCTRL_COUNT(FDMA_CID_CHECKED, "Checked Frames"),
+	FDMA_VCTRL_COUNT(FDMA_CID_CHECK_ERRORS, "Checker Errors"),
 };
 
 /*
@@ -1041,8 +1031,8 @@ static int vdev_add_ctrls(struct fdma_vdev *vd)
 		return 0;
 	if (vd->out) {
 		vd->ctrl_src = v4l2_ctrl_new_custom(h, &fdma_vctrl_checker, NULL);
-		v4l2_ctrl_new_custom(h, &fdma_vctrl_checked, NULL);
-		v4l2_ctrl_new_custom(h, &fdma_vctrl_check_errors, NULL);
+		v4l2_ctrl_new_custom(h, &fdma_vctrl_counts[0], NULL);
+		v4l2_ctrl_new_custom(h, &fdma_vctrl_counts[1], NULL);
 	} else {
 		vd->ctrl_src = v4l2_ctrl_new_std_menu_items(h, &fdma_vctrl_ops,
 							    V4L2_CID_TEST_PATTERN,

@@ -54,7 +54,7 @@ int fdma_cmd_info(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fdma_dev *dev;
-	char carrier[32], source[FDMA_MAX_CHAN][96], video[FDMA_MAX_CHAN][32];
+	char carrier[32], source[FDMA_MAX_CHAN][96], video[FDMA_MAX_CHAN][TOOL_VIDEO_NAME];
 	struct tool_vfmt vf;
 	struct fdma_info in;
 	const char *uri;
@@ -99,12 +99,13 @@ int fdma_cmd_info(int argc, char **argv)
 		snprintf(a, sizeof(a), "ch%u/source", i);
 		if (tool_kdev_attr(uri, a, source[i], sizeof(source[i])))
 			source[i][0] = '\0';
-		/* fdma.ko v4l2=1 names its video devices "<node>-ch<i>". */
-		if (strncmp(uri, "kdev:", 5) ||
-		    tool_video_node("", strrchr(uri, '/') ? strrchr(uri, '/') + 1 : uri + 5, i,
-				    video[i], sizeof(video[i])))
-			video[i][0] = '\0';
 	}
+	/* fdma.ko v4l2=1's video devices, named "<node>-ch<i>". */
+	if (!strncmp(uri, "kdev:", 5))
+		tool_video_nodes("", strrchr(uri, '/') ? strrchr(uri, '/') + 1 : uri + 5, video,
+				 in.nchan);
+	else
+		memset(video, 0, sizeof(video));
 
 	if (json) {
 		/* The name comes from the device (kdev: its driver): escaped. */

@@ -409,9 +409,31 @@ static void check_numa(struct doc_ctx *c, const struct doc_pci *p)
 		"on NUMA node %d: keep the capture thread and its buffers there", p->numa_node);
 }
 
-static void check_ceiling(struct doc_ctx *c, const struct doc_pci *p)
+/*
+ * The best link the device and its port allow: their lower generation and
+ * width, their lower MPS capability (never below the MPS in use). What is
+ * unknown stands at the negotiated value.
+ */
+static void best_link(const struct doc_pci *p, unsigned *gen, unsigned *lanes, unsigned *mps)
 {
 	unsigned mg = p->max_gen, ml = p->max_width, mm = p->mps_cap;
+
+	if (p->port_gen && p->port_gen < mg)
+		mg = p->port_gen;
+	if (p->port_width && p->port_width < ml)
+		ml = p->port_width;
+	if (p->port_mps_cap && (!mm || p->port_mps_cap < mm))
+		mm = p->port_mps_cap;
+	if (!mm || mm < p->mps)
+		mm = p->mps;
+	*gen = mg ? mg : p->cur_gen;
+	*lanes = ml ? ml : p->cur_width;
+	*mps = mm;
+}
+
+static void check_ceiling(struct doc_ctx *c, const struct doc_pci *p)
+{
+	unsigned mg, ml, mm;
 	double w, r, mw, mr;
 	char ex[256];
 
@@ -424,15 +446,8 @@ static void check_ceiling(struct doc_ctx *c, const struct doc_pci *p)
 		return;
 	}
 	/* The maximum: what the device and its port allow, at their best MPS. */
-	if (p->port_gen && p->port_gen < mg)
-		mg = p->port_gen;
-	if (p->port_width && p->port_width < ml)
-		ml = p->port_width;
-	if (p->port_mps_cap && (!mm || p->port_mps_cap < mm))
-		mm = p->port_mps_cap;
-	if (!mm || mm < p->mps)
-		mm = p->mps;
-	if (!ceilings(mg ? mg : p->cur_gen, ml ? ml : p->cur_width, mm, p->mrrs, &mw, &mr)) {
+	best_link(p, &mg, &ml, &mm);
+	if (!ceilings(mg, ml, mm, p->mrrs, &mw, &mr)) {
 		mw = w;
 		mr = r;
 	}
@@ -440,12 +455,7 @@ static void check_ceiling(struct doc_ctx *c, const struct doc_pci *p)
 		 "\"write_mbps\":%.1f,\"read_mbps\":%.1f,\"max_gen\":%u,\"max_lanes\":%u,"
 		 "\"max_write_mbps\":%.1f,\"max_read_mbps\":%.1f,\"source\":\"model\"",
 		 p->cur_gen, p->cur_width, p->mps, p->mrrs, w / 1e6, r / 1e6,
-		 mg ? mg : p->cur_gen, ml ? ml : p->cur_width, mw / 1e6, mr / 1e6);
-	/* Below, 0 (unknown) stands for the negotiated value. */
-	if (!mg)
-		mg = p->cur_gen;
-	if (!ml)
-		ml = p->cur_width;
+		 mg, ml, mw / 1e6, mr / 1e6);
 	if (mg == p->cur_gen && ml == p->cur_width && mm == p->mps)
 		doc_add(c, p->bdf, "link.ceiling", DOC_INFO, NOFIX, ex,
 			"gen%u x%u%s: writes %.1f MB/s, reads %.1f MB/s, the best this link "
@@ -469,25 +479,25 @@ static void check_ceiling(struct doc_ctx *c, const struct doc_pci *p)
 static void check_video(struct doc_ctx *c, const struct doc_pci *p)
 {
 	static const char *const dname[2] = { "c2h", "h2c" };
-	unsigned n[2] = { 0, 0 }, ch, gen, lanes;
-	char vid[32], dir[16], ex[256], fix[192], names[2][96] = { "", "" };
+	unsigned n[2] = { 0, 0 }, ch, gen, lanes, bg, bl, bm;
+	char vid[FDMA_MAX_CHAN][TOOL_VIDEO_NAME], dir[16], ex[256], fix[192];
+	char names[2][96] = { "", "" };
 	double need[2] = { 0, 0 }, ceil[2], best[2];
 	struct tool_vfmt f, first[2];
 	int d;
 
-	if (!p->node[0])
+	if (!p->node[0] || !tool_video_nodes(c->root, p->node, vid, FDMA_MAX_CHAN))
 		return;
-	for (ch = 0; ch < 64; ch++) {
+	for (ch = 0; ch < FDMA_MAX_CHAN; ch++) {
 		size_t l;
 
-		if (tool_video_node(c->root, p->node, ch, vid, sizeof(vid)))
-			continue;
-		if (doc_read(c, dir, sizeof(dir), "/sys/class/fdma/%s/ch%u/dir", p->node, ch) <= 0)
+		if (!vid[ch][0] ||
+		    doc_read(c, dir, sizeof(dir), "/sys/class/fdma/%s/ch%u/dir", p->node, ch) <= 0)
 			continue;
 		d = !strcmp(dir, "h2c");
-		if (tool_video_format(c->root, vid, &f)) {
+		if (tool_video_format(c->root, vid[ch], &f)) {
 			doc_add(c, p->bdf, "video.rate", DOC_INFO, NOFIX, "",
-				"/dev/%s: its format (fdma.ko's settings) cannot be read", vid);
+				"/dev/%s: its format (fdma.ko's settings) cannot be read", vid[ch]);
 			continue;
 		}
 		if (!n[d]++)
@@ -495,7 +505,7 @@ static void check_video(struct doc_ctx *c, const struct doc_pci *p)
 		need[d] += (double)f.sizeimage * f.fps;
 		l = strlen(names[d]);
 		snprintf(names[d] + l, sizeof(names[d]) - l, "%s/dev/%s (%.4s %ux%u at %u fps)",
-			 l ? ", " : "", vid, f.fourcc, f.width, f.height, f.fps);
+			 l ? ", " : "", vid[ch], f.fourcc, f.width, f.height, f.fps);
 	}
 	if (!n[0] && !n[1])
 		return;
@@ -510,8 +520,8 @@ static void check_video(struct doc_ctx *c, const struct doc_pci *p)
 	if (!ceilings(gen, lanes, p->mps, p->mrrs, &ceil[0], &ceil[1]))
 		return;
 	/* The best the device and its port allow, for the fix. */
-	if (!ceilings(p->max_gen ? p->max_gen : gen, p->max_width ? p->max_width : lanes,
-		      p->mps_cap > p->mps ? p->mps_cap : p->mps, p->mrrs, &best[0], &best[1])) {
+	best_link(p, &bg, &bl, &bm);
+	if (!ceilings(bg, bl, bm, p->mrrs, &best[0], &best[1])) {
 		best[0] = ceil[0];
 		best[1] = ceil[1];
 	}

@@ -184,17 +184,12 @@ int tool_realtime(const struct fdma_info *info)
 	return info->link.paced && strcmp(info->backend, "rtl");
 }
 
-int tool_kdev_attr(const char *uri, const char *attr, char *buf, size_t len)
+int tool_read_line(const char *path, char *buf, size_t len)
 {
-	const char *base;
-	char path[256];
 	FILE *f;
 
-	if (strncmp(uri, "kdev:", 5) || !len)
+	if (!len)
 		return -EINVAL;
-	base = strrchr(uri, '/');
-	base = base ? base + 1 : uri + 5;
-	snprintf(path, sizeof(path), "/sys/class/fdma/%s/%s", base, attr);
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
@@ -203,6 +198,19 @@ int tool_kdev_attr(const char *uri, const char *attr, char *buf, size_t len)
 	fclose(f);
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
+}
+
+int tool_kdev_attr(const char *uri, const char *attr, char *buf, size_t len)
+{
+	const char *base;
+	char path[256];
+
+	if (strncmp(uri, "kdev:", 5))
+		return -EINVAL;
+	base = strrchr(uri, '/');
+	base = base ? base + 1 : uri + 5;
+	snprintf(path, sizeof(path), "/sys/class/fdma/%s/%s", base, attr);
+	return tool_read_line(path, buf, len);
 }
 
 int tool_parse_wait(const char *s, enum fdma_wait_mode *w)

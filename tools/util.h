@@ -55,6 +55,8 @@ int tool_realtime(const struct fdma_info *info);
  * for another kind of URI).
  */
 int tool_kdev_attr(const char *uri, const char *attr, char *buf, size_t len);
+/* The first line of file path (a sysfs attribute), newline stripped: 0, or -errno. */
+int tool_read_line(const char *path, char *buf, size_t len);
 int tool_parse_wait(const char *s, enum fdma_wait_mode *w);	/* spin|sleep|adaptive */
 /* A decimal whole number in min..max (no sign, no suffix): 0, or -1. */
 int tool_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
 #include "video.h"
 
 /*
@@ -27,26 +28,19 @@ static const struct {
 static int rd(const char *root, const char *path, char *buf, size_t len)
 {
 	char p[512];
-	FILE *f;
 
 	snprintf(p, sizeof(p), "%s%s", root, path);
-	f = fopen(p, "r");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
+	return tool_read_line(p, buf, len);
 }
 
-/* DIR/NAME as a number. */
-static int rd_uint(const char *root, const char *dir, const char *name, unsigned *v)
+/* DIR/PRENAME as a number. */
+static int rd_uint(const char *root, const char *dir, const char *pre, const char *name,
+		   unsigned *v)
 {
-	char path[192], buf[32], *end;
+	char path[320], buf[32], *end;
 	unsigned long n;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s%s", dir, pre, name);
 	if (rd(root, path, buf, sizeof(buf)))
 		return -ENOENT;
 	n = strtoul(buf, &end, 10);
@@ -78,17 +72,10 @@ int tool_video_format(const char *root, const char *video, struct tool_vfmt *f)
 		return -EINVAL;
 	/* A three-letter fourcc ("Y16") ends in a space, as the kernel pads it. */
 	snprintf(f->fourcc, sizeof(f->fourcc), "%-4.4s", buf);
-	snprintf(path, sizeof(path), "%swidth", pre);
-	if (rd_uint(root, dir, path, &f->width))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%sheight", pre);
-	if (rd_uint(root, dir, path, &f->height))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%sbytesperline", pre);
-	if (rd_uint(root, dir, path, &f->bytesperline))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%sfps", pre);
-	if (rd_uint(root, dir, path, &f->fps) || !f->width || !f->height || !f->fps)
+	if (rd_uint(root, dir, pre, "width", &f->width) ||
+	    rd_uint(root, dir, pre, "height", &f->height) ||
+	    rd_uint(root, dir, pre, "bytesperline", &f->bytesperline) ||
+	    rd_uint(root, dir, pre, "fps", &f->fps) || !f->width || !f->height || !f->fps)
 		return -EINVAL;
 	for (i = 0; i < sizeof(vfmts) / sizeof(vfmts[0]); i++) {
 		if (strcmp(vfmts[i].fourcc, f->fourcc))
@@ -102,29 +89,38 @@ int tool_video_format(const char *root, const char *video, struct tool_vfmt *f)
 	return -EINVAL;
 }
 
-int tool_video_node(const char *root, const char *node, unsigned ch, char *buf, size_t len)
+int tool_video_nodes(const char *root, const char *node, char (*video)[TOOL_VIDEO_NAME],
+		     unsigned nchan)
 {
-	char path[512], want[64], name[64];
+	char path[512], name[64];
+	size_t nl = strlen(node);
 	struct dirent *e;
-	int ret = -ENOENT;
+	unsigned ch;
+	int n = 0;
 	DIR *d;
 
+	for (ch = 0; ch < nchan; ch++)
+		video[ch][0] = '\0';
 	snprintf(path, sizeof(path), "%s/sys/class/video4linux", root);
 	d = opendir(path);
 	if (!d)
-		return -ENOENT;
-	snprintf(want, sizeof(want), "%s-ch%u", node, ch);
+		return 0;
+	/* One pass over the class: each fdma device's name is "<node>-ch<N>". */
 	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "video", 5))
+		char *end;
+
+		if (strncmp(e->d_name, "video", 5) || strlen(e->d_name) >= TOOL_VIDEO_NAME)
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/video4linux/%s/name", e->d_name);
-		if (!rd(root, path, name, sizeof(name)) && !strcmp(name, want) &&
-		    strlen(e->d_name) < len) {
-			strcpy(buf, e->d_name);
-			ret = 0;
-			break;
-		}
+		if (rd(root, path, name, sizeof(name)) || strncmp(name, node, nl) ||
+		    strncmp(name + nl, "-ch", 3))
+			continue;
+		ch = (unsigned)strtoul(name + nl + 3, &end, 10);
+		if (end == name + nl + 3 || *end || ch >= nchan)
+			continue;
+		strcpy(video[ch], e->d_name);
+		n++;
 	}
 	closedir(d);
-	return ret;
+	return n;
 }

@@ -29,10 +29,15 @@ struct tool_vfmt {
  * fdma.ko takes.
  */
 int tool_video_format(const char *root, const char *video, struct tool_vfmt *f);
+#define TOOL_VIDEO_NAME 32	/* room for a video device's name, "video0" */
+
 /*
- * The video device ("video0") of channel ch of the fdma node ("fdma0"),
- * from /sys/class/video4linux/<dev>/name ("fdma0-ch2"): 0, or -ENOENT.
+ * The video devices ("video0") of the fdma node's ("fdma0") channels 0 to
+ * nchan - 1, in video[ch] ("" for none), from one pass over
+ * /sys/class/video4linux, whose name files say "fdma0-ch2". Returns how
+ * many there are.
  */
-int tool_video_node(const char *root, const char *node, unsigned ch, char *buf, size_t len);
+int tool_video_nodes(const char *root, const char *node, char (*video)[TOOL_VIDEO_NAME],
+		     unsigned nchan);
 
 #endif /* FDMA_TOOL_VIDEO_H */

@@ -32,9 +32,9 @@
 #include <linux/videodev2.h>
 #include <poll.h>
 #include <sys/ioctl.h>
-#include <zlib.h>
 
 #include "fdma.h"
+#include "fdma_mcommon.h"
 #include "vmtest.h"
 
 #define NBUF 4
@@ -55,53 +55,22 @@ static int xioctl(int fd, unsigned long req, void *arg)
 }
 
 /*
- * A test generator frame of len bytes: 0, or a message in why naming
- * the first thing wrong. *seq gets the frame's number.
+ * A test generator frame of len bytes, checked by the models' own checker
+ * (header, length, CRC): 0, or a message in why. *seq gets its number.
  */
 static int frame_check(const uint8_t *p, uint32_t len, uint32_t *seq, char *why, size_t wlen)
 {
-	struct fdma_testgen_hdr h;
-	uint32_t i, words;
+	struct fdma_tchk k = { 0 };
 
-	memcpy(&h, p, sizeof(h));
-	*seq = h.seq;
-	if (h.magic != FDMA_TESTGEN_MAGIC || h.len != len) {
-		snprintf(why, wlen, "header: magic %#x len %u (a %u-byte frame)", h.magic, h.len,
-			 len);
-		return -1;
-	}
-	words = (len - (uint32_t)sizeof(h)) / 8;
-	for (i = 0; i < words; i++) {
-		uint64_t w;
-
-		memcpy(&w, p + sizeof(h) + (size_t)i * 8, 8);
-		if (w != ((uint64_t)h.seq << 32 | i)) {
-			snprintf(why, wlen, "frame %u: word %u is %#llx", h.seq, i,
-				 (unsigned long long)w);
-			return -1;
-		}
-	}
-	if ((uint32_t)crc32(0, p + sizeof(h), len - (uint32_t)sizeof(h)) != h.crc) {
-		snprintf(why, wlen, "frame %u: CRC", h.seq);
-		return -1;
-	}
-	return 0;
-}
-
-/* Frame seq in the test generator's format, len bytes (docs/engine.md section 14). */
-static void frame_make(uint8_t *p, uint32_t len, uint32_t seq)
-{
-	struct fdma_testgen_hdr h = { .magic = FDMA_TESTGEN_MAGIC, .seq = seq, .len = len };
-	uint32_t i, words = (len - (uint32_t)sizeof(h)) / 8;
-
-	for (i = 0; i < words; i++) {
-		uint64_t w = (uint64_t)seq << 32 | i;
-
-		memcpy(p + sizeof(h) + (size_t)i * 8, &w, 8);
-	}
-	memset(p + sizeof(h) + (size_t)words * 8, 0, len - sizeof(h) - (size_t)words * 8);
-	h.crc = (uint32_t)crc32(0, p + sizeof(h), len - (uint32_t)sizeof(h));
-	memcpy(p, &h, sizeof(h));
+	memcpy(&k.hdr, p, sizeof(k.hdr));
+	/* The checker expects a number: this frame's own; the caller judges it. */
+	k.seq = *seq = k.hdr.seq;
+	fdma_tchk_feed(&k, p, len, true, true);
+	if (k.frames == 1)
+		return 0;
+	snprintf(why, wlen, "frame %u: magic %#x, len %u of %u, or its CRC is wrong", k.hdr.seq,
+		 k.hdr.magic, k.hdr.len, len);
+	return -1;
 }
 
 /* MMAP buffers on fd's queue of type t: n of them in b. 0, or -errno. */
@@ -480,7 +449,7 @@ static int vivid(const char *out, const char *cap)
 		bufs[i] = fdma_buf_alloc(d, len, 0);
 	r = stage < 0 ? stage : bufs[0] < 0 ? bufs[0] : bufs[1] < 0 ? bufs[1] : 0;
 	for (i = 0; !r && i < 2; i++) {
-		frame_make(fdma_buf_addr(d, stage), (uint32_t)len, i);
+		fdma_frame_fill(fdma_buf_addr(d, stage), i, (uint32_t)len, 0);
 		r = fdma_write_card(d, stage, 0, (uint64_t)i << 20, len);
 		if (!r)
 			r = fdma_read_card(d, bufs[i], 0, (uint64_t)i << 20, len);

@@ -37,20 +37,24 @@ DROP=${1:-0}
 TAG=""
 [ "$DROP" = 1 ] && TAG=_drop
 
-# The fdma video devices, by the direction their capabilities name.
-cap=""
-out=""
-for v in /sys/class/video4linux/video*; do
-	case $(cat "$v/name" 2>/dev/null) in
-	fdma*) ;;
-	*) continue ;;
-	esac
-	if [ -z "$cap" ] && dmesg | grep -q "as ${v##*/} (capture)"; then
-		cap=/dev/${v##*/}
-	elif [ -z "$out" ] && dmesg | grep -q "as ${v##*/} (output)"; then
-		out=/dev/${v##*/}
-	fi
-done
+# find_devices: cap and out, the fdma video devices, by the direction
+# the driver's log names for each node.
+find_devices() {
+	cap=""
+	out=""
+	for v in /sys/class/video4linux/video*; do
+		case $(cat "$v/name" 2>/dev/null) in
+		fdma*) ;;
+		*) continue ;;
+		esac
+		if [ -z "$cap" ] && dmesg | grep -q "as ${v##*/} (capture)"; then
+			cap=/dev/${v##*/}
+		elif [ -z "$out" ] && dmesg | grep -q "as ${v##*/} (output)"; then
+			out=/dev/${v##*/}
+		fi
+	done
+}
+find_devices
 dev=$(ls /sys/class/fdma/ | grep '^fdma[0-9]' | head -1)
 if [ -z "$cap" ] || [ -z "$out" ] || [ ! -e "$cap" ] || [ ! -e "$out" ]; then
 	fail v4l2_device$TAG "capture '$cap', output '$out' after insmod v4l2=1: $(dmesg | grep -i 'video\|v4l2' | tail -2)"
@@ -146,10 +150,14 @@ compliance v4l2_compliance "$cap"
 compliance v4l2_compliance_output "$out"
 v4l2-ctl -d "$cap" -c test_pattern=1
 
-# checked NAME N: the output's checker counted N frames good (0: some) and none bad.
-checked() {
+# counts: good and bad, the output's checker's counts for its last stream.
+counts() {
 	good=$(v4l2-ctl -d "$out" -C checked_frames | sed -n 's/.*: *//p')
 	bad=$(v4l2-ctl -d "$out" -C checker_errors | sed -n 's/.*: *//p')
+}
+# checked NAME N: the output's checker counted N frames good (0: some) and none bad.
+checked() {
+	counts
 	if [ "${bad:-x}" = 0 ] && { [ "$2" = 0 ] && [ "${good:-0}" -gt 0 ] || [ "$good" = "$2" ]; }; then
 		pass "$1 ($good frames checked)"
 	else
@@ -184,8 +192,7 @@ if v4l2-ctl -d "$cap" --stream-mmap --stream-count=$n --stream-to=/tmp/v.raw >/t
 	cp /tmp/v.raw /tmp/vbad.raw
 	printf 'X' | dd of=/tmp/vbad.raw bs=1 seek=$((5 * size + 100)) conv=notrunc 2>/dev/null
 	$T/fdma_v4l2 play "$out" /tmp/vbad.raw >/dev/null 2>&1
-	good=$(v4l2-ctl -d "$out" -C checked_frames | sed -n 's/.*: *//p')
-	bad=$(v4l2-ctl -d "$out" -C checker_errors | sed -n 's/.*: *//p')
+	counts
 	if [ "$bad" = 1 ] && [ "$good" = $((n - 1)) ]; then
 		pass v4l2_output_checker_sees
 	else
@@ -304,13 +311,7 @@ else
 	fi
 	wait $p1 $p2 2>/dev/null
 	echo "$bdf" >/sys/bus/pci/drivers/fdma/bind || fail v4l2_rebind "cannot bind $bdf again"
-	cap=""
-	for v in /sys/class/video4linux/video*; do
-		case $(cat "$v/name" 2>/dev/null) in
-		fdma*) v4l2-ctl -d "/dev/${v##*/}" -D 2>/dev/null | grep -q 'Video Capture' &&
-			cap=/dev/${v##*/} ;;
-		esac
-	done
+	find_devices
 	if [ -z "$cap" ]; then
 		fail v4l2_rebind "no capture device after binding $bdf again"
 	elif v4l2-ctl -d "$cap" -c test_pattern=1 &&
