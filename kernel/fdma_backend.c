@@ -61,6 +61,8 @@ struct fdma_device *fdma_backend_add(const struct fdma_backend_info *info,
 		fdev->caps.chan_caps[i] = info->chan[i].caps;
 		c->ops = info->chan[i].ops;
 		c->priv = info->chan[i].priv;
+		c->frame_reqs = info->chan[i].frame_reqs;
+		c->video = info->chan[i].video;
 		if (info->chan[i].lock_key)
 			lockdep_set_class(&c->lock, info->chan[i].lock_key);
 	}
@@ -70,6 +72,8 @@ struct fdma_device *fdma_backend_add(const struct fdma_backend_info *info,
 	ret = fdma_dev_publish(fdev, owner);
 	if (ret)
 		goto err_chans;
+	/* Optional, as an FDMA function's: the character device works without them. */
+	fdma_v4l2_register(fdev);
 	return fdev;
 
 err_chans:
@@ -87,6 +91,8 @@ bool fdma_backend_remove(struct fdma_device *fdev)
 	bool broken = false;
 	u32 i;
 
+	/* The interfaces stop first, with the channels still there. */
+	fdma_v4l2_unregister(fdev);
 	fdma_dev_unpublish(fdev);
 	fdma_dev_chans_stop(fdev);
 	/* A channel whose reset failed may still write: keep its buffers. */

@@ -320,6 +320,8 @@ struct fdma_chan {
 	void *priv;		/* the backend module's (fdma_backend.h) */
 	u32 idx;
 	u32 caps;		/* FDMA_CH_CAP_* */
+	u32 frame_reqs;		/* requests per frame at most, 0: marked frames (fdma_backend.h) */
+	struct fdma_video_cfg video;	/* the backend's video format (fdma_backend.h) */
 	u32 vec;		/* interrupt vector, written to CH_IRQ_VEC */
 	bool up;		/* ring allocated and started */
 	bool broken;		/* a reset was never acknowledged */
@@ -595,10 +597,11 @@ static inline void fdma_net_release(struct fdma_device *fdev)
 #endif
 
 /*
- * fdma_v4l2.c: C2H stream channels as V4L2 capture devices (v4l2=1).
- * register and unregister: at probe and first thing at remove. Built only
- * with V4L2 and vb2's dma-sg allocator (Kbuild); without them v4l2=1 is
- * refused at load, so these do nothing.
+ * fdma_v4l2.c: stream channels as V4L2 video devices (C2H capture, H2C
+ * output): every one with v4l2=1, and those a backend gives a format
+ * (fdma_chan.video). register and unregister: at probe and first thing at
+ * remove. Built only with V4L2 and vb2's dma-sg allocator (Kbuild);
+ * without them v4l2=1 is refused at load and these do nothing.
  */
 struct fdma_vdev;
 extern bool fdma_param_v4l2;
@@ -606,8 +609,17 @@ extern bool fdma_param_v4l2;
 void fdma_v4l2_register(struct fdma_device *fdev);
 void fdma_v4l2_unregister(struct fdma_device *fdev);
 #else
+/* A backend's device tree asking for video devices is told why there are none. */
 static inline void fdma_v4l2_register(struct fdma_device *fdev)
 {
+	u32 i;
+
+	for (i = 0; i < fdev->caps.nchan; i++)
+		if (fdev->chan[i].video.fourcc) {
+			dev_warn(fdev->dma_dev, "%s: no video devices: fdma.ko was built for a kernel without V4L2 or vb2's dma-sg allocator\n",
+				 dev_name(&fdev->dev));
+			return;
+		}
 }
 
 static inline void fdma_v4l2_unregister(struct fdma_device *fdev)

@@ -310,8 +310,7 @@ int fdma_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	/* Optional, both: the character device works without them. */
 	if (fdma_param_net)
 		fdma_net_register(fdev);
-	if (fdma_param_v4l2)
-		fdma_v4l2_register(fdev);
+	fdma_v4l2_register(fdev);
 	if (fdma_param_dmaengine) {
 		ret = fdma_dmae_register(fdev);
 		if (ret)

@@ -48,6 +48,7 @@
 #include <media/v4l2-device.h>
 #include <media/v4l2-event.h>
 #include <media/v4l2-ioctl.h>
+#include <media/videobuf2-dma-contig.h>
 #include <media/videobuf2-dma-sg.h>
 #include <media/videobuf2-v4l2.h>
 
@@ -106,19 +107,6 @@ static const struct fdma_vfmt fdma_vfmts[] = {
 	{ V4L2_PIX_FMT_SRGGB8, 8, 1, 1, V4L2_COLORSPACE_RAW },
 };
 
-/**
- * struct fdma_vcfg - a video device's format as its settings give it
- * @fourcc: the pixel format, V4L2_PIX_FMT_*
- * @width: pixels
- * @height: lines
- * @bpl: bytes per line, 0 for the format's own
- * @fps: frames per second the design sends
- */
-struct fdma_vcfg {
-	u32 fourcc;
-	u32 width, height, bpl, fps;
-};
-
 #define FDMA_VBUF_REQS	64	/* engine requests (DMA segments) per buffer, at most */
 
 /**
@@ -175,6 +163,9 @@ struct fdma_vbuf {
  * @testgen: the test pattern (capture) or frame checker (output) control:
  *	the channel's test generator or checker in place of the design's
  * @out: an output device (an H2C channel)
+ * @contig: buffers from vb2's dma-contig allocator: the channel's frames
+ *	are not marked (fdma_chan.frame_reqs), so each must go in the few
+ *	requests one contiguous buffer makes
  * @chk_frames: output: frames the checker counted good this stream, up to
  *	the channel's last reset (which clears the device's counts)
  * @chk_errors: output: frames it counted bad, likewise
@@ -195,7 +186,7 @@ struct fdma_vdev {
 	struct list_head active;
 	struct work_struct resync;
 	struct v4l2_pix_format fmt;
-	struct fdma_vcfg cfg;
+	struct fdma_video_cfg cfg;
 	struct v4l2_fract interval;
 	u32 sequence;
 	u64 drops;
@@ -205,6 +196,7 @@ struct fdma_vdev {
 	bool drop;
 	bool testgen;
 	bool out;
+	bool contig;
 	u64 chk_frames;
 	u64 chk_errors;
 	u32 chk_base[2];
@@ -254,7 +246,7 @@ static u32 vfmt_fourcc(const char *s)
  * buffers of aligned length). Nothing changes on an error, which the log
  * explains. Under vd->lock, or before the device is registered.
  */
-static int vfmt_set(struct fdma_vdev *vd, const struct fdma_vcfg *cfg)
+static int vfmt_set(struct fdma_vdev *vd, const struct fdma_video_cfg *cfg)
 {
 	struct v4l2_pix_format f = { 0 };
 	const struct fdma_vfmt *vf = vfmt_find(cfg->fourcc);
@@ -296,6 +288,12 @@ static int vfmt_set(struct fdma_vdev *vd, const struct fdma_vcfg *cfg)
 				    size, vd->fdev->dma_align);
 		return -EINVAL;
 	}
+	/* Unmarked frames: one contiguous buffer, in frame_reqs requests at most. */
+	if (vd->contig && DIV_ROUND_UP_ULL(size, vd->c->ereq_max) > vd->c->frame_reqs) {
+		dev_err_ratelimited(vdev_log(vd), "v4l2: a %llu-byte frame: channel %u takes a frame in %u transfer(s) of %u bytes at most (docs/v4l2.md)\n",
+				    size, vd->c->idx, vd->c->frame_reqs, vd->c->ereq_max);
+		return -EINVAL;
+	}
 	f.sizeimage = size;
 	f.colorspace = vf->colorspace;
 	f.ycbcr_enc = V4L2_YCBCR_ENC_DEFAULT;
@@ -308,10 +306,13 @@ static int vfmt_set(struct fdma_vdev *vd, const struct fdma_vcfg *cfg)
 	return 0;
 }
 
-/* The module parameters: every video device's format to start with. */
+/*
+ * The format to start with: the backend's for its channel (a device
+ * tree's), else the module parameters'.
+ */
 static int vfmt_config(struct fdma_vdev *vd)
 {
-	struct fdma_vcfg cfg = {
+	struct fdma_video_cfg cfg = {
 		.fourcc = vfmt_fourcc(fdma_v4l2_fmt),
 		.width = fdma_v4l2_width,
 		.height = fdma_v4l2_height,
@@ -320,6 +321,8 @@ static int vfmt_config(struct fdma_vdev *vd)
 	};
 
 	vd->drop = fdma_v4l2_drop;
+	if (vd->c->video.fourcc)
+		return vfmt_set(vd, &vd->c->video);
 	if (!cfg.fourcc) {
 		dev_err(vdev_log(vd), "v4l2_format=%s: a fourcc is 4 characters at most (docs/v4l2.md)\n",
 			fdma_v4l2_fmt);
@@ -331,20 +334,57 @@ static int vfmt_config(struct fdma_vdev *vd)
 /* ---- posting buffers ------------------------------------------------------ */
 
 /*
- * Make b's engine requests (b->req, b->ndesc): one per DMA segment, up to
- * sizeimage bytes. Returns how many there are (even beyond FDMA_VBUF_REQS,
- * so that the caller can refuse the buffer), 0 if a segment is not aligned
- * as the engine needs.
+ * Add the requests for len bytes at a to b (b->req, b->ndesc), at most
+ * the channel's longest each; *n counts them, even beyond FDMA_VBUF_REQS,
+ * so that the caller can refuse the buffer.
+ */
+static void vbuf_add(struct fdma_vdev *vd, struct fdma_vbuf *b, u32 *n,
+		     dma_addr_t a, u32 len)
+{
+	struct fdma_chan *c = vd->c;
+
+	while (len) {
+		u32 l = min(len, c->ereq_max);
+
+		if (*n < ARRAY_SIZE(b->req)) {
+			b->req[*n] = (struct fdma_ereq){
+				.host = a,
+				.len = l,
+				.cookie = FDMA_DCOOKIE | b->vb.vb2_buf.index,
+			};
+			b->ndesc += c->ops->ndesc(c, l);
+		}
+		(*n)++;
+		a += l;
+		len -= l;
+	}
+}
+
+/*
+ * Make b's engine requests: one per DMA segment (a contiguous buffer is
+ * one), split at the channel's longest, up to sizeimage bytes. Returns
+ * how many there are, 0 if a segment is not aligned as the engine needs.
  */
 static u32 vbuf_reqs(struct fdma_vdev *vd, struct fdma_vbuf *b)
 {
-	struct sg_table *sgt = vb2_dma_sg_plane_desc(&b->vb.vb2_buf, 0);
+	struct vb2_buffer *vb = &b->vb.vb2_buf;
 	u32 left = vd->fmt.sizeimage, n = 0, align = vd->fdev->dma_align;
-	struct fdma_chan *c = vd->c;
 	struct scatterlist *sg;
+	struct sg_table *sgt;
 	unsigned int i;
 
 	b->ndesc = 0;
+#if IS_ENABLED(CONFIG_VIDEOBUF2_DMA_CONTIG)
+	if (vd->contig) {
+		dma_addr_t a = vb2_dma_contig_plane_dma_addr(vb, 0);
+
+		if (a & (align - 1))
+			return 0;
+		vbuf_add(vd, b, &n, a, left);
+		return n;
+	}
+#endif
+	sgt = vb2_dma_sg_plane_desc(vb, 0);
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		u32 len = min_t(u32, sg_dma_len(sg), left);
 		dma_addr_t a = sg_dma_address(sg);
@@ -353,15 +393,7 @@ static u32 vbuf_reqs(struct fdma_vdev *vd, struct fdma_vbuf *b)
 			break;
 		if ((a | len) & (align - 1))
 			return 0;
-		if (n < ARRAY_SIZE(b->req)) {
-			b->req[n] = (struct fdma_ereq){
-				.host = a,
-				.len = len,
-				.cookie = FDMA_DCOOKIE | b->vb.vb2_buf.index,
-			};
-			b->ndesc += c->ops->ndesc(c, len);
-		}
-		n++;
+		vbuf_add(vd, b, &n, a, len);
 		left -= len;
 	}
 	return left ? 0 : n;
@@ -500,8 +532,12 @@ static void vdev_piece(struct fdma_chan *c, struct fdma_chan_client *cl,
 		b->vb.field = V4L2_FIELD_NONE;
 		if (b->status == FDMA_CPL_OK)
 			fdma_chan_account(c, b->status, b->bytes);
-		/* An output frame the engine failed is cut short: the same reset. */
-		if (b->bad && vd->streaming && !vd->out_of_step) {
+		/*
+		 * An output frame the engine failed is cut short: the same
+		 * reset. Unmarked frames (a buffer receives one) never fall
+		 * out of step: the buffer is an error, and that is all.
+		 */
+		if (b->bad && vd->streaming && !vd->out_of_step && !c->frame_reqs) {
 			dev_warn_ratelimited(vdev_log(vd), "%s: a frame of %u bytes where %u were due (%s): resynchronizing\n",
 					     video_device_node_name(&vd->vdev), b->bytes,
 					     vd->fmt.sizeimage,
@@ -630,8 +666,8 @@ static int vq_prepare(struct vb2_buffer *vb)
 	}
 	/* Every segment aligned as the engine needs, and the whole in one ring. */
 	n = vbuf_reqs(vd, b);
-	if (!n || n > FDMA_VBUF_REQS ||
-	    n * vd->c->ops->ndesc(vd->c, vd->c->ereq_max) > vd->fdev->ring_size / 2) {
+	if (!n || n > FDMA_VBUF_REQS || (vd->contig && n > vd->c->frame_reqs) ||
+	    b->ndesc > vd->fdev->ring_size / 2) {
 		dev_dbg(vdev_log(vd), "%s: buffer %u: %u pieces, or not aligned to %u bytes\n",
 			video_device_node_name(&vd->vdev), vb->index, n,
 			vd->fdev->dma_align);
@@ -1071,7 +1107,7 @@ static ssize_t format_show(struct device *dev, struct device_attribute *a, char 
 
 static ssize_t vattr_store(struct fdma_vdev *vd, const char *buf, size_t len, int field)
 {
-	struct fdma_vcfg cfg;
+	struct fdma_video_cfg cfg;
 	u32 v = 0;
 	bool b;
 	int ret;
@@ -1194,12 +1230,19 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 	vd->fdev = fdev;
 	vd->c = c;
 	vd->out = !(c->caps & FDMA_CH_CAP_C2H);
+	vd->contig = c->frame_reqs;
 	vd->cl.ops = &vdev_client_ops;
 	mutex_init(&vd->lock);
 	spin_lock_init(&vd->qlock);
 	INIT_LIST_HEAD(&vd->pending);
 	INIT_LIST_HEAD(&vd->active);
 	INIT_WORK(&vd->resync, vdev_resync);
+	if (vd->contig && !IS_ENABLED(CONFIG_VIDEOBUF2_DMA_CONTIG)) {
+		dev_err(vdev_log(vd), "%s: channel %u takes a frame in one piece, and vb2's dma-contig allocator is not in this kernel\n",
+			dev_name(&fdev->dev), c->idx);
+		ret = -EOPNOTSUPP;
+		goto err_free;
+	}
 	ret = vfmt_config(vd);
 	if (ret)
 		goto err_free;
@@ -1224,7 +1267,15 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 	q->drv_priv = vd;
 	q->buf_struct_size = sizeof(struct fdma_vbuf);
 	q->ops = &fdma_vq_ops;
+	/*
+	 * dma-sg where a frame spans requests; dma-contig (one piece) where
+	 * the channel does not mark frames and each must be one transfer.
+	 */
+#if IS_ENABLED(CONFIG_VIDEOBUF2_DMA_CONTIG)
+	q->mem_ops = vd->contig ? &vb2_dma_contig_memops : &vb2_dma_sg_memops;
+#else
 	q->mem_ops = &vb2_dma_sg_memops;
+#endif
 	q->timestamp_flags = vd->out ? V4L2_BUF_FLAG_TIMESTAMP_COPY :
 			     V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
 			     V4L2_BUF_FLAG_TSTAMP_SRC_EOF;
@@ -1257,12 +1308,12 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 		goto err_ctrls;
 	}
 	c->vdev = vd;
-	dev_info(fdev->dma_dev, "%s: channel %u as %s (%s): %p4cc %ux%u, %u bytes per line, %u bytes, %u/%u s\n",
+	dev_info(fdev->dma_dev, "%s: channel %u as %s (%s): %p4cc %ux%u, %u bytes per line, %u bytes, %u/%u s, buffers from vb2's %s\n",
 		 dev_name(&fdev->dev), c->idx, video_device_node_name(&vd->vdev),
 		 vd->out ? "output" : "capture",
 		 &vd->fmt.pixelformat, vd->fmt.width, vd->fmt.height,
 		 vd->fmt.bytesperline, vd->fmt.sizeimage, vd->interval.numerator,
-		 vd->interval.denominator);
+		 vd->interval.denominator, vd->contig ? "dma-contig" : "dma-sg");
 	return 0;
 
 err_ctrls:
@@ -1275,8 +1326,9 @@ err_free:
 }
 
 /*
- * A video device per stream channel (capture for C2H, output for H2C);
- * one that fails is skipped, saying why.
+ * A video device per stream channel (capture for C2H, output for H2C):
+ * each with v4l2=1, else those the backend gave a format; one that fails
+ * is skipped, saying why.
  */
 void fdma_v4l2_register(struct fdma_device *fdev)
 {
@@ -1286,7 +1338,8 @@ void fdma_v4l2_register(struct fdma_device *fdev)
 	for (i = 0; i < fdev->caps.nchan; i++) {
 		struct fdma_chan *c = &fdev->chan[i];
 
-		if (!(c->caps & FDMA_CH_CAP_STREAM) || c->client)
+		if (!(c->caps & FDMA_CH_CAP_STREAM) || c->client ||
+		    (!fdma_param_v4l2 && !c->video.fourcc))
 			continue;
 		ret = vdev_add(fdev, c);
 		if (ret)

@@ -225,7 +225,8 @@ static int dmac_group_check(struct dmac_group *g)
  * given), with ring slots per channel.
  */
 static int dmac_group_create(struct dmac_group *g, struct device *parent,
-			     u32 ring_size, bool sync)
+			     u32 ring_size, bool sync,
+			     const struct fdma_video_cfg *video)
 {
 	struct fdma_backend_info info = {
 		.parent = parent,
@@ -263,8 +264,15 @@ static int dmac_group_create(struct dmac_group *g, struct device *parent,
 			.caps = dc->kind == DMAC_MEM ? FDMA_CH_CAP_MEM2MEM :
 				dc->kind == DMAC_H2C ? FDMA_CH_CAP_STREAM :
 				FDMA_CH_CAP_STREAM | FDMA_CH_CAP_C2H,
+			/*
+			 * dmaengine marks no frames: a C2H transfer receives
+			 * one, an H2C frame is one transfer of its pieces.
+			 */
+			.frame_reqs = dc->kind == DMAC_MEM ? 0 : dc->max_segs,
 			.lock_key = &dmac_lock_key,
 		};
+		if (video && dc->kind != DMAC_MEM)
+			info.chan[i].video = *video;
 	}
 	fdev = fdma_backend_add(&info, THIS_MODULE);
 	if (IS_ERR(fdev))
@@ -365,6 +373,40 @@ static void dmac_groups_destroy(void)
 /* ---- device tree: compatible = "fdma,dmaengine" ------------------------------ */
 
 /*
+ * fdma,video-format (a fourcc of up to 4 characters), -width, -height and
+ * the optional -bytes-per-line and -fps (default 30): the frames the
+ * group's stream channels carry, each then a V4L2 video device in that
+ * format (fdma.ko checks the values, and leaves out a device it cannot
+ * make, saying why). Without fdma,video-format: none (fdma.ko's v4l2=1
+ * makes them, in its parameters' format).
+ */
+static int dmac_of_video(struct device *dev, struct fdma_video_cfg *v)
+{
+	struct device_node *np = dev->of_node;
+	const char *fmt;
+	size_t i, len;
+
+	*v = (struct fdma_video_cfg){ .fps = 30 };
+	if (of_property_read_string(np, "fdma,video-format", &fmt))
+		return 0;
+	len = strlen(fmt);
+	if (!len || len > 4)
+		return dev_err_probe(dev, -EINVAL,
+				     "fdma,video-format \"%s\": expected a fourcc of 1 to 4 characters (\"YUYV\")\n",
+				     fmt);
+	if (of_property_read_u32(np, "fdma,video-width", &v->width) ||
+	    of_property_read_u32(np, "fdma,video-height", &v->height))
+		return dev_err_probe(dev, -EINVAL,
+				     "fdma,video-format needs fdma,video-width and fdma,video-height\n");
+	of_property_read_u32(np, "fdma,video-bytes-per-line", &v->bpl);
+	of_property_read_u32(np, "fdma,video-fps", &v->fps);
+	/* Short fourccs are padded with spaces ("Y16 "), as V4L2's are. */
+	for (i = 0; i < 4; i++)
+		v->fourcc |= (u32)(i < len ? fmt[i] : ' ') << (8 * i);
+	return 0;
+}
+
+/*
  * Every dma-names entry is a channel of the group, in order, requested by
  * name (dma_request_chan: the provider's xlate); a provider not there yet
  * is -EPROBE_DEFER, so the group appears when its providers do.
@@ -374,8 +416,12 @@ static int dmac_probe(struct platform_device *pdev)
 	struct device *dev = &pdev->dev;
 	int n = of_property_count_strings(dev->of_node, "dma-names"), i, ret;
 	u32 ring = dmac_param_ring_size;
+	struct fdma_video_cfg video;
 	struct dmac_group *g;
 
+	ret = dmac_of_video(dev, &video);
+	if (ret)
+		return ret;
 	if (n <= 0 || n > FDMA_MAX_CHANNELS)
 		return dev_err_probe(dev, -EINVAL,
 				     "dma-names: expected 1..%u channels, found %d\n",
@@ -432,7 +478,8 @@ static int dmac_probe(struct platform_device *pdev)
 	ret = dmac_group_check(g);
 	if (!ret)
 		ret = dmac_group_create(g, dev, ring,
-					of_property_read_bool(dev->of_node, "fdma,sync-wait"));
+					of_property_read_bool(dev->of_node, "fdma,sync-wait"),
+					video.fourcc ? &video : NULL);
 	if (ret)
 		goto err;
 	platform_set_drvdata(pdev, g);
@@ -516,7 +563,7 @@ static int __init dmac_init_module(void)
 
 		list_for_each_entry(g, &dmac_groups, node) {
 			ret = dmac_group_create(g, NULL, dmac_param_ring_size,
-						dmac_param_sync_wait);
+						dmac_param_sync_wait, NULL);
 			if (ret)
 				break;
 		}

@@ -96,10 +96,33 @@ struct fdma_ring_ops {
 };
 
 /**
+ * struct fdma_video_cfg - the frames a stream channel carries, as its V4L2
+ * video device shows them (docs/v4l2.md)
+ * @fourcc: the pixel format, V4L2_PIX_FMT_*; 0: none given
+ * @width: pixels
+ * @height: lines
+ * @bpl: bytes per line, 0 for the format's own
+ * @fps: frames per second the design sends
+ */
+struct fdma_video_cfg {
+	u32 fourcc;
+	u32 width, height, bpl, fps;
+};
+
+/**
  * struct fdma_backend_chan - one channel of a backend's device
  * @ops: its ring
  * @priv: the backend's, given back by fdma_chan_priv()
  * @caps: FDMA_CH_CAP_*
+ * @frame_reqs: a stream channel whose completions do not mark frames
+ *	themselves: the most requests one frame may span (a dmaengine
+ *	slave C2H transfer receives one frame into one buffer: 1). 0: the
+ *	device marks each frame's start and end (FDMA_CPL_F_SOF, _EOF) and
+ *	a frame spans any number of requests.
+ * @video: a stream channel that is a video device with this format
+ *	whatever fdma.ko's v4l2= says (a device tree's fdma,video-*
+ *	properties); @video.fourcc 0: a video device only with v4l2=1, in
+ *	the v4l2_* parameters' format
  * @lock_key: lockdep class of the channel's lock (the backend's ops run
  *	under it and may take another fdma channel's), or NULL
  */
@@ -107,6 +130,8 @@ struct fdma_backend_chan {
 	const struct fdma_ring_ops *ops;
 	void *priv;
 	u32 caps;
+	u32 frame_reqs;
+	struct fdma_video_cfg video;
 	struct lock_class_key *lock_key;
 };
 
@@ -140,8 +165,9 @@ struct fdma_backend_info {
 
 /*
  * fdma_backend_add() - a backend's device as /dev/fdmaN: every channel
- * brought up (@init), then published (sysfs, the node, debugfs). Open
- * files hold @owner.
+ * brought up (@init), then published (sysfs, the node, debugfs), and its
+ * stream channels made video devices where @info or v4l2=1 asks (one that
+ * cannot be is left out, the log saying why). Open files hold @owner.
  *
  * Return: the device, or ERR_PTR: -EINVAL (a field of @info out of its
  * range), -ENOSPC (no minor left), -ENOMEM, or what a channel's @init
@@ -151,9 +177,10 @@ struct fdma_device *fdma_backend_add(const struct fdma_backend_info *info,
 				     struct module *owner);
 
 /*
- * fdma_backend_remove() - no new operation (files see -ENODEV, sleepers
- * wake), every channel reset with what was in flight handed back, every
- * buffer revoked, every channel's @free called.
+ * fdma_backend_remove() - the video devices gone (their streams stopped),
+ * no new operation (files see -ENODEV, sleepers wake), every channel
+ * reset with what was in flight handed back, every buffer revoked, every
+ * channel's @free called.
  *
  * Return: true if every channel stopped: the caller frees what its
  * channels' @priv point to, then drops the device with fdma_dev_put().

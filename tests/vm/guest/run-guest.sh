@@ -139,6 +139,13 @@ v4l2_tests() {
 			sh $T/v4l2.sh 1
 			unload v4l2_drop
 		fi
+		# On fdma_dmac.ko's channels, over fdma.ko's provider: frames of
+		# two pages (v4l2-dmac.sh).
+		if load v4l2_dmac ivshmem=1 dmaengine=1 v4l2=1 v4l2_format=GREY v4l2_width=128 \
+			v4l2_height=64 v4l2_fps=100; then
+			sh $T/v4l2-dmac.sh
+			unload v4l2_dmac
+		fi
 	elif grep -q 'not supported' /tmp/rg.err; then
 		echo "VMTEST SKIP v4l2: this fdma.ko has no video devices (a kernel without V4L2 and vb2's dma-sg)"
 	else

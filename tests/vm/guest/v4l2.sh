@@ -32,8 +32,9 @@
 T=/tests
 E=/e2e
 DROP=${1:-0}
-# pass, fail: vmlib.sh.
+# pass, fail: vmlib.sh; vivid_load, compliance: v4l2lib.sh.
 . "$T/vmlib.sh"
+. "$T/v4l2lib.sh"
 TAG=""
 [ "$DROP" = 1 ] && TAG=_drop
 
@@ -95,57 +96,9 @@ else
 fi
 v4l2-ctl -d "$cap" -c test_pattern=1 || fail v4l2_control "test_pattern=1 refused"
 
-# vivid, the kernel's virtual video driver, a capture node and an output
-# node: its capture node exports the dma-bufs v4l2-compliance streams into
-# our devices (-e), and the same v4l2-compliance run on it says which of
-# its checks this kernel fails for a driver nobody here wrote (v4l-utils
-# 1.22 predates fields 6.12's vb2 fills in: VIDIOC_CREATE_BUFS's
-# max_num_buffers). Its output is the importer of fdma_v4l2 vivid.
-viv=""
-vivout=""
-# One HDMI input and one HDMI output, no cropping or scaling: what its
-# loop from output to capture needs to copy frames as they are.
-if modprobe vivid n_devs=1 node_types=0x101 num_inputs=1 input_types=0x3 num_outputs=1 \
-	output_types=0x1 ccs_cap_mode=0 ccs_out_mode=0 2>/tmp/viv.err; then
-	for v in /sys/class/video4linux/video*; do
-		case $(cat "$v/name" 2>/dev/null) in
-		vivid*vid-cap) viv=/dev/${v##*/} ;;
-		vivid*vid-out) vivout=/dev/${v##*/} ;;
-		esac
-	done
-fi
-[ -n "$viv" ] || echo "note: no vivid ($(cat /tmp/viv.err)): the DMABUF streaming tests skip"
-
-# compliance NAME NODE: the subsystem's conformance suite, streaming
-# included, unmodified; a failure vivid shows too is reported, not failed.
-compliance() {
-	v4l2-compliance -d "$2" -s 20 ${viv:+-e "$viv"} >/tmp/vc.out 2>&1
-	sum=$(grep '^Total for' /tmp/vc.out | tail -1)
-	grep -i 'warn\|fail' /tmp/vc.out | sed 's/^/    /' | head -40
-	# Each failed check, by where v4l2-compliance makes it.
-	grep -o 'fail: [a-z0-9-]*\.cpp([0-9]*)' /tmp/vc.out | sort -u >/tmp/vc.fails
-	known=""
-	if [ -s /tmp/vc.fails ] && [ -n "$viv" ]; then
-		[ -s /tmp/vv.fails ] || {
-			v4l2-compliance -d "$viv" >/tmp/vv.out 2>&1
-			v4l2-compliance -d "$vivout" >>/tmp/vv.out 2>&1
-			grep -o 'fail: [a-z0-9-]*\.cpp([0-9]*)' /tmp/vv.out | sort -u >/tmp/vv.fails
-		}
-		known=$(grep -xFf /tmp/vv.fails /tmp/vc.fails | tr '\n' ' ')
-		grep -vxFf /tmp/vv.fails /tmp/vc.fails >/tmp/vc.ours
-	else
-		cp /tmp/vc.fails /tmp/vc.ours
-	fi
-	if [ -z "$sum" ]; then
-		fail "$1" "no summary: $(tail -3 /tmp/vc.out | tr '\n' '|')"
-	elif [ -s /tmp/vc.ours ]; then
-		fail "$1" "$sum: $(grep -B3 'fail:' /tmp/vc.out | head -20 | tr '\n' '|')"
-	else
-		pass "$1 ($sum${known:+; vivid fails the same here: $known})"
-	fi
-	grep -q 'test DMABUF.*OK' /tmp/vc.out && pass "${1}_dmabuf"
-}
-rm -f /tmp/vv.fails
+# vivid's capture node exports the dma-bufs of v4l2-compliance's DMABUF
+# tests; its output imports fdma's in fdma_v4l2 vivid.
+vivid_load
 compliance v4l2_compliance "$cap"
 compliance v4l2_compliance_output "$out"
 v4l2-ctl -d "$cap" -c test_pattern=1

@@ -1,0 +1,147 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# tests/vm/guest/v4l2-dmac.sh: video devices on fdma_dmac.ko's channels,
+# the way a SoC's AXI DMA is seen: run-guest.sh loads fdma.ko with
+# dmaengine=1 (its stream channels are DMA_SLAVE channels of Linux's
+# dmaengine) and v4l2=1 with GREY 128x64 (8192 bytes, two pages: a frame
+# dma-sg would cut in two pieces); fdma_dmac.ko takes the
+# two slave channels as a device of its own, whose stream channels become
+# a capture and an output device. dmaengine marks no frames (a C2H
+# transfer receives one frame into one buffer), so these devices take
+# their buffers from vb2's dma-contig allocator. Checked:
+# - v4l2-compliance on both, streaming included, with vivid's dma-contig
+#   buffers (allocators=1) as the DMABUF exporter;
+# - frames of the engine's test generator captured to a file, played
+#   back through the output to the engine's checker: all 40 good, so none
+#   lost, cut or out of order, both ways;
+# - the FDMA function's own video device over the same channel is refused
+#   (EBUSY) while the client holds it;
+# - fdma_dmac.ko removed while both devices stream: the streams end by
+#   themselves, the nodes go (run-guest.sh checks the log for splats).
+# Each part starts from a fresh client over freshly reset test blocks
+# (setup), so that the checker's numbering starts at 0.
+T=/tests
+KO=/fdma_dmac.ko
+# pass, fail, fdma_node: vmlib.sh; vivid_load, compliance: v4l2lib.sh.
+. "$T/vmlib.sh"
+. "$T/v4l2lib.sh"
+
+[ -e $KO ] || { fail v4l2_dmac_ko "$KO is missing"; exit 0; }
+if ! command -v v4l2-ctl >/dev/null 2>&1; then
+	echo "VMTEST SKIP v4l2_dmac: no v4l-utils in this guest"
+	exit 0
+fi
+eng=$(fdma_node engine)
+bdf=$(basename "$(readlink /sys/class/fdma/$eng/device)")
+tg() { FDMA_VM_DEV=$eng $T/fdma_tg "$@"; }
+size=8192	# GREY 128x64: two pages, so that dma-sg would cut a frame in two
+
+# setup: fdma_dmac.ko (again) over the slave channels, the generator and
+# the checker reset and on; cap and out its video devices.
+setup() {
+	rmmod fdma_dmac 2>/dev/null
+	cap=""
+	out=""
+	if ! tg c2h reset >/tmp/vd.tg 2>&1 || ! tg c2h on $size >>/tmp/vd.tg 2>&1 ||
+	   ! tg h2c reset >>/tmp/vd.tg 2>&1 || ! tg h2c on $size >>/tmp/vd.tg 2>&1; then
+		fail "$1" "the test generator and checker of $eng: $(tail -1 /tmp/vd.tg)"
+		return 1
+	fi
+	if ! insmod $KO "chans=c2h:$bdf,h2c:$bdf" 2>/tmp/vd.err; then
+		fail "$1" "insmod $KO chans=c2h:$bdf,h2c:$bdf: $(cat /tmp/vd.err)"
+		return 1
+	fi
+	sdev=$(fdma_node dmaengine)
+	cap=/dev/$(dmesg | sed -n "s/.*$sdev: channel 0 as \(video[0-9]*\) (capture).*/\1/p" | tail -1)
+	out=/dev/$(dmesg | sed -n "s/.*$sdev: channel 1 as \(video[0-9]*\) (output).*/\1/p" | tail -1)
+	if [ ! -c "$cap" ] || [ ! -c "$out" ]; then
+		fail "$1" "no capture and output device on $sdev: $(dmesg | grep "$sdev" | tail -2 | tr '\n' '|')"
+		return 1
+	fi
+}
+
+if setup v4l2_dmac_device; then
+	if dmesg | grep "$sdev: channel [0-9] as video" | tail -2 | grep -c "vb2's dma-contig" | grep -qx 2; then
+		pass "v4l2_dmac_device ($sdev: capture $cap, output $out, dma-contig)"
+	else
+		fail v4l2_dmac_device "not dma-contig: $(dmesg | grep "$sdev: channel [0-9] as video" | tail -2 | tr '\n' '|')"
+	fi
+	vivid_load allocators=1
+	compliance v4l2_dmac_compliance "$cap"
+	compliance v4l2_dmac_compliance_output "$out"
+	rmmod vivid 2>/dev/null
+fi
+
+# 40 frames captured, then sent through the output to the checker, which
+# waits for frame 0 (fdma_v4l2 play waits for every buffer: no reset).
+n=40
+if setup v4l2_dmac_checked; then
+	if ! v4l2-ctl -d "$cap" --stream-mmap --stream-count=$n --stream-to=/tmp/vd.raw >/tmp/vd.out 2>&1 ||
+	   [ "$(wc -c </tmp/vd.raw)" != $((n * size)) ]; then
+		fail v4l2_dmac_checked "capture: $(tail -2 /tmp/vd.out | tr '\n' '|'), $(wc -c </tmp/vd.raw) bytes for $n frames of $size"
+	elif ! $T/fdma_v4l2 play "$out" /tmp/vd.raw >/tmp/vd.out 2>&1; then
+		fail v4l2_dmac_checked "play: $(tail -2 /tmp/vd.out | tr '\n' '|')"
+	else
+		got=$(tg h2c query)
+		if [ "$got" = "frames $n errors 0" ]; then
+			pass "v4l2_dmac_checked ($n frames captured and sent through fdma_dmac.ko, all good)"
+		else
+			fail v4l2_dmac_checked "the checker counted '$got' of $n frames"
+		fi
+	fi
+fi
+
+# One owner per channel: the function's own video device on the channel
+# the client holds is refused.
+fcap=$(dmesg | sed -n "s/.*$eng: channel [0-9]* as \(video[0-9]*\) (capture).*/\1/p" | tail -1)
+fcap=${fcap:+/dev/$fcap}
+if [ ! -c "$fcap" ]; then
+	fail v4l2_dmac_owner "no capture device of $eng: '$fcap'"
+else
+	# v4l2-ctl says why STREAMON failed, and may exit 0 all the same.
+	v4l2-ctl -d "$fcap" --stream-mmap --stream-count=1 --stream-to=/tmp/vd.one >/tmp/vd.out 2>&1
+	if grep -q 'STREAMON.*busy' /tmp/vd.out && [ ! -s /tmp/vd.one ]; then
+		pass "v4l2_dmac_owner ($fcap: $(grep STREAMON /tmp/vd.out | head -1))"
+	else
+		fail v4l2_dmac_owner "$fcap on the channel fdma_dmac.ko holds: $(tail -2 /tmp/vd.out | tr '\n' '|'), $(wc -c </tmp/vd.one) bytes"
+	fi
+fi
+
+# The client removed while both devices stream.
+if setup v4l2_dmac_rmmod; then
+	v4l2-ctl -d "$cap" --stream-mmap --stream-count=100000 --stream-to=/dev/null >/dev/null 2>&1 &
+	p1=$!
+	v4l2-ctl -d "$out" --stream-out-mmap --stream-count=100000 >/dev/null 2>&1 &
+	p2=$!
+	sleep 1
+	if ! rmmod fdma_dmac 2>/tmp/vd.err; then
+		# The open files hold the module: that is a refusal too, not a hang.
+		kill -9 $p1 $p2
+		wait $p1 $p2 2>/dev/null
+		if rmmod fdma_dmac 2>>/tmp/vd.err; then
+			pass "v4l2_dmac_rmmod (refused while streaming: $(head -1 /tmp/vd.err); removed after)"
+		else
+			fail v4l2_dmac_rmmod "$(cat /tmp/vd.err)"
+		fi
+	else
+		n=0
+		while { kill -0 $p1 || kill -0 $p2; } 2>/dev/null && [ $n -lt 20 ]; do
+			sleep 0.5
+			n=$((n + 1))
+		done
+		if { kill -0 $p1 || kill -0 $p2; } 2>/dev/null; then
+			fail v4l2_dmac_rmmod "a stream still runs 10 s after rmmod"
+			kill -9 $p1 $p2
+		elif [ -e "$cap" ] || [ -e "$out" ]; then
+			fail v4l2_dmac_rmmod "$cap or $out still there after rmmod"
+		else
+			pass "v4l2_dmac_rmmod (both streams ended by themselves, the nodes went)"
+		fi
+		wait $p1 $p2 2>/dev/null
+	fi
+fi
+rmmod fdma_dmac 2>/dev/null
+tg c2h off >/dev/null 2>&1
+tg h2c off >/dev/null 2>&1
+exit 0

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: MIT
+#
+# tests/vm/guest/v4l2lib.sh: what the video tests (v4l2.sh, v4l2-dmac.sh)
+# share, sourced after vmlib.sh (pass, fail).
+
+# vivid_load [PARAM...]: vivid, the kernel's virtual video driver, as one
+# HDMI capture node and one HDMI output node, no cropping or scaling (what
+# its loop from output to capture needs to copy frames as they are), with
+# PARAMs added (allocators=1: its buffers from vb2's dma-contig, which a
+# dma-contig importer needs). Sets viv and vivout to the nodes, empty
+# without vivid. Its capture node exports the dma-bufs v4l2-compliance
+# streams into our devices (-e), and the same v4l2-compliance run on it
+# says which of its checks this kernel fails for a driver nobody here
+# wrote (v4l-utils 1.22 predates fields 6.12's vb2 fills in:
+# VIDIOC_CREATE_BUFS's max_num_buffers). Its output is the importer of
+# fdma_v4l2 vivid.
+vivid_load() {
+	viv=""
+	vivout=""
+	rm -f /tmp/vv.fails
+	if modprobe vivid n_devs=1 node_types=0x101 num_inputs=1 input_types=0x3 num_outputs=1 \
+		output_types=0x1 ccs_cap_mode=0 ccs_out_mode=0 "$@" 2>/tmp/viv.err; then
+		for v in /sys/class/video4linux/video*; do
+			case $(cat "$v/name" 2>/dev/null) in
+			vivid*vid-cap) viv=/dev/${v##*/} ;;
+			vivid*vid-out) vivout=/dev/${v##*/} ;;
+			esac
+		done
+	fi
+	[ -n "$viv" ] || echo "note: no vivid ($(cat /tmp/viv.err)): the DMABUF streaming tests skip"
+}
+
+# compliance NAME NODE: the subsystem's conformance suite, streaming
+# included, unmodified; a failure vivid shows too is reported, not failed.
+compliance() {
+	v4l2-compliance -d "$2" -s 20 ${viv:+-e "$viv"} >/tmp/vc.out 2>&1
+	sum=$(grep '^Total for' /tmp/vc.out | tail -1)
+	grep -i 'warn\|fail' /tmp/vc.out | sed 's/^/    /' | head -40
+	# Each failed check, by where v4l2-compliance makes it.
+	grep -o 'fail: [a-z0-9-]*\.cpp([0-9]*)' /tmp/vc.out | sort -u >/tmp/vc.fails
+	known=""
+	if [ -s /tmp/vc.fails ] && [ -n "$viv" ]; then
+		[ -s /tmp/vv.fails ] || {
+			v4l2-compliance -d "$viv" >/tmp/vv.out 2>&1
+			v4l2-compliance -d "$vivout" >>/tmp/vv.out 2>&1
+			grep -o 'fail: [a-z0-9-]*\.cpp([0-9]*)' /tmp/vv.out | sort -u >/tmp/vv.fails
+		}
+		known=$(grep -xFf /tmp/vv.fails /tmp/vc.fails | tr '\n' ' ')
+		grep -vxFf /tmp/vv.fails /tmp/vc.fails >/tmp/vc.ours
+	else
+		cp /tmp/vc.fails /tmp/vc.ours
+	fi
+	if [ -z "$sum" ]; then
+		fail "$1" "no summary: $(tail -3 /tmp/vc.out | tr '\n' '|')"
+	elif [ -s /tmp/vc.ours ]; then
+		fail "$1" "$sum: $(grep -B3 'fail:' /tmp/vc.out | head -20 | tr '\n' '|')"
+	else
+		pass "$1 ($sum${known:+; vivid fails the same here: $known})"
+	fi
+	grep -q 'test DMABUF.*OK' /tmp/vc.out && pass "${1}_dmabuf"
+}
