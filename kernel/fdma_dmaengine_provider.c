@@ -59,10 +59,19 @@
  * put that can call device_release, so freeing there would be a
  * use-after-free; no client can hold a channel at module exit (each holds
  * a reference on this module).
+ *
+ * Device tree. Where the function has a node of its own (a child of its
+ * PCIe host's node, reg naming its devfn) with #dma-cells = <1>, other
+ * nodes name its stream channels there, numbered from 0 in channel order
+ * (dmas = <&fdma 0>): an fdma_dmac.ko group ("fdma,dmaengine"), any
+ * driver that requests a DMA_SLAVE channel by name. docs/dmaengine.md,
+ * section 4.
  */
 #include <linux/dmaengine.h>
 #include <linux/kref.h>
 #include <linux/log2.h>
+#include <linux/of.h>
+#include <linux/of_dma.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -857,9 +866,24 @@ static int dmae_register_kind(struct fdma_device *fdev, bool slave)
 
 int fdma_dmae_register(struct fdma_device *fdev)
 {
+	struct device_node *np = fdev->dma_dev->of_node;
 	int ret = dmae_register_kind(fdev, false);
 
-	return ret ? ret : dmae_register_kind(fdev, true);
+	if (!ret)
+		ret = dmae_register_kind(fdev, true);
+	if (ret || !np || !of_property_present(np, "#dma-cells") || !fdev->dmae[1])
+		return ret;
+	/*
+	 * Optional: the channels work without it. The cell is the stream
+	 * channel's number in the slave dma_device (its chan_id: the
+	 * function's stream channels in order, from 0).
+	 */
+	if (of_dma_controller_register(np, of_dma_xlate_by_chan_id, &fdev->dmae[1]->dd))
+		dev_warn(fdev->dma_dev, "%s: %pOF: its channels cannot be named in the device tree\n",
+			 dev_name(&fdev->dev), np);
+	else
+		fdev->dmae_of = true;
+	return 0;
 }
 
 /*
@@ -873,6 +897,11 @@ void fdma_dmae_unregister(struct fdma_device *fdev)
 {
 	u32 k;
 
+	/* Device-tree lookups first: they reach fdev->dmae[]. */
+	if (fdev->dmae_of) {
+		of_dma_controller_free(fdev->dma_dev->of_node);
+		fdev->dmae_of = false;
+	}
 	for (k = 0; k < ARRAY_SIZE(fdev->dmae); k++) {
 		if (!fdev->dmae[k])
 			continue;

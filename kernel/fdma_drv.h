@@ -534,6 +534,7 @@ struct fdma_device {
 
 	struct fdma_sysfs *sysfs;
 	struct fdma_dmae *dmae[2];	/* dmaengine providers: memcpy, slave */
+	bool dmae_of;		/* their channels named in its device-tree node */
 	struct fdma_net *net[FDMA_MAX_CHANNELS / 2];	/* network interfaces (net=1) */
 
 	struct mutex files_lock;	/* files */

@@ -21,7 +21,7 @@ MODULE_PARM_DESC(net,
 bool fdma_param_v4l2;
 module_param_named(v4l2, fdma_param_v4l2, bool, 0444);
 MODULE_PARM_DESC(v4l2,
-		 "Make every stream channel a V4L2 video device (C2H: capture, H2C: output), its frame format from the v4l2_* parameters (docs/v4l2.md); while it streams, the character device cannot use the channel (default 0)");
+		 "Make every stream channel a V4L2 video device (C2H: capture, H2C: output), of every fdma device (fdma_dmac.ko's too), its frame format from the v4l2_* parameters (docs/v4l2.md); while it streams, the character device cannot use the channel (default 0)");
 
 bool fdma_param_dmaengine;
 module_param_named(dmaengine, fdma_param_dmaengine, bool, 0444);

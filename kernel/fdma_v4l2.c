@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * fdma.ko: stream channels as V4L2 video devices (v4l2=1). A C2H channel
+ * fdma.ko: stream channels as V4L2 video devices (v4l2=1, or a backend's
+ * format for its channel: a device tree's). A C2H channel
  * is a capture device, so that v4l2src, ffmpeg -f v4l2, OpenCV, v4l2-ctl
  * and a SoC's encoders and displays take the FPGA's frames from
  * /dev/videoN, as dma-bufs where they want (VIDIOC_EXPBUF) and into
@@ -27,6 +28,12 @@
  * and the channel is reset (its source restarts at a frame boundary) and
  * armed again with the queued buffers, in order. Output: a buffer carries
  * exactly sizeimage bytes (bytesused), as the design takes whole frames.
+ *
+ * A backend's channel whose completions mark no frames (fdma_dmac.ko's:
+ * a dmaengine transfer receives one frame) takes vb2's dma-contig
+ * buffers instead, each frame one transfer (frame_reqs requests at most);
+ * a frame of another size is an error buffer and nothing more, since the
+ * next buffer receives the next frame whatever this one got.
  *
  * Completions arrive in ring order under the channel's lock (the client's
  * piece callback, from the reap): the first buffer posted and not done is

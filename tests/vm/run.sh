@@ -32,6 +32,9 @@ usage: tests/vm/run.sh [--arch x86_64|arm64] [--kernel VERSION]... [--noncoheren
                     kernel of the architecture, in turn)
   --noncoherent     arm64: boot with a device tree whose PCIe host is not
                     dma-coherent, so the driver's streaming DMA syncs run
+                    (every arm64 guest's device tree also names the FDMA
+                    function, slot 0x10, and has an fdma_dmac.ko video group:
+                    tests/vm/guest/v4l2-dmac.sh dt)
   --append ARGS     more guest kernel arguments, e.g. "swiotlb=force" (repeatable)
   --no-asan         skip the ASan+UBSan copy of the end-to-end tests
   --sysroot DIR     the arm64 sysroot (default build/arm64-sysroot)
@@ -182,10 +185,8 @@ arm64)
 		command -v $t >/dev/null ||
 			{ echo "SKIP: $t not found (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross)"; exit 77; }
 	done
-	if [ $NONCOHERENT = 1 ]; then
-		command -v fdtput >/dev/null ||
-			{ echo "SKIP: fdtput not found (apt-get install device-tree-compiler)"; exit 77; }
-	fi
+	command -v fdtput >/dev/null ||
+		{ echo "SKIP: fdtput not found (apt-get install device-tree-compiler)"; exit 77; }
 	if [ ! -s "$SYSROOT/.complete" ] || [ ! -x "$SYSROOT/bin/busybox" ]; then
 		echo "SKIP: no arm64 sysroot in $SYSROOT (tests/vm/arm64-sysroot.sh $SYSROOT fetches it)"
 		exit 77
@@ -458,18 +459,42 @@ else
 	e2e_copy build-asan e2e-asan SAN=address,undefined OPT=-O1
 fi
 
-# ---- the non-coherent device tree (arm64) ------------------------------------------
+# ---- the device tree (arm64) -----------------------------------------------------------
 # QEMU's own virt device tree, dumped for this machine and RAM size (without
-# the ivshmem chardev: QEMU would wait for its server), less the PCIe host's
-# dma-coherent property.
+# the ivshmem chardev: QEMU would wait for its server), with:
+# - a node for the FDMA function (the ivshmem device, put in slot 0x10 of
+#   the PCIe host: reg names its devfn) with #dma-cells, so that other
+#   nodes name its stream channels (fdma.ko's provider, dmaengine=1);
+# - /fdma-video, an fdma_dmac.ko group over those two channels with a
+#   video format (docs/v4l2.md): v4l2-dmac.sh dt binds it. Its compatible
+#   is not "fdma,dmaengine", which every fdma_dmac.ko load would bind,
+#   taking the channels dmac.sh's tests need: the test binds it by
+#   driver_override instead;
+# - on non-coherent rows, no dma-coherent on the PCIe host.
 DTB=""
-if [ $NONCOHERENT = 1 ]; then
-	DTB=$TMP/virt-noncoherent.dtb
+IVADDR=""
+if [ "$ARCH" = arm64 ]; then
+	DTB=$TMP/virt-fdma.dtb
+	IVADDR=0x10
+	FN=/pcie@10000000/fdma@10,0
 	if ! "$QEMU" -accel tcg -machine "virt,gic-version=3,dumpdtb=$TMP/virt.dtb" -cpu cortex-a57 \
 		-m "$GUEST_MEM" -smp 1 -nographic >"$TMP/dumpdtb.log" 2>&1 </dev/null ||
 	   ! cp "$TMP/virt.dtb" "$DTB" ||
-	   ! fdtput -d "$DTB" /pcie@10000000 dma-coherent >>"$TMP/dumpdtb.log" 2>&1; then
-		fail "dtb-noncoherent ($ARCH${VARIANT})" "cannot make a device tree without dma-coherent (log below)"
+	   ! { fdtput -c "$DTB" $FN &&
+	       fdtput -t x "$DTB" $FN reg 0x8000 0 0 0 0 &&
+	       fdtput -t x "$DTB" $FN '#dma-cells' 1 &&
+	       fdtput -t x "$DTB" $FN phandle 0xfd01 &&
+	       fdtput -c "$DTB" /fdma-video &&
+	       fdtput -t s "$DTB" /fdma-video compatible fdma,test-video &&
+	       fdtput -t x "$DTB" /fdma-video dmas 0xfd01 0 0xfd01 1 &&
+	       fdtput -t s "$DTB" /fdma-video dma-names c2h h2c &&
+	       fdtput -t s "$DTB" /fdma-video fdma,video-format GREY &&
+	       fdtput -t u "$DTB" /fdma-video fdma,video-width 128 &&
+	       fdtput -t u "$DTB" /fdma-video fdma,video-height 64 &&
+	       fdtput -t u "$DTB" /fdma-video fdma,video-fps 100; } >>"$TMP/dumpdtb.log" 2>&1 ||
+	   { [ $NONCOHERENT = 1 ] &&
+	     ! fdtput -d "$DTB" /pcie@10000000 dma-coherent >>"$TMP/dumpdtb.log" 2>&1; }; then
+		fail "dtb ($ARCH${VARIANT})" "cannot make the guest's device tree (log below)"
 		show "$TMP/dumpdtb.log"
 		echo "vm: $NPASS passed, $NFAIL failed"
 		exit 1
@@ -645,7 +670,7 @@ run_kernel() { # VERSION
 	      -smp 1 -nographic -no-reboot
 	      -kernel "$KBOOT/vmlinuz-$v" -initrd "$INITRD" ${DTB:+-dtb "$DTB"}
 	      -append "$cmdline"
-	      -chardev "socket,path=$SOCK,id=ivs" -device ivshmem-doorbell,chardev=ivs,vectors=8
+	      -chardev "socket,path=$SOCK,id=ivs" -device "ivshmem-doorbell,chardev=ivs,vectors=8${IVADDR:+,addr=$IVADDR}"
 	      -device "$EDU_DEV")
 	echo "${QCMD[*]}" >"$TMP/qemu-$v.cmd"
 	tq=$(date +%s)

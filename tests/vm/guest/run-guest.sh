@@ -146,6 +146,14 @@ v4l2_tests() {
 			sh $T/v4l2-dmac.sh
 			unload v4l2_dmac
 		fi
+		# The same, the group from the device tree (arm64 rows, run.sh),
+		# in the format it gives, not this one.
+		if [ -e /proc/device-tree/fdma-video ] &&
+		   load v4l2_dmac_dt ivshmem=1 dmaengine=1 v4l2=1 v4l2_format=GREY v4l2_width=64 \
+			v4l2_height=48 v4l2_fps=100; then
+			sh $T/v4l2-dmac.sh dt
+			unload v4l2_dmac_dt
+		fi
 	elif grep -q 'not supported' /tmp/rg.err; then
 		echo "VMTEST SKIP v4l2: this fdma.ko has no video devices (a kernel without V4L2 and vb2's dma-sg)"
 	else

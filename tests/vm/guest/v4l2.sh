@@ -56,7 +56,7 @@ find_devices() {
 	done
 }
 find_devices
-dev=$(ls /sys/class/fdma/ | grep '^fdma[0-9]' | head -1)
+dev=$(fdma_node engine)
 if [ -z "$cap" ] || [ -z "$out" ] || [ ! -e "$cap" ] || [ ! -e "$out" ]; then
 	fail v4l2_device$TAG "capture '$cap', output '$out' after insmod v4l2=1: $(dmesg | grep -i 'video\|v4l2' | tail -2)"
 	exit 0
@@ -183,6 +183,7 @@ v4l2-ctl -d "$out" -c frame_checker=0
 
 # fdma's exported dma-bufs on vivid's output, looped to vivid's capture.
 if [ -n "$vivout" ]; then
+	# shellcheck disable=SC2154 # viv: set by vivid_load (v4l2lib.sh)
 	$T/fdma_v4l2 vivid "$vivout" "$viv"
 fi
 

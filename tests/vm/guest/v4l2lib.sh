@@ -55,7 +55,9 @@ compliance() {
 	elif [ -s /tmp/vc.ours ]; then
 		fail "$1" "$sum: $(grep -B3 'fail:' /tmp/vc.out | head -20 | tr '\n' '|')"
 	else
-		pass "$1 ($sum${known:+; vivid fails the same here: $known})"
+		# Warnings are not failures; said where the result is kept.
+		warns=$(grep -o 'warn: .*' /tmp/vc.out | sort -u | head -3 | tr '\n' ' ')
+		pass "$1 ($sum${known:+; vivid fails the same here: $known}${warns:+; $warns})"
 	fi
 	grep -q 'test DMABUF.*OK' /tmp/vc.out && pass "${1}_dmabuf"
 }
