@@ -111,8 +111,19 @@ if setup v4l2_dmac_device$TAG; then
 		fail v4l2_dmac_info$TAG "$(grep -i 'stream\|fdma info' /tmp/vd.info | tr '\n' '|')"
 	fi
 	vivid_load allocators=1
+	# Bounce buffers come in pieces of at most 256 KiB (swiotlb's
+	# IO_TLB_SEGSIZE slots), and a dma-contig importer needs the whole
+	# buffer in one: vivid's (1.8 MB, its 1280x720) cannot be imported
+	# where every mapping bounces. The MMAP streaming tests still run.
+	unset CEXP
+	if grep -q 'swiotlb=[^ ]*force' /proc/cmdline; then
+		echo "note: swiotlb=force: no DMABUF tests on these dma-contig devices: swiotlb bounces at most 256 KiB in one piece (docs/v4l2.md)"
+		# shellcheck disable=SC2034 # read by compliance (v4l2lib.sh)
+		CEXP=""
+	fi
 	compliance v4l2_dmac_compliance$TAG "$cap"
 	compliance v4l2_dmac_compliance_output$TAG "$out"
+	unset CEXP
 	rmmod vivid 2>/dev/null
 fi
 
