@@ -304,7 +304,13 @@ static int vfmt_set(struct fdma_vdev *vd, const struct fdma_video_cfg *cfg)
 	f.sizeimage = size;
 	f.colorspace = vf->colorspace;
 	f.ycbcr_enc = V4L2_YCBCR_ENC_DEFAULT;
-	f.quantization = V4L2_QUANTIZATION_DEFAULT;
+	/*
+	 * Raw samples (grey, Bayer) use their whole range: said, since V4L2's
+	 * default for a format that is not RGB is limited range, which
+	 * converters would then "correct" (GStreamer's videoconvert).
+	 */
+	f.quantization = vf->colorspace == V4L2_COLORSPACE_RAW ?
+			 V4L2_QUANTIZATION_FULL_RANGE : V4L2_QUANTIZATION_DEFAULT;
 	f.xfer_func = V4L2_XFER_FUNC_DEFAULT;
 	vd->fmt = f;
 	vd->cfg = *cfg;

@@ -432,14 +432,20 @@ if [ "$ARCH" != x86_64 ] || command -v v4l2-compliance >/dev/null; then
 fi
 # The GStreamer elements over the driver (e2e.sh): gst-launch-1.0, the
 # plugin with libfdma.so.0, and GStreamer's core elements and videotestsrc,
-# with the host's libraries, in /usr/lib/fdma-gst. x86_64 only: the arm64
-# sysroot holds no GStreamer, and e2e.sh says so there.
+# with the host's libraries, in /usr/lib/fdma-gst; also GStreamer's own
+# v4l2src and v4l2sink, rawvideoparse and videoconvert, which v4l2.sh points at the
+# video devices. x86_64 only: the arm64 sysroot holds no GStreamer, and
+# e2e.sh says so there.
 if [ "$ARCH" = x86_64 ] && [ -f build/gst/libgstfdma.so ] && command -v gst-launch-1.0 >/dev/null; then
 	GSTDIR=$(pkg-config --variable=pluginsdir gstreamer-1.0 2>/dev/null)
 	mkdir -p "$GBIN/libs/usr/lib/fdma-gst" "$GBIN/libs/lib/x86_64-linux-gnu"
 	if copy_progs "$GBIN/libs" copy_libs_host gst-launch-1.0 >"$TMP/gst.log" 2>&1 &&
 	   cp build/gst/libgstfdma.so "$GSTDIR/libgstcoreelements.so" "$GSTDIR/libgstvideotestsrc.so" \
 		"$GBIN/libs/usr/lib/fdma-gst/" 2>>"$TMP/gst.log" &&
+	   { [ ! -f "$GSTDIR/libgstvideo4linux2.so" ] ||
+	     cp "$GSTDIR/libgstvideo4linux2.so" "$GSTDIR/libgstrawparse.so" \
+		"$GSTDIR/libgstvideoconvertscale.so" \
+		"$GBIN/libs/usr/lib/fdma-gst/"; } 2>>"$TMP/gst.log" &&
 	   cp -L build/libfdma.so.0 "$GBIN/libs/lib/x86_64-linux-gnu/" 2>>"$TMP/gst.log"; then
 		for f in "$GBIN"/libs/usr/lib/fdma-gst/*.so; do
 			LD_LIBRARY_PATH=build copy_libs_host "$f" "$GBIN/libs"
