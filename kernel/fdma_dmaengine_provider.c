@@ -871,7 +871,7 @@ int fdma_dmae_register(struct fdma_device *fdev)
 
 	if (!ret)
 		ret = dmae_register_kind(fdev, true);
-	if (ret || !np || !of_property_present(np, "#dma-cells") || !fdev->dmae[1])
+	if (ret || !np || !of_find_property(np, "#dma-cells", NULL) || !fdev->dmae[1])
 		return ret;
 	/*
 	 * Optional: the channels work without it. The cell is the stream

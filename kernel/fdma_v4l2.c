@@ -295,10 +295,17 @@ static int vfmt_set(struct fdma_vdev *vd, const struct fdma_video_cfg *cfg)
 				    size, vd->fdev->dma_align);
 		return -EINVAL;
 	}
-	/* Unmarked frames: one contiguous buffer, in frame_reqs requests at most. */
-	if (vd->contig && DIV_ROUND_UP_ULL(size, vd->c->ereq_max) > vd->c->frame_reqs) {
+	/*
+	 * Unmarked frames: one contiguous buffer, in frame_reqs requests at
+	 * most, which the ring must hold (vq_prepare() checks each buffer).
+	 */
+	if (vd->contig &&
+	    DIV_ROUND_UP_ULL(size, vd->c->ereq_max) >
+	    min3(vd->c->frame_reqs, (u32)FDMA_VBUF_REQS, vd->fdev->ring_size / 2)) {
 		dev_err_ratelimited(vdev_log(vd), "v4l2: a %llu-byte frame: channel %u takes a frame in %u transfer(s) of %u bytes at most (docs/v4l2.md)\n",
-				    size, vd->c->idx, vd->c->frame_reqs, vd->c->ereq_max);
+				    size, vd->c->idx,
+				    min3(vd->c->frame_reqs, (u32)FDMA_VBUF_REQS,
+					 vd->fdev->ring_size / 2), vd->c->ereq_max);
 		return -EINVAL;
 	}
 	f.sizeimage = size;
@@ -1250,6 +1257,12 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 	INIT_LIST_HEAD(&vd->pending);
 	INIT_LIST_HEAD(&vd->active);
 	INIT_WORK(&vd->resync, vdev_resync);
+	if (!c->ereq_max) {
+		dev_err(vdev_log(vd), "%s: channel %u takes no requests\n",
+			dev_name(&fdev->dev), c->idx);
+		ret = -EINVAL;
+		goto err_free;
+	}
 	if (vd->contig && !IS_ENABLED(CONFIG_VIDEOBUF2_DMA_CONTIG)) {
 		dev_err(vdev_log(vd), "%s: channel %u takes a frame in one piece, and vb2's dma-contig allocator is not in this kernel\n",
 			dev_name(&fdev->dev), c->idx);
@@ -1259,11 +1272,18 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 	ret = vfmt_config(vd);
 	if (ret)
 		goto err_free;
-	ret = v4l2_device_register(fdev->dma_dev, &vd->v4l2);
-	if (ret)
-		goto err_free;
+	/*
+	 * Named first, and registered with no device: given one,
+	 * v4l2_device_register() names itself after the device's driver and
+	 * takes the device's drvdata where it has none, and a backend's DMA
+	 * device may have no driver (a dmaengine channel's own device) and
+	 * is not ours. The node's parent is set below.
+	 */
 	snprintf(vd->v4l2.name, sizeof(vd->v4l2.name), "%s-ch%u",
 		 dev_name(&fdev->dev), c->idx);
+	ret = v4l2_device_register(NULL, &vd->v4l2);
+	if (ret)
+		goto err_free;
 	ret = vdev_add_ctrls(vd);
 	if (ret)
 		goto err_ctrls;
@@ -1303,6 +1323,12 @@ static int vdev_add(struct fdma_device *fdev, struct fdma_chan *c)
 
 	strscpy(vd->vdev.name, vd->v4l2.name, sizeof(vd->vdev.name));
 	vd->vdev.v4l2_dev = &vd->v4l2;
+	/*
+	 * Under what the fdma device hangs from (the PCI function, a device
+	 * tree group's platform device), else what does its DMA: the V4L2
+	 * core takes bus_info from it (PCI:..., platform:...).
+	 */
+	vd->vdev.dev_parent = fdev->dev.parent ?: fdev->dma_dev;
 	vd->vdev.fops = &fdma_vfops;
 	vd->vdev.ioctl_ops = &fdma_vioctl_ops;
 	vd->vdev.release = vdev_release;

@@ -185,10 +185,18 @@ else
 	# takes no caps without it); full range both sides, so the bytes stay.
 	# A video sink shows its preroll frame, then that frame again when
 	# it plays: show-preroll-frame=false sends each frame once (else the
-	# checker counts the repeat as a frame out of sequence).
+	# checker counts the repeat as a frame out of sequence). v4l2sink
+	# stops at the end without waiting for the frames still queued to
+	# the device, which are then canceled whole: at least half counted
+	# good, none bad.
 	if GST_DEBUG=2 gstl filesrc location=/tmp/v.raw ! rawvideoparse format=gray8 width=64 height=48 \
 		framerate=100/1 ! videoconvert ! v4l2sink device="$out" show-preroll-frame=false; then
-		checked v4l2_gst_sink $n
+		counts
+		if [ "${bad:-x}" = 0 ] && [ "${good:-0}" -ge $((n / 2)) ]; then
+			pass "v4l2_gst_sink ($good of $n frames checked, none bad)"
+		else
+			fail v4l2_gst_sink "the checker counted ${good:-?} good, ${bad:-?} bad, of $n sent"
+		fi
 	else
 		fail v4l2_gst_sink "$(grep -i 'error\|warn' /tmp/vg.out | head -6 | tr '\n' '|')"
 	fi

@@ -18,6 +18,8 @@ vivid_load() {
 	viv=""
 	vivout=""
 	rm -f /tmp/vv.fails
+	# Loaded again if it is there: its parameters are taken at load.
+	rmmod vivid 2>/dev/null
 	if modprobe vivid n_devs=1 node_types=0x101 num_inputs=1 input_types=0x3 num_outputs=1 \
 		output_types=0x1 ccs_cap_mode=0 ccs_out_mode=0 "$@" 2>/tmp/viv.err; then
 		for v in /sys/class/video4linux/video*; do
