@@ -140,11 +140,30 @@ expect_gst "fdmasrc ! queue ! fdmasink: 200 frames from one device to another, a
 	$SRC frame-size=8192 num-buffers=200 ! queue ! fdmasink device=sim: testgen=true sync=false
 
 # Ctrl-C (gst-launch -e: an end of stream) on an endless paced stream,
-# sent by timeout 1.5 s in: the frames in flight finish, every one is
-# counted good, and gst-launch exits 0.
-LD_PRELOAD=$PRELOAD timeout --preserve-status -k 60 -s INT 1.5 gst-launch-1.0 -e -m \
+# sent 1 s after the pipeline plays (not after a fixed time from the
+# start: on a loaded machine gst-launch may not yet have its SIGINT
+# handler, and dies of the signal, exit 130): the frames in flight
+# finish, every one is counted good, and gst-launch exits 0.
+LD_PRELOAD=$PRELOAD gst-launch-1.0 -e -m \
 	fdmasrc device=sim: testgen=true drop=false format=bytes frame-size=2048 framerate=500/1 ! \
-	queue ! fdmasink device=sim: testgen=true >"$T/out" 2>&1
+	queue ! fdmasink device=sim: testgen=true >"$T/out" 2>&1 &
+pid=$!
+n=0
+while ! grep -q 'Setting pipeline to PLAYING' "$T/out" && kill -0 $pid 2>/dev/null &&
+	[ $n -lt 600 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+sleep 1
+kill -INT $pid 2>/dev/null
+# At most a minute to end, as timeout -k 60 gave it.
+n=0
+while kill -0 $pid 2>/dev/null && [ $n -lt 600 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+kill -9 $pid 2>/dev/null
+wait $pid
 rc=$?
 good=$(sed -n 's/.*fdmasink-check, frames=(guint64)\([0-9]*\), good=(guint64)\([0-9]*\), bad=(guint64)0.*/\1 \2/p' "$T/out")
 if [ "$rc" -eq 0 ] && [ -n "$good" ] && [ "${good% *}" = "${good#* }" ] && [ "${good% *}" -gt 0 ]; then
