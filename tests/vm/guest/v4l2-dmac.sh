@@ -67,11 +67,12 @@ setup() {
 			fail "$1" "insmod $KO: $(cat /tmp/vd.err)"
 			return 1
 		fi
-		# The probe may run a moment later (deferred).
-		n=0
-		while [ ! -d $PDEV/fdma ] && [ $n -lt 50 ]; do
+		# The probe may run a moment later (deferred). (w: n is the
+		# callers' frame count.)
+		w=0
+		while [ ! -d $PDEV/fdma ] && [ $w -lt 50 ]; do
 			sleep 0.1
-			n=$((n + 1))
+			w=$((w + 1))
 		done
 		sdev=$(ls $PDEV/fdma 2>/dev/null | head -1)
 		if [ -z "$sdev" ]; then
