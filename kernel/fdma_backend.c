@@ -104,6 +104,22 @@ bool fdma_backend_remove(struct fdma_device *fdev)
 }
 EXPORT_SYMBOL_NS_GPL(fdma_backend_remove, FDMA);
 
+u32 fdma_video_fourcc(const char *s)
+{
+	u32 fourcc = 0;
+	int i;
+
+	for (i = 0; i < 4 && s[i] && s[i] != '\n'; i++)
+		fourcc |= (u32)s[i] << (8 * i);
+	/* At most four characters, and a newline only at the end. */
+	if (s[i] && (s[i] != '\n' || s[i + 1]))
+		return 0;
+	for (; i < 4; i++)
+		fourcc |= (u32)' ' << (8 * i);
+	return fourcc;
+}
+EXPORT_SYMBOL_NS_GPL(fdma_video_fourcc, FDMA);
+
 struct device *fdma_dev_device(struct fdma_device *fdev)
 {
 	return &fdev->dev;

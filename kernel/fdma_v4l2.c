@@ -231,22 +231,6 @@ static const struct fdma_vfmt *vfmt_find(u32 fourcc)
 	return NULL;
 }
 
-/* "YUYV" (or "Y16", padded with spaces as fourccs are) as a fourcc; 0 if too long. */
-static u32 vfmt_fourcc(const char *s)
-{
-	u32 fourcc = 0;
-	int i;
-
-	for (i = 0; i < 4 && s[i] && s[i] != '\n'; i++)
-		fourcc |= (u32)s[i] << (8 * i);
-	/* At most four characters, and a newline (sysfs writes) only at the end. */
-	if (s[i] && (s[i] != '\n' || s[i + 1]))
-		return 0;
-	for (; i < 4; i++)
-		fourcc |= (u32)' ' << (8 * i);
-	return fourcc;
-}
-
 /*
  * Make cfg the device's format, checked: a format the device knows,
  * 16k by 16k at most, and the channel's alignment (a frame is whole
@@ -297,16 +281,18 @@ static int vfmt_set(struct fdma_vdev *vd, const struct fdma_video_cfg *cfg)
 	}
 	/*
 	 * Unmarked frames: one contiguous buffer, in frame_reqs requests at
-	 * most, which the ring must hold (vq_prepare() checks each buffer).
+	 * most, which the ring must hold. Its requests depend on sizeimage
+	 * alone, so this check is every buffer's.
 	 */
-	if (vd->contig &&
-	    DIV_ROUND_UP_ULL(size, vd->c->ereq_max) >
-	    min3(vd->c->frame_reqs, (u32)FDMA_VBUF_REQS, vd->fdev->ring_size / 2)) {
-		dev_err_ratelimited(vdev_log(vd), "v4l2: a %llu-byte frame: channel %u takes a frame in %u transfer(s) of %u bytes at most (docs/v4l2.md)\n",
-				    size, vd->c->idx,
-				    min3(vd->c->frame_reqs, (u32)FDMA_VBUF_REQS,
-					 vd->fdev->ring_size / 2), vd->c->ereq_max);
-		return -EINVAL;
+	if (vd->contig) {
+		u32 most = min3(vd->c->frame_reqs, (u32)FDMA_VBUF_REQS,
+				vd->fdev->ring_size / 2);
+
+		if (DIV_ROUND_UP_ULL(size, vd->c->ereq_max) > most) {
+			dev_err_ratelimited(vdev_log(vd), "v4l2: a %llu-byte frame: channel %u takes a frame in %u transfer(s) of %u bytes at most (docs/v4l2.md)\n",
+					    size, vd->c->idx, most, vd->c->ereq_max);
+			return -EINVAL;
+		}
 	}
 	f.sizeimage = size;
 	f.colorspace = vf->colorspace;
@@ -333,7 +319,7 @@ static int vfmt_set(struct fdma_vdev *vd, const struct fdma_video_cfg *cfg)
 static int vfmt_config(struct fdma_vdev *vd)
 {
 	struct fdma_video_cfg cfg = {
-		.fourcc = vfmt_fourcc(fdma_v4l2_fmt),
+		.fourcc = fdma_video_fourcc(fdma_v4l2_fmt),
 		.width = fdma_v4l2_width,
 		.height = fdma_v4l2_height,
 		.bpl = fdma_v4l2_bpl,
@@ -557,7 +543,7 @@ static void vdev_piece(struct fdma_chan *c, struct fdma_chan_client *cl,
 		 * reset. Unmarked frames (a buffer receives one) never fall
 		 * out of step: the buffer is an error, and that is all.
 		 */
-		if (b->bad && vd->streaming && !vd->out_of_step && !c->frame_reqs) {
+		if (b->bad && vd->streaming && !vd->out_of_step && !vd->contig) {
 			dev_warn_ratelimited(vdev_log(vd), "%s: a frame of %u bytes where %u were due (%s): resynchronizing\n",
 					     video_device_node_name(&vd->vdev), b->bytes,
 					     vd->fmt.sizeimage,
@@ -686,8 +672,7 @@ static int vq_prepare(struct vb2_buffer *vb)
 	}
 	/* Every segment aligned as the engine needs, and the whole in one ring. */
 	n = vbuf_reqs(vd, b);
-	if (!n || n > FDMA_VBUF_REQS || (vd->contig && n > vd->c->frame_reqs) ||
-	    b->ndesc > vd->fdev->ring_size / 2) {
+	if (!n || n > FDMA_VBUF_REQS || b->ndesc > vd->fdev->ring_size / 2) {
 		dev_dbg(vdev_log(vd), "%s: buffer %u: %u pieces, or not aligned to %u bytes\n",
 			video_device_node_name(&vd->vdev), vb->index, n,
 			vd->fdev->dma_align);
@@ -1133,7 +1118,7 @@ static ssize_t vattr_store(struct fdma_vdev *vd, const char *buf, size_t len, in
 	int ret;
 
 	if (field < 0)
-		ret = vfmt_fourcc(buf) ? 0 : -EINVAL;
+		ret = fdma_video_fourcc(buf) ? 0 : -EINVAL;
 	else if (field == VA_DROP)
 		ret = kstrtobool(buf, &b);
 	else
@@ -1163,7 +1148,7 @@ static ssize_t vattr_store(struct fdma_vdev *vd, const char *buf, size_t len, in
 		vd->drop = b;
 		break;
 	default:
-		cfg.fourcc = vfmt_fourcc(buf);
+		cfg.fourcc = fdma_video_fourcc(buf);
 	}
 	ret = field == VA_DROP ? 0 : vfmt_set(vd, &cfg);
 	mutex_unlock(&vd->lock);

@@ -384,13 +384,12 @@ static int dmac_of_video(struct device *dev, struct fdma_video_cfg *v)
 {
 	struct device_node *np = dev->of_node;
 	const char *fmt;
-	size_t i, len;
 
 	*v = (struct fdma_video_cfg){ .fps = 30 };
 	if (of_property_read_string(np, "fdma,video-format", &fmt))
 		return 0;
-	len = strlen(fmt);
-	if (!len || len > 4)
+	v->fourcc = fdma_video_fourcc(fmt);
+	if (!fmt[0] || !v->fourcc)
 		return dev_err_probe(dev, -EINVAL,
 				     "fdma,video-format \"%s\": expected a fourcc of 1 to 4 characters (\"YUYV\")\n",
 				     fmt);
@@ -400,9 +399,6 @@ static int dmac_of_video(struct device *dev, struct fdma_video_cfg *v)
 				     "fdma,video-format needs fdma,video-width and fdma,video-height\n");
 	of_property_read_u32(np, "fdma,video-bytes-per-line", &v->bpl);
 	of_property_read_u32(np, "fdma,video-fps", &v->fps);
-	/* Short fourccs are padded with spaces ("Y16 "), as V4L2's are. */
-	for (i = 0; i < 4; i++)
-		v->fourcc |= (u32)(i < len ? fmt[i] : ' ') << (8 * i);
 	return 0;
 }
 

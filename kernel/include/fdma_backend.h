@@ -109,6 +109,13 @@ struct fdma_video_cfg {
 	u32 width, height, bpl, fps;
 };
 
+/*
+ * fdma_video_fourcc() - a pixel format's name ("YUYV", "Y16") as a V4L2
+ * fourcc, padded with spaces as V4L2's are; a newline at the end (a sysfs
+ * write) is ignored. Return: 0 if the name is longer than 4 characters.
+ */
+u32 fdma_video_fourcc(const char *s);
+
 /**
  * struct fdma_backend_chan - one channel of a backend's device
  * @ops: its ring

@@ -36,7 +36,7 @@ MODE=${1:-chans}
 TAG=""
 [ "$MODE" = dt ] && TAG=_dt
 PDEV=/sys/bus/platform/devices/fdma-video
-# pass, fail, fdma_node: vmlib.sh; vivid_load, compliance: v4l2lib.sh.
+# pass, fail, fdma_node: vmlib.sh; vivid_load, compliance, streams_*: v4l2lib.sh.
 . "$T/vmlib.sh"
 . "$T/v4l2lib.sh"
 
@@ -171,31 +171,13 @@ fi
 
 # The client removed while both devices stream.
 if setup v4l2_dmac_rmmod$TAG; then
-	v4l2-ctl -d "$cap" --stream-mmap --stream-count=100000 --stream-to=/dev/null >/dev/null 2>&1 &
-	p1=$!
-	v4l2-ctl -d "$out" --stream-out-mmap --stream-count=100000 >/dev/null 2>&1 &
-	p2=$!
-	sleep 1
+	streams_start
 	if ! rmmod fdma_dmac 2>/tmp/vd.err; then
 		# The video files hold fdma.ko, not the client: nothing may hold it.
 		fail v4l2_dmac_rmmod$TAG "refused while streaming: $(cat /tmp/vd.err)"
-		kill -9 $p1 $p2
-		wait $p1 $p2 2>/dev/null
+		streams_kill
 	else
-		n=0
-		while { kill -0 $p1 || kill -0 $p2; } 2>/dev/null && [ $n -lt 20 ]; do
-			sleep 0.5
-			n=$((n + 1))
-		done
-		if { kill -0 $p1 || kill -0 $p2; } 2>/dev/null; then
-			fail v4l2_dmac_rmmod$TAG "a stream still runs 10 s after rmmod"
-			kill -9 $p1 $p2
-		elif [ -e "$cap" ] || [ -e "$out" ]; then
-			fail v4l2_dmac_rmmod$TAG "$cap or $out still there after rmmod"
-		else
-			pass "v4l2_dmac_rmmod$TAG (both streams ended by themselves, the nodes went)"
-		fi
-		wait $p1 $p2 2>/dev/null
+		streams_gone v4l2_dmac_rmmod$TAG rmmod
 	fi
 fi
 rmmod fdma_dmac 2>/dev/null

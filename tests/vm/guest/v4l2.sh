@@ -34,7 +34,7 @@
 T=/tests
 E=/e2e
 DROP=${1:-0}
-# pass, fail: vmlib.sh; vivid_load, compliance: v4l2lib.sh.
+# pass, fail: vmlib.sh; vivid_load, compliance, streams_*: v4l2lib.sh.
 . "$T/vmlib.sh"
 . "$T/v4l2lib.sh"
 TAG=""
@@ -292,29 +292,12 @@ echo 64 >$S/width
 # dmesg check; the debug row's kmemleak). Bound again, the devices come
 # back and capture.
 bdf=$(basename "$(readlink "/sys/class/fdma/$dev/device")")
-v4l2-ctl -d "$cap" --stream-mmap --stream-count=100000 --stream-to=/dev/null >/tmp/vu1.out 2>&1 &
-p1=$!
-v4l2-ctl -d "$out" --stream-out-mmap --stream-count=100000 >/tmp/vu2.out 2>&1 &
-p2=$!
-sleep 1
+streams_start
 if ! echo "$bdf" >/sys/bus/pci/drivers/fdma/unbind; then
 	fail v4l2_unbind "cannot unbind $bdf"
-	kill -9 $p1 $p2
+	streams_kill
 else
-	n=0
-	while { kill -0 $p1 || kill -0 $p2; } 2>/dev/null && [ $n -lt 20 ]; do
-		sleep 0.5
-		n=$((n + 1))
-	done
-	if { kill -0 $p1 || kill -0 $p2; } 2>/dev/null; then
-		fail v4l2_unbind "a stream still runs 10 s after the unbind"
-		kill -9 $p1 $p2
-	elif [ -e "$cap" ] || [ -e "$out" ]; then
-		fail v4l2_unbind "$cap or $out still there after the unbind"
-	else
-		pass "v4l2_unbind (both streams ended by themselves, the nodes went)"
-	fi
-	wait $p1 $p2 2>/dev/null
+	streams_gone v4l2_unbind "the unbind"
 	echo "$bdf" >/sys/bus/pci/drivers/fdma/bind || fail v4l2_rebind "cannot bind $bdf again"
 	find_devices
 	if [ -z "$cap" ]; then

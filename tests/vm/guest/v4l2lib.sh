@@ -66,3 +66,40 @@ compliance() {
 	fi
 	grep -q 'test DMABUF.*OK' /tmp/vc.out && pass "${1}_dmabuf"
 }
+
+# streams_start: both devices ($cap, $out: the sourcing script's)
+# streaming until stopped, as p1 and p2, a second in.
+# shellcheck disable=SC2154
+streams_start() {
+	v4l2-ctl -d "$cap" --stream-mmap --stream-count=100000 --stream-to=/dev/null >/tmp/vu1.out 2>&1 &
+	p1=$!
+	v4l2-ctl -d "$out" --stream-out-mmap --stream-count=100000 >/tmp/vu2.out 2>&1 &
+	p2=$!
+	sleep 1
+}
+
+# streams_gone NAME WHAT: after WHAT took the devices away (an unbind, an
+# rmmod), both streams end by themselves within 10 s and the nodes go.
+streams_gone() {
+	w=0
+	while { kill -0 $p1 || kill -0 $p2; } 2>/dev/null && [ $w -lt 20 ]; do
+		sleep 0.5
+		w=$((w + 1))
+	done
+	if { kill -0 $p1 || kill -0 $p2; } 2>/dev/null; then
+		fail "$1" "a stream still runs 10 s after $2"
+		streams_kill
+		return
+	elif [ -e "$cap" ] || [ -e "$out" ]; then
+		fail "$1" "$cap or $out still there after $2"
+	else
+		pass "$1 (both streams ended by themselves, the nodes went)"
+	fi
+	wait $p1 $p2 2>/dev/null
+}
+
+# streams_kill: both streams killed, and gone.
+streams_kill() {
+	kill -9 $p1 $p2 2>/dev/null
+	wait $p1 $p2 2>/dev/null
+}
