@@ -211,10 +211,27 @@ APTOPTS=(-o "Dir::Etc::SourceList=$A/sources.list" -o Dir::Etc::SourceParts=/dev
 	 -o APT::Architecture=$ARCH -o APT::Architectures=$ARCH -o APT::Sandbox::User=root)
 note "apt-get update ($ARCH, private state in $A):"
 sed 's/^/    /' "$A/sources.list"
-if ! apt-get -q "${APTOPTS[@]}" update >"$A/update.log" 2>&1; then
+# A mirror in the middle of a sync serves an index that does not match its
+# Release file ("File has unexpected size"): apt-get update fails until the
+# sync ends, minutes later. So it is tried again, waiting longer each time
+# (about two minutes in all) before giving up.
+update_ok=0
+for wait in 15 30 60 -; do
+	if apt-get -q -o Acquire::Retries=3 "${APTOPTS[@]}" update >"$A/update.log" 2>&1; then
+		update_ok=1
+		break
+	fi
+	[ "$wait" != - ] || break
+	grep '^E:' "$A/update.log" | head -3 | sed 's/^/    /' >&2
+	note "apt-get update failed (above): trying again in $wait s"
+	sleep "$wait"
+done
+if [ $update_ok = 0 ]; then
 	# The libraries alone can do with the main suite when an update or
-	# security index is out of step on the mirror (a sync in progress).
-	if [ $LIBS_ONLY = 1 ] && ls "$A/lists/"*"_${CODENAME}_main_binary-${ARCH}_Packages"* >/dev/null 2>&1; then
+	# security index stays out of step on the mirror. armhf's kernel
+	# headers are then checked against the host's kbuild as always and
+	# left out, with a warning, where they do not match.
+	if { [ $LIBS_ONLY = 1 ] || [ $IMAGES = 0 ]; } && ls "$A/lists/"*"_${CODENAME}_main_binary-${ARCH}_Packages"* >/dev/null 2>&1; then
 		grep '^E:' "$A/update.log" | sed 's/^/    /' >&2
 		note "warning: apt-get update failed for some indexes (above): taking the packages from what was fetched"
 	else
