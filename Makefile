@@ -156,6 +156,14 @@ $(BUILD)/model/%.o $(BUILD)/pic/model/%.o: LAYER_INC = $(INC_MODEL)
 $(BUILD)/model/modeld/%.o $(BUILD)/model/proxyd/%.o $(BUILD)/model/ivshmem/%.o: \
 	LAYER_INC = $(INC_MODEL) -Imodel/ivshmem
 $(BUILD)/tools/%.o: LAYER_INC = $(INC_TOOLS)
+# liburing (Debian's liburing-dev; the cross sysroots have it too): the
+# fdma command's frame files go through io_uring (tools/frameio_uring.c).
+# Without it they are read and written one at a time, and fdma says so.
+URING_H := $(if $(CROSS_COMPILE),$(SYSROOT),)/usr/include/liburing.h
+ifneq ($(wildcard $(URING_H)),)
+$(BUILD)/tools/frameio_uring.o: LAYER_INC = $(INC_TOOLS) -DFDMA_HAVE_LIBURING
+URING_LIBS := -luring
+endif
 $(BUILD)/tests/common/%.o: LAYER_INC = $(INC_TESTS)
 
 $(BUILD)/%.o: %.c
@@ -207,7 +215,7 @@ $(LIBSO): $(PIC_OBJ) $(EXPORTMAP)
 	ln -sfn $(SONAME) $(BUILD)/libfdma.so
 
 $(FDMA): $(TOOL_OBJ) $(LIBI)
-	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBI) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIBI) $(URING_LIBS) $(LDLIBS)
 
 # The device model as an ivshmem peer: "the FPGA" for a QEMU guest (tests/vm/).
 $(BUILD)/fdma-modeld: $(MODELD_SRC:%.c=$(BUILD)/%.o) $(LIBI)

@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -501,6 +502,17 @@ int fdma_stream_get(struct fdma_stream *s, struct fdma_frame *f, int64_t timeout
  *   -EBADF      the stream's device has been closed
  */
 int fdma_stream_release(struct fdma_stream *s, const struct fdma_frame *f);
+/*
+ * The stream's frame buffers, for I/O that takes them as they are (O_DIRECT
+ * writes of the frames, io_uring_register_buffers() with an application's
+ * own ring): iov[i] is frame buffer i, the one fdma_frame.index names, its
+ * address (NULL where the CPU cannot map it) and the stream's buffer size.
+ * Fills the first min(n, buffers) entries. Returns the number of buffers,
+ * or:
+ *   -EINVAL     s NULL, or iov NULL with n > 0
+ *   -EBADF      the stream's device has been closed
+ */
+int fdma_stream_bufs(const struct fdma_stream *s, struct iovec *iov, unsigned int n);
 /* Frames dropped by the device since open (0 if s is NULL). */
 uint64_t fdma_stream_drops(const struct fdma_stream *s);
 void fdma_stream_close(struct fdma_stream *s);

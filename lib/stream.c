@@ -284,6 +284,19 @@ int fdma_stream_release(struct fdma_stream *s, const struct fdma_frame *f)
 	return give_back(s, f->index);
 }
 
+int fdma_stream_bufs(const struct fdma_stream *s, struct iovec *iov, unsigned int n)
+{
+	if (!s)
+		return -EINVAL;
+	if (!fdma_dev_live(s->dev))
+		return -EBADF;
+	if (!iov && n)
+		return fdma_err(s->dev, -EINVAL, "fdma_stream_bufs: iov is NULL");
+	for (unsigned int i = 0; i < n && i < s->nbufs; i++)
+		iov[i] = (struct iovec){ .iov_base = s->base[i], .iov_len = s->slot };
+	return (int)s->nbufs;
+}
+
 uint64_t fdma_stream_drops(const struct fdma_stream *s)
 {
 	struct fdma_chan_stats st;

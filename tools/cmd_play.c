@@ -3,7 +3,8 @@
  * fdma play: send frames from a file (or a pipe) to an H2C stream channel,
  * the reverse of fdma stream --output. The file is raw frames of
  * --frame-size bytes back to back, read straight into a ring of DMA
- * buffers; each frame goes out as one or more pieces marked SOF..EOF.
+ * buffers (frameio.h: O_DIRECT through io_uring, several frames ahead);
+ * each frame goes out, in file order, as one or more pieces marked SOF..EOF.
  * With --testgen the channel's test checker is the sink and its counts of
  * good and bad frames are the verdict.
  */
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "fdma_cmds.h"
+#include "frameio.h"
 #include "util.h"
 
 #define MAX_PIECES 64
@@ -27,6 +29,7 @@ struct play_opts {
 	uint64_t frame, nbufs, max_frames;
 	double fps;
 	int have_nbufs, testgen, json, progress;
+	int no_direct, no_uring;
 	enum fdma_wait_mode wait;
 };
 
@@ -54,6 +57,11 @@ static void usage(FILE *f)
 		"                       it counts every frame sent as good (for files written\n"
 		"                       by fdma stream --testgen)\n"
 		"  --wait spin|sleep|adaptive   how to wait for completions (default sleep)\n"
+		"  --no-direct          read the file through the page cache (a copy); by\n"
+		"                       default it is read with O_DIRECT, into the DMA buffers\n"
+		"                       by the disk itself, through io_uring, several frames\n"
+		"                       ahead (the report says how, and why not where it cannot)\n"
+		"  --no-uring           one read at a time (pread), not through io_uring\n"
 		"  --no-progress        no live progress line (shown only when stderr is a terminal)\n"
 		"  --json               one JSON object\n"
 		"  --help               this text\n"
@@ -61,8 +69,9 @@ static void usage(FILE *f)
 		"completion, the first frame not counted (N frames, N - 1 periods: a paced\n"
 		"run never reads faster than its --fps; '-', JSON null, with fewer than two\n"
 		"frames); cpu is this process's sending\n"
-		"thread (reading the file included). Ctrl-C ends the run early and still\n"
-		"prints the summary.\n");
+		"thread (reading the file included), 'other threads' the rest of the process\n"
+		"but the device model (io_uring's workers). Ctrl-C ends the run early and\n"
+		"still prints the summary.\n");
 }
 
 static int parse_opts(int argc, char **argv, struct play_opts *o)
@@ -76,6 +85,8 @@ static int parse_opts(int argc, char **argv, struct play_opts *o)
 		{ "chan", required_argument, NULL, 'c' },
 		{ "testgen", no_argument, NULL, 'G' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "no-direct", no_argument, NULL, 'I' },
+		{ "no-uring", no_argument, NULL, 'U' },
 		{ "no-progress", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -139,6 +150,12 @@ static int parse_opts(int argc, char **argv, struct play_opts *o)
 		case 'P':
 			o->progress = 0;
 			break;
+		case 'I':
+			o->no_direct = 1;
+			break;
+		case 'U':
+			o->no_uring = 1;
+			break;
 		case 'j':
 			o->json = 1;
 			break;
@@ -185,9 +202,11 @@ struct play_res {
 	uint64_t tg_frames, tg_errors;
 	long long tail;		/* bytes of a partial last frame, not sent */
 	double t_first, t_last;	/* first submission, last frame's completion */
-	double secs, cpu, model;
+	double secs, cpu, model, io_cpu;
 	int have_model, interrupted, have_tg;
 	double wakeups, irqs;
+	char io_how[400];	/* how the file was read (frameio_how()) */
+	int io_direct;
 };
 
 /* -1 (unknown) with fewer than two frames. */
@@ -232,6 +251,10 @@ static void report(const struct play_opts *o, int ch, int paced, const struct pl
 			       r->tg_frames, r->tg_errors);
 		else
 			printf("\"checker_frames\":null,\"checker_errors\":null,");
+		printf("\"io\":");
+		tool_json_str(stdout, r->io_how);
+		printf(",\"io_direct\":%s,\"io_cpu_pct\":%.2f,", r->io_direct ? "true" : "false",
+		       r->io_cpu / secs * 100);
 		printf("\"cpu_pct\":%.2f,", r->cpu / secs * 100);
 		if (r->have_model)
 			printf("\"model_cpu_pct\":%.1f,", r->model / secs * 100);
@@ -253,9 +276,11 @@ static void report(const struct play_opts *o, int ch, int paced, const struct pl
 	if (r->have_tg)
 		printf("  test checker: %" PRIu64 " frames good, %" PRIu64 " bad\n", r->tg_frames,
 		       r->tg_errors);
+	printf("  input: %s\n", r->io_how);
 	printf("  cpu %.2f%% of a core", r->cpu / secs * 100);
 	if (r->have_model)
 		printf(", device model %.1f%%", r->model / secs * 100);
+	printf(", other threads %.2f%%", r->io_cpu / secs * 100);
 	printf(", %.1f wake-ups/s, %.1f interrupts/s\n", r->wakeups / secs, r->irqs / secs);
 }
 
@@ -270,9 +295,15 @@ int fdma_cmd_play(int argc, char **argv)
 	struct fdma_dev *dev;
 	struct fdma_req req[MAX_PIECES];
 	struct fdma_cpl *cpl = NULL;
+	struct frameio *fio = NULL;
+	struct frameio_done done[64];
+	struct iovec iov[1024];
+	int64_t got[1024];	/* bytes read into each buffer, -1 while reading */
 	uint64_t slot, piece, npieces, head = 0, tail = 0, tg_f0 = 0, tg_e0 = 0, align;
-	double t0, cpu0, mcpu0 = 0, mcpu1 = 0, next_t, t_end, now, ts;
-	int ch, ret, fd, buf = -1, eof = 0, rc = EXIT_OK, target_met = -1, tg_on = 0;
+	uint64_t nread = 0;	/* frames whose reads were submitted */
+	int64_t to_us;
+	double t0, cpu0, pcpu0, mcpu0 = 0, mcpu1 = 0, next_t, t_end, now, ts;
+	int ch, ret, buf = -1, eof = 0, rc = EXIT_OK, target_met = -1, tg_on = 0;
 	uint8_t *base;
 
 	ret = parse_opts(argc, argv, &o);
@@ -330,12 +361,8 @@ int fdma_cmd_play(int argc, char **argv)
 				o.nbufs, fit, npieces, info.chan[ch].ring_size);
 		o.nbufs = fit;
 	}
-	slot = o.frame;
-	fd = tool_open_in("play", o.input);
-	if (fd < 0) {
-		fdma_close(dev);
-		return EXIT_FAIL;
-	}
+	/* Each frame's buffer starts on a page: where direct I/O wants it. */
+	slot = (o.frame + 4095) & ~(uint64_t)4095;
 	cpl = calloc(o.nbufs * npieces, sizeof(*cpl));
 	buf = cpl ? fdma_buf_alloc(dev, slot * o.nbufs, 0) : -ENOMEM;
 	if (buf < 0 || fdma_chan_set_wait(dev, ch, o.wait, 0)) {
@@ -343,6 +370,17 @@ int fdma_cmd_play(int argc, char **argv)
 		goto fail;
 	}
 	base = fdma_buf_addr(dev, buf);
+	for (uint64_t i = 0; i < o.nbufs; i++)
+		iov[i] = (struct iovec){ .iov_base = base + i * slot, .iov_len = o.frame };
+	{
+		struct frameio_cfg cfg = {
+			.cmd = "play", .path = o.input, .write = 0, .bufs = iov,
+			.nbufs = (unsigned int)o.nbufs, .direct = !o.no_direct, .uring = !o.no_uring,
+		};
+
+		if (frameio_open(&fio, &cfg))
+			goto fail;
+	}
 	if (o.testgen) {
 		/* A reset restarts the checker's expected sequence at 0, as the file's does. */
 		if (fdma_chan_reset(dev, ch) || fdma_chan_set_testgen(dev, ch, (uint32_t)o.frame, 0, 1) ||
@@ -359,32 +397,53 @@ int fdma_cmd_play(int argc, char **argv)
 	t_end = t0;
 	next_t = t0;
 	cpu0 = tool_thread_cpu();
-	/* head: frames submitted; tail: frames completed; slot = frame % nbufs. */
+	pcpu0 = tool_proc_cpu();
+	/*
+	 * nread: frames being read or read; head: frames submitted to the
+	 * device; tail: frames completed; frame k is in buffer k % nbufs, read
+	 * from offset k * frame. Reads run ahead into every buffer the device
+	 * is done with; frames go out in file order as their reads complete.
+	 */
 	for (;;) {
 		int stop = tool_stop_requested() || r.errors;
-		int more = !eof && !stop && (!o.max_frames || head < o.max_frames);
+		int more = !eof && !stop && (!o.max_frames || nread < o.max_frames);
 		int n;
 
 		if (stop)
 			r.interrupted = tool_stop_requested();
-		while (more && head - tail < o.nbufs) {
-			uint8_t *p = base + (head % o.nbufs) * slot;
-			long long got = tool_read_full(fd, p, o.frame);
-
-			if (got < 0) {
-				if (got == -EINTR) {
-					r.interrupted = 1;
-				} else {
-					fprintf(stderr, "fdma play: reading '%s': %s\n", o.input, strerror((int)-got));
-					r.errors++;
-				}
-				more = 0;
+		while (more && nread < tail + o.nbufs) {
+			got[nread % o.nbufs] = -1;
+			ret = frameio_submit(fio, (unsigned int)(nread % o.nbufs), o.frame, nread * o.frame);
+			if (ret) {
+				fprintf(stderr, "fdma play: reading '%s': %s\n", o.input, strerror(-ret));
+				r.errors++;
 				break;
 			}
-			if ((uint64_t)got < o.frame) {
-				r.tail = got;
+			nread++;
+			more = !o.max_frames || nread < o.max_frames;
+		}
+		/* Reads done; waiting for one only when the device has nothing to do. */
+		n = frameio_inflight(fio) ? frameio_reap(fio, done, 64, head == tail ? 200000 : 0) : 0;
+		if (n < 0) {
+			fprintf(stderr, "fdma play: reading '%s': %s\n", o.input, strerror(-n));
+			r.errors++;
+		}
+		for (int i = 0; i < n; i++) {
+			got[done[i].idx] = done[i].res;
+			if (done[i].res == -EINTR) {
+				r.interrupted = 1;
 				eof = 1;
-				more = 0;
+			} else if (done[i].res < 0 && !r.errors++) {
+				fprintf(stderr, "fdma play: reading '%s': %s\n", o.input,
+					strerror((int)-done[i].res));
+			}
+		}
+		while (!eof && !r.errors && !tool_stop_requested() && head < nread &&
+		       got[head % o.nbufs] >= 0) {
+			if ((uint64_t)got[head % o.nbufs] < o.frame) {
+				/* The end of the file: what was read ahead of it is nothing. */
+				r.tail = got[head % o.nbufs];
+				eof = 1;
 				break;
 			}
 			for (uint64_t k = 0; k < npieces; k++) {
@@ -417,13 +476,18 @@ int fdma_cmd_play(int argc, char **argv)
 			}
 			head++;
 			r.sent++;
-			more = !eof && !tool_stop_requested() && (!o.max_frames || head < o.max_frames);
 		}
-		if (head == tail)
+		more = !eof && !r.errors && !tool_stop_requested() &&
+		       (!o.max_frames || head < o.max_frames);
+		if (head == tail && (!more || head == nread) && !frameio_inflight(fio))
 			break;
-		n = fdma_reap(dev, ch, cpl, (unsigned int)(o.nbufs * npieces), 1, more ? 200000 : 5000000);
+		if (head == tail)
+			continue;	/* the device is idle: wait on the reads */
+		/* Reads in flight: back soon to send what they bring. */
+		to_us = frameio_inflight(fio) ? 5000 : more ? 200000 : 5000000;
+		n = fdma_reap(dev, ch, cpl, (unsigned int)(o.nbufs * npieces), 1, to_us);
 		now = tool_now();
-		if (n == -ETIMEDOUT && more)
+		if (n == -ETIMEDOUT && to_us < 5000000)
 			continue;
 		if (n < 0) {
 			fprintf(stderr, "fdma play: %s\n", fdma_errmsg(dev));
@@ -458,6 +522,12 @@ int fdma_cmd_play(int argc, char **argv)
 	r.cpu = tool_thread_cpu() - cpu0;
 	fdma_model_cpu(dev, &mcpu1);
 	r.model = mcpu1 - mcpu0;
+	/* The rest of the process: io_uring's workers (and nothing else of fdma's). */
+	r.io_cpu = tool_proc_cpu() - pcpu0 - r.cpu - (r.have_model ? r.model : 0);
+	if (r.io_cpu < 0)
+		r.io_cpu = 0;
+	snprintf(r.io_how, sizeof(r.io_how), "%s", frameio_how(fio));
+	r.io_direct = frameio_direct(fio);
 	fdma_chan_stats(dev, ch, &st1);
 	r.wakeups = (double)(st1.wakeups - st0.wakeups);
 	r.irqs = (double)(st1.interrupts - st0.interrupts);
@@ -497,8 +567,7 @@ int fdma_cmd_play(int argc, char **argv)
 			;
 	fdma_buf_free(dev, buf);
 	free(cpl);
-	if (fd > STDERR_FILENO)
-		close(fd);
+	frameio_close(fio);
 	fdma_close(dev);
 	return rc;
 
@@ -506,8 +575,7 @@ fail:
 	if (buf >= 0)
 		fdma_buf_free(dev, buf);
 	free(cpl);
-	if (fd > STDERR_FILENO)
-		close(fd);
+	frameio_close(fio);
 	fdma_close(dev);
 	return EXIT_FAIL;
 }

@@ -8,6 +8,9 @@
  * With --mem dmabuf the frames land in imported dma-bufs the CPU never
  * touches, as GPU memory would be: each frame is seen through the card.
  * --dir h2c hands over to fdma play (cmd_play.c).
+ * A file is written from the frame buffers themselves (frameio.h: O_DIRECT
+ * through io_uring), several frames at a time; a buffer goes back to the
+ * device when its write is done.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +25,7 @@
 #include <zlib.h>
 
 #include "fdma_cmds.h"
+#include "frameio.h"
 #include "util.h"
 
 #define DEFAULT_FRAME 3110400u	/* 1920 x 1080 YUV 4:2:0 */
@@ -35,6 +39,7 @@ struct stream_opts {
 	int drop_given;		/* --drop or --hold */
 	int json, progress;
 	int dmabuf;		/* frames into imported dma-bufs, seen through the card */
+	int no_direct, no_uring;	/* -o FILE: through the page cache; one write at a time */
 	enum fdma_wait_mode wait;
 };
 
@@ -50,7 +55,12 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -o, --output FILE    write each frame as it arrives, raw and back to back\n"
 		"                       (no header: what ffmpeg -f rawvideo expects); '-' is\n"
-		"                       standard output, and the report then goes to stderr\n"
+		"                       standard output, and the report then goes to stderr.\n"
+		"                       A file is written from the frame buffers themselves,\n"
+		"                       with O_DIRECT through io_uring, several frames at a\n"
+		"                       time; the report says how, and why not where it cannot\n"
+		"  --no-direct          write the file through the page cache (a copy)\n"
+		"  --no-uring           one write at a time (pwrite), not through io_uring\n"
 		"  --frames N           stop after N frames\n"
 		"  --seconds S          stop after S seconds (default 5, or none with --frames)\n"
 		"  --frame-size BYTES   largest frame, the size of each buffer (default 3110400,\n"
@@ -91,7 +101,11 @@ static void usage(FILE *f)
 		"link transfer of the whole frame and the host's wake-up. cpu is this\n"
 		"process's capturing thread (application and library, writing included),\n"
 		"less the time checking frames, shown apart; the device model's threads are\n"
-		"shown apart too. Ctrl-C ends the run early and still prints the summary.\n");
+		"shown apart too, and with -o FILE the process's other threads (io_uring's\n"
+		"workers). 'output waits' counts the times every buffer was waiting on a\n"
+		"write: the file, not the link, held the stream back (--hold) or made the\n"
+		"device drop frames (--drop). Ctrl-C ends the run early and still prints\n"
+		"the summary.\n");
 }
 
 struct stream_res {
@@ -106,6 +120,11 @@ struct stream_res {
 	int host_clock;		/* the device stamps frames with the host's clock (sim:) */
 	const char *exporter;	/* --mem dmabuf: where the dma-bufs came from */
 	double wakeups, irqs;
+	/* -o FILE through frameio: how, and what it cost. */
+	char io_how[400];
+	int have_io, io_direct;
+	double io_cpu;		/* the process's other threads: io_uring's workers */
+	uint64_t output_waits;	/* every buffer waiting on a write */
 };
 
 /* The test generator's frame: header, sequence, every payload word and the CRC. */
@@ -288,6 +307,15 @@ static void print_report(FILE *out, const struct stream_opts *o, int ch, int pac
 			tool_json_str(out, r->exporter);
 		else
 			fprintf(out, "null");
+		if (r->have_io) {
+			fprintf(out, ",\"io\":");
+			tool_json_str(out, r->io_how);
+			fprintf(out, ",\"io_direct\":%s,\"io_cpu_pct\":%.2f,\"output_waits\":%" PRIu64,
+				r->io_direct ? "true" : "false", r->io_cpu / r->secs * 100, r->output_waits);
+		} else {
+			fprintf(out, ",\"io\":null,\"io_direct\":null,\"io_cpu_pct\":null,"
+				"\"output_waits\":null");
+		}
 		fprintf(out, ",\"wakeups_per_s\":%.1f,\"irqs_per_s\":%.1f,\"target_met\":%s,"
 			"\"interrupted\":%s}\n",
 			r->wakeups / r->secs, r->irqs / r->secs,
@@ -332,6 +360,9 @@ static void print_report(FILE *out, const struct stream_opts *o, int ch, int pac
 		else if (r->epipe)
 			fprintf(out, " (the reader closed the pipe)");
 		fprintf(out, "\n");
+		if (r->have_io)
+			fprintf(out, "  output: %s; every buffer waiting on a write %" PRIu64 " times\n",
+				r->io_how, r->output_waits);
 	}
 	if (lat_known)
 		fprintf(out, "  latency frame ready to application: p50 %.1f us, p99 %.1f us, max %.1f us\n",
@@ -341,6 +372,8 @@ static void print_report(FILE *out, const struct stream_opts *o, int ch, int pac
 		fprintf(out, " (+%.2f%% checking frames)", r->verify / r->secs * 100);
 	if (r->have_model)
 		fprintf(out, ", device model %.1f%%", r->model / r->secs * 100);
+	if (r->have_io)
+		fprintf(out, ", other threads %.2f%%", r->io_cpu / r->secs * 100);
 	fprintf(out, ", %.1f wake-ups/s, %.1f interrupts/s\n", r->wakeups / r->secs,
 		r->irqs / r->secs);
 	fflush(out);
@@ -363,6 +396,8 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "mem", required_argument, NULL, 'm' },
+		{ "no-direct", no_argument, NULL, 'I' },
+		{ "no-uring", no_argument, NULL, 'U' },
 		{ "no-progress", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -460,6 +495,12 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 		case 'P':
 			o->progress = 0;
 			break;
+		case 'I':
+			o->no_direct = 1;
+			break;
+		case 'U':
+			o->no_uring = 1;
+			break;
 		case 'j':
 			o->json = 1;
 			break;
@@ -500,6 +541,98 @@ static int parse_opts(int argc, char **argv, struct stream_opts *o)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * -o FILE: a file written from the frame buffers; held[i] is the frame in
+ * buffer i while its write is in flight.
+ */
+struct output {
+	struct frameio *fio;
+	struct fdma_frame *held;
+	uint64_t off;		/* where the next frame goes in the file */
+};
+
+static int output_open(struct output *out, const struct stream_opts *o, struct fdma_stream *s,
+		       struct fdma_dev *dev)
+{
+	struct iovec iov[1024];
+	struct frameio_cfg cfg = {
+		.cmd = "stream", .path = o->output, .write = 1, .bufs = iov,
+		.nbufs = (unsigned int)o->nbufs, .direct = !o->no_direct, .uring = !o->no_uring,
+	};
+
+	if (fdma_stream_bufs(s, iov, 1024) != (int)o->nbufs) {
+		fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
+		return -1;
+	}
+	out->held = calloc(o->nbufs, sizeof(*out->held));
+	if (!out->held) {
+		fprintf(stderr, "fdma stream: out of memory\n");
+		return -1;
+	}
+	return frameio_open(&out->fio, &cfg) ? -1 : 0;
+}
+
+/*
+ * Buffers whose writes are done go back to the device; waits up to
+ * timeout_us for one when none is done. Returns how many, or -1 when the
+ * stream cannot go on (the message printed, the error counted).
+ */
+static int output_reap(struct output *out, struct fdma_stream *s, struct fdma_dev *dev,
+		       const char *path, struct stream_res *r, int64_t timeout_us)
+{
+	struct frameio_done d[64];
+	int n = frameio_reap(out->fio, d, 64, timeout_us);
+
+	if (n < 0) {
+		fprintf(stderr, "fdma stream: waiting for writes to '%s': %s\n", path, strerror(-n));
+		r->write_errors++;
+		r->errors++;
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (d[i].res < 0) {
+			if (!r->write_errors)
+				fprintf(stderr, "fdma stream: writing '%s': %s\n", path,
+					strerror((int)-d[i].res));
+			r->write_errors++;
+			r->errors++;
+		} else {
+			r->bytes_written += (uint64_t)d[i].res;
+		}
+		if (fdma_stream_release(s, &out->held[d[i].idx])) {
+			fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
+			r->device_errors++;
+			r->errors++;
+			return -1;
+		}
+	}
+	return r->write_errors ? -1 : n;
+}
+
+/* Every write done (their buffers back with the device), the file closed. */
+static void output_close(struct output *out, struct fdma_stream *s, struct fdma_dev *dev,
+			 const char *path, struct stream_res *r)
+{
+	int ret;
+
+	if (!out->fio)
+		return;
+	while (frameio_inflight(out->fio) && output_reap(out, s, dev, path, r, -1) >= 0)
+		;
+	snprintf(r->io_how, sizeof(r->io_how), "%s", frameio_how(out->fio));
+	r->io_direct = frameio_direct(out->fio);
+	r->have_io = 1;
+	ret = frameio_close(out->fio);
+	out->fio = NULL;
+	if (ret) {
+		fprintf(stderr, "fdma stream: closing '%s': %s\n", path, strerror(-ret));
+		r->write_errors++;
+		r->errors++;
+	}
+	free(out->held);
+	out->held = NULL;
 }
 
 /* --dir h2c (or --input): the reverse direction is fdma play; pass the rest on. */
@@ -551,8 +684,9 @@ int fdma_cmd_stream(int argc, char **argv)
 	struct fdma_stream *s = NULL;
 	struct fdma_chan_stats st0, st1;
 	struct dmabuf_view dv = { .host = -1 };
+	struct output out = { 0 };
 	uint64_t expect = 0;
-	double t0, cpu0, mcpu0 = 0, mcpu1 = 0, last_seen;
+	double t0, cpu0, pcpu0, mcpu0 = 0, mcpu1 = 0, last_seen;
 	int ch, ret, rc = EXIT_OK, fd = -1, target_met = -1, tg_on = 0, realtime;
 	char fps_s[32];
 	FILE *rep;
@@ -595,7 +729,8 @@ int fdma_cmd_stream(int argc, char **argv)
 			"capture its own source)\n", ch);
 		goto fail_close;
 	}
-	if (o.output) {
+	/* Standard output, and frames seen through the card, are written as they come. */
+	if (o.output && (!strcmp(o.output, "-") || o.dmabuf)) {
 		fd = tool_open_out("stream", o.output);
 		if (fd < 0)
 			goto fail_close;
@@ -616,6 +751,8 @@ int fdma_cmd_stream(int argc, char **argv)
 		fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
 		goto fail_close;
 	}
+	if (o.output && fd < 0 && output_open(&out, &o, s, dev))
+		goto fail_stream;
 	fdma_chan_stats(dev, ch, &st0);
 	r.have_model = !fdma_model_cpu(dev, &mcpu0);
 	/* The model's generator stamps with CLOCK_MONOTONIC; the RTL's counts its own clocks. */
@@ -633,6 +770,7 @@ int fdma_cmd_stream(int argc, char **argv)
 	t0 = tool_now();
 	last_seen = t0;
 	cpu0 = tool_thread_cpu();
+	pcpu0 = tool_proc_cpu();
 	for (;;) {
 		struct fdma_frame f;
 		double now = tool_now(), v0, left = 0.2;
@@ -670,6 +808,24 @@ int fdma_cmd_stream(int argc, char **argv)
 		}
 		/* Short waits: the time limit, Ctrl-C and the progress line are looked at in between. */
 		to_us = (int64_t)(left * 1e6);
+		if (out.fio) {
+			/* Buffers whose writes are done go back to the device first. */
+			if (output_reap(&out, s, dev, o.output, &r, 0) < 0)
+				break;
+			if (frameio_inflight(out.fio) == o.nbufs) {
+				/* Every buffer waits on the file: the device has none. */
+				r.output_waits++;
+				ret = output_reap(&out, s, dev, o.output, &r, to_us > 0 ? to_us : 1);
+				if (ret < 0)
+					break;
+				if (ret > 0)
+					last_seen = tool_now();
+				continue;
+			}
+			/* Writes in flight: back soon to give their buffers back. */
+			if (frameio_inflight(out.fio) && to_us > 5000)
+				to_us = 5000;
+		}
 		ret = fdma_stream_get(s, &f, to_us > 0 ? to_us : 1);
 		if (ret == -ETIMEDOUT || ret == -EINTR)
 			continue;
@@ -712,6 +868,20 @@ int fdma_cmd_stream(int argc, char **argv)
 			r.bytes_checked += f.len;
 			r.verify += tool_thread_cpu() - v0;
 		}
+		if (out.fio) {
+			/* The buffer is the file's until its write is done (output_reap()). */
+			out.held[f.index] = f;
+			ret = frameio_submit(out.fio, f.index, f.len, out.off);
+			if (ret) {
+				fprintf(stderr, "fdma stream: writing '%s': %s\n", o.output, strerror(-ret));
+				r.write_errors++;
+				r.errors++;
+				release_frame(s, &dv, &f);
+				break;
+			}
+			out.off += f.len;
+			continue;
+		}
 		if (fd >= 0 && !r.epipe) {
 			size_t done;
 
@@ -740,6 +910,8 @@ int fdma_cmd_stream(int argc, char **argv)
 		if (r.epipe || r.interrupted || (fd >= 0 && r.errors))
 			break;
 	}
+	/* The run ends when its last frame is in the file. */
+	output_close(&out, s, dev, o.output, &r);
 	r.secs = tool_now() - t0;
 	r.cpu = tool_thread_cpu() - cpu0 - r.verify;
 	tool_progress_end(&prog);
@@ -747,6 +919,10 @@ int fdma_cmd_stream(int argc, char **argv)
 		fdma_chan_set_testgen(dev, ch, (uint32_t)o.frame, 0, 0);
 	fdma_model_cpu(dev, &mcpu1);
 	r.model = mcpu1 - mcpu0;
+	/* The rest of the process: io_uring's workers (and nothing else of fdma's). */
+	r.io_cpu = tool_proc_cpu() - pcpu0 - (r.cpu + r.verify) - (r.have_model ? r.model : 0);
+	if (r.io_cpu < 0)
+		r.io_cpu = 0;
 	fdma_chan_stats(dev, ch, &st1);
 	r.drops = fdma_stream_drops(s);
 	r.wakeups = (double)(st1.wakeups - st0.wakeups);
@@ -769,6 +945,11 @@ int fdma_cmd_stream(int argc, char **argv)
 	if (target_met == 0 && !realtime && info.link.paced)
 		fprintf(stderr, "fdma stream: %s is not paced in real time (the RTL runs at a few "
 			"MB/s of wall time): --fps 0 takes frames as fast as it makes them\n", o.uri);
+	if (r.output_waits && r.drops)
+		fprintf(stderr, "fdma stream: the output is the bottleneck: the device dropped %"
+			PRIu64 " frames, and every buffer was waiting on a write to '%s' %" PRIu64
+			" times (a faster disk, or more --buffers to ride out its stalls)\n",
+			r.drops, o.output, r.output_waits);
 	if (o.require_fps > 0 && rate_fps(&r) < o.require_fps) {
 		if (rate_fps(&r) < 0)
 			fprintf(stderr, "fdma stream: %" PRIu64 " frame%s give no rate: below "
@@ -792,6 +973,7 @@ int fdma_cmd_stream(int argc, char **argv)
 	return rc;
 
 fail_stream:
+	output_close(&out, s, dev, o.output, &r);
 	fdma_stream_close(s);
 fail_close:
 	if (fd > STDERR_FILENO)

@@ -30,6 +30,14 @@ double tool_thread_cpu(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+double tool_proc_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 double tool_machine_busy(void)
 {
 	unsigned long long v[8] = { 0 };

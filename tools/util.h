@@ -16,6 +16,8 @@
 
 double tool_now(void);			/* CLOCK_MONOTONIC, seconds */
 double tool_thread_cpu(void);		/* this thread's CPU time, seconds */
+/* The process's, all its threads (io_uring's workers among them), seconds. */
+double tool_proc_cpu(void);
 /*
  * CPU seconds the whole machine has spent busy, all CPUs together (from
  * /proc/stat: user, nice, system, irq, softirq, steal), or -1 without it.
