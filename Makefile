@@ -275,7 +275,14 @@ $(BUILD)/tests/unit/test_frameio: tests/unit/test_frameio.c $(FRAMEIO_OBJ) $(TES
 	$(CC) $(INC_TESTS) -Itools $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(FRAMEIO_OBJ) \
 		$(TESTLIB_OBJ) $(LIBI) -lcmocka $(URING_LIBS) $(LDLIBS)
 
-tests: $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(LIBSO) $(if $(SAN),,$(RTLLIB))
+# The recording recipe (examples/fdma_record.c: libfdma's public API and
+# liburing, nothing else), where liburing is: tests/cli/test_record.sh runs it.
+RECORD_EXAMPLE := $(if $(URING_LIBS),$(BUILD)/examples/fdma-record)
+$(BUILD)/examples/fdma-record: examples/fdma_record.c include/fdma.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) -Iinclude $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) -luring $(LDLIBS)
+
+tests: $(RECORD_EXAMPLE) $(UNIT_BIN) $(SIM_BIN) $(FDMA) $(LIBSO) $(if $(SAN),,$(RTLLIB))
 # Kept between builds (make would delete them as intermediates).
 .SECONDARY: $(TESTLIB_OBJ)
 

@@ -100,6 +100,24 @@ wait
 json "play FIFO: read(2) in order, 25 good" \
 	"(R := L[0]) is not None and R['checker_frames'] == 25 and R['checker_errors'] == 0 and 'not a regular file' in R['io']"
 
+# ---- the recipe: examples/fdma_record.c (the public API and liburing alone) --------
+
+EX=$BUILD/examples/fdma-record
+if [ ! -x "$EX" ]; then
+	skip "examples/fdma_record.c (not built: no liburing)"
+elif [ "$DIRECT" = False ]; then
+	skip "examples/fdma_record.c (no O_DIRECT under $BUILD)"
+else
+	$TO "$EX" sim:paced=0 "$D/example.raw" 30 65536 >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -q "^30 frames of 65536 bytes written .* 0 dropped" "$T/out"; then
+		ok "examples/fdma_record.c: 30 frames written with O_DIRECT from registered buffers"
+	else
+		bad "examples/fdma_record.c" "exit $rc: $(errline)"
+	fi
+	check_frames "$D/example.raw" 65536 30 "examples/fdma_record.c: every byte of the file"
+fi
+
 # ---- errors --------------------------------------------------------------------
 
 expect_rc "stream -o into a folder that is not there exits 1" 1 \

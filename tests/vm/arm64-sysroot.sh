@@ -56,10 +56,10 @@ usage() {
 	cat <<'EOF'
 usage: tests/vm/arm64-sysroot.sh [--arch arm64|armhf] [--libs-only] [DIR]
 
-Fetch and unpack the arm64 kernels, headers, busybox, libc, zlib, cmocka,
+Fetch and unpack the arm64 kernels, headers, busybox, libc, zlib, cmocka, liburing,
 iperf3, ethtool and v4l-utils that tests/vm/run.sh --arch arm64 needs into DIR
 (default build/arm64-sysroot).
---libs-only: only libc, zlib and cmocka (for make CROSS_COMPILE=... and
+--libs-only: only libc, zlib, cmocka and liburing (for make CROSS_COMPILE=... and
 make test-cross). --arch armhf: the armhf libraries and the 6.1 and 6.12
 armmp kernel headers (make test-cross builds fdma.ko against them; no
 kernels, busybox or network tools; default DIR build/armhf-sysroot).
@@ -108,9 +108,16 @@ host_kbuild_ok() {
 	[ "$(dpkg-query -W -f '${db:Status-Abbrev} ${Version}' "$1" 2>/dev/null)" = "ii  $2" ]
 }
 
+# libs_ok: the libraries are unpacked (zlib, cmocka, liburing); a sysroot
+# from before liburing came is fetched again.
+libs_ok() {
+	[ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ] &&
+		[ -r "$DIR/usr/include/liburing.h" ]
+}
+
 # A complete sysroot (below) holds the libraries too.
 if [ $LIBS_ONLY = 1 ] && { [ -s "$LIBSTAMP" ] || [ -s "$STAMP" ]; } &&
-   [ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ]; then
+   libs_ok; then
 	note "$DIR has the libraries: nothing to do"
 	exit 0
 fi
@@ -121,7 +128,7 @@ if [ $LIBS_ONLY = 0 ] && [ -s "$STAMP" ]; then
 	ok=1
 	[ $IMAGES = 0 ] || { [ -x "$DIR/usr/bin/iperf3" ] && [ -x "$DIR/usr/bin/v4l2-compliance" ] &&
 		{ [ -x "$DIR/sbin/ethtool" ] || [ -x "$DIR/usr/sbin/ethtool" ]; }; } || ok=0
-	[ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ] || ok=0
+	libs_ok || ok=0
 	while read -r v kb ver; do
 		{ [ $IMAGES = 1 ] || [ -x "$DIR/usr/lib/$kb/scripts/mod/modpost.$ARCH" ]; } &&
 		{ [ $IMAGES = 0 ] || [ -r "$DIR/boot/vmlinuz-$v" ]; } &&
@@ -251,7 +258,7 @@ dep() {
 }
 
 # ---- what to fetch -------------------------------------------------------------------
-PKGS=(libc6 zlib1g zlib1g-dev libcmocka0 libcmocka-dev)
+PKGS=(libc6 zlib1g zlib1g-dev libcmocka0 libcmocka-dev liburing2 liburing-dev)
 # The tools' libraries by their Depends, not by name: Debian renames them
 # (bookworm's libssl3 is trixie's libssl3t64).
 if [ $IMAGES = 1 ] && [ $LIBS_ONLY = 0 ]; then
@@ -315,7 +322,7 @@ if [ -n "$KWHY" ]; then
 	note "warning: $KWHY"
 	note "warning: no $ARCH kernel headers: make test-cross skips fdma.ko's $ARCH builds"
 	KPKGS=() KERNELS=()
-	if [ -s "$LIBSTAMP" ] && [ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ]; then
+	if [ -s "$LIBSTAMP" ] && libs_ok; then
 		note "$DIR has the libraries: nothing more to do"
 		exit 0
 	fi
@@ -379,14 +386,13 @@ for k in "${KERNELS[@]}"; do
 	[ $IMAGES = 0 ] || depmod -b "$DIR" "$v" || die "depmod -b $DIR $v failed"
 done
 if [ $LIBS_ONLY = 1 ]; then
-	[ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ] &&
-		[ -e "$DIR/usr/lib/$TRIPLET/libcmocka.so" ] || die "no zlib.h, cmocka.h or libcmocka.so after unpacking"
+	libs_ok && [ -e "$DIR/usr/lib/$TRIPLET/libcmocka.so" ] ||
+		die "no zlib.h, cmocka.h, liburing.h or libcmocka.so after unpacking"
 	printf '%s\n' "${PKGS[@]}" >"$LIBSTAMP"
 	note "$DIR: $(du -sh --exclude=.apt "$DIR" | cut -f1) unpacked: ${PKGS[*]}"
 	exit 0
 fi
-[ -r "$DIR/usr/include/zlib.h" ] && [ -r "$DIR/usr/include/cmocka.h" ] ||
-	die "no zlib.h or cmocka.h after unpacking"
+libs_ok || die "no zlib.h, cmocka.h or liburing.h after unpacking"
 printf '%s\n' "${KERNELS[@]}" >"$STAMP"
 if [ $IMAGES = 1 ]; then
 	note "$DIR: $(du -sh --exclude=.apt "$DIR" | cut -f1) unpacked, kernels $(cut -d' ' -f1 "$STAMP" | paste -sd' ')"

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fdma_record: record a C2H stream to a file with no copy. The frame
+ * buffers are registered once with an io_uring of our own; each frame is
+ * written from its buffer with O_DIRECT (the disk's DMA reads it where the
+ * FPGA wrote it) and the buffer goes back to the device when the write is
+ * done. Several writes are in flight; the device keeps the other buffers.
+ *
+ *   cc -o fdma_record fdma_record.c $(pkg-config --cflags --libs fdma) -luring
+ *   ./fdma_record sim: out.raw 100      # 100 frames of the test generator
+ *   ./fdma_record kdev:/dev/fdma0 out.raw 1000 4194304
+ *
+ * Arguments: URI FILE FRAMES [FRAME-SIZE, default 1 MiB, whole 4 KiB units
+ * so that every write is direct]. On sim: (and wherever the channel has
+ * one) the test generator is the source. Prints what it wrote and exits 0;
+ * on any failure prints why and exits 1.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fdma.h>
+#include <liburing.h>
+
+#define NBUFS 8
+
+int main(int argc, char **argv)
+{
+	if (argc < 4)
+		errx(1, "usage: fdma_record URI FILE FRAMES [FRAME-SIZE]");
+	unsigned long frames = strtoul(argv[3], NULL, 0);
+	size_t size = argc > 4 ? strtoul(argv[4], NULL, 0) : 1 << 20;
+	if (!frames || !size || size % 4096)
+		errx(1, "FRAMES must be >= 1 and FRAME-SIZE whole 4096-byte units");
+
+	struct fdma_dev *dev;
+	char msg[256];
+	if (fdma_open(&dev, argv[1], msg, sizeof(msg)) < 0)
+		errx(1, "%s", msg);
+	struct fdma_info info;
+	fdma_get_info(dev, &info);
+	int ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+	if (ch < 0)
+		errx(1, "%s has no C2H stream channel", argv[1]);
+
+	/* Back-pressure, the default: a source that waits loses nothing. */
+	struct fdma_stream *s;
+	if (fdma_stream_open(dev, ch, NBUFS, size, &s) < 0)
+		errx(1, "fdma_stream_open: %s", fdma_errmsg(dev));
+
+	/* The frame buffers, once, as fixed buffers: index i is fdma_frame.index i. */
+	struct iovec iov[NBUFS];
+	struct io_uring ring;
+	int ret = io_uring_queue_init(NBUFS, &ring, 0);
+	if (ret < 0)
+		errx(1, "io_uring_queue_init: %s", strerror(-ret));
+	if (fdma_stream_bufs(s, iov, NBUFS) != NBUFS)
+		errx(1, "fdma_stream_bufs: %s", fdma_errmsg(dev));
+	ret = io_uring_register_buffers(&ring, iov, NBUFS);
+	if (ret < 0)
+		errx(1, "io_uring_register_buffers: %s", strerror(-ret));
+
+	int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0644);
+	if (fd < 0)
+		err(1, "open %s with O_DIRECT (tmpfs, for one, has none)", argv[2]);
+
+	if (info.chan[ch].testgen &&
+	    fdma_chan_set_testgen(dev, ch, (uint32_t)size, 0, 1) < 0)
+		errx(1, "fdma_chan_set_testgen: %s", fdma_errmsg(dev));
+
+	struct fdma_frame held[NBUFS];		/* each buffer's frame while it is written */
+	unsigned long got = 0, written = 0;
+	unsigned int inflight = 0;
+	uint64_t off = 0;
+	while (written < frames) {
+		/* Take a frame while the device has a buffer; else wait for a write. */
+		if (got < frames && inflight < NBUFS) {
+			struct fdma_frame f;
+			ret = fdma_stream_get(s, &f, 5000000);
+			if (ret < 0)
+				errx(1, "fdma_stream_get: %s", fdma_errmsg(dev));
+			if (f.len % 4096)
+				errx(1, "frame %lu: %llu bytes, not whole 4096-byte units", got,
+				     (unsigned long long)f.len);
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_write_fixed(sqe, fd, f.data, (unsigned int)f.len, off,
+						  (int)f.index);
+			io_uring_sqe_set_data64(sqe, f.index);
+			io_uring_submit(&ring);
+			held[f.index] = f;
+			off += f.len;
+			got++;
+			inflight++;
+			/* Reap without waiting while the device still has buffers to fill. */
+			if (inflight < NBUFS && got < frames)
+				continue;
+		}
+		struct io_uring_cqe *cqe;
+		ret = io_uring_wait_cqe(&ring, &cqe);
+		if (ret < 0)
+			errx(1, "io_uring_wait_cqe: %s", strerror(-ret));
+		unsigned int i = (unsigned int)io_uring_cqe_get_data64(cqe);
+		if (cqe->res != (int)held[i].len)
+			errx(1, "write of frame in buffer %u: %s", i,
+			     cqe->res < 0 ? strerror(-cqe->res) : "short");
+		io_uring_cqe_seen(&ring, cqe);
+		/* Only now may the device fill the buffer again. */
+		if (fdma_stream_release(s, &held[i]) < 0)
+			errx(1, "fdma_stream_release: %s", fdma_errmsg(dev));
+		inflight--;
+		written++;
+	}
+	if (info.chan[ch].testgen)
+		fdma_chan_set_testgen(dev, ch, (uint32_t)size, 0, 0);
+	if (close(fd) < 0)
+		err(1, "close %s", argv[2]);
+	printf("%lu frames of %zu bytes written to %s with O_DIRECT, %llu dropped\n", written,
+	       size, argv[2], (unsigned long long)fdma_stream_drops(s));
+	io_uring_queue_exit(&ring);
+	fdma_stream_close(s);
+	fdma_close(dev);
+	return 0;
+}
