@@ -105,6 +105,8 @@ json "play FIFO: read(2) in order, 25 good" \
 EX=$BUILD/examples/fdma-record
 if [ ! -x "$EX" ]; then
 	skip "examples/fdma_record.c (not built: no liburing)"
+elif ! host_elf "$EX"; then
+	skip "examples/fdma_record.c (a cross build's: the cross tests run the fdma command only)"
 elif [ "$DIRECT" = False ]; then
 	skip "examples/fdma_record.c (no O_DIRECT under $BUILD)"
 else
