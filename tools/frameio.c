@@ -298,7 +298,7 @@ int frameio_open(struct frameio **fp, const struct frameio_cfg *cfg)
 	int acc = cfg->write ? O_WRONLY | O_CREAT | O_TRUNC : O_RDONLY;
 	struct frameio *f;
 	struct stat sb;
-	int ret;
+	int ret, fl;
 
 	*fp = NULL;
 	if (!cfg->nbufs || cfg->nbufs > 1024)
@@ -318,13 +318,15 @@ int frameio_open(struct frameio **fp, const struct frameio_cfg *cfg)
 	if (!f->bufs || !f->io || !f->fin || !f->raw)
 		goto nomem;
 	memcpy(f->bufs, cfg->bufs, cfg->nbufs * sizeof(*f->bufs));
+	/*
+	 * Opened without O_DIRECT, which is added once the file is known to be
+	 * a regular one: a FIFO's open meets its reader before O_DIRECT is
+	 * refused, and the reader would see a writer come and go.
+	 */
 	if (!strcmp(cfg->path, "-"))
 		/* Standard input or output: a copy of it, which close() leaves open. */
 		f->fd = fcntl(cfg->write ? STDOUT_FILENO : STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
 	else
-		f->fd = open(cfg->path, acc | O_CLOEXEC | (cfg->direct ? O_DIRECT : 0), 0644);
-	if (f->fd < 0 && errno == EINVAL && cfg->direct)
-		/* A file system without O_DIRECT refuses the open itself. */
 		f->fd = open(cfg->path, acc | O_CLOEXEC, 0644);
 	if (f->fd < 0) {
 		ret = -errno;
@@ -333,22 +335,15 @@ int frameio_open(struct frameio **fp, const struct frameio_cfg *cfg)
 		frameio_close(f);
 		return ret;
 	}
-	f->direct = cfg->direct && (fcntl(f->fd, F_GETFL) & O_DIRECT);
+	f->regular = !fstat(f->fd, &sb) && S_ISREG(sb.st_mode);
 	if (!cfg->direct)
 		snprintf(f->why, sizeof(f->why), "asked for");
-	else if (!f->direct)
-		snprintf(f->why, sizeof(f->why), "the file system takes no O_DIRECT");
-	if (fstat(f->fd, &sb) || !S_ISREG(sb.st_mode)) {
-		/* A pipe or a device: in order, one I/O at a time, no offsets. */
-		f->regular = 0;
-		f->direct = 0;
-	} else {
-		f->regular = 1;
-		if (f->direct && !dio_align(f))
-			f->direct = 0;
+	else if (f->regular && dio_align(f)) {
+		fl = fcntl(f->fd, F_GETFL);
+		f->direct = fl >= 0 && !fcntl(f->fd, F_SETFL, fl | O_DIRECT);
+		if (!f->direct)
+			snprintf(f->why, sizeof(f->why), "the file system takes no O_DIRECT");
 	}
-	if (!f->direct && (fcntl(f->fd, F_GETFL) & O_DIRECT))
-		fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_DIRECT);
 	f->ops = &sync_ops;
 	snprintf(f->ops_how, sizeof(f->ops_how), "pread/pwrite one at a time (asked for)");
 	if (cfg->uring && f->regular)
