@@ -1,9 +1,9 @@
 #!/bin/sh
 # Reproduces docs/studies/record.md: recording the gen3 x4 model's test
 # generator (4 MiB frames, as fast as the link takes them) to a file, beside
-# fio writing the same file system the same way (a new file, the frame size
-# as block size, the buffers as queue depth, io_uring; O_DIRECT where fdma
-# uses it) in the same run, and beside fdma's old way (write(2) through the
+# fio writing the same file system the same way in the same run (a new file,
+# the frame size as block size, the buffers as queue depth, io_uring with
+# registered buffers, O_DIRECT where fdma uses it, for the same 4 seconds), and beside fdma's old way (write(2) through the
 # page cache). Run from the top of the tree after `make`, as a user who may
 # write DIR; prints one JSON line per run and target.
 #   sh docs/studies/record.sh [RUNS] [DIR] [TMPFS-DIR]
@@ -22,12 +22,13 @@ SECS=4
 command -v fio >/dev/null || { echo "record.sh: no fio (apt-get install fio)" >&2; exit 1; }
 CEIL=$("$FDMA" info "$URI" | sed -n 's/^ceiling *\([0-9.]*\) MB\/s device writes.*/\1/p')
 
-# fio_run FILE DIRECT SIZE: fio's sequential write of a new file, as JSON.
+# fio_run FILE DIRECT SIZE: fio's sequential write of a new file (SIZE at
+# most, for $SECS seconds), as JSON.
 fio_run() {
 	rm -f "$1"
 	fio --name=record --filename="$1" --rw=write --bs=$FRAME --iodepth=$BUFS \
-		--ioengine=io_uring --direct="$2" --size="$3" --fallocate=none \
-		--output-format=json 2>/dev/null
+		--ioengine=io_uring --fixedbufs=1 --direct="$2" --size="$3" --runtime=$SECS \
+		--fallocate=none --output-format=json 2>/dev/null
 	rm -f "$1"
 }
 
@@ -43,12 +44,19 @@ fdma_run() {
 
 for i in $(seq "$RUNS"); do
 	for target in disk tmpfs; do
-		if [ "$target" = disk ]; then d=$DISK direct=1 size=6G; else d=$SHM direct=0 size=3G; fi
+		if [ "$target" = disk ]; then d=$DISK direct=1 size=16G; else d=$SHM direct=0 size=8G; fi
 		[ "$d" != - ] || continue
 		f=$d/fdma-record-study.$$
 		echo "# run $i: $target ($d)" >&2
-		fio_json=$(fio_run "$f" $direct $size)
-		new=$(fdma_run "$f")
+		# The disk behind this machine's is shared: whatever runs first
+		# leaves the host writing back after it, so the order alternates.
+		if [ $((i % 2)) = 1 ]; then
+			fio_json=$(fio_run "$f" $direct $size)
+			new=$(fdma_run "$f")
+		else
+			new=$(fdma_run "$f")
+			fio_json=$(fio_run "$f" $direct $size)
+		fi
 		old=$(fdma_run "$f" --no-direct --no-uring)
 		python3 - "$target" "$i" "$CEIL" "$fio_json" "$new" "$old" <<'PY'
 import json, sys
