@@ -78,42 +78,50 @@ int main(int argc, char **argv)
 	unsigned int inflight = 0;
 	uint64_t off = 0;
 	while (written < frames) {
-		/* Take a frame while the device has a buffer; else wait for a write. */
-		if (got < frames && inflight < NBUFS) {
-			struct fdma_frame f;
-			ret = fdma_stream_get(s, &f, 5000000);
+		/*
+		 * Every write done so far gives its buffer back to the device;
+		 * wait for one only when the device has no buffer left, or no
+		 * frame is left to take.
+		 */
+		int must_wait = inflight == NBUFS || got == frames;
+		while (inflight) {
+			struct io_uring_cqe *cqe;
+			ret = must_wait ? io_uring_wait_cqe(&ring, &cqe) : io_uring_peek_cqe(&ring, &cqe);
+			if (ret == -EAGAIN)
+				break;			/* none done yet */
 			if (ret < 0)
-				errx(1, "fdma_stream_get: %s", fdma_errmsg(dev));
-			if (f.len % 4096)
-				errx(1, "frame %lu: %llu bytes, not whole 4096-byte units", got,
-				     (unsigned long long)f.len);
-			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-			io_uring_prep_write_fixed(sqe, fd, f.data, (unsigned int)f.len, off,
-						  (int)f.index);
-			io_uring_sqe_set_data64(sqe, f.index);
-			io_uring_submit(&ring);
-			held[f.index] = f;
-			off += f.len;
-			got++;
-			inflight++;
-			/* Reap without waiting while the device still has buffers to fill. */
-			if (inflight < NBUFS && got < frames)
-				continue;
+				errx(1, "io_uring_wait_cqe: %s", strerror(-ret));
+			unsigned int i = (unsigned int)io_uring_cqe_get_data64(cqe);
+			if (cqe->res != (int)held[i].len)
+				errx(1, "write of the frame in buffer %u: %s", i,
+				     cqe->res < 0 ? strerror(-cqe->res) : "short");
+			io_uring_cqe_seen(&ring, cqe);
+			/* Only now may the device fill the buffer again. */
+			if (fdma_stream_release(s, &held[i]) < 0)
+				errx(1, "fdma_stream_release: %s", fdma_errmsg(dev));
+			inflight--;
+			written++;
+			must_wait = 0;
 		}
-		struct io_uring_cqe *cqe;
-		ret = io_uring_wait_cqe(&ring, &cqe);
+		if (got == frames)
+			continue;
+		struct fdma_frame f;
+		ret = fdma_stream_get(s, &f, 5000000);
 		if (ret < 0)
-			errx(1, "io_uring_wait_cqe: %s", strerror(-ret));
-		unsigned int i = (unsigned int)io_uring_cqe_get_data64(cqe);
-		if (cqe->res != (int)held[i].len)
-			errx(1, "write of frame in buffer %u: %s", i,
-			     cqe->res < 0 ? strerror(-cqe->res) : "short");
-		io_uring_cqe_seen(&ring, cqe);
-		/* Only now may the device fill the buffer again. */
-		if (fdma_stream_release(s, &held[i]) < 0)
-			errx(1, "fdma_stream_release: %s", fdma_errmsg(dev));
-		inflight--;
-		written++;
+			errx(1, "fdma_stream_get: %s", fdma_errmsg(dev));
+		if (f.len % 4096)
+			errx(1, "frame %lu: %llu bytes, not whole 4096-byte units", got,
+			     (unsigned long long)f.len);
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);	/* one per buffer: never NULL */
+		io_uring_prep_write_fixed(sqe, fd, f.data, (unsigned int)f.len, off, (int)f.index);
+		io_uring_sqe_set_data64(sqe, f.index);
+		ret = io_uring_submit(&ring);
+		if (ret < 0)
+			errx(1, "io_uring_submit: %s", strerror(-ret));
+		held[f.index] = f;
+		off += f.len;
+		got++;
+		inflight++;
 	}
 	if (info.chan[ch].testgen)
 		fdma_chan_set_testgen(dev, ch, (uint32_t)size, 0, 0);

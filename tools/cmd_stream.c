@@ -107,10 +107,10 @@ static void usage(FILE *f)
 		"process's capturing thread (application and library, writing included),\n"
 		"less the time checking frames, shown apart; the device model's threads are\n"
 		"shown apart too, and with -o FILE the process's other threads (io_uring's\n"
-		"workers). 'output waits' counts the times every buffer was waiting on a\n"
-		"write: the file, not the link, held the stream back (--hold) or made the\n"
-		"device drop frames (--drop). Ctrl-C ends the run early and still prints\n"
-		"the summary.\n");
+		"workers). 'output waits' counts the waits (up to 0.2 s each) for a write\n"
+		"while every buffer was on the file: the file, not the link, held the\n"
+		"stream back (--hold) or made the device drop frames (--drop). Ctrl-C ends\n"
+		"the run early and still prints the summary.\n");
 }
 
 struct stream_res {
@@ -371,7 +371,7 @@ static void print_report(FILE *out, const struct stream_opts *o, int ch, int pac
 			fprintf(out, " (the reader closed the pipe)");
 		fprintf(out, "\n");
 		if (r->have_io)
-			fprintf(out, "  output: %s; every buffer waiting on a write %" PRIu64 " times\n",
+			fprintf(out, "  output: %s; waits with every buffer on the file %" PRIu64 "\n",
 				r->io_how, r->output_waits);
 	}
 	if (lat_known)
@@ -595,7 +595,8 @@ static int output_open(struct output *out, const struct stream_opts *o, struct f
 /*
  * Buffers whose writes are done go back to the device; waits up to
  * timeout_us for one when none is done. Returns how many, or -1 when the
- * stream cannot go on (the message printed, the error counted).
+ * stream cannot go on (the message printed, the error counted); a write
+ * that failed is counted in r->write_errors.
  */
 static int output_reap(struct output *out, struct fdma_stream *s, struct fdma_dev *dev,
 		       const char *path, struct stream_res *r, int64_t timeout_us)
@@ -609,8 +610,13 @@ static int output_reap(struct output *out, struct fdma_stream *s, struct fdma_de
 		r->errors++;
 		return -1;
 	}
+	int ret = n;
+
 	for (int i = 0; i < n; i++) {
-		if (d[i].res < 0) {
+		if (d[i].res == -EINTR) {
+			/* Ctrl-C while a pipe's reader was away: the frame is not in the file. */
+			r->interrupted = 1;
+		} else if (d[i].res < 0) {
 			if (!r->write_errors)
 				fprintf(stderr, "fdma stream: writing '%s': %s\n", path,
 					strerror((int)-d[i].res));
@@ -619,14 +625,16 @@ static int output_reap(struct output *out, struct fdma_stream *s, struct fdma_de
 		} else {
 			r->bytes_written += (uint64_t)d[i].res;
 		}
+		/* Every buffer reaped goes back, whatever became of the others. */
 		if (fdma_stream_release(s, &out->held[d[i].idx])) {
-			fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
+			if (ret >= 0)
+				fprintf(stderr, "fdma stream: %s\n", fdma_errmsg(dev));
 			r->device_errors++;
 			r->errors++;
-			return -1;
+			ret = -1;
 		}
 	}
-	return r->write_errors ? -1 : n;
+	return ret;
 }
 
 /* Every write done (their buffers back with the device), the file closed. */
@@ -635,8 +643,11 @@ static void output_close(struct output *out, struct fdma_stream *s, struct fdma_
 {
 	int ret;
 
-	if (!out->fio)
+	if (!out->fio) {
+		free(out->held);
+		out->held = NULL;
 		return;
+	}
 	while (frameio_inflight(out->fio) && output_reap(out, s, dev, path, r, -1) >= 0)
 		;
 	snprintf(r->io_how, sizeof(r->io_how), "%s", frameio_how(out->fio));
@@ -703,6 +714,7 @@ int fdma_cmd_stream(int argc, char **argv)
 	struct fdma_chan_stats st0, st1;
 	struct dmabuf_view dv = { .host = -1 };
 	struct output out = { 0 };
+	struct stat osb;
 	uint64_t expect = 0;
 	double t0, cpu0, pcpu0, mcpu0 = 0, mcpu1 = 0, last_seen;
 	int ch, ret, rc = EXIT_OK, fd = -1, target_met = -1, tg_on = 0, realtime;
@@ -747,8 +759,13 @@ int fdma_cmd_stream(int argc, char **argv)
 			"capture its own source)\n", ch);
 		goto fail_close;
 	}
-	/* Standard output, and frames seen through the card, are written as they come. */
-	if (o.output && (!strcmp(o.output, "-") || o.dmabuf)) {
+	/*
+	 * Standard output, a pipe or a device, and frames seen through the
+	 * card (one host copy), are written as they come, with write(2): a
+	 * reader that closes its pipe ends the run.
+	 */
+	if (o.output && (!strcmp(o.output, "-") || o.dmabuf ||
+			 (!stat(o.output, &osb) && !S_ISREG(osb.st_mode)))) {
 		fd = tool_open_out("stream", o.output);
 		if (fd < 0)
 			goto fail_close;
@@ -828,16 +845,19 @@ int fdma_cmd_stream(int argc, char **argv)
 		to_us = (int64_t)(left * 1e6);
 		if (out.fio) {
 			/* Buffers whose writes are done go back to the device first. */
-			if (output_reap(&out, s, dev, o.output, &r, 0) < 0)
+			if (output_reap(&out, s, dev, o.output, &r, 0) < 0 || r.write_errors ||
+			    r.interrupted)
 				break;
 			if (frameio_inflight(out.fio) == o.nbufs) {
-				/* Every buffer waits on the file: the device has none. */
+				/*
+				 * Every buffer waits on the file: the device has none,
+				 * and no frame can be late.
+				 */
 				r.output_waits++;
 				ret = output_reap(&out, s, dev, o.output, &r, to_us > 0 ? to_us : 1);
+				last_seen = tool_now();
 				if (ret < 0)
 					break;
-				if (ret > 0)
-					last_seen = tool_now();
 				continue;
 			}
 			/* Writes in flight: back soon to give their buffers back. */
@@ -886,7 +906,7 @@ int fdma_cmd_stream(int argc, char **argv)
 			r.bytes_checked += o.no_check ? sizeof(struct fdma_testgen_hdr) : f.len;
 			r.verify += tool_thread_cpu() - v0;
 		}
-		if (out.fio) {
+		if (out.fio && f.len) {
 			/* The buffer is the file's until its write is done (output_reap()). */
 			out.held[f.index] = f;
 			ret = frameio_submit(out.fio, f.index, f.len, out.off);
@@ -965,8 +985,8 @@ int fdma_cmd_stream(int argc, char **argv)
 			"MB/s of wall time): --fps 0 takes frames as fast as it makes them\n", o.uri);
 	if (r.output_waits && r.drops)
 		fprintf(stderr, "fdma stream: the output is the bottleneck: the device dropped %"
-			PRIu64 " frames, and every buffer was waiting on a write to '%s' %" PRIu64
-			" times (a faster disk, or more --buffers to ride out its stalls)\n",
+			PRIu64 " frames, and every buffer was waiting on a write to '%s' (%" PRIu64
+			" waits; a faster disk, or more --buffers to ride out its stalls)\n",
 			r.drops, o.output, r.output_waits);
 	if (o.require_fps > 0 && rate_fps(&r) < o.require_fps) {
 		if (rate_fps(&r) < 0)

@@ -57,9 +57,7 @@ static int sync_submit(struct frameio *f, unsigned int idx, void *addr, uint64_t
 				     : pread(f->fd, addr, len, (off_t)off);
 		while (n < 0 && errno == EINTR);
 	/* Reaped like an io_uring completion: the common code sees no difference. */
-	f->raw[f->nraw].idx = idx;
-	f->raw[f->nraw].res = n < 0 ? -errno : n;
-	f->nraw++;
+	frameio_raw_push(f, idx, n < 0 ? -errno : n);
 	return 0;
 }
 
@@ -119,22 +117,38 @@ static void finish(struct frameio *f, unsigned int idx, int64_t res)
 	f->nfin++;
 }
 
+/* Queue one result of the backend (at most one per I/O it has: the ring never overflows). */
+void frameio_raw_push(struct frameio *f, unsigned int idx, int64_t res)
+{
+	f->raw[(f->raw_head + f->nraw) % f->nbufs] = (struct frameio_done){ .idx = idx, .res = res };
+	f->nraw++;
+}
+
 /* One completion from the backend: done, continued (a short write), or parked. */
 static void complete(struct frameio *f, unsigned int idx, int64_t res)
 {
 	struct frameio_io *io = &f->io[idx];
+	int ret;
 
 	f->backend--;
-	if (res == -EINVAL && io->direct && !f->to_buffered) {
+	if (res == -EINVAL && io->direct) {
 		/* The file system's rules are stricter than statx() said (or it said nothing). */
-		snprintf(f->why, sizeof(f->why), "the file system refused a direct %s (EINVAL)",
-			 f->write ? "write" : "read");
+		if (!f->to_buffered)
+			snprintf(f->why, sizeof(f->why), "the file system refused a direct %s (EINVAL)",
+				 f->write ? "write" : "read");
 		f->to_buffered = 1;
-	}
-	if ((res == -EINVAL && io->direct) || res == -EAGAIN || res == -EINTR) {
 		io->parked = 1;
-		if (!f->to_buffered && issue(f, idx) == 0)
-			io->parked = 0;
+		return;
+	}
+	/*
+	 * io_uring may hand back EAGAIN: again. pread/pwrite retry EINTR
+	 * themselves and return it only for a Ctrl-C on a pipe, which ends the
+	 * run; EAGAIN there is a non-blocking file, an error.
+	 */
+	if (res == -EAGAIN && f->ops != &sync_ops) {
+		ret = issue(f, idx);
+		if (ret)
+			finish(f, idx, ret);
 		return;
 	}
 	if (res < 0) {
@@ -148,8 +162,9 @@ static void complete(struct frameio *f, unsigned int idx, int64_t res)
 			finish(f, idx, -EIO);
 			return;
 		}
-		if (issue(f, idx))
-			finish(f, idx, -EIO);
+		ret = issue(f, idx);
+		if (ret)
+			finish(f, idx, ret);
 		return;
 	}
 	/* A read: fewer bytes at the end of the file. */
@@ -163,9 +178,14 @@ static int take(struct frameio *f, int64_t timeout_us)
 
 	if (!f->nraw && f->backend)
 		ret = f->ops->reap(f, timeout_us);
-	for (unsigned int i = 0; i < f->nraw; i++)
-		complete(f, f->raw[i].idx, f->raw[i].res);
-	f->nraw = 0;
+	/* Popped before it is looked at: a result may issue the I/O again, and push another. */
+	for (unsigned int n = f->nraw; n && f->nraw; n--) {
+		struct frameio_done d = f->raw[f->raw_head];
+
+		f->raw_head = (f->raw_head + 1) % f->nbufs;
+		f->nraw--;
+		complete(f, d.idx, d.res);
+	}
 	return ret;
 }
 
@@ -175,20 +195,26 @@ static int take(struct frameio *f, int64_t timeout_us)
  * in flight could read the block's old contents into the cache and write
  * them back over it.
  */
-static int settle(struct frameio *f)
+static void settle(struct frameio *f)
 {
-	int ret, fl;
+	int ret = 0, fl;
 
 	if (!f->to_buffered)
-		return 0;
-	while (f->backend) {
+		return;
+	while (f->backend && ret >= 0)
 		ret = take(f, -1);
-		if (ret < 0)
-			return ret;
-	}
 	fl = fcntl(f->fd, F_GETFL);
-	if (fl < 0 || fcntl(f->fd, F_SETFL, fl & ~O_DIRECT))
-		return -errno;
+	if (ret < 0 || fl < 0 || fcntl(f->fd, F_SETFL, fl & ~O_DIRECT)) {
+		/* No way on: what waits for the switch fails, with the reason. */
+		ret = ret < 0 ? ret : -errno;
+		for (unsigned int i = 0; i < f->nbufs; i++)
+			if (f->io[i].parked) {
+				f->io[i].parked = 0;
+				finish(f, i, ret);
+			}
+		f->to_buffered = 0;
+		return;
+	}
 	if (f->direct)
 		fprintf(stderr, "fdma %s: '%s': through the page cache from here on: %s\n",
 			f->cmd, f->path, f->why);
@@ -203,7 +229,6 @@ static int settle(struct frameio *f)
 		if (ret)
 			finish(f, i, ret);
 	}
-	return 0;
 }
 
 int frameio_submit(struct frameio *f, unsigned int idx, uint64_t len, uint64_t off)
@@ -217,13 +242,14 @@ int frameio_submit(struct frameio *f, unsigned int idx, uint64_t len, uint64_t o
 	f->io[idx] = (struct frameio_io){ .off = off, .len = len, .busy = 1 };
 	f->busy++;
 	ret = issue(f, idx);
-	if (!ret)
-		ret = settle(f);
 	if (ret) {
 		f->io[idx].busy = 0;
 		f->busy--;
+		return ret;
 	}
-	return ret;
+	/* From here on the I/O's result, an error included, comes through frameio_reap(). */
+	settle(f);
+	return 0;
 }
 
 int frameio_reap(struct frameio *f, struct frameio_done *done, unsigned int n, int64_t timeout_us)
@@ -233,9 +259,8 @@ int frameio_reap(struct frameio *f, struct frameio_done *done, unsigned int n, i
 
 	if (!f->nfin) {
 		ret = take(f, timeout_us);
-		if (!ret)
-			ret = settle(f);
-		if (ret < 0)
+		settle(f);
+		if (ret < 0 && !f->nfin)
 			return ret;
 	}
 	while (k < n && f->nfin) {
@@ -335,7 +360,11 @@ int frameio_open(struct frameio **fp, const struct frameio_cfg *cfg)
 		frameio_close(f);
 		return ret;
 	}
-	f->regular = !fstat(f->fd, &sb) && S_ISREG(sb.st_mode);
+	/*
+	 * Standard input or output is read or written where it stands, in
+	 * order, without O_DIRECT (its open file may be another process's too).
+	 */
+	f->regular = strcmp(cfg->path, "-") && !fstat(f->fd, &sb) && S_ISREG(sb.st_mode);
 	if (!cfg->direct)
 		snprintf(f->why, sizeof(f->why), "asked for");
 	else if (f->regular && dio_align(f)) {

@@ -17,8 +17,8 @@ struct frameio_io {
 };
 
 /*
- * A backend moves bytes and reports each I/O's result into f->raw (count
- * f->nraw): the bytes moved or -errno, as io_uring's completions do.
+ * A backend moves bytes and reports each I/O's result with
+ * frameio_raw_push(): the bytes moved or -errno, as io_uring's completions do.
  * submit() queues one I/O; reap() waits up to timeout_us (-1: for ever)
  * for at least one result when f->raw is empty; fini() undoes the init.
  */
@@ -39,8 +39,8 @@ struct frameio {
 	struct frameio_io *io;
 	struct frameio_done *fin;	/* FIFO of results for the caller */
 	unsigned int fin_head, nfin;
-	struct frameio_done *raw;	/* the backend's results, not yet looked at */
-	unsigned int nraw;
+	struct frameio_done *raw;	/* ring of the backend's results, not yet looked at */
+	unsigned int raw_head, nraw;
 	const struct frameio_ops *ops;
 	void *priv;			/* the backend's */
 	char why[160];			/* why not O_DIRECT */
@@ -53,5 +53,7 @@ struct frameio {
  * f stays on pread/pwrite and f->ops_how says why.
  */
 void frameio_uring_init(struct frameio *f);
+/* A backend's result for buffer idx. */
+void frameio_raw_push(struct frameio *f, unsigned int idx, int64_t res);
 
 #endif

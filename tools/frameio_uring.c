@@ -20,6 +20,7 @@
 struct uring {
 	struct io_uring ring;
 	int fixed;		/* the buffers are registered */
+	int unsubmitted;	/* queued in the ring, io_uring_enter() failed: again at the next reap */
 };
 
 static int uring_submit(struct frameio *f, unsigned int idx, void *addr, uint64_t len, uint64_t off)
@@ -43,7 +44,13 @@ static int uring_submit(struct frameio *f, unsigned int idx, void *addr, uint64_
 	do
 		ret = io_uring_submit(&u->ring);
 	while (ret == -EINTR);
-	return ret < 0 ? ret : 0;
+	/*
+	 * The entry is in the ring already and goes with the next
+	 * io_uring_enter(): the I/O is in flight whatever this one said
+	 * (EAGAIN, EBUSY: completions to reap first).
+	 */
+	u->unsubmitted = ret < 0;
+	return 0;
 }
 
 static int uring_reap(struct frameio *f, int64_t timeout_us)
@@ -53,6 +60,8 @@ static int uring_reap(struct frameio *f, int64_t timeout_us)
 	unsigned int head, n = 0;
 	int ret = 0;
 
+	if (u->unsubmitted && io_uring_submit(&u->ring) >= 0)
+		u->unsubmitted = 0;
 	if (!io_uring_cq_ready(&u->ring) && timeout_us) {
 		if (timeout_us < 0) {
 			ret = io_uring_wait_cqe(&u->ring, &cqe);
@@ -71,10 +80,12 @@ static int uring_reap(struct frameio *f, int64_t timeout_us)
 			return ret;
 	}
 	io_uring_for_each_cqe(&u->ring, head, cqe) {
-		f->raw[f->nraw].idx = (unsigned int)io_uring_cqe_get_data64(cqe);
-		f->raw[f->nraw].res = cqe->res;
-		f->nraw++;
+		uint64_t idx = io_uring_cqe_get_data64(cqe);
+
 		n++;
+		/* Only ours (a wait's own timeout, on kernels that need one, is not). */
+		if (idx < f->nbufs)
+			frameio_raw_push(f, (unsigned int)idx, cqe->res);
 	}
 	io_uring_cq_advance(&u->ring, n);
 	return 0;
@@ -101,10 +112,18 @@ void frameio_uring_init(struct frameio *f)
 
 	if (u)
 		ret = io_uring_queue_init(f->nbufs, &u->ring, 0);
+	/*
+	 * Timed waits without a request of liburing's own (Linux 5.11), and
+	 * with it plain reads and writes (5.6): older kernels take pread/pwrite.
+	 */
+	if (!ret && !(u->ring.features & IORING_FEAT_EXT_ARG)) {
+		io_uring_queue_exit(&u->ring);
+		ret = -ENOSYS;
+	}
 	if (ret) {
 		/* No io_uring here (an old kernel, a sandbox, io_uring_disabled). */
 		snprintf(f->ops_how, sizeof(f->ops_how), "pread/pwrite one at a time (io_uring: %s)",
-			 strerror(-ret));
+			 ret == -ENOSYS && u ? "a kernel before 5.11" : strerror(-ret));
 		free(u);
 		return;
 	}

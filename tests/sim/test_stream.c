@@ -452,6 +452,54 @@ static void test_release_errors(void **state)
 }
 
 /*
+ * fdma_stream_bufs(): one entry per frame buffer, each the address a
+ * frame in it has and the stream's buffer size; n short of the buffers
+ * fills n and still says how many there are; the errors.
+ */
+static void test_stream_bufs(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	int ch = c2h_stream(dev);
+	struct fdma_stream *s = NULL;
+	struct iovec iov[6], sentinel = { .iov_base = (void *)1, .iov_len = 7 };
+	struct fdma_frame f;
+
+	(void)state;
+	assert_fdma_ok(dev, fdma_stream_open(dev, ch, 5, 8000, &s));
+	for (int i = 0; i < 6; i++)
+		iov[i] = sentinel;
+	assert_int_equal(fdma_stream_bufs(s, iov, 6), 5);
+	/* The sixth is not a buffer: left alone. */
+	assert_ptr_equal(iov[5].iov_base, sentinel.iov_base);
+	assert_int_equal(iov[5].iov_len, sentinel.iov_len);
+	for (int i = 0; i < 5; i++) {
+		/* Whole units of the channel's alignment, page-aligned memory. */
+		assert_true(iov[i].iov_len >= 8000);
+		assert_int_equal(iov[i].iov_len % (size_t)fdma_chan_align(dev, ch), 0);
+		assert_int_equal((uintptr_t)iov[i].iov_base % 4096, 0);
+		for (int j = 0; j < i; j++)
+			assert_ptr_not_equal(iov[i].iov_base, iov[j].iov_base);
+	}
+	/* A frame lies where its index says. */
+	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, 8000, 0, 1));
+	for (int k = 0; k < 12; k++) {
+		get_frame(dev, s, &f);
+		assert_int_equal(sim_check_frame(&f, 8000), k);
+		assert_ptr_equal(f.data, iov[f.index].iov_base);
+		assert_fdma_ok(dev, fdma_stream_release(s, &f));
+	}
+	/* Fewer entries than buffers: those filled, the count all the same. */
+	iov[1] = sentinel;
+	assert_int_equal(fdma_stream_bufs(s, iov, 1), 5);
+	assert_ptr_equal(iov[1].iov_base, sentinel.iov_base);
+	assert_int_equal(fdma_stream_bufs(s, NULL, 0), 5);
+	assert_fdma_err(dev, fdma_stream_bufs(s, NULL, 1), -EINVAL, "iov is NULL");
+	assert_int_equal(fdma_stream_bufs(NULL, iov, 1), -EINVAL);
+	fdma_stream_close(s);
+	fdma_close(dev);
+}
+
+/*
  * Drop mode: while the application holds every buffer, the generator drops
  * whole frames; drops are counted, and the next frame delivered carries
  * FDMA_CPL_OVERRUN and a sequence gap. Throughout, a frame has a gap
@@ -876,6 +924,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames),
+		cmocka_unit_test(test_stream_bufs),
 		cmocka_unit_test(test_odd_frame_lengths),
 		cmocka_unit_test(test_buffer_of_frame_size),
 		cmocka_unit_test(test_frame_too_big),
