@@ -420,7 +420,8 @@ int fdma_cmd_play(int argc, char **argv)
 				break;
 			}
 			nread++;
-			more = !o.max_frames || nread < o.max_frames;
+			/* A read of a pipe waits in frameio_submit(): Ctrl-C ends it, and this. */
+			more = (!o.max_frames || nread < o.max_frames) && !tool_stop_requested();
 		}
 		/* Reads done; waiting for one only when the device has nothing to do. */
 		n = frameio_inflight(fio) ? frameio_reap(fio, done, 64, head == tail ? 200000 : 0) : 0;

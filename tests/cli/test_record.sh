@@ -119,6 +119,28 @@ wait
 json "stream -o FIFO whose reader goes away: the run ends, exit 0" \
 	"(R := L[0]) is not None and 0 < R['frames'] < 1000 and R['errors'] == 0"
 
+# Ctrl-C while play waits on a pipe whose writer sends nothing: the run
+# ends with its summary, interrupted (the read-ahead stops there too).
+# (The writer's open meets play's; it then holds the pipe for 30 s.)
+timeout 30 sh -c 'sleep 30 >"$1"' sh "$D/fifo" &
+wpid=$!
+"$FDMA" play sim:paced=0 "$D/fifo" --frame-size 4096 --json >"$T/out" 2>"$T/err" &
+pid=$!
+wait_caught "$pid"
+sleep 0.5
+kill -INT "$pid"
+t0=$(date +%s)
+wait "$pid"
+rc=$?
+kill "$wpid" 2>/dev/null
+wait "$wpid" 2>/dev/null
+if [ $(($(date +%s) - t0)) -le 10 ]; then
+	json "play of a silent pipe, Ctrl-C: ends with the summary, interrupted" \
+		'L[0]["interrupted"] is True and L[0]["frames"] == 0 and L[0]["errors"] == 0'
+else
+	bad "play of a silent pipe, Ctrl-C" "still running $(($(date +%s) - t0)) s later"
+fi
+
 # ---- the recipe: examples/fdma_record.c (the public API and liburing alone) --------
 
 EX=$BUILD/examples/fdma-record
