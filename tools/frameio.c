@@ -24,38 +24,33 @@
 
 /* ---- the pread/pwrite backend: one I/O at a time, done at submission ---- */
 
-/* A pipe or a terminal: no offsets, and pieces as it takes them, in order. */
-static ssize_t stream_io(struct frameio *f, void *addr, uint64_t len)
+/*
+ * A pipe or a terminal: no offsets, pieces as it takes them, in order, and
+ * Ctrl-C as the command's other pipes have it (a frame begun is finished,
+ * one not begun is not): the bytes moved, or -errno.
+ */
+static int64_t stream_io(struct frameio *f, void *addr, uint64_t len)
 {
-	uint8_t *p = addr;
-	uint64_t done = 0;
+	size_t done;
+	int ret;
 
-	while (done < len) {
-		ssize_t n = f->write ? write(f->fd, p + done, len - done) : read(f->fd, p + done, len - done);
-
-		/* Ctrl-C: a frame begun is finished, one not begun is not. */
-		if (n < 0 && errno == EINTR && (done || !tool_stop_requested()))
-			continue;
-		if (n < 0)
-			return done ? (ssize_t)done : -1;
-		if (n == 0)
-			break;
-		done += (uint64_t)n;
-	}
-	return (ssize_t)done;
+	if (!f->write)
+		return tool_read_full(f->fd, addr, len);
+	ret = tool_write_some(f->fd, addr, len, &done);
+	return ret && !done ? ret : (int64_t)done;
 }
 
 static int sync_submit(struct frameio *f, unsigned int idx, void *addr, uint64_t len, uint64_t off)
 {
 	ssize_t n;
 
-	if (!f->regular)
-		n = stream_io(f, addr, len);
-	else
-		do
-			n = f->write ? pwrite(f->fd, addr, len, (off_t)off)
-				     : pread(f->fd, addr, len, (off_t)off);
-		while (n < 0 && errno == EINTR);
+	if (!f->regular) {
+		frameio_raw_push(f, idx, stream_io(f, addr, len));
+		return 0;
+	}
+	do
+		n = f->write ? pwrite(f->fd, addr, len, (off_t)off) : pread(f->fd, addr, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
 	/* Reaped like an io_uring completion: the common code sees no difference. */
 	frameio_raw_push(f, idx, n < 0 ? -errno : n);
 	return 0;
@@ -117,6 +112,27 @@ static void finish(struct frameio *f, unsigned int idx, int64_t res)
 	f->nfin++;
 }
 
+/* Issue buffer idx's I/O again (what is left of it); a refusal is its result. */
+static void reissue(struct frameio *f, unsigned int idx)
+{
+	int ret = issue(f, idx);
+
+	if (ret)
+		finish(f, idx, ret);
+}
+
+/* f->how: the way the file is read or written now. */
+static void say_how(struct frameio *f)
+{
+	if (!f->regular)
+		snprintf(f->how, sizeof(f->how), "%s one at a time, in order (not a regular file)",
+			 f->write ? "write(2)" : "read(2)");
+	else if (f->direct)
+		snprintf(f->how, sizeof(f->how), "O_DIRECT, %s", f->ops_how);
+	else
+		snprintf(f->how, sizeof(f->how), "through the page cache (%s), %s", f->why, f->ops_how);
+}
+
 /* Queue one result of the backend (at most one per I/O it has: the ring never overflows). */
 void frameio_raw_push(struct frameio *f, unsigned int idx, int64_t res)
 {
@@ -128,7 +144,6 @@ void frameio_raw_push(struct frameio *f, unsigned int idx, int64_t res)
 static void complete(struct frameio *f, unsigned int idx, int64_t res)
 {
 	struct frameio_io *io = &f->io[idx];
-	int ret;
 
 	f->backend--;
 	if (res == -EINVAL && io->direct) {
@@ -141,14 +156,12 @@ static void complete(struct frameio *f, unsigned int idx, int64_t res)
 		return;
 	}
 	/*
-	 * io_uring may hand back EAGAIN: again. pread/pwrite retry EINTR
-	 * themselves and return it only for a Ctrl-C on a pipe, which ends the
-	 * run; EAGAIN there is a non-blocking file, an error.
+	 * A regular file's EAGAIN (io_uring's) is "again". EINTR comes only
+	 * from a Ctrl-C on a pipe, which ends the run; a pipe's EAGAIN is a
+	 * non-blocking one, an error.
 	 */
-	if (res == -EAGAIN && f->ops != &sync_ops) {
-		ret = issue(f, idx);
-		if (ret)
-			finish(f, idx, ret);
+	if (res == -EAGAIN && f->regular) {
+		reissue(f, idx);
 		return;
 	}
 	if (res < 0) {
@@ -158,13 +171,10 @@ static void complete(struct frameio *f, unsigned int idx, int64_t res)
 	io->done += (uint64_t)res;
 	if (io->done < io->len && f->write) {
 		/* A short write (a file system near full, a signal): the rest, or its error. */
-		if (res == 0) {
+		if (res == 0)
 			finish(f, idx, -EIO);
-			return;
-		}
-		ret = issue(f, idx);
-		if (ret)
-			finish(f, idx, ret);
+		else
+			reissue(f, idx);
 		return;
 	}
 	/* A read: fewer bytes at the end of the file. */
@@ -220,14 +230,12 @@ static void settle(struct frameio *f)
 			f->cmd, f->path, f->why);
 	f->direct = 0;
 	f->to_buffered = 0;
-	snprintf(f->how, sizeof(f->how), "through the page cache (%s), %s", f->why, f->ops_how);
+	say_how(f);
 	for (unsigned int i = 0; i < f->nbufs; i++) {
 		if (!f->io[i].parked)
 			continue;
 		f->io[i].parked = 0;
-		ret = issue(f, i);
-		if (ret)
-			finish(f, i, ret);
+		reissue(f, i);
 	}
 }
 
@@ -377,13 +385,7 @@ int frameio_open(struct frameio **fp, const struct frameio_cfg *cfg)
 	snprintf(f->ops_how, sizeof(f->ops_how), "pread/pwrite one at a time (asked for)");
 	if (cfg->uring && f->regular)
 		frameio_uring_init(f);
-	if (!f->regular)
-		snprintf(f->how, sizeof(f->how), "%s one at a time, in order (not a regular file)",
-			 f->write ? "write(2)" : "read(2)");
-	else if (f->direct)
-		snprintf(f->how, sizeof(f->how), "O_DIRECT, %s", f->ops_how);
-	else
-		snprintf(f->how, sizeof(f->how), "through the page cache (%s), %s", f->why, f->ops_how);
+	say_how(f);
 	*fp = f;
 	return 0;
 
