@@ -58,8 +58,10 @@
  *    16-bit register accesses; a driver before 9 refuses the flags (EINVAL).
  * 10: FDMA_IOC_BUF_EXPORT (feature FDMA_FEAT_EXPORT): an allocated buffer as
  *    a dma-buf fd, for any importer.
+ * 11: FDMA_URING_CMD_SUBMIT (feature FDMA_FEAT_URING_CMD, and
+ *    FDMA_FEAT_URING_STREAM): requests through io_uring, completed as CQEs.
  */
-#define FDMA_UAPI_VERSION	10
+#define FDMA_UAPI_VERSION	11
 #define FDMA_IOC_MAGIC		'F'
 #define FDMA_IOC_MAX_CHAN	16
 #define FDMA_IOC_MAX_BATCH	1024	/* requests per FDMA_IOC_SUBMIT */
@@ -177,6 +179,16 @@ struct fdma_ioc_info {
 #define FDMA_FEAT_C2H_STREAM_LEN	0x800
 /* FDMA_IOC_BUF_EXPORT (version 10) */
 #define FDMA_FEAT_EXPORT	0x1000
+/* FDMA_URING_CMD_SUBMIT on memory-mapped and memory-to-memory channels (version 11) */
+#define FDMA_FEAT_URING_CMD	0x2000
+/*
+ * FDMA_URING_CMD_SUBMIT on stream channels too: the kernel lets the driver
+ * cancel a command when its ring or task goes away (Linux 6.7 and later).
+ * Without it a stream request, which waits for a frame as long as it takes,
+ * could outlive its process forever, holding the ring, the file and its
+ * buffers, so it is refused (EOPNOTSUPP).
+ */
+#define FDMA_FEAT_URING_STREAM	0x4000
 
 /*
  * FDMA_IOC_BUF_ALLOC: driver-allocated DMA memory, then mmap(mmap_offset)
@@ -512,5 +524,40 @@ struct fdma_ioc_user_irq {
 #define FDMA_IOC_BUF_IMPORT	_IOWR(FDMA_IOC_MAGIC, 0x0f, struct fdma_ioc_buf_import)
 #define FDMA_IOC_BUF_NVP2P	_IOWR(FDMA_IOC_MAGIC, 0x10, struct fdma_ioc_buf_nvp2p)
 #define FDMA_IOC_BUF_EXPORT	_IOWR(FDMA_IOC_MAGIC, 0x11, struct fdma_ioc_buf_export)
+
+/*
+ * FDMA_URING_CMD_SUBMIT: IORING_OP_URING_CMD on the device's file, with
+ * sqe->cmd_op = FDMA_URING_CMD_SUBMIT and this structure in the SQE's
+ * command area (16 bytes: any ring, no IORING_SETUP_SQE128 needed). It
+ * queues count requests on chan as FDMA_IOC_SUBMIT does (the same checks,
+ * one doorbell, all or nothing) and completes once, when all of them have:
+ * the CQE's res is the bytes they moved together, or the first error one
+ * of them ended with, a negative errno (the CQE's user_data is the SQE's; the
+ * requests' own user_data are not used, and nothing goes into the file's
+ * completion queue). So a transfer and what follows it, e.g. the write of
+ * its buffer to a file, can be linked (IOSQE_IO_LINK) in one ring.
+ *
+ * The requests are read from reqs when the command is issued, which for a
+ * linked command is when the one before it completes: keep them until the
+ * CQE. The file must be open for writing (EBADF).
+ *
+ * Errors, in the CQE, besides FDMA_IOC_SUBMIT's (EAGAIN is final here: the
+ * command is not retried): ENOTTY unknown cmd_op; EINVAL reserved fields,
+ * or requests of more than INT_MAX bytes together; EOPNOTSUPP a stream
+ * channel where the kernel cannot cancel commands (no
+ * FDMA_FEAT_URING_STREAM), or a ring set up with IORING_SETUP_IOPOLL;
+ * and those the requests end with (as in completion entries: ECANCELED,
+ * ETIMEDOUT, EIO...). When the ring
+ * or its task goes away with the requests in flight, the channel is reset
+ * as for a file closed with transfers in flight.
+ */
+struct fdma_uring_submit {
+	__u64 reqs;		/* user pointer to count struct fdma_ioc_req */
+	__u16 chan;
+	__u16 count;		/* 1..FDMA_IOC_MAX_BATCH */
+	__u32 rsvd;
+};
+
+#define FDMA_URING_CMD_SUBMIT	_IOW(FDMA_IOC_MAGIC, 0x40, struct fdma_uring_submit)
 
 #endif /* FDMA_IOCTL_H */

@@ -276,6 +276,7 @@ const struct file_operations fdma_cdev_fops = {
 	.llseek = fdma_cdev_llseek,
 	.unlocked_ioctl = fdma_cdev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.uring_cmd = fdma_uring_cmd,
 	.mmap = fdma_cdev_mmap,
 	.poll = fdma_cdev_poll,
 	.fasync = fdma_cdev_fasync,

@@ -289,11 +289,12 @@ static void chan_publish(struct fdma_chan *c)
 	}
 }
 
-/* A user request is complete: its entry goes into its owner's queue. */
+/* A user request is complete: its entry goes into its owner's queue, or its group. */
 static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 {
+	struct fdma_group *g = u->grp;
 	struct fdma_cq *q = u->cq;
-	struct fdma_cq_entry *e = &q->ent[q->tail & q->mask];
+	int res;
 
 	/*
 	 * Caches invalidated (or the bounce copied back) for this range only;
@@ -309,26 +310,39 @@ static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 		fdma_buf_sync(u->dst, u->dst_off,
 			      min(u->len, round_up(u->done, (u64)c->fdev->dma_align)),
 			      DMA_FROM_DEVICE, false);
-	e->user_data = u->user_data;
-	e->len = u->done;
-	e->res = fdma_chan_account(c, u->status, u->done);
+	res = fdma_chan_account(c, u->status, u->done);
 	if (u->status == FDMA_CPL_CANCELED)
-		e->res = u->cancel_res;
-	e->status = u->status;
-	e->flags = u->flags & (FDMA_IOC_CPL_SOF | FDMA_IOC_CPL_EOF |
-			       FDMA_IOC_CPL_OVERRUN);
-	q->tail++;
-	WRITE_ONCE(q->inflight, q->inflight - 1);
-	if (list_empty(&q->dirty))
-		list_add_tail(&q->dirty, &c->dirty);
+		res = u->cancel_res;
+	if (g) {
+		g->bytes += u->done;
+		if (res && !g->res)
+			g->res = res;
+	} else {
+		struct fdma_cq_entry *e = &q->ent[q->tail & q->mask];
+
+		e->user_data = u->user_data;
+		e->len = u->done;
+		e->res = res;
+		e->status = u->status;
+		e->flags = u->flags & (FDMA_IOC_CPL_SOF | FDMA_IOC_CPL_EOF |
+				       FDMA_IOC_CPL_OVERRUN);
+		q->tail++;
+		WRITE_ONCE(q->inflight, q->inflight - 1);
+		if (list_empty(&q->dirty))
+			list_add_tail(&q->dirty, &c->dirty);
+	}
 	/* After the sync: FDMA_IOC_BUF_FREE may free it once this reads 0. */
 	fdma_buf_unhold(u->buf);
 	if (u->dst)
 		fdma_buf_unhold(u->dst);
 	u->cq = NULL;
+	u->grp = NULL;
 	u->buf = NULL;
 	u->dst = NULL;
 	c->ufree[c->nufree++] = u - c->ureq;
+	/* Last: done may complete its owner, which may then go. */
+	if (g && !--g->left)
+		g->done(g);
 }
 
 /* The read/write path's request finished (completed or canceled). */
@@ -696,6 +710,31 @@ int fdma_chan_release_file(struct fdma_chan *c, struct fdma_cq *q)
 }
 
 /*
+ * The owner of group g gives up on it (io_uring cancels its command: the
+ * ring or its task is going). Not posted yet: it never will be. In
+ * flight: what is finished is delivered, and if any of it is still on the
+ * ring the channel is reset, as for a file closed with transfers in
+ * flight (the device cannot be told to let go of one request). g->done
+ * then runs, here or from the reset. Returns 0 or the reset's error.
+ */
+int fdma_chan_cancel_group(struct fdma_chan *c, struct fdma_group *g)
+{
+	int ret = 0;
+
+	mutex_lock(&c->lock);
+	if (!g->posted) {
+		g->canceled = true;
+	} else if (g->left && c->up) {
+		fdma_chan_reap_locked(c);
+		if (g->left)
+			ret = fdma_chan_recover(c, "io_uring canceled a command in flight",
+						-ECANCELED);
+	}
+	mutex_unlock(&c->lock);
+	return ret;
+}
+
+/*
  * An imported buffer's exporter is moving it (fdma_dmabuf.c): if a request
  * on this channel still uses b, what is finished is delivered, the
  * requests on b end with -EIO and the channel's others are canceled (a
@@ -827,13 +866,14 @@ u32 fdma_chan_piece(const struct fdma_chan *c, const struct fdma_sub *s,
 }
 
 /*
- * FDMA_IOC_SUBMIT and FDMA_IOC_COPY, after fdma_ioctl.c validated every
- * request (handles, ranges, alignment, pieces; ndesc descriptors in all):
- * check room, post all, ring the doorbell once. The caller holds its
- * file's bufs_sem, so the buffers stay. All or nothing: -EAGAIN if the
- * queue or the ring lacks room.
+ * FDMA_IOC_SUBMIT, FDMA_IOC_COPY and FDMA_URING_CMD_SUBMIT, after
+ * fdma_ioctl.c validated every request (handles, ranges, alignment,
+ * pieces; ndesc descriptors in all): check room, post all, ring the
+ * doorbell once. The caller holds its file's bufs_sem, so the buffers
+ * stay. All or nothing: -EAGAIN if the queue or the ring lacks room. With
+ * a group (grp), the requests complete into it and take no room in q.
  */
-int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
+int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q, struct fdma_group *grp,
 		     const struct fdma_sub *s, u32 n, u32 ndesc)
 {
 	enum dma_data_direction dir = fdma_chan_dir(c);
@@ -845,8 +885,13 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 	if (ret)
 		goto out;
 	/* The queue never overflows: room for every request in flight. */
-	if ((u64)q->inflight + fdma_cq_queued(q) + n > q->entries) {
+	if (!grp && (u64)q->inflight + fdma_cq_queued(q) + n > q->entries) {
 		ret = -EAGAIN;
+		goto out;
+	}
+	/* Its owner gave up on it before we got here (fdma_uring.c). */
+	if (grp && grp->canceled) {
+		ret = -ECANCELED;
 		goto out;
 	}
 	if (c->ops->space(c) < ndesc || c->nufree < n) {
@@ -861,6 +906,11 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		}
 	}
 
+	if (grp) {
+		/* Before the first request: one found stale finishes at once. */
+		grp->left = n;
+		grp->posted = true;
+	}
 	for (i = 0; i < n; i++) {
 		const struct fdma_sub *r = &s[i];
 		u32 idx = c->ufree[--c->nufree];
@@ -869,6 +919,7 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 
 		/* Synced for the device by the caller (fdma_ioctl.c). */
 		u->cq = q;
+		u->grp = grp;
 		u->buf = r->buf;
 		u->dst = r->dst;
 		u->user_data = r->user_data;
@@ -884,7 +935,8 @@ int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
 		atomic_inc(&r->buf->inflight);
 		if (r->dst)
 			atomic_inc(&r->dst->inflight);
-		WRITE_ONCE(q->inflight, q->inflight + 1);
+		if (!grp)
+			WRITE_ONCE(q->inflight, q->inflight + 1);
 		/*
 		 * Memory that went away since the caller held it: stale is set
 		 * before fdma_chan_release_buf() takes this lock to look for

@@ -259,13 +259,41 @@ struct fdma_file {
 	struct eventfd_ctx *uirq[FDMA_USER_IRQS_MAX];	/* FDMA_IOC_USER_IRQ */
 };
 
+/**
+ * struct fdma_group - requests that complete as one (FDMA_URING_CMD_SUBMIT)
+ * @done: called once, by whoever finishes the last request: under the
+ *	channel's lock, in a task (the interrupt thread, an ioctl, the
+ *	watchdog, a reset)
+ * @bytes: bytes moved by the requests finished so far
+ * @left: requests not yet finished
+ * @res: the first finished request's error, else 0
+ * @chan: the channel they are on
+ * @posted: on the ring (under the channel's lock)
+ * @canceled: its owner gave up before it was posted (under the lock): it
+ *	is then refused, -ECANCELED
+ *
+ * Its requests write no completion queue entry: the group is their only
+ * consumer, known through @done alone.
+ */
+struct fdma_group {
+	void (*done)(struct fdma_group *g);
+	u64 bytes;
+	u32 left;
+	int res;
+	u16 chan;
+	bool posted;
+	bool canceled;
+};
+
 /*
  * A request of FDMA_IOC_SUBMIT in flight: split into one or more engine
  * requests (at DMA segment boundaries), whose completions are folded into
- * one completion queue entry. Indexed by the engine requests' cookie.
+ * one completion queue entry, or into its group. Indexed by the engine
+ * requests' cookie.
  */
 struct fdma_ureq {
 	struct fdma_cq *cq;	/* the owner's queue; NULL when free */
+	struct fdma_group *grp;	/* its group, which gets the result instead */
 	struct fdma_buffer *buf;	/* a copy's source */
 	struct fdma_buffer *dst;	/* a copy's destination, else NULL */
 	u64 user_data;
@@ -681,7 +709,8 @@ void fdma_chan_irq(struct fdma_chan *c);
 void fdma_chan_reap(struct fdma_chan *c);
 int fdma_chan_reset(struct fdma_chan *c);
 int fdma_chan_release_file(struct fdma_chan *c, struct fdma_cq *q);
-int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q,
+int fdma_chan_cancel_group(struct fdma_chan *c, struct fdma_group *g);
+int fdma_chan_submit(struct fdma_chan *c, struct fdma_cq *q, struct fdma_group *grp,
 		     const struct fdma_sub *s, u32 n, u32 ndesc);
 int fdma_chan_set_drop(struct fdma_chan *c, bool drop);
 int fdma_chan_set_drop_locked(struct fdma_chan *c, bool drop);
@@ -794,6 +823,11 @@ void fdma_cq_notify(struct fdma_cq *q);
 
 /* fdma_ioctl.c */
 long fdma_cdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+int fdma_ioc_submit_group(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
+			  struct fdma_group *grp);
+struct io_uring_cmd;
+int fdma_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
+u32 fdma_uring_features(void);
 
 /* fdma_cdev.c */
 extern const struct file_operations fdma_cdev_fops;

@@ -107,7 +107,8 @@ static int ioc_info(struct fdma_file *f, void __user *argp, size_t usize)
 			    FDMA_FEAT_ENGINE | FDMA_FEAT_USER_IRQ | FDMA_FEAT_DMABUF |
 			    (fdma_nvp2p_page() ? FDMA_FEAT_NVP2P : 0) |
 			    (fdev->caps.overrun_flag ? FDMA_FEAT_OVERRUN_FLAG : 0) |
-			    FDMA_FEAT_C2H_STREAM_LEN | FDMA_FEAT_EXPORT,
+			    FDMA_FEAT_C2H_STREAM_LEN | FDMA_FEAT_EXPORT |
+			    fdma_uring_features(),
 		.dma_align = fdev->dma_align,
 		.c2h_stream_len = fdev->caps.c2h_stream_len,
 		.engine = !fdev->caps.eng ? FDMA_IOC_ENGINE_NONE :
@@ -390,13 +391,13 @@ static int ioc_check_copy(struct fdma_file *f, struct fdma_chan *c,
 }
 
 /*
- * Queue a batch of count requests (FDMA_IOC_SUBMIT) or copies
- * (FDMA_IOC_COPY) from user pointer uptr on channel chan: one copy of the
- * array in, every element checked, synced for the device, then posted with
- * one doorbell. All or nothing.
+ * Queue a batch of count requests (FDMA_IOC_SUBMIT, and with a group
+ * FDMA_URING_CMD_SUBMIT) or copies (FDMA_IOC_COPY) from user pointer uptr
+ * on channel chan: one copy of the array in, every element checked, synced
+ * for the device, then posted with one doorbell. All or nothing.
  */
 static int ioc_batch(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
-		     bool copy)
+		     bool copy, struct fdma_group *grp)
 {
 	struct fdma_device *fdev = f->fdev;
 	size_t esize = copy ? sizeof(struct fdma_ioc_copy) :
@@ -411,7 +412,9 @@ static int ioc_batch(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
 	c = ioc_chan(f, chan);
 	if (!c || !count || count > FDMA_IOC_MAX_BATCH)
 		return -EINVAL;
-	atomic64_inc(&c->st.syscalls);
+	/* An io_uring command is not a system call of its own. */
+	if (!grp)
+		atomic64_inc(&c->st.syscalls);
 	if (READ_ONCE(fdev->dead))
 		return -ENODEV;
 	q = fdma_file_cq(f, chan);
@@ -443,6 +446,15 @@ static int ioc_batch(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
 					    &subs[i], &ndesc) :
 			     ioc_check_req(f, c, (struct fdma_ioc_req *)elems + i,
 					   &subs[i], &ndesc);
+	/* A group's result is its bytes, in an io_uring CQE's int. */
+	if (!ret && grp) {
+		u64 total = 0;
+
+		for (i = 0; i < count; i++)
+			total += subs[i].len;
+		if (total > INT_MAX)
+			ret = -EINVAL;
+	}
 	/*
 	 * Caches written back (or bounce buffers filled) for each request's
 	 * range before it is posted; outside the channel's lock, which the
@@ -471,7 +483,7 @@ static int ioc_batch(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
 				      DMA_FROM_DEVICE, true);
 	}
 	if (!ret)
-		ret = fdma_chan_submit(c, q, subs, count, ndesc);
+		ret = fdma_chan_submit(c, q, grp, subs, count, ndesc);
 	for (i = 0; i < held; i++) {
 		fdma_buf_unhold(subs[i].buf);
 		if (subs[i].dst)
@@ -494,7 +506,7 @@ static int ioc_submit(struct fdma_file *f, void __user *argp, size_t usize)
 		return ret;
 	if (memchr_inv(sb.rsvd, 0, sizeof(sb.rsvd)))
 		return -EINVAL;
-	return ioc_batch(f, sb.chan, sb.count, sb.reqs, false);
+	return ioc_batch(f, sb.chan, sb.count, sb.reqs, false, NULL);
 }
 
 static int ioc_copy(struct fdma_file *f, void __user *argp, size_t usize)
@@ -507,7 +519,14 @@ static int ioc_copy(struct fdma_file *f, void __user *argp, size_t usize)
 		return ret;
 	if (memchr_inv(cs.rsvd, 0, sizeof(cs.rsvd)))
 		return -EINVAL;
-	return ioc_batch(f, cs.chan, cs.count, cs.copies, true);
+	return ioc_batch(f, cs.chan, cs.count, cs.copies, true, NULL);
+}
+
+/* FDMA_URING_CMD_SUBMIT (fdma_uring.c): the batch, completing into grp. */
+int fdma_ioc_submit_group(struct fdma_file *f, u32 chan, u32 count, u64 uptr,
+			  struct fdma_group *grp)
+{
+	return ioc_batch(f, chan, count, uptr, false, grp);
 }
 
 static bool ioc_wait_done(struct fdma_file *f, struct fdma_cq *q, u32 min)

@@ -129,4 +129,25 @@ static inline int fdma_timer_shutdown_sync(struct timer_list *timer)
 #include <net/page_pool.h>
 #endif
 
+/*
+ * io_uring commands (fdma_uring.c): 6.1's interface (io_uring_cmd's cmd,
+ * <linux/io_uring.h>) and that of 6.7 on (io_uring_sqe_cmd(), its own
+ * header, and cancelation: FDMA_URING_CANCEL). The releases between
+ * changed it on the way and are not offered it (FDMA_URING 0).
+ */
+#if !IS_ENABLED(CONFIG_IO_URING)
+#define FDMA_URING	0
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#include <linux/io_uring/cmd.h>
+#define FDMA_URING	1
+#define FDMA_URING_CANCEL
+#define fdma_uring_payload(cmd)	io_uring_sqe_cmd((cmd)->sqe)
+#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#include <linux/io_uring.h>
+#define FDMA_URING	1
+#define fdma_uring_payload(cmd)	((cmd)->cmd)
+#else
+#define FDMA_URING	0
+#endif
+
 #endif /* FDMA_COMPAT_H */

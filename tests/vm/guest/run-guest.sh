@@ -221,6 +221,7 @@ if load auto ivshmem=1 $EDU ring_size=256; then
 	t bad_inputs $T/fdma_badio
 	t coalescing $T/fdma_coal
 	t ioc_xfer $T/fdma_ioc_xfer
+	t uring $T/fdma_uring
 	t ioc_copy $T/fdma_ioc_copy
 	t ioc_poll $T/fdma_ioc_poll
 	t ioc_owner $T/fdma_ioc_owner

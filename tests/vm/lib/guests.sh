@@ -30,6 +30,11 @@ vm_guest_setup() {
 	libs=("$@")
 	GCFLAGS=(-static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Iengine/user -Ilib -Imodel "${cflags[@]}")
 	GLIBS=("$GLIB" "${libs[@]}" -lz -lm -pthread)
+	# liburing where the compiler (and its sysroot) has it: fdma_uring skips without.
+	if [ "$($GCC "${cflags[@]}" -print-file-name=liburing.a)" != liburing.a ]; then
+		GCFLAGS+=(-DFDMA_HAVE_LIBURING)
+		GLIBS=("$GLIB" "${libs[@]}" -luring -lz -lm -pthread)
+	fi
 	GDEPS=("$GLIB" include/*.h engine/*.h engine/user/*.h lib/*.h model/*.h
 	       tests/vm/guest/*.h tests/vm/smoke/*.h)
 }
