@@ -275,6 +275,13 @@ $(BUILD)/tests/unit/test_frameio: tests/unit/test_frameio.c $(FRAMEIO_OBJ) $(TES
 	$(CC) $(INC_TESTS) -Itools $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(FRAMEIO_OBJ) \
 		$(TESTLIB_OBJ) $(LIBI) -lcmocka $(URING_LIBS) $(LDLIBS)
 
+# Requests in an application's io_uring (fdma_uring_prep()): the test's
+# ring is liburing's where it is; without it the ring tests are not built.
+$(BUILD)/tests/sim/test_uring: tests/sim/test_uring.c $(TESTLIB_OBJ) $(LIBI)
+	@mkdir -p $(dir $@)
+	$(CC) $(INC_TESTS) $(if $(URING_LIBS),-DFDMA_HAVE_LIBURING) $(CPPFLAGS) $(ALL_CFLAGS) \
+		$(LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(LIBI) -lcmocka $(URING_LIBS) $(LDLIBS)
+
 # The recording recipe (examples/fdma_record.c: libfdma's public API and
 # liburing, nothing else), where liburing is: tests/cli/test_record.sh runs it.
 RECORD_EXAMPLE := $(if $(URING_LIBS),$(BUILD)/examples/fdma-record)

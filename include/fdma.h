@@ -285,6 +285,45 @@ struct fdma_cpl {
 int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
 
 /*
+ * io_uring: requests in an application's own ring (kdev:, fdma.ko of
+ * interface 11, Linux 6.1 or 6.7 and later). fdma_uring_prep() fills an
+ * SQE (struct io_uring_sqe, from liburing or <linux/io_uring.h>) that
+ * queues n requests on channel ch when the ring issues it, with one
+ * doorbell, and completes as one CQE once all are done: res the bytes they
+ * moved together, or the first error one of them ended with (negative
+ * errno, as a completion's res); user_data is the SQE's (set it after this
+ * call, e.g. io_uring_sqe_set_data64()). The requests' own user_data are
+ * not used, and nothing of it comes back through fdma_reap(). So a
+ * transfer and what must follow it, e.g. the write of its buffer to a
+ * file, can be linked (IOSQE_IO_LINK) with no system call between them.
+ *
+ * The driver reads the requests from *cmd when the ring issues the SQE,
+ * which for a linked one is when the SQE before it completes: keep cmd
+ * until its CQE. The SQE's other 64-byte fields are overwritten; set its
+ * flags after this call. An SQE the driver refuses completes with the
+ * errors of fdma_submit() as its res (EAGAIN included: it is not retried).
+ *
+ * Returns 0, or (nothing is prepared):
+ *   -EOPNOTSUPP sim: and rtl: (no kernel), a driver before interface 11, a
+ *               kernel it offers no io_uring commands on, or a stream channel
+ *               where the kernel cannot cancel commands (before Linux 6.7: a
+ *               stream request waits for its frame as long as it takes);
+ *               fall back to fdma_submit()
+ *   -EINVAL     NULL cmd, sqe or reqs, n of 0 or over FDMA_URING_MAX_REQS,
+ *               more than INT_MAX bytes in all, a memory-to-memory channel,
+ *               or a request fdma_submit() would refuse for its flags,
+ *               length or alignment
+ *   -EBADF, -ERANGE  as fdma_submit()
+ */
+#define FDMA_URING_MAX_REQS 32
+struct fdma_uring_cmd {
+	uint64_t priv[FDMA_URING_MAX_REQS * 5];	/* the requests, as the driver reads them */
+};
+struct io_uring_sqe;
+int fdma_uring_prep(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n,
+		    struct fdma_uring_cmd *cmd, struct io_uring_sqe *sqe);
+
+/*
  * A copy between two buffers on a memory-to-memory channel (FDMA_KIND_MEM):
  * len bytes from src_buf at src_offset to dst_buf at dst_offset. Offsets
  * and length are multiples of the alignment; the two ranges must not

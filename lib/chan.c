@@ -168,6 +168,27 @@ int fdma_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy *copie
 	return dev->ops->submit_copy(dev, ch, copies, n);
 }
 
+int fdma_uring_prep(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n,
+		    struct fdma_uring_cmd *cmd, struct io_uring_sqe *sqe)
+{
+	CHECK_CHAN(dev, ch);
+	if (!reqs || !cmd || !sqe)
+		return fdma_err(dev, -EINVAL, "fdma_uring_prep: %s is NULL",
+				!reqs ? "reqs" : !cmd ? "cmd" : "sqe");
+	if (!n || n > FDMA_URING_MAX_REQS)
+		return fdma_err(dev, -EINVAL, "fdma_uring_prep: %u requests: one command takes 1 to %d",
+				n, FDMA_URING_MAX_REQS);
+	if (dev->info.chan[ch].kind == FDMA_KIND_MEM)
+		return fdma_err(dev, -EINVAL,
+				"fdma_uring_prep: channel %d is memory-to-memory: copies have no io_uring command",
+				ch);
+	if (!dev->ops->uring_prep)
+		return fdma_err(dev, -EOPNOTSUPP,
+				"fdma_uring_prep: %s: has no kernel driver to take io_uring commands (kdev: does): use fdma_submit()",
+				dev->info.backend);
+	return dev->ops->uring_prep(dev, ch, reqs, n, cmd, sqe);
+}
+
 int fdma_reap(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
 	      unsigned int min_wait, int64_t timeout_us)
 {

@@ -99,6 +99,9 @@ struct fdma_ops {
 	int (*buf_free)(struct fdma_dev *dev, struct fdma_buf *b);
 	int (*submit)(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
 	int (*submit_copy)(struct fdma_dev *dev, int ch, const struct fdma_copy *c, unsigned int n);
+	/* fdma_uring_prep() (chan.c checked the arguments); NULL: no kernel to take it. */
+	int (*uring_prep)(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n,
+			  struct fdma_uring_cmd *cmd, struct io_uring_sqe *sqe);
 	int (*reap)(struct fdma_dev *dev, int ch, struct fdma_cpl *cpls, unsigned int max,
 		    unsigned int min_wait, int64_t timeout_us);
 	int (*inflight)(struct fdma_dev *dev, int ch);

@@ -12,6 +12,7 @@
  */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <linux/io_uring.h>
 
 #include "fdma_internal.h"
 #include "fdma_ioctl.h"
@@ -408,6 +411,61 @@ static int kdev_submit_copy(struct fdma_dev *dev, int ch, const struct fdma_copy
 				"channel %d: this driver (interface version %u) takes no copies: it needs version 5",
 				ch, dev->kdev->in.uapi_version);
 	return kdev_queue(dev, ch, NULL, cps, n);
+}
+
+/*
+ * fdma_uring_prep(): the requests checked as kdev_queue() checks them,
+ * translated into cmd (which the driver reads when the ring issues the
+ * SQE), and the SQE of FDMA_URING_CMD_SUBMIT. No system call: the
+ * application's ring makes it.
+ */
+static int kdev_uring_prep(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
+			   unsigned int n, struct fdma_uring_cmd *cmd, struct io_uring_sqe *sqe)
+{
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+	const struct fdma_ioc_info *in = &dev->kdev->in;
+	struct fdma_ioc_req *k = (struct fdma_ioc_req *)cmd->priv;
+	struct fdma_uring_submit sc = { .reqs = (uintptr_t)k, .chan = (uint16_t)ch,
+					.count = (uint16_t)n };
+	u64 total = 0;
+
+	_Static_assert(sizeof(cmd->priv) >= FDMA_URING_MAX_REQS * sizeof(*k),
+		       "struct fdma_uring_cmd holds FDMA_URING_MAX_REQS requests");
+	_Static_assert(sizeof(sc) == 16, "the command fits a 64-byte SQE");
+	if (in->uapi_version < 11 || !(in->features & FDMA_FEAT_URING_CMD))
+		return fdma_err(dev, -EOPNOTSUPP,
+				"fdma_uring_prep: this driver takes no io_uring commands (it needs interface version 11, this one is %u, on Linux 6.1 or 6.7 and later): use fdma_submit()",
+				in->uapi_version);
+	if (dev->info.chan[ch].kind == FDMA_KIND_STREAM && !(in->features & FDMA_FEAT_URING_STREAM))
+		return fdma_err(dev, -EOPNOTSUPP,
+				"fdma_uring_prep: channel %d is a stream channel, and this kernel cannot cancel io_uring commands (Linux 6.7 and later can): a stream request waits for its frame as long as it takes, so the driver refuses it: use fdma_submit()",
+				ch);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct fdma_req *r = &reqs[i];
+		int ret = fdma_req_check(dev, &kc->rules, i, r, false);
+
+		if (ret)
+			return ret;
+		total += r->len;
+		k[i] = (struct fdma_ioc_req){
+			.handle = dev->buf[r->buf].khandle,
+			.flags = ioc_req_flags(r->flags),
+			.offset = r->offset,
+			.card_addr = r->card_addr,
+			.len = r->len,
+			.user_data = r->user_data,
+		};
+	}
+	if (total > INT_MAX)
+		return fdma_err(dev, -EINVAL,
+				"fdma_uring_prep: %llu bytes in one command: its CQE says how many moved in an int, so at most %d",
+				(unsigned long long)total, INT_MAX);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = dev->kdev->fd;
+	sqe->cmd_op = FDMA_URING_CMD_SUBMIT;
+	memcpy(sqe->cmd, &sc, sizeof(sc));
+	return 0;
 }
 
 static int kdev_inflight(struct fdma_dev *dev, int ch)
@@ -1047,6 +1105,7 @@ const struct fdma_ops fdma_kdev_ops = {
 	.buf_free = kdev_buf_free,
 	.submit = kdev_submit,
 	.submit_copy = kdev_submit_copy,
+	.uring_prep = kdev_uring_prep,
 	.reap = kdev_reap,
 	.inflight = kdev_inflight,
 	.chan_fd = kdev_chan_fd,

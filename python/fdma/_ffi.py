@@ -105,7 +105,8 @@ class stream_p(c_void_p):
 
 # Functions not bound here, and why (the layout test checks this list).
 UNBOUND = {"fdma_stream_open": "streams arm buffers that Python owns (fdma_stream_open_bufs)",
-           "fdma_stream_bufs": "a stream's buffers are the Python Buffers it was opened with"}
+           "fdma_stream_bufs": "a stream's buffers are the Python Buffers it was opened with",
+           "fdma_uring_prep": "it fills an io_uring SQE, and Python has no io_uring ring to give it"}
 
 PROTOS = {
     "fdma_open": (c_int, [POINTER(dev_p), c_char_p, c_char_p, c_size_t]),
