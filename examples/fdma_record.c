@@ -1,10 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * fdma_record: record a C2H stream to a file with no copy. The frame
- * buffers are registered once with an io_uring of our own; each frame is
- * written from its buffer with O_DIRECT (the disk's DMA reads it where the
- * FPGA wrote it) and the buffer goes back to the device when the write is
- * done. Several writes are in flight; the device keeps the other buffers.
+ * fdma_record: record a C2H stream to a file with no copy, two ways.
+ *
+ * Linked, where fdma.ko takes io_uring commands on the channel
+ * (fdma_uring_prep(); Linux 6.7 and later for a stream channel): each
+ * buffer goes round a chain in our own ring, the capture of a frame into
+ * it linked (IOSQE_IO_LINK) to the write of it to the file, and the chain
+ * is submitted again when the write is done. No system call of ours comes
+ * between a frame and its write: one io_uring_enter() per completion
+ * submits and waits. Frames must be FRAME-SIZE bytes, as the test
+ * generator's are (a write is prepared before its frame arrives).
+ *
+ * Else, the stream API: fdma_stream_get() hands us each frame, we write it
+ * from its buffer and fdma_stream_release() gives the buffer back to the
+ * device when the write is done.
+ *
+ * Both: the buffers are registered once with the ring as fixed buffers,
+ * and the file is opened with O_DIRECT (the disk's DMA reads the frame
+ * where the FPGA wrote it) where the file system has it (tmpfs has not:
+ * then through the page cache, which is said). Several writes are in
+ * flight; the device keeps the other buffers.
  *
  *   cc -o fdma_record fdma_record.c $(pkg-config --cflags --libs fdma) -luring
  *   ./fdma_record sim: out.raw 100      # 100 frames of the test generator
@@ -12,8 +27,8 @@
  *
  * Arguments: URI FILE FRAMES [FRAME-SIZE, default 1 MiB, whole 4 KiB units
  * so that every write is direct]. On sim: (and wherever the channel has
- * one) the test generator is the source. Prints what it wrote and exits 0;
- * on any failure prints why and exits 1.
+ * one) the test generator is the source. Prints which way and what it
+ * wrote and exits 0; on any failure prints why and exits 1.
  */
 #include <err.h>
 #include <errno.h>
@@ -28,6 +43,91 @@
 #include <liburing.h>
 
 #define NBUFS 8
+
+/*
+ * The linked way. Returns 0 when the file is written, 1 when the driver
+ * takes no commands on this channel (nothing done: the caller goes the
+ * other way); exits on a failure.
+ */
+static int record_linked(struct fdma_dev *dev, int ch, int fd, unsigned long frames, size_t size)
+{
+	struct fdma_uring_cmd cmd[NBUFS];	/* each chain's capture, read when issued */
+	struct fdma_req req[NBUFS];
+	struct iovec iov[NBUFS];
+	struct io_uring_sqe probe;
+	struct io_uring ring;
+	int buf[NBUFS], ret;
+
+	for (int i = 0; i < NBUFS; i++) {
+		buf[i] = fdma_buf_alloc(dev, size, 0);
+		if (buf[i] < 0)
+			errx(1, "fdma_buf_alloc: %s", fdma_errmsg(dev));
+		iov[i] = (struct iovec){ fdma_buf_addr(dev, buf[i]), size };
+		req[i] = (struct fdma_req){ .buf = buf[i], .len = size };
+	}
+	/* Does the driver take commands here? (Nothing is submitted.) */
+	if (fdma_uring_prep(dev, ch, &req[0], 1, &cmd[0], &probe) == -EOPNOTSUPP) {
+		printf("not linked: %s\n", fdma_errmsg(dev));
+		for (int i = 0; i < NBUFS; i++)
+			fdma_buf_free(dev, buf[i]);
+		return 1;
+	}
+	ret = io_uring_queue_init(2 * NBUFS, &ring, 0);
+	if (ret < 0)
+		errx(1, "io_uring_queue_init: %s", strerror(-ret));
+	ret = io_uring_register_buffers(&ring, iov, NBUFS);
+	if (ret < 0)
+		errx(1, "io_uring_register_buffers: %s", strerror(-ret));
+
+	/* Frame k goes into buffer k % NBUFS and to the file at k * size. */
+	unsigned long next = 0, written = 0;
+	unsigned int inflight = 0;
+	while (written < frames) {
+		/* A chain for every free buffer while frames are left. */
+		while (inflight < NBUFS && next < frames) {
+			unsigned int i = (unsigned int)(next % NBUFS);
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);	/* 2 per buffer: never NULL */
+			if (fdma_uring_prep(dev, ch, &req[i], 1, &cmd[i], sqe) < 0)
+				errx(1, "fdma_uring_prep: %s", fdma_errmsg(dev));
+			io_uring_sqe_set_data64(sqe, (uint64_t)i << 1);
+			sqe->flags |= IOSQE_IO_LINK;
+			sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_write_fixed(sqe, fd, iov[i].iov_base, (unsigned int)size,
+						  (uint64_t)next * size, (int)i);
+			io_uring_sqe_set_data64(sqe, (uint64_t)i << 1 | 1);
+			next++;
+			inflight++;
+		}
+		/* Submit what is new and wait for one completion, in one call. */
+		ret = io_uring_submit_and_wait(&ring, 1);
+		if (ret < 0)
+			errx(1, "io_uring_submit_and_wait: %s", strerror(-ret));
+		struct io_uring_cqe *cqe;
+		while (io_uring_peek_cqe(&ring, &cqe) == 0) {
+			uint64_t tag = io_uring_cqe_get_data64(cqe);
+			int res = cqe->res;
+			io_uring_cqe_seen(&ring, cqe);
+			if (!(tag & 1)) {
+				/* A capture: its write was prepared for a whole frame. */
+				if (res != (int)size)
+					errx(1, "capture into buffer %u: %s", (unsigned int)(tag >> 1),
+					     res < 0 ? strerror(-res) : "a frame of another size");
+				continue;
+			}
+			if (res != (int)size)
+				errx(1, "write of buffer %u: %s", (unsigned int)(tag >> 1),
+				     res < 0 ? strerror(-res) : "short");
+			written++;
+			inflight--;
+		}
+	}
+	io_uring_queue_exit(&ring);
+	for (int i = 0; i < NBUFS; i++)
+		fdma_buf_free(dev, buf[i]);
+	printf("linked: %lu frames of %zu bytes, each captured and written in one chain\n",
+	       written, size);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -48,6 +148,27 @@ int main(int argc, char **argv)
 	if (ch < 0)
 		errx(1, "%s has no C2H stream channel", argv[1]);
 
+	int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0644);
+	if (fd < 0 && errno == EINVAL) {
+		printf("%s: no O_DIRECT on this file system (tmpfs keeps files in memory): through the page cache\n",
+		       argv[2]);
+		fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	}
+	if (fd < 0)
+		err(1, "open %s", argv[2]);
+
+	if (info.chan[ch].testgen &&
+	    fdma_chan_set_testgen(dev, ch, (uint32_t)size, 0, 1) < 0)
+		errx(1, "fdma_chan_set_testgen: %s", fdma_errmsg(dev));
+	if (record_linked(dev, ch, fd, frames, size) == 0) {
+		if (info.chan[ch].testgen)
+			fdma_chan_set_testgen(dev, ch, (uint32_t)size, 0, 0);
+		if (close(fd) < 0)
+			err(1, "close %s", argv[2]);
+		fdma_close(dev);
+		return 0;
+	}
+
 	/* Back-pressure, the default: a source that waits loses nothing. */
 	struct fdma_stream *s;
 	if (fdma_stream_open(dev, ch, NBUFS, size, &s) < 0)
@@ -64,14 +185,6 @@ int main(int argc, char **argv)
 	ret = io_uring_register_buffers(&ring, iov, NBUFS);
 	if (ret < 0)
 		errx(1, "io_uring_register_buffers: %s", strerror(-ret));
-
-	int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0644);
-	if (fd < 0)
-		err(1, "open %s with O_DIRECT (tmpfs, for one, has none)", argv[2]);
-
-	if (info.chan[ch].testgen &&
-	    fdma_chan_set_testgen(dev, ch, (uint32_t)size, 0, 1) < 0)
-		errx(1, "fdma_chan_set_testgen: %s", fdma_errmsg(dev));
 
 	struct fdma_frame held[NBUFS];		/* each buffer's frame while it is written */
 	unsigned long got = 0, written = 0;
@@ -127,7 +240,7 @@ int main(int argc, char **argv)
 		fdma_chan_set_testgen(dev, ch, (uint32_t)size, 0, 0);
 	if (close(fd) < 0)
 		err(1, "close %s", argv[2]);
-	printf("%lu frames of %zu bytes written to %s with O_DIRECT, %llu dropped\n", written,
+	printf("stream API: %lu frames of %zu bytes written to %s, %llu dropped\n", written,
 	       size, argv[2], (unsigned long long)fdma_stream_drops(s));
 	io_uring_queue_exit(&ring);
 	fdma_stream_close(s);

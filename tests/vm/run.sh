@@ -367,7 +367,7 @@ done
 E2E=(build/fdma build/tests/sim/test_transfer build/tests/sim/test_wait
      build/tests/sim/test_coalesce build/tests/sim/test_stream build/tests/sim/test_errors
      build/tests/sim/test_errmsg build/tests/sim/test_copy build/tests/sim/test_dmabuf
-     build/tests/sim/test_export build/tests/sim/test_uring)
+     build/tests/sim/test_export build/tests/sim/test_uring build/examples/fdma-record)
 
 # copy_libs_host, copy_progs, find_lib, copy_libs_arm64 ELF DEST:
 # tests/vm/lib/guest-libs.sh (LIBDIRS).
