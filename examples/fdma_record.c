@@ -15,8 +15,9 @@
  * from its buffer and fdma_stream_release() gives the buffer back to the
  * device when the write is done.
  *
- * Both: the buffers are registered once with the ring as fixed buffers,
- * and the file is opened with O_DIRECT (the disk's DMA reads the frame
+ * Both: the buffers are registered once with the ring as fixed buffers
+ * (where the kernel takes a driver's mapping: not 6.1, which gets plain
+ * writes, and says so), and the file is opened with O_DIRECT (the disk's DMA reads the frame
  * where the FPGA wrote it) where the file system has it (tmpfs has not:
  * then through the page cache, which is said). Several writes are in
  * flight; the device keeps the other buffers.
@@ -43,6 +44,38 @@
 #include <liburing.h>
 
 #define NBUFS 8
+
+/*
+ * Register the buffers with the ring as fixed buffers; where the kernel
+ * will not (6.1 refuses a driver's mapping), plain writes. Returns 1 if
+ * registered.
+ */
+static int register_bufs(struct io_uring *ring, const struct iovec *iov)
+{
+	int ret = io_uring_register_buffers(ring, iov, NBUFS);
+	if (ret < 0)
+		printf("buffers not registered (%s): plain writes\n", strerror(-ret));
+	return ret == 0;
+}
+
+static void prep_write(struct io_uring_sqe *sqe, int fixed, int fd, void *p, unsigned int len,
+		       uint64_t off, int index)
+{
+	if (fixed)
+		io_uring_prep_write_fixed(sqe, fd, p, len, off, index);
+	else
+		io_uring_prep_write(sqe, fd, p, len, off);
+}
+
+/* The test generator is the device's: off again however we exit. */
+static struct fdma_dev *tg_dev;
+static int tg_ch;
+static uint32_t tg_size;
+static void testgen_off(void)
+{
+	if (tg_dev)
+		fdma_chan_set_testgen(tg_dev, tg_ch, tg_size, 0, 0);
+}
 
 /*
  * The linked way. Returns 0 when the file is written, 1 when the driver
@@ -75,9 +108,7 @@ static int record_linked(struct fdma_dev *dev, int ch, int fd, unsigned long fra
 	ret = io_uring_queue_init(2 * NBUFS, &ring, 0);
 	if (ret < 0)
 		errx(1, "io_uring_queue_init: %s", strerror(-ret));
-	ret = io_uring_register_buffers(&ring, iov, NBUFS);
-	if (ret < 0)
-		errx(1, "io_uring_register_buffers: %s", strerror(-ret));
+	int fixed = register_bufs(&ring, iov);
 
 	/* Frame k goes into buffer k % NBUFS and to the file at k * size. */
 	unsigned long next = 0, written = 0;
@@ -92,8 +123,8 @@ static int record_linked(struct fdma_dev *dev, int ch, int fd, unsigned long fra
 			io_uring_sqe_set_data64(sqe, (uint64_t)i << 1);
 			sqe->flags |= IOSQE_IO_LINK;
 			sqe = io_uring_get_sqe(&ring);
-			io_uring_prep_write_fixed(sqe, fd, iov[i].iov_base, (unsigned int)size,
-						  (uint64_t)next * size, (int)i);
+			prep_write(sqe, fixed, fd, iov[i].iov_base, (unsigned int)size,
+				   (uint64_t)next * size, (int)i);
 			io_uring_sqe_set_data64(sqe, (uint64_t)i << 1 | 1);
 			next++;
 			inflight++;
@@ -157,12 +188,17 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		err(1, "open %s", argv[2]);
 
-	if (info.chan[ch].testgen &&
-	    fdma_chan_set_testgen(dev, ch, (uint32_t)size, 0, 1) < 0)
-		errx(1, "fdma_chan_set_testgen: %s", fdma_errmsg(dev));
+	if (info.chan[ch].testgen) {
+		if (fdma_chan_set_testgen(dev, ch, (uint32_t)size, 0, 1) < 0)
+			errx(1, "fdma_chan_set_testgen: %s", fdma_errmsg(dev));
+		tg_dev = dev;
+		tg_ch = ch;
+		tg_size = (uint32_t)size;
+		atexit(testgen_off);
+	}
 	if (record_linked(dev, ch, fd, frames, size) == 0) {
-		if (info.chan[ch].testgen)
-			fdma_chan_set_testgen(dev, ch, (uint32_t)size, 0, 0);
+		testgen_off();
+		tg_dev = NULL;
 		if (close(fd) < 0)
 			err(1, "close %s", argv[2]);
 		fdma_close(dev);
@@ -182,9 +218,7 @@ int main(int argc, char **argv)
 		errx(1, "io_uring_queue_init: %s", strerror(-ret));
 	if (fdma_stream_bufs(s, iov, NBUFS) != NBUFS)
 		errx(1, "fdma_stream_bufs: %s", fdma_errmsg(dev));
-	ret = io_uring_register_buffers(&ring, iov, NBUFS);
-	if (ret < 0)
-		errx(1, "io_uring_register_buffers: %s", strerror(-ret));
+	int fixed = register_bufs(&ring, iov);
 
 	struct fdma_frame held[NBUFS];		/* each buffer's frame while it is written */
 	unsigned long got = 0, written = 0;
@@ -226,7 +260,7 @@ int main(int argc, char **argv)
 			errx(1, "frame %lu: %llu bytes, not whole 4096-byte units", got,
 			     (unsigned long long)f.len);
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);	/* one per buffer: never NULL */
-		io_uring_prep_write_fixed(sqe, fd, f.data, (unsigned int)f.len, off, (int)f.index);
+		prep_write(sqe, fixed, fd, f.data, (unsigned int)f.len, off, (int)f.index);
 		io_uring_sqe_set_data64(sqe, f.index);
 		ret = io_uring_submit(&ring);
 		if (ret < 0)
@@ -236,8 +270,8 @@ int main(int argc, char **argv)
 		got++;
 		inflight++;
 	}
-	if (info.chan[ch].testgen)
-		fdma_chan_set_testgen(dev, ch, (uint32_t)size, 0, 0);
+	testgen_off();
+	tg_dev = NULL;
 	if (close(fd) < 0)
 		err(1, "close %s", argv[2]);
 	printf("stream API: %lu frames of %zu bytes written to %s, %llu dropped\n", written,

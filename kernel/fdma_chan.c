@@ -314,7 +314,7 @@ static void chan_ureq_done(struct fdma_chan *c, struct fdma_ureq *u)
 	if (u->status == FDMA_CPL_CANCELED)
 		res = u->cancel_res;
 	if (g) {
-		g->bytes += u->done;
+		g->bytes += (u32)u->done;
 		if (res && !g->res)
 			g->res = res;
 	} else {

@@ -264,7 +264,8 @@ struct fdma_file {
  * @done: called once, by whoever finishes the last request: under the
  *	channel's lock, in a task (the interrupt thread, an ioctl, the
  *	watchdog, a reset)
- * @bytes: bytes moved by the requests finished so far
+ * @bytes: bytes moved by the requests finished so far (a group moves at
+ *	most INT_MAX: fdma_ioctl.c refuses more)
  * @left: requests not yet finished
  * @res: the first finished request's error, else 0
  * @chan: the channel they are on
@@ -277,7 +278,7 @@ struct fdma_file {
  */
 struct fdma_group {
 	void (*done)(struct fdma_group *g);
-	u64 bytes;
+	u32 bytes;
 	u32 left;
 	int res;
 	u16 chan;
