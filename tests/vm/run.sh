@@ -214,7 +214,8 @@ arm64)
 	KMAKE=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W=1)
 	NV_P2P=jetson		# Jetson's (arm64)
 	LIBDIRS=("$SYSROOT/lib/aarch64-linux-gnu" "$SYSROOT/usr/lib/aarch64-linux-gnu" /usr/aarch64-linux-gnu/lib)
-	XMAKE=(CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar "CPPFLAGS=-I$SYSROOT/usr/include"
+	XMAKE=(CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar LD=aarch64-linux-gnu-ld
+	       OBJCOPY=aarch64-linux-gnu-objcopy "CPPFLAGS=-I$SYSROOT/usr/include"
 	       "LDFLAGS=-L$SYSROOT/usr/lib/aarch64-linux-gnu -L$SYSROOT/lib/aarch64-linux-gnu")
 	XCFLAGS=("-I$SYSROOT/usr/include")
 	XLIBS=("-L$SYSROOT/usr/lib/aarch64-linux-gnu" "-L$SYSROOT/lib/aarch64-linux-gnu")
