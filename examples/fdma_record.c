@@ -110,13 +110,22 @@ static int record_linked(struct fdma_dev *dev, int ch, int fd, unsigned long fra
 		errx(1, "io_uring_queue_init: %s", strerror(-ret));
 	int fixed = register_bufs(&ring, iov);
 
-	/* Frame k goes into buffer k % NBUFS and to the file at k * size. */
+	/*
+	 * Frame k goes to the file at k * size, through whichever buffer is
+	 * free when its chain is made: the device fills the captures in the
+	 * order they were queued, and writes may complete in any order, so a
+	 * buffer is free again when its own write completed, not another's.
+	 */
+	unsigned int freebuf[NBUFS], nfree = NBUFS;
+	for (unsigned int i = 0; i < NBUFS; i++)
+		freebuf[i] = NBUFS - 1 - i;
 	unsigned long next = 0, written = 0;
-	unsigned int inflight = 0;
+	struct fdma_chan_stats st0, st1;
+	fdma_chan_stats(dev, ch, &st0);
 	while (written < frames) {
 		/* A chain for every free buffer while frames are left. */
-		while (inflight < NBUFS && next < frames) {
-			unsigned int i = (unsigned int)(next % NBUFS);
+		while (nfree && next < frames) {
+			unsigned int i = freebuf[--nfree];
 			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);	/* 2 per buffer: never NULL */
 			if (fdma_uring_prep(dev, ch, &req[i], 1, &cmd[i], sqe) < 0)
 				errx(1, "fdma_uring_prep: %s", fdma_errmsg(dev));
@@ -127,7 +136,6 @@ static int record_linked(struct fdma_dev *dev, int ch, int fd, unsigned long fra
 				   (uint64_t)next * size, (int)i);
 			io_uring_sqe_set_data64(sqe, (uint64_t)i << 1 | 1);
 			next++;
-			inflight++;
 		}
 		/* Submit what is new and wait for one completion, in one call. */
 		ret = io_uring_submit_and_wait(&ring, 1);
@@ -148,15 +156,17 @@ static int record_linked(struct fdma_dev *dev, int ch, int fd, unsigned long fra
 			if (res != (int)size)
 				errx(1, "write of buffer %u: %s", (unsigned int)(tag >> 1),
 				     res < 0 ? strerror(-res) : "short");
+			freebuf[nfree++] = (unsigned int)(tag >> 1);
 			written++;
-			inflight--;
 		}
 	}
+	/* A CQE carries no OVERRUN flag: the channel counts what it dropped. */
+	fdma_chan_stats(dev, ch, &st1);
 	io_uring_queue_exit(&ring);
 	for (int i = 0; i < NBUFS; i++)
 		fdma_buf_free(dev, buf[i]);
-	printf("linked: %lu frames of %zu bytes, each captured and written in one chain\n",
-	       written, size);
+	printf("linked: %lu frames of %zu bytes, each captured and written in one chain, %llu dropped\n",
+	       written, size, (unsigned long long)(st1.drops - st0.drops));
 	return 0;
 }
 

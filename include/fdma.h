@@ -292,16 +292,20 @@ int fdma_submit(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsig
  * doorbell, and completes as one CQE once all are done: res the bytes they
  * moved together, or the first error one of them ended with (negative
  * errno, as a completion's res); user_data is the SQE's (set it after this
- * call, e.g. io_uring_sqe_set_data64()). The requests' own user_data are
- * not used, and nothing of it comes back through fdma_reap(). So a
+ * call, e.g. io_uring_sqe_set_data64()). The requests' own user_data and
+ * their flags (SOF, EOF, OVERRUN) are not returned (fdma_chan_stats()
+ * counts drops), and nothing of it comes back through fdma_reap(). So a
  * transfer and what must follow it, e.g. the write of its buffer to a
  * file, can be linked (IOSQE_IO_LINK) with no system call between them.
  *
- * The driver reads the requests from *cmd when the ring issues the SQE,
- * which for a linked one is when the SQE before it completes: keep cmd
- * until its CQE. The SQE's other 64-byte fields are overwritten; set its
- * flags after this call. An SQE the driver refuses completes with the
- * errors of fdma_submit() as its res (EAGAIN included: it is not retried).
+ * The driver reads the requests from *cmd, and looks up their buffers,
+ * when the ring issues the SQE, which for a linked one is when the SQE
+ * before it completes: keep cmd and the buffers until its CQE. An SQE
+ * that is not the first of its link needs IOSQE_ASYNC on Linux 6.7 to at
+ * least 6.12 (io_uring reads its command from the submission queue only
+ * when it issues it). The SQE's 64 bytes are overwritten; set its flags
+ * after this call. An SQE the driver refuses completes with the errors of
+ * fdma_submit() as its res (EAGAIN included: it is not retried).
  *
  * Returns 0, or (nothing is prepared):
  *   -EOPNOTSUPP sim: and rtl: (no kernel), a driver before interface 11, a

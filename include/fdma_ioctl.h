@@ -179,7 +179,7 @@ struct fdma_ioc_info {
 #define FDMA_FEAT_C2H_STREAM_LEN	0x800
 /* FDMA_IOC_BUF_EXPORT (version 10) */
 #define FDMA_FEAT_EXPORT	0x1000
-/* FDMA_URING_CMD_SUBMIT on memory-mapped and memory-to-memory channels (version 11) */
+/* FDMA_URING_CMD_SUBMIT on memory-mapped channels (version 11; not memory-to-memory ones) */
 #define FDMA_FEAT_URING_CMD	0x2000
 /*
  * FDMA_URING_CMD_SUBMIT on stream channels too: the kernel lets the driver
@@ -532,24 +532,33 @@ struct fdma_ioc_user_irq {
  * queues count requests on chan as FDMA_IOC_SUBMIT does (the same checks,
  * one doorbell, all or nothing) and completes once, when all of them have:
  * the CQE's res is the bytes they moved together, or the first error one
- * of them ended with, a negative errno (the CQE's user_data is the SQE's; the
- * requests' own user_data are not used, and nothing goes into the file's
- * completion queue). So a transfer and what follows it, e.g. the write of
- * its buffer to a file, can be linked (IOSQE_IO_LINK) in one ring.
+ * of them ended with, a negative errno. The CQE's user_data is the SQE's;
+ * the requests' own user_data and their completion flags (SOF, EOF,
+ * OVERRUN) are not returned (the channel's statistics count drops), and
+ * nothing goes into the file's completion queue. So a transfer and what
+ * follows it, e.g. the write of its buffer to a file, can be linked
+ * (IOSQE_IO_LINK) in one ring. Not on memory-to-memory channels.
  *
- * The requests are read from reqs when the command is issued, which for a
- * linked command is when the one before it completes: keep them until the
- * CQE. The file must be open for writing (EBADF).
+ * The requests are read from reqs, and their buffers looked up, when the
+ * command is issued, which for a linked command is when the one before it
+ * completes: keep the requests and the buffers until the CQE. A command
+ * that is not the first of its link needs IOSQE_ASYNC on 6.7 and later
+ * kernels up to at least 6.12, where io_uring reads such a command's 16
+ * bytes from the submission queue when it issues it, not when it is
+ * submitted (user space may have reused the slot by then); IOSQE_ASYNC
+ * has io_uring copy the SQE at submission. The file must be open for
+ * writing (EBADF).
  *
  * Errors, in the CQE, besides FDMA_IOC_SUBMIT's (EAGAIN is final here: the
  * command is not retried): ENOTTY unknown cmd_op; EINVAL reserved fields,
  * or requests of more than INT_MAX bytes together; EOPNOTSUPP a stream
  * channel where the kernel cannot cancel commands (no
- * FDMA_FEAT_URING_STREAM), or a ring set up with IORING_SETUP_IOPOLL;
- * and those the requests end with (as in completion entries: ECANCELED,
- * ETIMEDOUT, EIO...). When the ring
- * or its task goes away with the requests in flight, the channel is reset
- * as for a file closed with transfers in flight.
+ * FDMA_FEAT_URING_STREAM), a memory-to-memory channel, or a ring set up
+ * with IORING_SETUP_IOPOLL; and those the requests end with (as in
+ * completion entries: ECANCELED, ETIMEDOUT, EIO...). When the ring or its
+ * task goes away with the requests in flight, the channel is reset as for
+ * a file closed with transfers in flight; IORING_OP_ASYNC_CANCEL does not
+ * reach a command.
  */
 struct fdma_uring_submit {
 	__u64 reqs;		/* user pointer to count struct fdma_ioc_req */

@@ -17,10 +17,13 @@
  * driver is told (io_uring_cmd_mark_cancelable(), IO_URING_F_CANCEL): the
  * group is then canceled as a file closed with transfers in flight is,
  * by a reset of its channel. Before, nothing tells us, so only requests
- * that end on their own are taken: those of memory-mapped and
- * memory-to-memory channels, which the watchdog times out when the device
- * makes no progress. A stream request waits for its frame as long as it
- * takes; there it is refused (EOPNOTSUPP, FDMA_FEAT_URING_STREAM clear).
+ * that end on their own are taken: those of memory-mapped channels, which
+ * the watchdog times out when the device makes no progress (copies are
+ * not commands: FDMA_IOC_SUBMIT's checks refuse memory-to-memory
+ * channels). A stream request waits for its frame as long as it takes;
+ * there it is refused (EOPNOTSUPP, FDMA_FEAT_URING_STREAM clear). Only the
+ * teardown of the ring or its task cancels: IORING_OP_ASYNC_CANCEL does
+ * not reach a driver's command.
  *
  * Kernel interfaces: 6.1's and that of 6.7 on (fdma_compat.h); the
  * releases between are not offered the command (FDMA_FEAT_URING_CMD
@@ -102,18 +105,20 @@ int fdma_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	/*
 	 * Marked before it is posted: once posted it may complete at any
 	 * time (from io-wq, while the task runs its task work), and a
-	 * command marked after its done would stay on the ring's list. So
-	 * an error from here on is a completion too.
+	 * command marked after its done would stay on the ring's list.
 	 */
 	io_uring_cmd_mark_cancelable(cmd, issue_flags);
+#endif
+	/*
+	 * An error from here on is a completion too (a marked command must
+	 * go through io_uring_cmd_done()), and so is EAGAIN: returned, it
+	 * would have io_uring issue the command again from io-wq, reading
+	 * the requests again, after later SQEs.
+	 */
 	ret = fdma_ioc_submit_group(f, sc.chan, sc.count, sc.reqs, g);
 	if (ret)
 		io_uring_cmd_done(cmd, ret, 0, issue_flags);
 	return -EIOCBQUEUED;
-#else
-	ret = fdma_ioc_submit_group(f, sc.chan, sc.count, sc.reqs, g);
-	return ret ? ret : -EIOCBQUEUED;
-#endif
 }
 #else
 int fdma_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)

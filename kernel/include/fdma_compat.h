@@ -130,10 +130,11 @@ static inline int fdma_timer_shutdown_sync(struct timer_list *timer)
 #endif
 
 /*
- * io_uring commands (fdma_uring.c): 6.1's interface (io_uring_cmd's cmd,
- * <linux/io_uring.h>) and that of 6.7 on (io_uring_sqe_cmd(), its own
- * header, and cancelation: FDMA_URING_CANCEL). The releases between
- * changed it on the way and are not offered it (FDMA_URING 0).
+ * io_uring commands (fdma_uring.c): 6.1's interface from 6.1.23 (io_uring_cmd's
+ * cmd, <linux/io_uring.h>, io_uring_cmd_done() with issue_flags, which
+ * 6.1.23 took from 6.3) and that of 6.7 on (io_uring_sqe_cmd(), its own
+ * header, and cancelation: FDMA_URING_CANCEL). Earlier 6.1 releases and
+ * those between changed it on the way and are not offered it (FDMA_URING 0).
  */
 #if !IS_ENABLED(CONFIG_IO_URING)
 #define FDMA_URING	0
@@ -142,7 +143,8 @@ static inline int fdma_timer_shutdown_sync(struct timer_list *timer)
 #define FDMA_URING	1
 #define FDMA_URING_CANCEL
 #define fdma_uring_payload(cmd)	io_uring_sqe_cmd((cmd)->sqe)
-#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 23) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
 #include <linux/io_uring.h>
 #define FDMA_URING	1
 #define fdma_uring_payload(cmd)	((cmd)->cmd)

@@ -30,8 +30,10 @@ vm_guest_setup() {
 	libs=("$@")
 	GCFLAGS=(-static -O2 -g -Wall -D_GNU_SOURCE -Iinclude -Iengine -Iengine/user -Ilib -Imodel "${cflags[@]}")
 	GLIBS=("$GLIB" "${libs[@]}" -lz -lm -pthread)
-	# liburing where the compiler (and its sysroot) has it: fdma_uring skips without.
-	if [ "$($GCC "${cflags[@]}" -print-file-name=liburing.a)" != liburing.a ]; then
+	# liburing where the compiler (and its sysroot) links it statically:
+	# fdma_uring skips without. (-print-file-name does not search -L.)
+	if printf '#include <liburing.h>\nint main(void) { struct io_uring r; return io_uring_queue_init(1, &r, 0); }\n' |
+	   $GCC -static "${cflags[@]}" -x c - "${libs[@]}" -luring -o "$TMP/uring-probe" >/dev/null 2>&1; then
 		GCFLAGS+=(-DFDMA_HAVE_LIBURING)
 		GLIBS=("$GLIB" "${libs[@]}" -luring -lz -lm -pthread)
 	fi
