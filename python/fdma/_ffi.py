@@ -107,6 +107,8 @@ class stream_p(c_void_p):
 UNBOUND = {"fdma_stream_open": "streams arm buffers that Python owns (fdma_stream_open_bufs)",
            "fdma_stream_bufs": "a stream's buffers are the Python Buffers it was opened with",
            "fdma_uring_prep": "it fills an io_uring SQE, and Python has no io_uring ring to give it"}
+# Constants of fdma.h that only unbound functions take.
+UNBOUND_CONSTANTS = {"URING_MAX_REQS": "fdma_uring_prep()'s limit"}
 
 PROTOS = {
     "fdma_open": (c_int, [POINTER(dev_p), c_char_p, c_char_p, c_size_t]),

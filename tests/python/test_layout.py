@@ -149,7 +149,7 @@ def test_constants(c_facts):
     text = HEADER.read_text()
     names = set(re.findall(r"^#define FDMA_(\w+)\s", text, re.M))
     names |= set(re.findall(r"^\s+FDMA_(\w+)\s*=", text, re.M))
-    missing = names - set(constants()) - {"VERSION_STRING", "H"}
+    missing = names - set(constants()) - {"VERSION_STRING", "H"} - set(_ffi.UNBOUND_CONSTANTS)
     assert not missing, "constants of fdma.h missing from the module: %s" % sorted(missing)
 
 
