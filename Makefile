@@ -157,12 +157,16 @@ $(BUILD)/model/modeld/%.o $(BUILD)/model/proxyd/%.o $(BUILD)/model/ivshmem/%.o: 
 	LAYER_INC = $(INC_MODEL) -Imodel/ivshmem
 $(BUILD)/tools/%.o: LAYER_INC = $(INC_TOOLS)
 # liburing (Debian's liburing-dev; the cross sysroots have it too): the
-# fdma command's frame files go through io_uring (tools/frameio_uring.c).
-# Without it they are read and written one at a time, and fdma says so.
+# fdma command's frame files go through io_uring (tools/frameio_uring.c),
+# and libfdma's synchronous transfers through fdma.ko's io_uring commands
+# (lib/kdev.c). Without it files are read and written one at a time, and
+# fdma says so, and those transfers take the ioctls.
 URING_H := $(if $(CROSS_COMPILE),$(SYSROOT),)/usr/include/liburing.h
 ifneq ($(wildcard $(URING_H)),)
 $(BUILD)/tools/frameio_uring.o: LAYER_INC = $(INC_TOOLS) -DFDMA_HAVE_LIBURING
+$(BUILD)/lib/kdev.o $(BUILD)/pic/lib/kdev.o: LAYER_INC = $(INC_LIB) -DFDMA_HAVE_LIBURING
 URING_LIBS := -luring
+LDLIBS += $(URING_LIBS)
 endif
 $(BUILD)/tests/common/%.o: LAYER_INC = $(INC_TESTS)
 
@@ -506,6 +510,7 @@ install-lib: $(LIBA) $(LIBSO) $(RTLLIB)
 	install -m 644 include/fdma.h $(DESTDIR)$(INCLUDEDIR)/fdma.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@URING_LIBS@|$(URING_LIBS)|g' \
 	    packaging/fdma.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/fdma.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/fdma.pc
 

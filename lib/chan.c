@@ -325,6 +325,12 @@ static int sync_xfer(struct fdma_dev *dev, enum fdma_dir dir, int buf, uint64_t 
 		return fdma_err(dev, -EBUSY,
 				"channel %d has transfers in flight: reap them before a synchronous %s",
 				ch, dir == FDMA_H2C ? "write" : "read");
+	/* One system call where the backend has a way (kdev: an io_uring command). */
+	if (dev->ops->xfer) {
+		ret = dev->ops->xfer(dev, ch, &r, FDMA_SYNC_TIMEOUT_US);
+		if (ret != -EOPNOTSUPP)
+			return ret;
+	}
 	ret = fdma_submit(dev, ch, &r, 1);
 	if (ret < 0)
 		return ret;

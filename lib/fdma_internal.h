@@ -99,6 +99,13 @@ struct fdma_ops {
 	int (*buf_free)(struct fdma_dev *dev, struct fdma_buf *b);
 	int (*submit)(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n);
 	int (*submit_copy)(struct fdma_dev *dev, int ch, const struct fdma_copy *c, unsigned int n);
+	/*
+	 * One request on a memory-mapped channel, waited for up to timeout_us
+	 * (fdma_read_card(), fdma_write_card()): 0, the error (its message
+	 * set), or -EOPNOTSUPP with nothing done: submit and reap instead.
+	 * Optional.
+	 */
+	int (*xfer)(struct fdma_dev *dev, int ch, const struct fdma_req *r, int64_t timeout_us);
 	/* fdma_uring_prep() (chan.c checked the arguments); NULL: no kernel to take it. */
 	int (*uring_prep)(struct fdma_dev *dev, int ch, const struct fdma_req *reqs, unsigned int n,
 			  struct fdma_uring_cmd *cmd, struct io_uring_sqe *sqe);

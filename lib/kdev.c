@@ -21,7 +21,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#ifdef FDMA_HAVE_LIBURING
+#include <liburing.h>
+#else
 #include <linux/io_uring.h>
+#endif
 
 #include "fdma_internal.h"
 #include "fdma_ioctl.h"
@@ -66,6 +70,14 @@ struct fdma_kchan {
 	};
 	/* This handle's counts; the device-side ones come from the driver. */
 	struct fdma_chan_stats st;
+	/*
+	 * Synchronous transfers through io_uring (kdev_xfer()): the ring, made
+	 * on first use; ring_off once it could not be (the ioctls then);
+	 * ring_pending while a command that timed out is still in flight.
+	 */
+	struct io_uring *ring;
+	bool ring_off;
+	bool ring_pending;
 };
 
 /* The oldest driver interface this library speaks (include/fdma_ioctl.h). */
@@ -468,6 +480,127 @@ static int kdev_uring_prep(struct fdma_dev *dev, int ch, const struct fdma_req *
 	return 0;
 }
 
+/* ---- synchronous transfers through io_uring --------------------------------- */
+
+#ifdef FDMA_HAVE_LIBURING
+/*
+ * fdma_read_card() and fdma_write_card() through an io_uring command where
+ * the driver takes one (interface 11): a ring of two entries per channel,
+ * made on first use, and one io_uring_enter() that submits the command and
+ * waits for its CQE, where the ioctls take two system calls (FDMA_IOC_SUBMIT,
+ * then a wait). Where the ring cannot be made (io_uring disabled by
+ * sysctl, a seccomp filter, no memory for it) or the driver refuses the
+ * command, -EOPNOTSUPP with nothing done: the caller takes the ioctls.
+ */
+
+/* A CQE of a command that timed out, if it came since: it is done with. */
+static void ring_drain(struct fdma_kchan *kc)
+{
+	struct io_uring_cqe *cqe;
+
+	while (kc->ring && io_uring_peek_cqe(kc->ring, &cqe) == 0) {
+		io_uring_cqe_seen(kc->ring, cqe);
+		kc->ring_pending = false;
+	}
+}
+
+static int ring_get(struct fdma_dev *dev, struct fdma_kchan *kc)
+{
+	if (kc->ring)
+		return 0;
+	if (kc->ring_off || !(dev->kdev->in.features & FDMA_FEAT_URING_CMD))
+		return -EOPNOTSUPP;
+	kc->ring = calloc(1, sizeof(*kc->ring));
+	if (!kc->ring || io_uring_queue_init(2, kc->ring, 0) < 0) {
+		free(kc->ring);
+		kc->ring = NULL;
+		kc->ring_off = true;
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static void ring_put(struct fdma_kchan *kc)
+{
+	if (!kc->ring)
+		return;
+	io_uring_queue_exit(kc->ring);
+	free(kc->ring);
+	kc->ring = NULL;
+}
+
+static int kdev_xfer(struct fdma_dev *dev, int ch, const struct fdma_req *r, int64_t timeout_us)
+{
+	struct fdma_kchan *kc = &dev->kdev->ch[ch];
+	const char *what = dev->info.chan[ch].dir == FDMA_H2C ? "write" : "read";
+	struct __kernel_timespec ts = { .tv_sec = timeout_us / 1000000,
+					.tv_nsec = (timeout_us % 1000000) * 1000 };
+	struct fdma_uring_cmd cmd;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe = NULL;
+	int ret, res;
+
+	if (ring_get(dev, kc))
+		return -EOPNOTSUPP;
+	ring_drain(kc);
+	if (kc->ring_pending)
+		return fdma_err(dev, -EBUSY,
+				"channel %d: a synchronous transfer that timed out is still in flight (fdma_chan_reset() cancels it)",
+				ch);
+	sqe = io_uring_get_sqe(kc->ring);	/* the ring is empty: never NULL */
+	ret = kdev_uring_prep(dev, ch, r, 1, &cmd, sqe);
+	if (ret)
+		return ret;
+	STAT_ADD(kc, syscalls, 1);
+	ret = io_uring_submit_and_wait_timeout(kc->ring, &cqe, 1, timeout_us < 0 ? NULL : &ts, NULL);
+	/* A signal: the command went in (submission comes before the wait); wait on. */
+	while (ret == -EINTR) {
+		if (io_uring_sq_ready(kc->ring))
+			io_uring_submit(kc->ring);
+		STAT_ADD(kc, syscalls, 1);
+		ret = io_uring_wait_cqe_timeout(kc->ring, &cqe, timeout_us < 0 ? NULL : &ts);
+	}
+	if (ret == -ETIME) {
+		kc->ring_pending = true;
+		return fdma_err(dev, -ETIMEDOUT,
+				"channel %d: the %s of %llu bytes at card 0x%llx did not complete in %lld us: still in flight (fdma_chan_reset() cancels it)",
+				ch, what, (unsigned long long)r->len, (unsigned long long)r->card_addr,
+				(long long)timeout_us);
+	}
+	if (ret < 0) {
+		/* The ring itself failed: nothing was queued. The ioctls from now on. */
+		io_uring_cq_advance(kc->ring, io_uring_cq_ready(kc->ring));
+		ring_put(kc);
+		kc->ring_off = true;
+		return -EOPNOTSUPP;
+	}
+	res = cqe->res;
+	io_uring_cqe_seen(kc->ring, cqe);
+	/* A driver built for a kernel it offers no commands on says so here. */
+	if (res == -EOPNOTSUPP) {
+		ring_put(kc);
+		kc->ring_off = true;
+		return -EOPNOTSUPP;
+	}
+	STAT_ADD(kc, transfers, 1);
+	STAT_ADD(kc, completions, 1);
+	if (res < 0) {
+		STAT_ADD(kc, errors, 1);
+		return fdma_err(dev, res, "%s of %llu bytes at card 0x%llx failed: %s", what,
+				(unsigned long long)r->len, (unsigned long long)r->card_addr,
+				strerror(-res));
+	}
+	STAT_ADD(kc, bytes, (u64)res);
+	kc->broken = false;
+	return 0;
+}
+#else
+static void ring_put(struct fdma_kchan *kc)
+{
+	(void)kc;
+}
+#endif
+
 static int kdev_inflight(struct fdma_dev *dev, int ch)
 {
 	struct fdma_kchan *kc = &dev->kdev->ch[ch];
@@ -853,6 +986,7 @@ static void kdev_close(struct fdma_dev *dev)
 			munmap(k->ch[i].hdr, k->ch[i].cq_bytes);
 		if (k->ch[i].efd >= 0)
 			close(k->ch[i].efd);
+		ring_put(&k->ch[i]);
 		free(k->ch[i].ireq);
 		free(k->ch[i].slot);
 		free(k->ch[i].free_slot);
@@ -1106,6 +1240,9 @@ const struct fdma_ops fdma_kdev_ops = {
 	.submit = kdev_submit,
 	.submit_copy = kdev_submit_copy,
 	.uring_prep = kdev_uring_prep,
+#ifdef FDMA_HAVE_LIBURING
+	.xfer = kdev_xfer,
+#endif
 	.reap = kdev_reap,
 	.inflight = kdev_inflight,
 	.chan_fd = kdev_chan_fd,

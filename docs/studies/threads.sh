@@ -10,8 +10,10 @@ RUNS=${1:-3}
 LIB=${2:-build/libfdma-internal.a}
 BIN=${TMPDIR:-/tmp}/fdma-threads-bench.$$
 trap 'rm -f "$BIN"' EXIT
+# liburing where the library was built with it (its kdev: backend's synchronous transfers).
+URING=$([ -e /usr/include/liburing.h ] && echo -luring)
 cc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Iinclude docs/studies/threads_bench.c "$LIB" \
-	-lz -lm -pthread -o "$BIN"
+	$URING -lz -lm -pthread -o "$BIN"
 for i in $(seq "$RUNS"); do
 	echo "# spin 256x8" >&2
 	"$BIN" 1.5 256 8 spin

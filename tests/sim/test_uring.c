@@ -11,11 +11,13 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fdma_ioctl.h"
 #include "sim_util.h"
 
 #ifdef FDMA_HAVE_LIBURING
@@ -279,6 +281,61 @@ static void test_uring_stream(void **state)
 	assert_fdma_ok(dev, fdma_buf_free(dev, b));
 	fdma_close(dev);
 }
+/* The driver's count of ioctls on channel ch (FDMA_IOC_STATS on a file of our own). */
+static uint64_t driver_syscalls(int ch)
+{
+	struct fdma_ioc_stats st = { .chan = (uint32_t)ch };
+	const char *path = strchr(sim_target(), ':') + 1;
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ioctl(fd, FDMA_IOC_STATS, &st), 0);
+	close(fd);
+	return st.syscalls;
+}
+
+/*
+ * libfdma's own synchronous transfers (fdma_write_card(), fdma_read_card())
+ * go through a command where the driver takes them: one system call of the
+ * library's (io_uring_enter()), no ioctl on the channel (the driver counts
+ * those), every byte checked.
+ */
+static void test_uring_sync(void **state)
+{
+	struct io_uring ring;
+	int h2c;
+	struct fdma_dev *dev = open_driver(&ring, FDMA_H2C, FDMA_KIND_MM, &h2c);
+	int c2h = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
+	const uint64_t len = 65536;
+	int src = sim_buf(dev, len, 0), dst = sim_buf(dev, len, 0);
+	struct fdma_chan_stats a, b;
+	uint64_t ioc0, ioc1;
+
+	(void)state;
+	io_uring_queue_exit(&ring);
+	pattern_fill(fdma_buf_addr(dev, src), len, 61);
+	memset(fdma_buf_addr(dev, dst), 0, len);
+	for (int i = 0; i < 2; i++) {
+		int ch = i ? c2h : h2c;
+
+		sim_stats(dev, ch, &a);
+		ioc0 = driver_syscalls(ch);
+		if (i)
+			assert_fdma_ok(dev, fdma_read_card(dev, dst, 0, CARD, len));
+		else
+			assert_fdma_ok(dev, fdma_write_card(dev, src, 0, CARD, len));
+		ioc1 = driver_syscalls(ch);
+		sim_stats(dev, ch, &b);
+		assert_int_equal(ioc1 - ioc0, 0);
+		assert_int_equal(b.syscalls - a.syscalls, 1);
+		assert_int_equal(b.transfers - a.transfers, 1);
+		assert_int_equal(b.bytes - a.bytes, len);
+	}
+	assert_pattern(fdma_buf_addr(dev, dst), len, 61);
+	assert_fdma_ok(dev, fdma_buf_free(dev, src));
+	assert_fdma_ok(dev, fdma_buf_free(dev, dst));
+	fdma_close(dev);
+}
 #endif
 
 int main(void)
@@ -289,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_uring_xfer),
 		cmocka_unit_test(test_uring_link),
 		cmocka_unit_test(test_uring_stream),
+		cmocka_unit_test(test_uring_sync),
 #endif
 	};
 
