@@ -694,17 +694,26 @@ int fdma_chan_reset(struct fdma_chan *c)
  * requests come back -ECANCELED. Returns 0 or the reset's error (the
  * buffers involved are then kept, never freed).
  */
+/*
+ * Under the lock: what the device finished is delivered; if *left (a count
+ * that delivery lowers) is still not 0, the channel is reset (why) and
+ * everything on it handed back -ECANCELED. 0 or the reset's error.
+ */
+static int chan_reap_or_reset(struct fdma_chan *c, const u32 *left, const char *why)
+{
+	lockdep_assert_held(&c->lock);
+	if (!*left || !c->up)
+		return 0;
+	fdma_chan_reap_locked(c);
+	return *left ? fdma_chan_recover(c, why, -ECANCELED) : 0;
+}
+
 int fdma_chan_release_file(struct fdma_chan *c, struct fdma_cq *q)
 {
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&c->lock);
-	if (q->inflight && c->up) {
-		fdma_chan_reap_locked(c);
-		if (q->inflight)
-			ret = fdma_chan_recover(c, "file closed with transfers in flight",
-						-ECANCELED);
-	}
+	ret = chan_reap_or_reset(c, &q->inflight, "file closed with transfers in flight");
 	mutex_unlock(&c->lock);
 	return ret;
 }
@@ -722,14 +731,10 @@ int fdma_chan_cancel_group(struct fdma_chan *c, struct fdma_group *g)
 	int ret = 0;
 
 	mutex_lock(&c->lock);
-	if (!g->posted) {
+	if (!g->posted)
 		g->canceled = true;
-	} else if (g->left && c->up) {
-		fdma_chan_reap_locked(c);
-		if (g->left)
-			ret = fdma_chan_recover(c, "io_uring canceled a command in flight",
-						-ECANCELED);
-	}
+	else
+		ret = chan_reap_or_reset(c, &g->left, "io_uring canceled a command in flight");
 	mutex_unlock(&c->lock);
 	return ret;
 }

@@ -296,6 +296,20 @@ static u32 ioc_req_flags(u32 f)
 	       (f & FDMA_REQ_EOF ? FDMA_IOC_REQ_EOF : 0);
 }
 
+/* A checked request as the driver reads it (FDMA_IOC_SUBMIT, FDMA_URING_CMD_SUBMIT). */
+static struct fdma_ioc_req ioc_req(const struct fdma_dev *dev, const struct fdma_req *r,
+				   u64 user_data)
+{
+	return (struct fdma_ioc_req){
+		.handle = dev->buf[r->buf].khandle,
+		.flags = ioc_req_flags(r->flags),
+		.offset = r->offset,
+		.card_addr = r->card_addr,
+		.len = r->len,
+		.user_data = user_data,
+	};
+}
+
 /*
  * Queue a batch of requests (reqs) or copies (cps): FDMA_IOC_SUBMIT or
  * FDMA_IOC_COPY, one system call. The driver checks everything again; we
@@ -348,14 +362,7 @@ static int kdev_queue(struct fdma_dev *dev, int ch, const struct fdma_req *reqs,
 			if (ret)
 				return ret;
 			need += fdma_ering_ndesc(&kc->rules, (u32)r->len);
-			kc->ireq[i] = (struct fdma_ioc_req){
-				.handle = dev->buf[r->buf].khandle,
-				.flags = ioc_req_flags(r->flags),
-				.offset = r->offset,
-				.card_addr = r->card_addr,
-				.len = r->len,
-				.user_data = slot,
-			};
+			kc->ireq[i] = ioc_req(dev, r, slot);
 		}
 	}
 	STAT_ADD(kc, syscalls, 1);
@@ -459,14 +466,7 @@ static int kdev_uring_prep(struct fdma_dev *dev, int ch, const struct fdma_req *
 		if (ret)
 			return ret;
 		total += r->len;
-		k[i] = (struct fdma_ioc_req){
-			.handle = dev->buf[r->buf].khandle,
-			.flags = ioc_req_flags(r->flags),
-			.offset = r->offset,
-			.card_addr = r->card_addr,
-			.len = r->len,
-			.user_data = r->user_data,
-		};
+		k[i] = ioc_req(dev, r, r->user_data);
 	}
 	if (total > INT_MAX)
 		return fdma_err(dev, -EINVAL,

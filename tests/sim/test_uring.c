@@ -222,46 +222,35 @@ static void test_uring_link(void **state)
 static void test_uring_stream(void **state)
 {
 	struct io_uring ring;
-	int ch, res[1];
-	struct fdma_dev *dev;
+	int h2c, res[1];
+	struct fdma_dev *dev = open_driver(&ring, FDMA_H2C, FDMA_KIND_MM, &h2c);
+	int ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
 	const uint32_t len = 65536;
 	struct fdma_uring_cmd cmd;
+	struct io_uring_sqe probe;
 	struct fdma_info in;
 	struct fdma_req r;
-	int b;
+	int b, ret;
 
 	(void)state;
-	if (!sim_target()) {
-		print_message("io_uring commands need fdma.ko (FDMA_TEST_DEVICE=kdev:...): skipped\n");
-		t_skip();
-	}
-	dev = sim_open("sim:paced=0");
-	ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
 	assert_fdma_ok(dev, fdma_get_info(dev, &in));
 	if (ch < 0 || !in.chan[ch].testgen) {
+		io_uring_queue_exit(&ring);
 		fdma_close(dev);
 		t_skip();
 	}
 	b = sim_buf(dev, 4 * len, 0);
 	r = (struct fdma_req){ .buf = b, .len = len };
-	if (!takes_commands(dev, fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM))) {
+	ret = fdma_uring_prep(dev, ch, &r, 1, &cmd, &probe);
+	if (ret == -EOPNOTSUPP) {
+		/* A kernel that cannot cancel commands: why is said. */
+		assert_fdma_err(dev, ret, -EOPNOTSUPP, "cannot cancel");
+		io_uring_queue_exit(&ring);
+		assert_fdma_ok(dev, fdma_buf_free(dev, b));
 		fdma_close(dev);
-		t_skip();
+		return;
 	}
-	{
-		struct io_uring_sqe sqe;
-		int ret = fdma_uring_prep(dev, ch, &r, 1, &cmd, &sqe);
-
-		if (ret == -EOPNOTSUPP) {
-			/* A kernel that cannot cancel commands: why is said. */
-			assert_fdma_err(dev, ret, -EOPNOTSUPP, "cannot cancel");
-			assert_fdma_ok(dev, fdma_buf_free(dev, b));
-			fdma_close(dev);
-			return;
-		}
-		assert_fdma_ok(dev, ret);
-	}
-	assert_int_equal(io_uring_queue_init(8, &ring, 0), 0);
+	assert_fdma_ok(dev, ret);
 	assert_fdma_ok(dev, fdma_chan_set_testgen(dev, ch, len, 0, 1));
 	for (int i = 0; i < 8; i++) {
 		r.offset = (uint64_t)(i % 4) * len;

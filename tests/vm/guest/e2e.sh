@@ -217,6 +217,17 @@ if run fdma_stream$TAG $E/fdma stream "$URI" --testgen --frame-size 65536 --fps 
 	fi
 fi
 
+# played_back NAME FILE: FILE's 64 test generator frames of 64 KiB played
+# into the checker, every one good: pass NAME$TAG, else fail it.
+played_back() {
+	if run "$1_play$TAG" $E/fdma play "$URI" "$2" --frame-size 65536 --testgen --json &&
+	   grep -q '"checker_frames":64,"checker_errors":0' "/tmp/$1_play$TAG.json"; then
+		pass "$1$TAG"
+	else
+		fail "$1$TAG" "played back: $(grep -o '"checker_[a-z]*":[0-9]*' "/tmp/$1_play$TAG.json" | tr '\n' ' ')"
+	fi
+}
+
 # Recording through the driver's buffers (tools/frameio.c): the frames are
 # written from fdma.ko's buffers through io_uring, registered as fixed
 # buffers where the kernel pins a driver's file mapping for that (6.2 and
@@ -232,11 +243,8 @@ if run fdma_record$TAG $E/fdma stream "$URI" --testgen --fps 0 --frame-size 6553
 		fail fdma_record$TAG "not 64 frames written without errors: $(cat $j)"
 	elif ! grep -qF "$want" $j; then
 		fail fdma_record$TAG "the writes did not go as on $(uname -r) ('$want'): $(grep -o '"io":"[^"]*"' $j)"
-	elif run fdma_record_play$TAG $E/fdma play "$URI" /tmp/rec.raw --frame-size 65536 --testgen --json &&
-	     grep -q '"checker_frames":64,"checker_errors":0' /tmp/fdma_record_play$TAG.json; then
-		pass fdma_record$TAG
 	else
-		fail fdma_record$TAG "played back: $(grep -o '"checker_[a-z]*":[0-9]*' /tmp/fdma_record_play$TAG.json | tr '\n' ' ')"
+		played_back fdma_record /tmp/rec.raw
 	fi
 	rm -f /tmp/rec.raw
 fi
@@ -255,11 +263,8 @@ if [ -x $E/fdma-record ]; then
 	sed 's/^/    /' /tmp/rl.out
 	if [ $rc != 0 ] || ! grep -q "$want" /tmp/rl.out || ! grep -q "$why" /tmp/rl.out; then
 		fail fdma_record_example$TAG "exit $rc, not as on $(uname -r) ('$want'): $(tail -1 /tmp/rl.out)"
-	elif run fdma_record_example_play$TAG $E/fdma play "$URI" /tmp/rl.raw --frame-size 65536 --testgen --json &&
-	     grep -q '"checker_frames":64,"checker_errors":0' /tmp/fdma_record_example_play$TAG.json; then
-		pass fdma_record_example$TAG
 	else
-		fail fdma_record_example$TAG "played back: $(grep -o '"checker_[a-z]*":[0-9]*' /tmp/fdma_record_example_play$TAG.json | tr '\n' ' ')"
+		played_back fdma_record_example /tmp/rl.raw
 	fi
 	rm -f /tmp/rl.raw
 fi

@@ -174,12 +174,28 @@ out:
 	vi_free(&d, &dst);
 }
 
+/* The CQEs of user_data 1 and 2: their res into res[0] and res[1]. 0 or -errno. */
+static int take_two(int res[2])
+{
+	struct io_uring_cqe *cqe;
+
+	for (int i = 0; i < 2; i++) {
+		int ret = io_uring_wait_cqe(&ring, &cqe);
+
+		if (ret)
+			return ret;
+		if (cqe->user_data == 1 || cqe->user_data == 2)
+			res[cqe->user_data - 1] = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	return 0;
+}
+
 /* The transfer (card to buf) linked to the write of buf to file fd; both CQEs' res. */
 static int linked(int fd, const struct vi_buf *b, uint64_t card, uint32_t len, int res[2])
 {
 	struct fdma_ioc_req r = { .handle = b->handle, .card_addr = card, .len = len };
 	struct io_uring_sqe *sqe = sqe_of(&ring);
-	struct io_uring_cqe *cqe;
 	int ret;
 
 	prep_cmd(sqe, d.fd, d.c2h, &r, 1, 1);
@@ -188,17 +204,7 @@ static int linked(int fd, const struct vi_buf *b, uint64_t card, uint32_t len, i
 	io_uring_prep_write(sqe, fd, b->p, len, 0);
 	sqe->user_data = 2;
 	ret = io_uring_submit_and_wait(&ring, 2);
-	if (ret < 0)
-		return ret;
-	for (int i = 0; i < 2; i++) {
-		ret = io_uring_wait_cqe(&ring, &cqe);
-		if (ret)
-			return ret;
-		if (cqe->user_data == 1 || cqe->user_data == 2)
-			res[cqe->user_data - 1] = cqe->res;
-		io_uring_cqe_seen(&ring, cqe);
-	}
-	return 0;
+	return ret < 0 ? ret : take_two(res);
 }
 
 /*
@@ -213,7 +219,6 @@ static int second_in_link(const struct vi_buf *src)
 	struct fdma_ioc_req r = { .handle = src->handle, .card_addr = CARD_BASE + 0x40000,
 				  .len = 4096 };
 	struct io_uring_sqe *nop = sqe_of(&ring), *cmd;
-	struct io_uring_cqe *cqe;
 	int res[2] = { 1, 1 };
 
 	io_uring_prep_timeout(nop, &(struct __kernel_timespec){ .tv_nsec = 20000000 }, 0,
@@ -229,14 +234,9 @@ static int second_in_link(const struct vi_buf *src)
 	}
 	/* The slots may be reused at once: what the driver reads must be the copy. */
 	memset(cmd, 0xa5, sizeof(*cmd));
-	for (int i = 0; i < 2; i++) {
-		if (io_uring_wait_cqe(&ring, &cqe)) {
-			vt_fail(T, "no CQE for the linked command");
-			return 1;
-		}
-		if (cqe->user_data == 1 || cqe->user_data == 2)
-			res[cqe->user_data - 1] = cqe->res;
-		io_uring_cqe_seen(&ring, cqe);
+	if (take_two(res)) {
+		vt_fail(T, "no CQE for the linked command");
+		return 1;
 	}
 	/* The timeout expires (-ETIME), which with ETIME_SUCCESS goes on down the link. */
 	if (res[1] != 4096) {
@@ -256,7 +256,6 @@ static void link_write(void)
 	struct vi_buf src, b;
 	uint8_t *back = malloc(len);
 	int res[2] = { 1, 1 }, fd = -1, ret;
-	long bad;
 
 	if (!back || vi_alloc(&d, len, &src) || vi_alloc(&d, len, &b)) {
 		vt_fail(T, "buffers: %s", strerror(errno));
@@ -278,7 +277,7 @@ static void link_write(void)
 			res[0], res[1], len);
 		goto out;
 	}
-	if (vt_pread(fd, back, len, 0) != (ssize_t)len || (bad = vt_check(back, len, 77)) >= 0) {
+	if (vt_pread(fd, back, len, 0) != (ssize_t)len || vt_check(back, len, 77) >= 0) {
 		vt_fail(T, "the file does not hold the card's bytes");
 		goto out;
 	}
