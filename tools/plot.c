@@ -6,6 +6,7 @@
  * Layout, top to bottom: the title, the panels (the first taller, each
  * with its y axis on the left, vertical grid lines shared), the x axis's
  * tick labels and label under the last panel, the legend, the notes.
+ * Figures appended (plot_append()) follow, each laid out as if alone.
  * Sizes of text are estimated (0.6 em a character, a little over what
  * DejaVu Sans and Helvetica need), so that labels are spaced, cut or
  * wrapped before they could overlap.
@@ -74,6 +75,8 @@ struct plot {
 	size_t ns;
 	int oom;
 	size_t skip_nan, skip_log;
+	struct plot *next;		/* the figure drawn under this one */
+	int appended;			/* under another: its head writes and frees it */
 };
 
 /* ---- small helpers ------------------------------------------------------------------- */
@@ -261,10 +264,8 @@ struct plot *plot_new(void)
 	return p;
 }
 
-void plot_free(struct plot *p)
+static void free_one(struct plot *p)
 {
-	if (!p)
-		return;
 	free(p->title);
 	for (size_t i = 0; i < p->nnotes; i++)
 		free(p->notes[i]);
@@ -278,6 +279,31 @@ void plot_free(struct plot *p)
 	}
 	free(p->s);
 	free(p);
+}
+
+void plot_free(struct plot *p)
+{
+	while (p) {
+		struct plot *next = p->next;
+
+		free_one(p);
+		p = next;
+	}
+}
+
+int plot_append(struct plot *p, struct plot *below)
+{
+	if (!p || !below || below->appended)
+		return -1;
+	/* below heads its chain: p in it would make a loop (p == below too). */
+	for (const struct plot *q = below; q; q = q->next)
+		if (q == p)
+			return -1;
+	while (p->next)
+		p = p->next;
+	p->next = below;
+	below->appended = 1;
+	return 0;
 }
 
 void plot_title(struct plot *p, const char *title)
@@ -378,7 +404,11 @@ int plot_point(struct plot *p, int series, double x, double y)
 
 size_t plot_skipped(const struct plot *p)
 {
-	return p->skip_nan + p->skip_log;
+	size_t n = 0;
+
+	for (; p; p = p->next)
+		n += p->skip_nan + p->skip_log;
+	return n;
 }
 
 /* ---- value formatting ------------------------------------------------------------------- */
@@ -565,6 +595,7 @@ static int axis_ticks(const struct axis *a, double *t, int max, int *major)
 /* ---- writing ------------------------------------------------------------------------------- */
 
 struct layout {
+	char id[24];						/* ids' prefix: "" first, "f1-" ... */
 	double ml, mr, top, plot_w;
 	double py[PLOT_MAX_PANELS], ph[PLOT_MAX_PANELS];	/* panel tops and heights */
 	int panels[PLOT_MAX_PANELS], npanels;			/* the panels drawn, in order */
@@ -672,7 +703,7 @@ static int put_series(FILE *f, const struct plot *p, const struct layout *l, int
 		if (!why_not(&p->x, s->pt[i].x))
 			v[m++] = s->pt[i];
 	qsort(v, m, sizeof(*v), cmp_x);
-	fprintf(f, "<g class=\"series\" id=\"s%zu\" fill=\"%s\" stroke=\"%s\"><title>", si,
+	fprintf(f, "<g class=\"series\" id=\"%ss%zu\" fill=\"%s\" stroke=\"%s\"><title>", l->id, si,
 		colors[s->style % NCOLORS], colors[s->style % NCOLORS]);
 	put_text(f, s->name);
 	fputs("</title>\n", f);
@@ -790,7 +821,7 @@ static int put_panel(FILE *f, const struct plot *p, const struct layout *l, int 
 	int pi = l->panels[k];
 	double y0 = l->py[k], y1 = y0 + l->ph[k];
 
-	fprintf(f, "<g class=\"panel\" id=\"panel%d\">\n", k);
+	fprintf(f, "<g class=\"panel\" id=\"%spanel%d\">\n", l->id, k);
 	fputs("<rect class=\"frame\" x=\"", f);
 	put_num(f, l->ml);
 	fputs("\" y=\"", f);
@@ -1126,54 +1157,116 @@ static int put_title(FILE *f, const char *title)
 	return 0;
 }
 
-int plot_write(struct plot *p, FILE *f)
-{
-	struct layout l = { 0 };
+/* A figure made ready to write: its layout, its notes, where its legend goes, its height. */
+struct fig {
+	struct layout l;
 	struct extent e;
 	char **notes;
 	size_t nnotes;
-	int rows = 0, nlines = 0, ret = -1;
-	double y;
+	int rows;
+	double legend_y, h;
+};
 
-	if (p->oom) {
-		errno = ENOMEM;
-		return -1;
-	}
-	fig_extent(p, &e, &l);
+/* The i-th figure of a file laid out and measured; -1: out of memory (g->notes freed then). */
+static int fig_prepare(struct plot *p, struct fig *g, size_t i)
+{
+	int nlines = 0;
+
+	/* Ids unique in the file: the first figure's as a figure alone has them. */
+	if (i)
+		snprintf(g->l.id, sizeof(g->l.id), "f%zu-", i);
+	fig_extent(p, &g->e, &g->l);
 	fig_styles(p);
-	fig_layout(p, &e, &l);
-	notes = fig_notes(p, &nnotes);
-	if (!notes) {
-		errno = ENOMEM;
+	fig_layout(p, &g->e, &g->l);
+	g->notes = fig_notes(p, &g->nnotes);
+	if (!g->notes)
+		return -1;
+	/* Measured first, for the height: the legend's rows, the notes' lines. */
+	for (size_t k = 0; k < g->nnotes; k++)
+		nlines += put_note(NULL, g->notes[k], 0, 0, FIG_W - 24);
+	if (nlines < 0 || put_legend(NULL, p, &g->l, 0, &g->rows)) {
+		free_notes(g->notes, g->nnotes);
+		g->notes = NULL;
 		return -1;
 	}
-	/* Measured first, for the height: the legend's rows, the notes' lines. */
-	for (size_t i = 0; i < nnotes; i++)
-		nlines += put_note(NULL, notes[i], 0, 0, FIG_W - 24);
-	if (nlines < 0 || put_legend(NULL, p, &l, 0, &rows))
-		goto oom;
-	y = l.bottom + 24 + (p->x.label ? 20 : 0) + 14;
-	put_head(f, FIG_W, y + rows * 18 + (nlines ? 6 + nlines * 15 : 0) + 4, p->title);
+	g->legend_y = g->l.bottom + 24 + (p->x.label ? 20 : 0) + 14;
+	g->h = g->legend_y + g->rows * 18 + (nlines ? 6 + nlines * 15 : 0) + 4;
+	return 0;
+}
+
+/* A figure's content, its top at y = 0: title, panels, x label, legend, notes. */
+static int fig_body(FILE *f, const struct plot *p, const struct fig *g)
+{
+	const struct layout *l = &g->l;
+	double y = g->legend_y;
+	int rows;
+
 	if (p->title && put_title(f, p->title))
-		goto oom;
-	for (int k = 0; k < l.npanels; k++)
-		if (put_panel(f, p, &l, k, k == l.npanels - 1))
-			goto oom;
-	if (!e.any)
-		put_text_el(f, l.ml + l.plot_w / 2, l.py[0] + l.ph[0] / 2, "middle", FS, "nodata",
+		return -1;
+	for (int k = 0; k < l->npanels; k++)
+		if (put_panel(f, p, l, k, k == l->npanels - 1))
+			return -1;
+	if (!g->e.any)
+		put_text_el(f, l->ml + l->plot_w / 2, l->py[0] + l->ph[0] / 2, "middle", FS, "nodata",
 			    "no data");
 	if (p->x.label)
-		put_text_el(f, l.ml + l.plot_w / 2, l.bottom + 38, "middle", FS, "xlabel",
+		put_text_el(f, l->ml + l->plot_w / 2, l->bottom + 38, "middle", FS, "xlabel",
 			    p->x.label);
-	if (put_legend(f, p, &l, y, &rows))
-		goto oom;
+	if (put_legend(f, p, l, y, &rows))
+		return -1;
 	y += rows * 18 + 6;
-	for (size_t i = 0; i < nnotes; i++) {
-		int n = put_note(f, notes[i], 12, y, FIG_W - 24);
+	for (size_t i = 0; i < g->nnotes; i++) {
+		int n = put_note(f, g->notes[i], 12, y, FIG_W - 24);
 
 		if (n < 0)
-			goto oom;
+			return -1;
 		y += n * 15;
+	}
+	return 0;
+}
+
+/*
+ * Every figure is laid out and measured before the head, whose height is
+ * their sum. Several figures each go in a <g class="figure"> moved down
+ * by those above (ids prefixed after the first, the markers' <defs>
+ * shared); one alone is written bare, byte for byte as it always was.
+ */
+int plot_write(struct plot *p, FILE *f)
+{
+	struct fig *g;
+	size_t n = 0, i = 0;
+	double h = 0;
+	int ret = -1, oom = 0;
+
+	for (const struct plot *q = p; q; q = q->next, n++)
+		if (q->oom) {
+			errno = ENOMEM;
+			return -1;
+		}
+	g = calloc(n, sizeof(*g));
+	if (!g) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (struct plot *q = p; q; q = q->next, i++) {
+		if (fig_prepare(q, &g[i], i))
+			goto oom;
+		h += g[i].h;
+	}
+	put_head(f, FIG_W, h, p->title);
+	h = 0;
+	i = 0;
+	for (const struct plot *q = p; q; q = q->next, i++) {
+		if (n > 1) {
+			fputs("<g class=\"figure\" transform=\"translate(0,", f);
+			put_num(f, h);
+			fputs(")\">\n", f);
+		}
+		if (fig_body(f, q, &g[i]))
+			goto oom;
+		if (n > 1)
+			fputs("</g>\n", f);
+		h += g[i].h;
 	}
 	fputs("</svg>\n", f);
 	ret = 0;
@@ -1181,12 +1274,17 @@ int plot_write(struct plot *p, FILE *f)
 		errno = errno ? errno : EIO;
 		ret = -1;
 	}
-	free_notes(notes, nnotes);
-	return ret;
+	goto out;
 oom:
-	free_notes(notes, nnotes);
-	errno = ENOMEM;
-	return -1;
+	oom = 1;
+out:
+	for (i = 0; i < n; i++)
+		if (g[i].notes)
+			free_notes(g[i].notes, g[i].nnotes);
+	free(g);
+	if (oom)
+		errno = ENOMEM;
+	return ret;
 }
 
 /* ---- a figure's file ------------------------------------------------------------------------- */

@@ -18,6 +18,11 @@
  * holding its values, each series a <g class="series"> titled with its
  * name, each labelled tick a <g class="xtick"> or <g class="ytick"> with
  * its line and label, so that tests can read a figure back.
+ *
+ * Figures over different x axes (fdma soak: against time, then against
+ * card address) go into one file with plot_append(): one SVG, the
+ * figures one under the other, each in a <g class="figure"> moved down
+ * by the heights above it. A figure alone is written as before.
  */
 #ifndef FDMA_TOOL_PLOT_H
 #define FDMA_TOOL_PLOT_H
@@ -49,7 +54,16 @@ struct plot;
 
 /* An empty figure; NULL when out of memory. */
 struct plot *plot_new(void);
+/* p and the figures appended to it. */
 void plot_free(struct plot *p);
+
+/*
+ * Draw figure below under p, in the same SVG (the same width, one after the
+ * other); below is freed with p. 0, or -1 (p or below NULL, below already
+ * appended somewhere, or p == below, or p appended under below: a loop).
+ * Figures appended to p already stay above below: a chain, in order.
+ */
+int plot_append(struct plot *p, struct plot *below);
 
 /* Strings are copied. An allocation failure is remembered: plot_write() then fails. */
 void plot_title(struct plot *p, const char *title);
@@ -65,12 +79,13 @@ int plot_series(struct plot *p, int panel, const char *name, unsigned int flags)
 int plot_point(struct plot *p, int series, double x, double y);
 
 /*
- * The figure as SVG to f: 0, or -1 with errno (ENOMEM for an allocation
- * that failed on the way, or the stream's error). Lines connect a
- * series' points in x order; a point that cannot be drawn breaks the line.
+ * The figure, and those appended to it, as one SVG to f: 0, or -1 with
+ * errno (ENOMEM for an allocation that failed on the way in any of them,
+ * or the stream's error). Lines connect a series' points in x order; a
+ * point that cannot be drawn breaks the line.
  */
 int plot_write(struct plot *p, FILE *f);
-/* After plot_write(): the points not drawn (not finite, or <= 0 on a log axis). */
+/* After plot_write(): the points not drawn (not finite, or <= 0 on a log axis), all figures'. */
 size_t plot_skipped(const struct plot *p);
 
 /*

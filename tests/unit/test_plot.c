@@ -3,19 +3,22 @@
  * Unit tests of the figures' SVG writer (tools/plot.c) at its edges:
  * values that cannot be drawn (NaN, infinities, zero on a log axis, beyond
  * any range), empty figures and series, one point, text that is markup or
- * not UTF-8, a locale that writes decimal commas, a write that fails. Each
- * figure is written to memory and read as text; tests/cli/test_plot.sh
- * checks whole figures against the values a command printed.
+ * not UTF-8, a locale that writes decimal commas, a write that fails,
+ * figures appended into one file. Each figure is written to memory and
+ * read as text; tests/cli/test_plot.sh checks whole figures against the
+ * values a command printed.
  */
 #include <locale.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -324,6 +327,211 @@ static void test_write_error(void **state)
 	plot_free(p);
 }
 
+/* A number after the first `what` at or after s (an attribute's value, a transform's offset). */
+static double num_after(const char *s, const char *what)
+{
+	const char *q = strstr(s, what);
+
+	assert_non_null(q);
+	return strtod(q + strlen(what), NULL);
+}
+
+/* Where `what` first is in svg, at or after from (an offset; fails if it is not there). */
+static size_t at(const char *svg, size_t from, const char *what)
+{
+	const char *q = strstr(svg + from, what);
+
+	if (!q)
+		fail_msg("no %s after offset %zu", what, from);
+	return (size_t)(q - svg);
+}
+
+/* Every id="..." once: markers, panels and series of all figures. */
+static void assert_ids_unique(const char *svg)
+{
+	for (const char *q = svg; (q = strstr(q, " id=\"")); ) {
+		char id[64], pat[80];
+		size_t n;
+
+		q += 5;
+		n = strcspn(q, "\"");
+		assert_true(n < sizeof(id));
+		memcpy(id, q, n);
+		id[n] = 0;
+		snprintf(pat, sizeof(pat), " id=\"%s\"", id);
+		if (count(svg, pat) != 1)
+			fail_msg("id %s %zu times", id, count(svg, pat));
+	}
+}
+
+/*
+ * The file parses as XML (xmllint) and renders (rsvg-convert), each
+ * where it is installed: CI has librsvg2-bin, not libxml2-utils.
+ */
+static void tools_accept(const char *svg)
+{
+	static const char *const cmds[][2] = {
+		{ "xmllint", "xmllint --noout %s" },
+		{ "rsvg-convert", "rsvg-convert -o %s.png %s" },
+	};
+	char path[] = "/tmp/test_plot_XXXXXX", cmd[160];
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(svg, f);
+	assert_int_equal(fclose(f), 0);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", cmds[i][0]);
+		if (system(cmd))
+			continue;
+		snprintf(cmd, sizeof(cmd), cmds[i][1], path, path);
+		if (system(cmd))
+			fail_msg("%s refused the figure, kept in %s", cmds[i][0], path);
+	}
+	snprintf(cmd, sizeof(cmd), "%s.png", path);
+	unlink(cmd);
+	unlink(path);
+}
+
+/* fdma soak's: bandwidth and latency against time (a), against card address (b). */
+static struct plot *soak_fig(bool by_addr, size_t *skip)
+{
+	struct plot *p = plot_new();
+	int bw, lat;
+
+	assert_non_null(p);
+	plot_title(p, by_addr ? "against card address" : "against time");
+	plot_xaxis(p, by_addr ? "card address" : "time", by_addr ? PLOT_BYTES : PLOT_SECONDS,
+		   PLOT_LINEAR);
+	plot_yaxis(p, 0, "MB/s", PLOT_PLAIN, PLOT_LINEAR);
+	plot_yaxis(p, 1, "latency, s", PLOT_SECONDS, PLOT_LINEAR);
+	bw = plot_series(p, 0, by_addr ? "MB/s by address" : "MB/s over time", 0);
+	lat = plot_series(p, 1, by_addr ? "latency by address" : "latency over time", 0);
+	for (int i = 0; i < 16; i++) {
+		double x = by_addr ? i * 65536.0 : i * 60.0;
+
+		plot_point(p, bw, x, 800 + i);
+		plot_point(p, lat, x, 0.001 * (i + 1));
+	}
+	/* Points not drawn, a different count in each figure. */
+	plot_point(p, bw, NAN, 1);
+	if (by_addr)
+		plot_point(p, lat, 1, INFINITY);
+	*skip = by_addr ? 2 : 1;
+	return p;
+}
+
+/*
+ * Two figures over different x axes in one file: one prolog, one root
+ * whose height is theirs summed, each figure in a translated <g> in
+ * order with its own series and ticks, ids not repeated, the points
+ * left out of both counted.
+ */
+static void test_append(void **state)
+{
+	size_t skip_a, skip_b, ga, gb;
+	double ha, hb, h;
+	struct plot *a = soak_fig(false, &skip_a), *b = soak_fig(true, &skip_b);
+	char *svg;
+
+	(void)state;
+	/* Each alone first: the heights the file must add up. */
+	svg = svg_of(a);
+	ha = num_after(strstr(svg, "<svg "), " height=\"");
+	free(svg);
+	svg = svg_of(b);
+	hb = num_after(strstr(svg, "<svg "), " height=\"");
+	free(svg);
+	assert_true(ha > 0 && hb > 0);
+
+	assert_int_equal(plot_append(a, b), 0);
+	svg = svg_of(a);
+	assert_int_equal(plot_skipped(a), skip_a + skip_b);
+	assert_int_equal(count(svg, "<?xml"), 1);
+	assert_int_equal(count(svg, "<svg"), 1);
+	assert_int_equal(count(svg, "</svg>"), 1);
+	assert_int_equal(count(svg, "<defs>"), 1);
+	h = num_after(strstr(svg, "<svg "), " height=\"");
+	assert_float_equal(h, ha + hb, 1e-9);
+	assert_float_equal(num_after(svg, " viewBox=\"0 0 760 "), ha + hb, 1e-9);
+	/* The first figure's title is the file's. */
+	assert_true(at(svg, 0, "<title>against time</title>") < at(svg, 0, "<defs>"));
+
+	/* Two figures, the second moved down by the first's height. */
+	assert_int_equal(count(svg, "<g class=\"figure\""), 2);
+	ga = at(svg, 0, "<g class=\"figure\" transform=\"translate(0,");
+	gb = at(svg, ga + 1, "<g class=\"figure\" transform=\"translate(0,");
+	assert_float_equal(num_after(svg + ga, "translate(0,"), 0, 0);
+	assert_float_equal(num_after(svg + gb, "translate(0,"), ha, 1e-9);
+	/* The first figure's ids as alone, the second's prefixed. */
+	assert_true(at(svg, ga, " id=\"panel1\"") < gb);
+	at(svg, gb, " id=\"f1-panel1\"");
+	at(svg, gb, " id=\"f1-s1\"");
+
+	/* Each figure's series, ticks and x label inside its own group, in order. */
+	assert_true(at(svg, ga, "<title>MB/s over time</title>") < gb);
+	assert_true(at(svg, ga, "<title>latency over time</title>") < gb);
+	assert_true(at(svg, ga, "class=\"xtick\"") < gb);
+	assert_true(at(svg, ga, "class=\"ytick\"") < gb);
+	assert_true(at(svg, ga, ">5 min<") < gb);
+	assert_true(at(svg, ga, ">time<") < gb);
+	at(svg, gb, "<title>MB/s by address</title>");
+	at(svg, gb, "<title>latency by address</title>");
+	at(svg, gb, "class=\"xtick\"");
+	at(svg, gb, "class=\"ytick\"");
+	at(svg, gb, " KiB<");
+	at(svg, gb, ">card address<");
+	assert_null(strstr(svg + gb, "over time"));
+	assert_int_equal(count(svg, "class=\"series\""), 4);
+	assert_int_equal(count(svg, "class=\"pt\""), 4 * 16);
+	/* Each figure says what it left out. */
+	assert_true(at(svg, ga, "1 point not drawn: not a finite number.") < gb);
+	at(svg, gb, "2 points not drawn: not a finite number.");
+	assert_ids_unique(svg);
+	assert_numbers_sane(svg);
+	tools_accept(svg);
+	free(svg);
+	plot_free(a);			/* b with it: valgrind or ASan says if not */
+}
+
+/* What cannot be appended, and a chain of four in the order appended. */
+static void test_append_errors(void **state)
+{
+	size_t skip;
+	struct plot *a = soak_fig(false, &skip), *b = soak_fig(true, &skip);
+	struct plot *c = soak_fig(true, &skip), *d = soak_fig(false, &skip);
+	char *svg;
+	size_t g;
+
+	(void)state;
+	assert_int_equal(plot_append(NULL, b), -1);
+	assert_int_equal(plot_append(a, NULL), -1);
+	assert_int_equal(plot_append(a, a), -1);
+	assert_int_equal(plot_append(a, b), 0);
+	assert_int_equal(plot_append(c, b), -1);	/* already under a */
+	assert_int_equal(plot_append(b, a), -1);	/* a loop */
+	assert_int_equal(plot_append(b, b), -1);
+	/* Appended to the first or the last, each goes under the last. */
+	plot_title(c, "third");
+	plot_title(d, "fourth");
+	assert_int_equal(plot_append(a, c), 0);
+	assert_int_equal(plot_append(c, d), 0);
+	assert_int_equal(plot_append(d, a), -1);	/* a loop through the chain */
+	svg = svg_of(a);
+	assert_int_equal(count(svg, "<g class=\"figure\""), 4);
+	g = at(svg, 0, "<title>against time</title>");
+	g = at(svg, g, ">against card address<");
+	g = at(svg, g, ">third<");
+	at(svg, g, ">fourth<");
+	assert_ids_unique(svg);
+	free(svg);
+	plot_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +545,8 @@ int main(void)
 		cmocka_unit_test(test_panels),
 		cmocka_unit_test(test_locale),
 		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_append),
+		cmocka_unit_test(test_append_errors),
 	};
 
 	return T_RUN(tests);
