@@ -1,23 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * fdma bench: throughput per transfer size beside the link ceiling, with
- * CPU use, wake-ups, latency and every byte checked.
- *
- * Two batches are kept in flight: while the device works on one, the host
- * reaps and checks the other and resubmits it with one doorbell. Transfer t
- * uses buffer slot t % depth and card region t % regions, so a slot's
- * consecutive uses always see different data and a buffer the device failed
- * to write is caught as stale.
- *
- * C2H: each buffer is checked against its region's pattern as it arrives.
- * H2C: once a batch has landed, its regions are read back through the C2H
- * channel (the other link direction) and checked against the source slot's
- * pattern. 2 * depth + 1 regions keep every region in flight or being read
- * back distinct, so a read-back never races the next write to its region.
- *
- * --mem dmabuf: the slots are an imported dma-buf the CPU never touches,
- * as GPU memory would be; set-up and checks go through the card (struct
- * cardchk).
+ * CPU use, wake-ups, latency and every byte checked. The measuring loop is
+ * bench_run.c's (shared with fdma soak); this file holds the options, the
+ * memcpy reference, the per-call mode and the table.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -25,47 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
+#include "bench_run.h"
 #include "fdma_cmds.h"
 #include "plot.h"
 #include "util.h"
-
-#define MAX_SIZES 32
-
-struct bench_opts {
-	const char *uri;
-	enum fdma_dir dir;	/* FDMA_C2H in copy mode: the device writes host slots */
-	int copy;		/* memory-to-memory: a source buffer stands in for card memory */
-	uint64_t sizes[MAX_SIZES];
-	int nsizes;
-	unsigned int batch;
-	enum fdma_wait_mode wait;
-	double seconds;
-	int coal_count, coal_us;	/* -1: leave the device's setting */
-	int hugepages;
-	int per_call;		/* one transfer at a time, its buffer registered for it */
-	int dmabuf;		/* the slots are an imported dma-buf, checked through the card */
-	int json, wide, progress;
-	const char *plot;	/* --plot FILE.svg */
-};
-
-struct bench_res {
-	uint64_t size, bytes, transfers, bytes_checked, errors;
-	double secs, mbps, ceiling, memcpy_mbps;
-	double cpu_pct, verify_cpu_pct, model_cpu_pct, process_cpu_pct;
-	double wakeups_per_s, irqs_per_s, transfers_per_s, p50, p99;
-	double syscalls_per_xfer, irqs_per_cpl;
-	double pins_per_xfer;		/* pages pinned per transfer (per-call mode) */
-	double cpu_s_per_gb;		/* host CPU (cpu_pct's) per GB moved */
-	double idle_p50, idle_p99;	/* one transfer alone: no queueing */
-	double others_cpu_pct;		/* other processes' CPU meanwhile; -1 unknown */
-	uint64_t idle_n;
-	int huge_used;			/* the buffers really got huge pages */
-	const char *exporter;		/* --mem dmabuf: where the dma-buf came from */
-	int interrupted;		/* Ctrl-C cut this size's run short */
-};
 
 static void usage(FILE *f)
 {
@@ -124,14 +75,6 @@ static void usage(FILE *f)
 		"Ctrl-C ends the run after the current size's figures.\n");
 }
 
-static double proc_cpu(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
-	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
 
 /*
  * The CPU other processes took over a window, in % of a core: the
@@ -144,7 +87,7 @@ struct load_win {
 static void load_start(struct load_win *w)
 {
 	w->busy = tool_machine_busy();
-	w->proc = proc_cpu();
+	w->proc = tool_proc_cpu();
 	w->t = tool_now();
 }
 
@@ -154,18 +97,11 @@ static double load_others_pct(const struct load_win *w)
 
 	if (w->busy < 0 || busy < 0 || secs <= 0)
 		return -1;
-	v = (busy - w->busy - (proc_cpu() - w->proc)) / secs * 100;
+	v = (busy - w->busy - (tool_proc_cpu() - w->proc)) / secs * 100;
 	/* /proc/stat counts in ticks: a little less than this process's own is none. */
 	return v > 0 ? v : 0;
 }
 
-static double model_cpu(struct fdma_dev *dev)
-{
-	double s = 0;
-
-	fdma_model_cpu(dev, &s);
-	return s;
-}
 
 /*
  * What it costs the CPU to move the same bytes itself: one thread copies
@@ -195,637 +131,40 @@ static double memcpy_mbps(uint8_t *base, uint64_t size, unsigned int depth,
 	return bytes / t / 1e6;
 }
 
-/*
- * Copy mode: the source buffer holds the regions card memory holds in the
- * other modes, so a request's card_addr is an offset into it; cps has room
- * for a batch.
- */
-struct copy_src {
-	int buf;
-	struct fdma_copy *cps;
-};
-
-static int bench_submit(struct fdma_dev *dev, int ch, const struct copy_src *cs,
-			const struct fdma_req *reqs, unsigned int n)
-{
-	if (!cs)
-		return fdma_submit(dev, ch, reqs, n);
-	for (unsigned int i = 0; i < n; i++)
-		cs->cps[i] = (struct fdma_copy){ .src_buf = cs->buf, .dst_buf = reqs[i].buf,
-			.src_offset = reqs[i].card_addr, .dst_offset = reqs[i].offset,
-			.len = reqs[i].len, .user_data = reqs[i].user_data };
-	return fdma_submit_copy(dev, ch, cs->cps, n);
-}
-
-/*
- * H2C checking: read back the regions a batch wrote, over the C2H channel.
- * It runs one iteration behind, beside the next H2C batch, so checking
- * never stalls the data path; its CPU counts as checking CPU.
- */
-struct readback {
-	int ch, buf;
-	const uint8_t *base;
-	struct fdma_req *req;
-	struct fdma_cpl *cpl;
-	unsigned int pending;		/* reads submitted, not yet checked */
-};
-
-static int readback_collect(struct fdma_dev *dev, struct readback *rb, uint64_t size,
-			    unsigned int depth, struct bench_res *res)
-{
-	unsigned int got = 0;
-
-	while (got < rb->pending) {
-		int m = fdma_reap(dev, rb->ch, rb->cpl + got, rb->pending - got,
-				  rb->pending - got, 5000000);
-
-		if (m < 0) {
-			fprintf(stderr, "fdma bench: read-back: %s\n", fdma_errmsg(dev));
-			return -1;
-		}
-		got += (unsigned int)m;
-	}
-	for (unsigned int j = 0; j < rb->pending; j++) {
-		/* Completions come in order: cpl[j] is req[j], read into slot j. */
-		if (rb->cpl[j].res ||
-		    tool_pat_check(rb->base + (uint64_t)j * size, size, 1000 + rb->cpl[j].user_data % depth))
-			res->errors++;
-		res->bytes_checked += size;
-	}
-	rb->pending = 0;
-	return 0;
-}
-
-static int readback_submit(struct fdma_dev *dev, struct readback *rb, const struct fdma_cpl *done,
-			   int n, uint64_t size, unsigned int regions)
-{
-	unsigned int k = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (done[i].res)
-			continue;
-		rb->req[k] = (struct fdma_req){ .buf = rb->buf, .offset = (uint64_t)k * size,
-			.card_addr = (done[i].user_data % regions) * size, .len = size,
-			.user_data = done[i].user_data };
-		k++;
-	}
-	if (k && fdma_submit(dev, rb->ch, rb->req, k) < 0) {
-		fprintf(stderr, "fdma bench: read-back: %s\n", fdma_errmsg(dev));
-		return -1;
-	}
-	rb->pending = k;
-	return 0;
-}
-
-/*
- * C2H into a dma-buf the CPU does not read (--mem dmabuf): the slots of a
- * landed batch are copied to scratch card regions over the H2C channel
- * before they are armed again, then read from there into a host buffer on
- * the C2H channel, queued behind the data, and checked as they are reaped
- * (their completions carry CHK_TAG). Reads are queued at once, so at most
- * two batches of them are in flight: 3 * batch scratch regions are never
- * reused early.
- */
-#define CHK_TAG (1ull << 63)
-
-struct cardchk {
-	int h2c, buf;			/* H2C channel; the host buffer reads land in */
-	const uint8_t *base;
-	uint64_t scratch;		/* card address of scratch region 0 */
-	unsigned int nscr, next, inflight;
-	uint64_t *scr_t;		/* the transfer scratch region i holds */
-	struct fdma_req *req;		/* a batch */
-	struct fdma_cpl *cpl;
-};
-
-static int cardchk_landed(struct fdma_dev *dev, int ch, struct cardchk *cc, int buf,
-			  const struct fdma_cpl *done, int n, uint64_t size, unsigned int depth)
-{
-	unsigned int k = 0, got = 0;
-
-	for (int i = 0; i < n; i++) {
-		unsigned int sidx;
-
-		if (done[i].res || (done[i].user_data & CHK_TAG))
-			continue;
-		sidx = cc->next++ % cc->nscr;
-		cc->scr_t[sidx] = done[i].user_data;
-		cc->req[k++] = (struct fdma_req){ .buf = buf,
-			.offset = (done[i].user_data % depth) * size,
-			.card_addr = cc->scratch + sidx * size, .len = size, .user_data = sidx };
-	}
-	if (!k)
-		return 0;
-	/* The bound the scratch count rests on (see above). */
-	if (cc->inflight + k > cc->nscr) {
-		fprintf(stderr, "fdma bench: card check: %u reads in flight, scratch for %u\n",
-			cc->inflight + k, cc->nscr);
-		return -1;
-	}
-	if (fdma_submit(dev, cc->h2c, cc->req, k) < 0)
-		goto fail;
-	while (got < k) {
-		int m = fdma_reap(dev, cc->h2c, cc->cpl + got, k - got, k - got, 5000000);
-
-		if (m < 0)
-			goto fail;
-		got += (unsigned int)m;
-	}
-	for (unsigned int j = 0; j < k; j++) {
-		if (cc->cpl[j].res) {
-			fprintf(stderr, "fdma bench: card check: copy to the card: status %u (%s)\n",
-				cc->cpl[j].status, strerror(-cc->cpl[j].res));
-			return -1;
-		}
-		cc->req[j] = (struct fdma_req){ .buf = cc->buf, .offset = cc->req[j].user_data * size,
-			.card_addr = cc->req[j].card_addr, .len = size,
-			.user_data = CHK_TAG | cc->req[j].user_data };
-	}
-	if (fdma_submit(dev, ch, cc->req, k) < 0)
-		goto fail;
-	cc->inflight += k;
-	return 0;
-fail:
-	fprintf(stderr, "fdma bench: card check: %s\n", fdma_errmsg(dev));
-	return -1;
-}
-
-/* A read-back's completion: the scratch region's copy against its transfer's region. */
-static void cardchk_reaped(struct cardchk *cc, const struct fdma_cpl *c, uint64_t size,
-			   unsigned int regions, struct bench_res *res)
-{
-	unsigned int sidx = (unsigned int)(c->user_data & ~CHK_TAG);
-
-	cc->inflight--;
-	if (c->res || tool_pat_check(cc->base + (uint64_t)sidx * size, size,
-				     cc->scr_t[sidx] % regions))
-		res->errors++;
-	res->bytes_checked += size;
-}
-
-/*
- * Latency without queueing: one transfer at a time, submitted and waited
- * for in the run's wait mode, for at most 200 transfers or a tenth of a
- * second (a quarter of the run if shorter). Slot 0 and region 0: the
- * data was checked by the run; here only the completion status counts.
- */
-static void idle_latency(struct fdma_dev *dev, const struct bench_opts *o, int ch, int buf,
-			 const struct copy_src *cs, uint64_t size, struct bench_res *res)
-{
-	struct tool_lat l = { 0 };
-	double tend = tool_now() + (o->seconds / 4 < 0.1 ? o->seconds / 4 : 0.1);
-
-	for (uint64_t i = 0; i < 200 && !tool_stop_requested(); i++) {
-		struct fdma_req rq = { .buf = buf, .len = size, .user_data = i };
-		struct fdma_cpl c;
-		double t = tool_now();
-
-		if (i && t > tend)
-			break;
-		if (bench_submit(dev, ch, cs, &rq, 1) < 0)
-			break;
-		if (fdma_reap(dev, ch, &c, 1, 1, 5000000) != 1) {
-			fprintf(stderr, "fdma bench: idle latency: %s\n", fdma_errmsg(dev));
-			if (fdma_inflight(dev, ch) > 0 && !fdma_chan_reset(dev, ch))
-				while (fdma_reap(dev, ch, &c, 1, 0, 0) > 0)
-					;
-			break;
-		}
-		tool_lat_add(&l, (tool_now() - t) * 1e6);
-		if (c.res)
-			res->errors++;
-	}
-	res->idle_n = l.n;
-	res->idle_p50 = tool_lat_pct(&l, 50);
-	res->idle_p99 = tool_lat_pct(&l, 99);
-	tool_lat_free(&l);
-}
-
-/* The figures both modes derive alike from a run's counts, its channel's stats and latencies. */
-static void res_rates(struct bench_res *res, const struct fdma_chan_stats *st0,
-		      const struct fdma_chan_stats *st1, struct tool_lat *lat)
-{
-	res->wakeups_per_s = (st1->wakeups - st0->wakeups) / res->secs;
-	res->irqs_per_s = (st1->interrupts - st0->interrupts) / res->secs;
-	if (st1->completions > st0->completions)
-		res->irqs_per_cpl = (double)(st1->interrupts - st0->interrupts) /
-				    (st1->completions - st0->completions);
-	res->transfers_per_s = res->transfers / res->secs;
-	res->mbps = res->bytes / res->secs / 1e6;
-	if (res->bytes)
-		res->cpu_s_per_gb = res->cpu_pct / 100 * res->secs / (res->bytes / 1e9);
-	res->p50 = tool_lat_pct(lat, 50);
-	res->p99 = tool_lat_pct(lat, 99);
-}
-
-/*
- * One size's run (run_size()), in its steps: run_alloc() the tables,
- * run_setup() the buffers and the data every check compares against,
- * run_start() and run_measure() the timed loop (run_check() checks what
- * landed, run_rearm() submits it again), then the figures (run_size()
- * itself), run_teardown().
- */
-struct bench_run {
-	struct fdma_dev *dev;
-	const struct bench_opts *o;
-	int ch;
-	uint64_t size;
-	struct fdma_info info;
-	unsigned int depth;		/* host slots: two batches */
-	unsigned int regions;		/* card regions the transfers cycle over */
-	struct fdma_req *reqs;		/* a batch */
-	struct fdma_cpl *cpls;
-	double *sub_time;		/* per slot: when its transfer was submitted */
-	struct readback rb;		/* H2C's check */
-	struct copy_src src;		/* copy mode's source */
-	const struct copy_src *cs;	/* &src in copy mode, else NULL */
-	int card_chk;			/* C2H into a dma-buf: checked through the card */
-	struct cardchk cc;
-	int buf, stage;			/* the slots; a dma-buf's staging buffer, or -1 */
-	uint8_t *base, *stage_base;	/* their mappings (base NULL for a dma-buf) */
-	struct tool_lat lat;
-	double verify;			/* thread CPU seconds spent checking */
-};
-
-static int run_alloc(struct bench_run *r, struct fdma_dev *dev, const struct bench_opts *o,
-		     int ch, uint64_t size)
-{
-	unsigned int b = o->batch;
-
-	memset(r, 0, sizeof(*r));
-	r->dev = dev;
-	r->o = o;
-	r->ch = ch;
-	r->size = size;
-	r->depth = 2 * b;
-	r->regions = o->dir == FDMA_H2C ? 2 * r->depth + 1 : r->depth + 1;
-	r->buf = -1;
-	r->stage = -1;
-	r->rb = (struct readback){ .ch = -1, .buf = -1, .req = calloc(b, sizeof(struct fdma_req)),
-				   .cpl = calloc(b, sizeof(struct fdma_cpl)) };
-	r->src = (struct copy_src){ .buf = -1, .cps = calloc(b, sizeof(struct fdma_copy)) };
-	r->cs = o->copy ? &r->src : NULL;
-	/* C2H into a dma-buf: 3 * batch scratch regions after the data's (struct cardchk). */
-	r->card_chk = o->dmabuf && o->dir == FDMA_C2H;
-	r->cc = (struct cardchk){ .h2c = -1, .buf = -1, .nscr = r->card_chk ? 3 * b : 0,
-				  .scr_t = calloc(3 * b, sizeof(uint64_t)),
-				  .req = calloc(b, sizeof(struct fdma_req)),
-				  .cpl = calloc(b, sizeof(struct fdma_cpl)) };
-	r->reqs = calloc(b, sizeof(*r->reqs));
-	r->cpls = calloc(b, sizeof(*r->cpls));
-	r->sub_time = calloc(r->depth, sizeof(*r->sub_time));
-	if (!r->reqs || !r->cpls || !r->sub_time || !r->rb.req || !r->rb.cpl || !r->src.cps ||
-	    !r->cc.scr_t || !r->cc.req || !r->cc.cpl) {
-		fprintf(stderr, "fdma bench: out of memory\n");
-		return -1;
-	}
-	return 0;
-}
-
-/* Buffers, patterns on the card and in the slots, and the ceiling; -1 said why. */
-static int run_setup(struct bench_run *r, struct bench_res *res)
-{
-	const struct bench_opts *o = r->o;
-	struct fdma_dev *dev = r->dev;
-	uint64_t size = r->size;
-	unsigned int need = o->dir == FDMA_H2C ? 2 * r->depth + 1 : 2;
-
-	fdma_get_info(dev, &r->info);
-	if (!o->copy && (r->regions + r->cc.nscr) * size > r->info.card_size)
-		r->regions = (unsigned int)(r->info.card_size / size) - r->cc.nscr;
-	if (r->info.card_size / size < r->cc.nscr || r->regions < need) {
-		fprintf(stderr, "fdma bench: card memory (%" PRIu64 " bytes) too small for %u regions of %"
-			PRIu64 " bytes\n", r->info.card_size, need + r->cc.nscr, size);
-		return -1;
-	}
-	if (o->dmabuf)
-		r->buf = tool_dmabuf_import("bench", dev, size * r->depth, &res->exporter);
-	else
-		r->buf = fdma_buf_alloc(dev, size * r->depth, o->hugepages ? FDMA_BUF_HUGEPAGE : 0);
-	if (r->buf < 0) {
-		if (!o->dmabuf)
-			fprintf(stderr, "fdma bench: %s\n", fdma_errmsg(dev));
-		return -1;
-	}
-	/* The CPU never touches a dma-buf's slots, even one it could map: GPU memory's case. */
-	r->base = o->dmabuf ? NULL : fdma_buf_addr(dev, r->buf);
-	{
-		int fl = fdma_buf_flags(dev, r->buf);
-
-		res->huge_used = fl > 0 && (fl & FDMA_BUF_HUGEPAGE);
-	}
-	/* Set-up data goes to the card from here: slot 0, or a host buffer of its own. */
-	if (o->dmabuf) {
-		r->stage = fdma_buf_alloc(dev, size, 0);
-		if (r->stage < 0) {
-			fprintf(stderr, "fdma bench: %s\n", fdma_errmsg(dev));
-			return -1;
-		}
-		r->stage_base = fdma_buf_addr(dev, r->stage);
-	} else {
-		r->stage_base = r->base;
-	}
-	if (r->card_chk) {
-		r->cc.h2c = fdma_find_chan(dev, FDMA_H2C, FDMA_KIND_MM);
-		r->cc.buf = fdma_buf_alloc(dev, size * r->cc.nscr, 0);
-		r->cc.scratch = (uint64_t)r->regions * size;
-		if (r->cc.h2c < 0 || r->cc.buf < 0 || fdma_chan_set_wait(dev, r->cc.h2c, o->wait, 0)) {
-			fprintf(stderr, "fdma bench: card check set-up: %s\n", fdma_errmsg(dev));
-			return -1;
-		}
-		r->cc.base = fdma_buf_addr(dev, r->cc.buf);
-	}
-	if (o->dir == FDMA_H2C) {
-		r->rb.ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_MM);
-		r->rb.buf = fdma_buf_alloc(dev, size * o->batch, 0);
-		if (r->rb.ch < 0 || r->rb.buf < 0 || fdma_chan_set_wait(dev, r->rb.ch, o->wait, 0)) {
-			fprintf(stderr, "fdma bench: read-back set-up: %s\n", fdma_errmsg(dev));
-			return -1;
-		}
-		r->rb.base = fdma_buf_addr(dev, r->rb.buf);
-	}
-	if (o->copy) {
-		r->src.buf = fdma_buf_alloc(dev, size * r->regions,
-					    o->hugepages ? FDMA_BUF_HUGEPAGE : 0);
-		if (r->src.buf < 0) {
-			fprintf(stderr, "fdma bench: copy source: %s\n", fdma_errmsg(dev));
-			return -1;
-		}
-		for (unsigned int i = 0; i < r->regions; i++)
-			tool_pat_fill((uint8_t *)fdma_buf_addr(dev, r->src.buf) + (uint64_t)i * size,
-				      size, i);
-	}
-	/* Card regions hold their own patterns (C2H reads them); host slots theirs (H2C). */
-	for (unsigned int i = 0; i < r->regions && o->dir == FDMA_C2H && !o->copy; i++) {
-		tool_pat_fill(r->stage_base, size, i);
-		if (fdma_write_card(dev, o->dmabuf ? r->stage : r->buf, 0, (uint64_t)i * size, size)) {
-			fprintf(stderr, "fdma bench: preparing card memory: %s\n", fdma_errmsg(dev));
-			return -1;
-		}
-	}
-	if (!r->info.link.paced && r->base)
-		res->memcpy_mbps = memcpy_mbps(r->base, size, r->depth, r->regions,
-					       o->seconds / 4 < 0.5 ? o->seconds / 4 : 0.5);
-	/* After the memcpy run, which overwrote the slots; a dma-buf's through the card. */
-	for (unsigned int s = 0; s < r->depth; s++) {
-		uint8_t *p = r->base ? r->base + (uint64_t)s * size : r->stage_base;
-
-		if (o->dir == FDMA_C2H)
-			memset(p, 0, size);
-		else
-			tool_pat_fill(p, size, 1000 + s);
-		/* Card regions past the data's: the read-back's scratch, or unused. */
-		if (!r->base && tool_card_view(dev, r->stage, 0, r->buf, (uint64_t)s * size, size,
-					       r->info.card_size - size)) {
-			fprintf(stderr, "fdma bench: preparing the dma-buf: %s\n", fdma_errmsg(dev));
-			return -1;
-		}
-	}
-	fdma_ceiling(dev, o->dir, size, &res->ceiling);
-	if (o->copy) {
-		double rd = 0;
-
-		/* A copy crosses the link both ways: the slower direction bounds it. */
-		fdma_ceiling(dev, FDMA_H2C, size, &rd);
-		if (rd < res->ceiling)
-			res->ceiling = rd;
-	}
-	return 0;
-}
-
-/* Transfer t's request: slot t % depth, card region t % regions. */
-static struct fdma_req run_req(const struct bench_run *r, uint64_t t)
-{
-	return (struct fdma_req){ .buf = r->buf, .offset = (t % r->depth) * r->size,
-		.card_addr = (t % r->regions) * r->size, .len = r->size, .user_data = t };
-}
-
-/* Submit n requests of r->reqs, each slot's latency counted from now. */
-static int run_submit(struct bench_run *r, unsigned int n)
-{
-	double now = tool_now();
-
-	for (unsigned int i = 0; i < n; i++)
-		r->sub_time[r->reqs[i].user_data % r->depth] = now;
-	if (bench_submit(r->dev, r->ch, r->cs, r->reqs, n) < 0) {
-		fprintf(stderr, "fdma bench: submit: %s\n", fdma_errmsg(r->dev));
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * n completions reaped at now: latencies, counts, and (C2H into host
- * memory) each slot against its region's pattern; a card check's read
- * (CHK_TAG) against the region it copied.
- */
-static void run_check(struct bench_run *r, int n, double now, struct bench_res *res)
-{
-	for (int i = 0; i < n; i++) {
-		const struct fdma_cpl *c = &r->cpls[i];
-		unsigned int slot = (unsigned int)(c->user_data % r->depth);
-		unsigned int region = (unsigned int)(c->user_data % r->regions);
-
-		if (c->user_data & CHK_TAG) {
-			cardchk_reaped(&r->cc, c, r->size, r->regions, res);
-			continue;
-		}
-		tool_lat_add(&r->lat, (now - r->sub_time[slot]) * 1e6);
-		res->transfers++;
-		if (c->res) {
-			res->errors++;
-			continue;
-		}
-		res->bytes += c->len;
-		if (r->o->dir == FDMA_C2H && r->base) {
-			if (tool_pat_check(r->base + (uint64_t)slot * r->size, r->size, region))
-				res->errors++;
-			res->bytes_checked += r->size;
-		}
-	}
-}
-
-/* The n reaped transfers' slots armed again, each for transfer t + depth. */
-static int run_rearm(struct bench_run *r, int n)
-{
-	unsigned int m = 0;
-
-	for (int i = 0; i < n; i++)
-		if (!(r->cpls[i].user_data & CHK_TAG))
-			r->reqs[m++] = run_req(r, r->cpls[i].user_data + r->depth);
-	/* Latency starts here, not at the reap: checking the batch is not the device's time. */
-	return m ? run_submit(r, m) : 0;
-}
-
-/* The first two batches: transfers 0 .. 2 * batch - 1. */
-static int run_start(struct bench_run *r)
-{
-	uint64_t t = 0;
-
-	for (int b = 0; b < 2; b++) {
-		for (unsigned int i = 0; i < r->o->batch; i++)
-			r->reqs[i] = run_req(r, t++);
-		if (run_submit(r, r->o->batch))
-			return -1;
-	}
-	return 0;
-}
-
-/*
- * The timed loop: two batches in flight (run_start()); each reap checked and its slots
- * armed again, until the run's time is up (or Ctrl-C), then drained. The
- * data window ends at the last completion (H2C: not after its read-back).
- */
-static int run_measure(struct bench_run *r, struct bench_res *res, struct tool_progress *prog,
-		       double t0, double *tend)
-{
-	const struct bench_opts *o = r->o;
-	struct fdma_dev *dev = r->dev;
-	double t_last = 0;
-	int stopping = 0, inflight, ret = 0;
-
-	while ((inflight = fdma_inflight(dev, r->ch)) > 0) {
-		/* Read-backs (--mem dmabuf) leave counts that are not whole batches. */
-		unsigned int want = (unsigned int)inflight < o->batch ? (unsigned int)inflight : o->batch;
-		int n = fdma_reap(dev, r->ch, r->cpls, o->batch, want, 5000000);
-		double now, vstart;
-
-		if (n < 0) {
-			fprintf(stderr, "fdma bench: reap: %s\n", fdma_errmsg(dev));
-			ret = -1;
-			break;
-		}
-		now = tool_now();
-		t_last = now;
-		/* One CPU-clock read per batch: the clock itself is a system call. */
-		vstart = o->dir == FDMA_C2H && n ? tool_thread_cpu() : 0;
-		run_check(r, n, now, res);
-		/* Copied out before the slots are armed again below. */
-		if (r->card_chk && cardchk_landed(dev, r->ch, &r->cc, r->buf, r->cpls, n, r->size,
-						  r->depth)) {
-			ret = -1;
-			break;
-		}
-		if (vstart)
-			r->verify += tool_thread_cpu() - vstart;
-		/* Ctrl-C: stop submitting, drain, and report what was measured. */
-		if (!stopping && (now - t0 >= o->seconds || tool_stop_requested())) {
-			stopping = 1;
-			res->interrupted = now - t0 < o->seconds;
-		}
-		if (tool_progress_due(prog))
-			tool_progress_show(prog, "  %" PRIu64 " bytes: %.1f s of %g, %.1f MB/s, errors %" PRIu64,
-					   r->size, now - t0, o->seconds, res->bytes / (now - t0) / 1e6,
-					   res->errors);
-		if (!stopping && run_rearm(r, n)) {
-			ret = -1;
-			break;
-		}
-		if (o->dir == FDMA_H2C && n > 0) {
-			double v0 = tool_thread_cpu();
-
-			if (readback_collect(dev, &r->rb, r->size, r->depth, res) ||
-			    readback_submit(dev, &r->rb, r->cpls, n, r->size, r->regions)) {
-				ret = -1;
-				break;
-			}
-			r->verify += tool_thread_cpu() - v0;
-		}
-	}
-	if (o->dir == FDMA_H2C) {
-		double v0 = tool_thread_cpu();
-
-		if (!ret && readback_collect(dev, &r->rb, r->size, r->depth, res))
-			ret = -1;
-		r->verify += tool_thread_cpu() - v0;
-	}
-	*tend = o->dir == FDMA_H2C ? t_last : tool_now();
-	return ret;
-}
-
-/* Given back, in flight or not: after a failure, reads may still be in flight. */
-static void run_teardown(struct bench_run *r, int failed)
-{
-	struct fdma_dev *dev = r->dev;
-
-	if (r->rb.buf >= 0) {
-		if (fdma_inflight(dev, r->rb.ch) > 0 && !fdma_chan_reset(dev, r->rb.ch))
-			while (fdma_reap(dev, r->rb.ch, r->rb.cpl, r->o->batch, 0, 0) > 0)
-				;
-		fdma_buf_free(dev, r->rb.buf);
-	}
-	/* The same for the data channel after a failed card check or reap. */
-	if (failed && r->buf >= 0 && fdma_inflight(dev, r->ch) > 0 && !fdma_chan_reset(dev, r->ch))
-		while (fdma_reap(dev, r->ch, r->cpls, r->o->batch, 0, 0) > 0)
-			;
-	if (r->cc.buf >= 0)
-		fdma_buf_free(dev, r->cc.buf);
-	if (r->stage >= 0)
-		fdma_buf_free(dev, r->stage);
-	if (r->buf >= 0)
-		fdma_buf_free(dev, r->buf);
-	if (r->src.buf >= 0)
-		fdma_buf_free(dev, r->src.buf);
-	tool_lat_free(&r->lat);
-	free(r->reqs);
-	free(r->cpls);
-	free(r->sub_time);
-	free(r->rb.req);
-	free(r->rb.cpl);
-	free(r->src.cps);
-	free(r->cc.scr_t);
-	free(r->cc.req);
-	free(r->cc.cpl);
-}
 
 static int run_size(struct fdma_dev *dev, const struct bench_opts *o, int ch, uint64_t size,
 		    struct bench_res *res, struct tool_progress *prog)
 {
-	struct fdma_chan_stats st0, st1;
 	struct bench_run r;
 	struct load_win lw;
-	double t0, tend = 0, cpu0, pcpu0, mcpu0;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
 	res->size = size;
 	res->others_cpu_pct = -1;
-	/* From before the memcpy run (in run_setup()) to the end: both share the CPUs. */
+	/* From before the memcpy run to the end: both share the CPUs. */
 	load_start(&lw);
-	ret = run_alloc(&r, dev, o, ch, size);
+	ret = bench_run_open(&r, dev, o, ch, size, res);
 	if (!ret)
-		ret = run_setup(&r, res);
+		ret = bench_run_window(&r, 0, r.info.card_size);
+	/* Before the slots are set: the memcpy run overwrites them. */
+	if (!ret && !r.info.link.paced && r.base)
+		res->memcpy_mbps = memcpy_mbps(r.base, size, r.depth, r.regions,
+					       o->seconds / 4 < 0.5 ? o->seconds / 4 : 0.5);
+	if (!ret)
+		ret = bench_run_slots(&r);
 	if (ret)
 		goto out;
-
-	fdma_chan_stats(dev, ch, &st0);
-	t0 = tool_now();
-	cpu0 = tool_thread_cpu();
-	pcpu0 = proc_cpu();
-	mcpu0 = model_cpu(dev);
-	ret = run_start(&r);
-	if (ret)
-		goto out;
-	ret = run_measure(&r, res, prog, t0, &tend);
-	res->secs = tend - t0;
-	res->cpu_pct = (tool_thread_cpu() - cpu0 - r.verify) / res->secs * 100;
-	res->verify_cpu_pct = r.verify / res->secs * 100;
-	res->process_cpu_pct = (proc_cpu() - pcpu0) / res->secs * 100;
-	res->model_cpu_pct = (model_cpu(dev) - mcpu0) / res->secs * 100;
-	fdma_chan_stats(dev, ch, &st1);
-	if (st1.transfers > st0.transfers)
-		res->syscalls_per_xfer = (double)(st1.syscalls - st0.syscalls) /
-					 (st1.transfers - st0.transfers);
-	res_rates(res, &st0, &st1, &r.lat);
+	ret = bench_run_measure(&r, res, prog);
 	res->others_cpu_pct = load_others_pct(&lw);
 	tool_progress_end(prog);
 	if (!ret && !tool_stop_requested())
-		idle_latency(dev, o, ch, r.buf, r.cs, size, res);
+		bench_run_idle_latency(&r, res);
 	/* A Ctrl-C during the idle latency run cut that short too. */
 	if (tool_stop_requested())
 		res->interrupted = 1;
 out:
-	run_teardown(&r, ret);
+	bench_run_close(&r, ret);
 	return ret;
 }
 
@@ -897,7 +236,7 @@ static int run_size_per_call(struct fdma_dev *dev, const struct bench_opts *o, i
 	fdma_chan_stats(dev, ch, &st0);
 	t0 = tool_now();
 	cpu0 = tool_thread_cpu();
-	pcpu0 = proc_cpu();
+	pcpu0 = tool_proc_cpu();
 	for (t = 0; tool_now() - t0 - vwall < o->seconds && !tool_stop_requested(); t++) {
 		unsigned int region = (unsigned int)(t % regions);
 		struct fdma_req rq = { .card_addr = (uint64_t)region * size, .len = size, .user_data = t };
@@ -956,14 +295,14 @@ static int run_size_per_call(struct fdma_dev *dev, const struct bench_opts *o, i
 	res->secs = tool_now() - t0 - vwall;
 	res->cpu_pct = (tool_thread_cpu() - cpu0 - verify) / res->secs * 100;
 	res->verify_cpu_pct = verify / res->secs * 100;
-	res->process_cpu_pct = (proc_cpu() - pcpu0) / res->secs * 100;
+	res->process_cpu_pct = (tool_proc_cpu() - pcpu0) / res->secs * 100;
 	fdma_chan_stats(dev, ch, &st1);
 	if (res->transfers) {
 		res->syscalls_per_xfer = (double)(st1.syscalls - st0.syscalls + (kdev ? calls : 0)) /
 					 res->transfers;
 		res->pins_per_xfer /= res->transfers;
 	}
-	res_rates(res, &st0, &st1, &lat);
+	bench_res_rates(res, &st0, &st1, &lat);
 	res->others_cpu_pct = load_others_pct(&lw);
 	res->interrupted = tool_stop_requested();
 out:
@@ -1159,7 +498,7 @@ int fdma_cmd_bench(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bench_opts o = { .dir = FDMA_C2H, .copy = -1, .batch = 32, .wait = FDMA_WAIT_ADAPTIVE,
+	struct bench_opts o = { .cmd = "bench", .dir = FDMA_C2H, .copy = -1, .batch = 32, .wait = FDMA_WAIT_ADAPTIVE,
 				.seconds = 2, .coal_count = -1, .coal_us = -1, .progress = 1 };
 	struct fdma_dev *dev;
 	struct fdma_info info;
