@@ -224,6 +224,15 @@ int fdma_buf_free(struct fdma_dev *dev, int buf);
 void *fdma_buf_addr(struct fdma_dev *dev, int buf);
 size_t fdma_buf_size(struct fdma_dev *dev, int buf);
 /*
+ * The buffer handles dev holds now (allocated, registered, imported, and
+ * those fdma_stream_open() made; not yet freed), and the bytes they span
+ * together, as fdma_buf_size() gives them, in *bytes (may be NULL): a
+ * long-running program sees whether it leaks buffers. From any thread;
+ * while other threads allocate or free, the count may be off by the
+ * changes in flight. Returns the count (>= 0); no errors but the common ones.
+ */
+int fdma_buf_count(struct fdma_dev *dev, uint64_t *bytes);
+/*
  * The FDMA_BUF_* flags in effect for a buffer (>= 0): FDMA_BUF_HUGEPAGE only
  * if it really is backed by 2 MiB huge pages. Returns them, or:
  *   -EBADF      an unknown handle

@@ -151,6 +151,7 @@ static int buf_install(struct fdma_dev *dev, const char *fn, const struct buf_sr
 			h = ret;
 		} else {
 			atomic_store(&b->inflight, 0);
+			atomic_store_explicit(&b->span, b->size, memory_order_relaxed);
 			/* Last: a lock-free lookup that sees used sees the fields. */
 			atomic_store(&b->used, 1);
 		}
@@ -305,6 +306,35 @@ size_t fdma_buf_size(struct fdma_dev *dev, int h)
 	struct fdma_buf *b = fdma_dev_live(dev) ? buf_get(dev, h) : NULL;
 
 	return b ? b->size : 0;
+}
+
+/*
+ * Lock-free, so that a monitoring thread never waits behind an allocation:
+ * each slot's used is read atomically, then its span (size, atomic: the
+ * slot may be freed and taken again between the two loads). A slot
+ * allocated or freed during the scan may be counted either way, so a count
+ * racing other threads' fdma_buf_*() calls is off by at most their
+ * in-flight changes; one taken while no other thread allocates or frees
+ * is exact.
+ */
+int fdma_buf_count(struct fdma_dev *dev, uint64_t *bytes)
+{
+	u64 sum = 0;
+	int n = 0;
+
+	if (!fdma_dev_live(dev))
+		return -EBADF;
+	for (int h = 0; h < FDMA_MAX_BUFS; h++) {
+		const struct fdma_buf *b = &dev->buf[h];
+
+		if (!atomic_load(&b->used))
+			continue;
+		n++;
+		sum += atomic_load_explicit(&b->span, memory_order_relaxed);
+	}
+	if (bytes)
+		*bytes = sum;
+	return n;
 }
 
 int fdma_buf_flags(struct fdma_dev *dev, int h)

@@ -39,6 +39,12 @@
  */
 struct fdma_buf {
 	_Alignas(64) _Atomic int used;
+	/*
+	 * size, published with used for fdma_buf_count(), which reads slots it
+	 * does not own without the lock: size itself is written plainly while
+	 * a slot is taken again, perhaps as that reader looks.
+	 */
+	_Atomic size_t span;
 	void *addr;
 	size_t size;
 	size_t map_len;		/* > 0: we mmap'ed it and unmap it on free */

@@ -307,6 +307,13 @@ class Device:
     def import_nvp2p(self, gpu_va, size):
         return Buffer(self, self._check(_lib.fdma_buf_import_nvp2p(self._p(), gpu_va, size)))
 
+    def buf_count(self):
+        """(count, bytes): the buffer handles the device holds now and the
+        bytes they span (fdma_buf_count(3)); a count that only grows is a leak."""
+        nbytes = ctypes.c_uint64()
+        n = self._check(_lib.fdma_buf_count(self._p(), byref(nbytes)))
+        return n, nbytes.value
+
     # -- transfers --
     def submit(self, ch, reqs):
         """Queue requests (Request) on channel ch, all or nothing; returns how many."""

@@ -126,6 +126,7 @@ PROTOS = {
     "fdma_buf_addr": (c_void_p, [dev_p, c_int]),
     "fdma_buf_size": (c_size_t, [dev_p, c_int]),
     "fdma_buf_flags": (c_int, [dev_p, c_int]),
+    "fdma_buf_count": (c_int, [dev_p, POINTER(c_uint64)]),
     "fdma_submit": (c_int, [dev_p, c_int, POINTER(Req), c_uint]),
     "fdma_submit_copy": (c_int, [dev_p, c_int, POINTER(Copy), c_uint]),
     "fdma_reap": (c_int, [dev_p, c_int, POINTER(Cpl), c_uint, c_uint, c_int64]),

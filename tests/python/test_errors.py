@@ -75,7 +75,7 @@ def test_closed_device(uri):
     dev.close()                                 # twice: nothing
     for call, args in ((dev.alloc, (4096,)), (dev.inflight, (0,)), (dev.stats, (0,)),
                        (dev.find_chan, (fdma.H2C, fdma.KIND_MM)), (dev.reg_read, (0, 0)),
-                       (dev.stream, (2,)), (dev.write_card, (b, 0, 0, 64))):
+                       (dev.stream, (2,)), (dev.write_card, (b, 0, 0, 64)), (dev.buf_count, ())):
         raises(errno.EBADF, "closed", call, *args)
     raises(errno.EBADF, "freed, or its device closed", b.array)
     b.free()                                    # nothing left to free: nothing

@@ -4,6 +4,7 @@ channel controls from Python; every byte moved is compared with what was
 sent, into destinations first filled with something else."""
 
 import errno
+import os
 
 import numpy as np
 import pytest
@@ -99,6 +100,47 @@ def test_registered_numpy(dev):
         with dev.register(ba_mem) as buf:
             dev.read_card(buf, 0, 16 * MIB, 4096)
         assert_same(ba_mem, a[:4096], "into a bytearray")
+
+
+def test_buf_count(dev):
+    """buf_count(): (handles, bytes) of every kind of buffer until it is freed,
+    a failed free changing nothing; a Buffer dropped unfreed is given back,
+    one freed with an array over it when the array goes."""
+    assert dev.buf_count() == (0, 0)
+    a = dev.alloc(MIB)
+    odd = dev.alloc(5000)                       # its size as given, not the pages behind it
+    mem = fdma.aligned_empty(8192)
+    r = dev.register(mem)
+    assert dev.buf_count() == (3, MIB + 5000 + 8192)
+    fd = os.memfd_create("fdma-test", os.MFD_CLOEXEC)    # a dma-buf's stand-in on sim:
+    try:
+        os.ftruncate(fd, 16384)
+        i = dev.import_dmabuf(fd, 4096, 8192)
+    finally:
+        os.close(fd)
+    assert dev.buf_count() == (4, MIB + 5000 + 2 * 8192)
+    # A stream's buffers while it is open.
+    with dev.stream(dev.find_chan(fdma.C2H, fdma.KIND_STREAM), nbufs=4, buf_size=4096) as s:
+        assert dev.buf_count() == (8, MIB + 5000 + 2 * 8192 + sum(b.size for b in s.buffers))
+    assert dev.buf_count() == (4, MIB + 5000 + 2 * 8192)
+    # A free that fails changes nothing.
+    c2h = dev.find_chan(fdma.C2H, fdma.KIND_MM)
+    dev.submit(c2h, [fdma.Request(a)])
+    with pytest.raises(fdma.Error) as e:
+        a.free()
+    assert e.value.errno == errno.EBUSY
+    assert dev.buf_count() == (4, MIB + 5000 + 2 * 8192)
+    dev.reap(c2h, timeout_us=5000000)
+    a.free()
+    r.free()
+    assert dev.buf_count() == (2, 5000 + 8192)
+    del i                                       # dropped, not freed: given back all the same
+    assert dev.buf_count() == (1, 5000)
+    arr = odd.array()
+    odd.free()                                  # an array over it holds the memory, and the handle
+    assert dev.buf_count() == (1, 5000)
+    del arr
+    assert dev.buf_count() == (0, 0)
 
 
 def test_register_errors(dev):

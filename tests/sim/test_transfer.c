@@ -3,14 +3,20 @@
  * Memory-mapped transfers: H2C then C2H round trips of every size class at
  * several card offsets (the last bytes of card memory included), batches
  * with user_data, requests split at the maximum descriptor length,
- * registered caller memory, huge-page buffers, buffer handle reuse, two
- * threads driving two channel pairs at once, and odd lengths at odd host
- * and card offsets where a device takes them. Every byte moved is checked.
+ * registered caller memory, huge-page buffers, buffer handle reuse, the
+ * handle count (fdma_buf_count(), also racing another thread's
+ * allocations), two threads driving two channel pairs at once, and odd
+ * lengths at odd host and card offsets where a device takes them. Every
+ * byte moved is checked.
  */
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "sim_util.h"
 
@@ -403,6 +409,199 @@ static void test_buffers_freed(void **state)
 	fdma_close(dev);
 }
 
+/* Fail the test unless dev holds n buffer handles spanning bytes bytes. */
+#define assert_bufs(dev, n, bytes) assert_bufs_at((dev), (n), (bytes), __FILE__, __LINE__)
+static void assert_bufs_at(struct fdma_dev *dev, int n, uint64_t bytes, const char *file, int line)
+{
+	uint64_t got = ~0ull;
+	int ret = fdma_buf_count(dev, &got), ret_null = fdma_buf_count(dev, NULL);
+
+	if (ret != n || got != bytes || ret_null != n) {
+		print_error("fdma_buf_count() = %d (%d without bytes), %" PRIu64
+			    " bytes; expected %d handles, %" PRIu64 " bytes\n",
+			    ret, ret_null, got, n, bytes);
+		_fail(file, line);
+	}
+}
+
+/*
+ * fdma_buf_count(): every kind of handle counts, with the size it was
+ * given (not the pages behind it), until it is freed; a free that fails
+ * (unknown handle, transfers in flight) changes nothing, and a device
+ * with every buffer freed holds none.
+ */
+static void test_buf_count(void **state)
+{
+	const size_t odd = 5000, reg = 8192, imp = 8192, sbuf = 16384;
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	uint8_t *mem = aligned_alloc(4096, reg);
+	uint64_t bytes = 7, want;
+	struct fdma_stream *s;
+	struct fdma_req r;
+	struct fdma_cpl c;
+	int a, b, hr, hi = -1, ch, n;
+
+	(void)state;
+	assert_non_null(mem);
+	assert_bufs(dev, 0, 0);
+	assert_int_equal(fdma_buf_count(NULL, &bytes), -EBADF);
+	assert_int_equal(bytes, 7);
+
+	a = sim_buf(dev, 65536, 0);
+	assert_bufs(dev, 1, 65536);
+	b = sim_buf(dev, odd, 0);
+	assert_bufs(dev, 2, 65536 + odd);
+	hr = fdma_buf_register(dev, mem, reg);
+	assert_fdma_ok(dev, hr);
+	want = 65536 + odd + reg;
+	assert_bufs(dev, 3, want);
+	/* A memfd stands in for a dma-buf on the simulated device; a driver takes only dma-bufs. */
+	if (!sim_target()) {
+		int m = memfd_create("fdma-test", MFD_CLOEXEC);
+
+		assert_true(m >= 0);
+		assert_int_equal(ftruncate(m, 4 * 4096), 0);
+		hi = fdma_buf_import_dmabuf(dev, m, 4096, imp);
+		assert_fdma_ok(dev, hi);
+		/* The handle holds the memory, not the fd. */
+		close(m);
+		want += imp;
+		assert_bufs(dev, 4, want);
+	}
+	n = hi >= 0 ? 4 : 3;
+
+	/* A stream's own buffers are handles too, until it closes. */
+	ch = fdma_find_chan(dev, FDMA_C2H, FDMA_KIND_STREAM);
+	if (ch >= 0) {
+		assert_fdma_ok(dev, fdma_stream_open(dev, ch, 4, sbuf, &s));
+		assert_bufs(dev, n + 4, want + 4 * sbuf);
+		fdma_stream_close(s);
+		assert_bufs(dev, n, want);
+	}
+
+	/* Failed frees: unknown handles (the table's last of 4096, unused; none), busy. */
+	assert_fdma_err(dev, fdma_buf_free(dev, 4095), -EBADF, "unknown buffer handle");
+	assert_fdma_err(dev, fdma_buf_free(dev, -1), -EBADF, "unknown buffer handle");
+	assert_bufs(dev, n, want);
+	r = (struct fdma_req){ .buf = a, .len = 65536, .user_data = 1 };
+	assert_fdma_err(dev, fdma_submit(dev, 0, &r, 1), 1, NULL);
+	assert_fdma_err(dev, fdma_buf_free(dev, a), -EBUSY, "in flight");
+	assert_bufs(dev, n, want);
+	sim_reap_n(dev, 0, &c, 1);
+	assert_int_equal(c.res, 0);
+
+	/* Each free takes its handle and its bytes off, whatever its kind. */
+	assert_fdma_ok(dev, fdma_buf_free(dev, a));
+	want -= 65536;
+	assert_bufs(dev, --n, want);
+	assert_fdma_ok(dev, fdma_buf_free(dev, hr));
+	want -= reg;
+	assert_bufs(dev, --n, want);
+	if (hi >= 0) {
+		assert_fdma_ok(dev, fdma_buf_free(dev, hi));
+		want -= imp;
+		assert_bufs(dev, --n, want);
+	}
+	assert_fdma_ok(dev, fdma_buf_free(dev, b));
+	assert_bufs(dev, 0, 0);
+	/* Freeing again fails and leaves none. */
+	assert_fdma_err(dev, fdma_buf_free(dev, b), -EBADF, "unknown buffer handle");
+	assert_bufs(dev, 0, 0);
+	/*
+	 * As many buffers as the device takes, each counted: on the simulated
+	 * device until the 4096 bus windows it shares with the channel rings
+	 * run out; a driver may refuse sooner (RLIMIT_MEMLOCK).
+	 */
+	{
+		static int h[4096];
+		int got = 0, ret = 0;
+
+		while (got < 4096 && (ret = fdma_buf_alloc(dev, 4096, 0)) >= 0)
+			h[got++] = ret;
+		assert_true(got > 0);
+		if (!sim_target())
+			assert_fdma_err(dev, ret, -ENOSPC, "no free");
+		assert_bufs(dev, got, (uint64_t)got * 4096);
+		while (got > 0) {
+			assert_fdma_ok(dev, fdma_buf_free(dev, h[--got]));
+			assert_bufs(dev, got, (uint64_t)got * 4096);
+		}
+	}
+	fdma_close(dev);
+	/* A closed device: the common error, *bytes untouched. */
+	bytes = 7;
+	assert_int_equal(fdma_buf_count(dev, &bytes), -EBADF);
+	assert_int_equal(bytes, 7);
+	free(mem);
+}
+
+/* Allocate and free buffers of 4 to 28 KiB, one at a time; done set at the end. */
+struct churn {
+	struct fdma_dev *dev;
+	int iters;
+	_Atomic int done;
+	char err[256];		/* empty: passed */
+};
+
+static void *churn_bufs(void *arg)
+{
+	struct churn *w = arg;
+
+	for (int i = 0; i < w->iters; i++) {
+		int h = fdma_buf_alloc(w->dev, 4096 * (size_t)(1 + i % 7), 0);
+
+		if (h < 0 || fdma_buf_free(w->dev, h)) {
+			snprintf(w->err, sizeof(w->err), "iteration %d: %s", i, fdma_errmsg(w->dev));
+			break;
+		}
+	}
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+/*
+ * fdma_buf_count() from one thread while another allocates and frees: each
+ * count is the one buffer kept, or that and the other thread's buffer of
+ * the moment, with its bytes (and, under TSan, without a data race on a
+ * slot freed and taken again as it is read).
+ */
+static void test_buf_count_racing(void **state)
+{
+	struct fdma_dev *dev = sim_open("sim:paced=0");
+	struct churn w = { .dev = dev, .iters = 5000 };
+	int keep = sim_buf(dev, 65536, 0), n;
+	long counts = 0, twos = 0;
+	pthread_t t;
+	uint64_t bytes;
+
+	(void)state;
+	assert_int_equal(pthread_create(&t, NULL, churn_bufs, &w), 0);
+	while (!atomic_load(&w.done)) {
+		n = fdma_buf_count(dev, &bytes);
+		counts++;
+		if (n == 1 && bytes == 65536)
+			continue;
+		if (n == 2 && bytes > 65536 && bytes <= 65536 + 7 * 4096 && bytes % 4096 == 0) {
+			twos++;
+			continue;
+		}
+		print_error("fdma_buf_count() = %d, %" PRIu64 " bytes, racing one alloc/free at a time\n",
+			    n, bytes);
+		atomic_store(&w.done, 1);
+		pthread_join(t, NULL);
+		fail();
+	}
+	assert_int_equal(pthread_join(t, NULL), 0);
+	if (w.err[0])
+		fail_msg("the allocating thread: %s", w.err);
+	print_message("%ld counts, %ld with the other thread's buffer\n", counts, twos);
+	assert_true(counts > 0);
+	assert_bufs(dev, 1, 65536);
+	assert_fdma_ok(dev, fdma_buf_free(dev, keep));
+	assert_bufs(dev, 0, 0);
+	fdma_close(dev);
+}
+
 /* ---- two threads, one channel pair each ------------------------------------- */
 
 struct worker {
@@ -627,6 +826,8 @@ int main(void)
 		cmocka_unit_test(test_register_caller_memory),
 		cmocka_unit_test(test_hugepage_flag),
 		cmocka_unit_test(test_buffers_freed),
+		cmocka_unit_test(test_buf_count),
+		cmocka_unit_test(test_buf_count_racing),
 		cmocka_unit_test(test_two_threads_two_channels),
 	};
 
