@@ -16,6 +16,7 @@ static const struct {
 	{ "bench", fdma_cmd_bench, "throughput, CPU, wake-ups and latency per transfer size" },
 	{ "stream", fdma_cmd_stream, "capture frames from a C2H stream channel (file, pipe, test generator)" },
 	{ "play", fdma_cmd_play, "send frames from a file to an H2C stream channel" },
+	{ "soak", fdma_cmd_soak, "hours of checked transfers, sampled: trends, address spread, leaks" },
 	{ "loop", fdma_cmd_loop, "frames out and back through a loopback: pps, doorbells, interrupts" },
 	{ "dump", fdma_cmd_dump, "copy card memory to a file" },
 	{ "load", fdma_cmd_load, "copy a file into card memory" },

@@ -26,6 +26,8 @@ int fdma_cmd_load(int argc, char **argv);
 int fdma_cmd_doctor(int argc, char **argv);
 /* fdma reg: read or write one device register; 0, 1 refused or failed, 2 usage */
 int fdma_cmd_reg(int argc, char **argv);
+/* fdma soak: transfers for hours, sampled, with a verdict; 0 pass, 1 fail, 2 usage */
+int fdma_cmd_soak(int argc, char **argv);
 /* fdma plot: an SVG figure of JSON rows; 0, 1 nothing to draw or a file error, 2 usage */
 int fdma_cmd_plot(int argc, char **argv);
 
