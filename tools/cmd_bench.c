@@ -422,8 +422,8 @@ static void print_row(const struct bench_opts *o, const struct fdma_info *info,
 		       o->per_call ? "per_call" : "batched", r->pins_per_xfer, r->cpu_s_per_gb);
 		json_num("idle_p50_us", r->idle_p50, r->idle_n > 0, "%.1f");
 		json_num("idle_p99_us", r->idle_p99, r->idle_n > 0, "%.1f");
-		printf(",\"bytes\":%" PRIu64 ",\"bytes_checked\":%" PRIu64 ",\"errors\":%" PRIu64,
-		       r->bytes, r->bytes_checked, r->errors);
+		printf(",\"bytes\":%" PRIu64 ",\"bytes_checked\":%" PRIu64 ",\"errors\":%" PRIu64
+		       ",\"canceled\":%" PRIu64, r->bytes, r->bytes_checked, r->errors, r->canceled);
 		json_num("memcpy_mbps", r->memcpy_mbps, unpaced && r->memcpy_mbps > 0, "%.1f");
 		json_num("pct_memcpy", r->memcpy_mbps > 0 ? r->mbps / r->memcpy_mbps * 100 : 0,
 			 unpaced && r->memcpy_mbps > 0, "%.1f");

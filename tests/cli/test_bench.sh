@@ -60,6 +60,12 @@ json "host memory, the default: mem host, checked by the CPU, no exporter" \
 # read-back's, as the threads run, and either way the run fails.
 expect_fail "bench --mem dmabuf: a transfer that fails mid-run is an error, exit 1" \
 	"error" bench sim:paced=0,fault=data@3000 --mem dmabuf --sizes 4K --seconds 0.2
+# A failed transfer mid-run: the library resets the channel and cancels
+# what was queued behind it; the run drains and still reports its row.
+fdma bench sim:fault=data@1000 --sizes 64K --seconds 0.3 --json
+rc=$((rc == 1 ? 0 : 99))
+json "bench: a transfer failed mid-run: exit 1, its row with one error, the rest canceled and not counted as errors" \
+	'len(L) == 1 and L[0]["errors"] == 1 and L[0]["canceled"] >= 0 and L[0]["bytes"] > 0 and L[0]["bytes_checked"] == L[0]["bytes"]'
 expect_usage "bench --mem gpu exits 2" bench sim: --mem gpu
 expect_usage "bench --mem dmabuf --per-call exits 2, naming it" bench sim: --mem dmabuf --per-call
 
