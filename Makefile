@@ -272,6 +272,13 @@ $(BUILD)/tests/unit/test_plot: tests/unit/test_plot.c $(BUILD)/tools/plot.o $(TE
 	$(CC) $(INC_TESTS) -Itools $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/tools/plot.o \
 		$(TESTLIB_OBJ) $(LIBI) -lcmocka $(LDLIBS)
 
+# fdma soak's arithmetic and the test pattern (tools/soak_stats.c, util.c).
+SOAK_OBJ := $(BUILD)/tools/soak_stats.o $(BUILD)/tools/util.o
+$(BUILD)/tests/unit/test_soak: tests/unit/test_soak.c $(SOAK_OBJ) $(TESTLIB_OBJ) $(LIBI)
+	@mkdir -p $(dir $@)
+	$(CC) $(INC_TESTS) -Itools $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(SOAK_OBJ) \
+		$(TESTLIB_OBJ) $(LIBI) -lcmocka $(LDLIBS)
+
 # The frame files (tools/frameio.c) are the command's too: their test links them.
 FRAMEIO_OBJ := $(BUILD)/tools/frameio.o $(BUILD)/tools/frameio_uring.o $(BUILD)/tools/util.o
 $(BUILD)/tests/unit/test_frameio: tests/unit/test_frameio.c $(FRAMEIO_OBJ) $(TESTLIB_OBJ) $(LIBI)

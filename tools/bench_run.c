@@ -18,8 +18,8 @@
  * as GPU memory would be; set-up and checks go through the card (struct
  * bench_cardchk).
  *
- * A region's pattern is tagged with its index in the window, so every
- * window (fdma soak's card sweep) is checked alike.
+ * A region's pattern is tagged with its card address, a slot's with a
+ * generation of its own (region_tag(), slot_tag()).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bench_run.h"
 
@@ -309,15 +310,18 @@ int bench_run_open(struct bench_run *r, struct fdma_dev *dev, const struct bench
 		r->buf = tool_dmabuf_import(o->cmd ? o->cmd : "bench", dev, size * r->depth,
 					    &res->exporter);
 	} else if (o->register_mem) {
-		size_t len = (size * r->depth + 4095) & ~(size_t)4095;
-
-		/* Touched before it is registered: pinning needs the pages there. */
-		r->user_mem = aligned_alloc(4096, len);
-		if (!r->user_mem) {
-			say(r, "out of memory");
+		/*
+		 * Its own mapping, not malloc's: given back whole at the close, so
+		 * the process's RSS says what a registration kept (fdma soak).
+		 */
+		r->user_len = (size * r->depth + 4095) & ~(size_t)4095;
+		r->user_mem = mmap(NULL, r->user_len, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (r->user_mem == MAP_FAILED) {
+			r->user_mem = NULL;
+			say(r, "out of memory for %zu bytes to register", r->user_len);
 			return -1;
 		}
-		memset(r->user_mem, 0, len);
 		r->buf = fdma_buf_register(dev, r->user_mem, size * r->depth);
 	} else {
 		r->buf = fdma_buf_alloc(dev, size * r->depth, o->hugepages ? FDMA_BUF_HUGEPAGE : 0);
@@ -501,12 +505,16 @@ static void run_check(struct bench_run *r, int n, double now, struct bench_res *
 			cardchk_reaped(r, c, res);
 			continue;
 		}
-		tool_lat_add(&r->lat, (now - r->sub_time[slot]) * 1e6);
 		res->transfers++;
+		/* Never sent: a time for it would be the failed one's wait, not a transfer's. */
 		if (c->res == -ECANCELED) {
 			res->canceled++;
 			continue;
 		}
+		if (r->lat_cb)
+			r->lat_cb(r->lat_arg, (now - r->sub_time[slot]) * 1e6);
+		else
+			tool_lat_add(&r->lat, (now - r->sub_time[slot]) * 1e6);
 		if (c->res) {
 			res->errors++;
 			continue;
@@ -707,7 +715,8 @@ void bench_run_close(struct bench_run *r, int failed)
 	if (r->buf >= 0)
 		fdma_buf_free(dev, r->buf);
 	/* After the registration is gone: the device may no longer reach it. */
-	free(r->user_mem);
+	if (r->user_mem)
+		munmap(r->user_mem, r->user_len);
 	if (r->src.buf >= 0)
 		fdma_buf_free(dev, r->src.buf);
 	tool_lat_free(&r->lat);

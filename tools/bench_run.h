@@ -110,8 +110,12 @@ struct bench_run {
 	int buf, stage;			/* the slots; a dma-buf's staging buffer, or -1 */
 	uint8_t *base, *stage_base;	/* their mappings (base NULL for a dma-buf) */
 	void *user_mem;			/* register_mem: the slots' memory, the process's own */
+	size_t user_len;
 	uint64_t slot_gen;		/* bench_run_slots() calls: H2C's slot patterns' generation */
-	struct tool_lat lat;		/* the last measure's latencies, us */
+	struct tool_lat lat;		/* the last measure's latencies, us (without lat_cb) */
+	/* Where each latency goes instead, if set (a histogram of the caller's). */
+	void (*lat_cb)(void *arg, double us);
+	void *lat_arg;
 	double verify;			/* thread CPU seconds spent checking */
 };
 

@@ -263,22 +263,33 @@ static int make_points(struct soak *s)
 				o->sweep_hi, card);
 			return -1;
 		}
-		s->win = o->sweep_step;
-		s->naddr = (int)((o->sweep_hi - o->sweep_lo + o->sweep_step - 1) / o->sweep_step);
-		/* The last window must fit below END too. */
-		if (o->sweep_lo + (uint64_t)s->naddr * o->sweep_step > o->sweep_hi)
-			s->naddr--;
-		if (s->naddr < 1 || s->naddr > SOAK_MAX_ADDRS) {
-			fprintf(stderr, "fdma soak: --card-sweep gives %d windows of %" PRIu64 " bytes: 1 to %d\n",
-				s->naddr, o->sweep_step, SOAK_MAX_ADDRS);
+		/* Whole windows below END: counted in 64 bits before it is an int. */
+		uint64_t n = (o->sweep_hi - o->sweep_lo) / o->sweep_step;
+
+		/* Transfers are whole 64-byte units at 64-byte card addresses. */
+		if (o->sweep_lo % 64 || o->sweep_step % 64) {
+			fprintf(stderr, "fdma soak: --card-sweep START and STEP must be multiples of 64\n");
 			return -1;
 		}
+		if (n < 1 || n > SOAK_MAX_ADDRS) {
+			fprintf(stderr, "fdma soak: --card-sweep gives %" PRIu64 " windows of %" PRIu64
+				" bytes: 1 to %d\n", n, o->sweep_step, SOAK_MAX_ADDRS);
+			return -1;
+		}
+		s->win = o->sweep_step;
+		s->naddr = (int)n;
 	} else {
 		s->win = card;
 		s->naddr = 1;
 	}
 	s->ndirs = (o->dirs & 1) + !!(o->dirs & 2);
 	s->npoints = s->naddr * s->ndirs * o->nsizes;
+	/* Two latency histograms a point (this sample's, the run's): 16 KiB. */
+	if (s->npoints > SOAK_MAX_POINTS) {
+		fprintf(stderr, "fdma soak: %d points (addresses x directions x sizes): at most %d\n",
+			s->npoints, SOAK_MAX_POINTS);
+		return -1;
+	}
 	s->pts = calloc((size_t)s->npoints, sizeof(*s->pts));
 	if (!s->pts)
 		return -1;
@@ -307,10 +318,11 @@ static int open_runs(struct soak *s)
 			.batch = s->o.buffers, .wait = FDMA_WAIT_ADAPTIVE, .seconds = s->dwell,
 			.coal_count = -1, .coal_us = -1, .dmabuf = s->o.dmabuf,
 			.register_mem = s->o.cycle && !s->o.dmabuf && (s->cycles & 1) };
+		/* Counted before it can fail: a half-open run is closed as well. */
+		s->open_runs = i + 1;
 		if (bench_run_open(&s->runs[i], s->dev, &s->bopt[i], s->ch[p->dir == FDMA_H2C],
 				   p->size, &res))
 			return -1;
-		s->open_runs = i + 1;
 		if (res.exporter)
 			s->exporter = res.exporter;
 	}
@@ -324,29 +336,42 @@ static void close_runs(struct soak *s)
 	s->open_runs = 0;
 }
 
+static void lat_to_hist(void *arg, double us)
+{
+	soak_hist_add(arg, us);
+}
+
 /*
- * One visit: the point's window, fresh slots, a measured dwell. A visit
- * the device did not finish (a reset needed, a set-up copy that failed)
- * counts as failed, and the channels are reset for the next one.
+ * One visit: the next part of the point's window, fresh slots, a measured
+ * dwell. Each visit moves on by what the last one used, so the visits walk
+ * the whole window. A visit the device did not finish (a reset needed, a
+ * set-up copy that failed) counts as failed, and the channels are reset for
+ * the next one.
  */
 static int visit(struct soak *s, int pi)
 {
-	const struct soak_point *p = &s->pts[pi];
+	struct soak_point *p = &s->pts[pi];
 	struct bench_run *r = &s->runs[p->series];
 	struct soak_acc *a = &s->cur[pi];
 	struct bench_res res = { .size = p->size };
 	int ret;
 
-	ret = bench_run_window(r, p->addr, s->win);
-	if (!ret)
+	ret = bench_run_window(r, p->addr + p->off, s->win - p->off);
+	if (!ret) {
+		uint64_t used = r->view_addr + (s->o.dmabuf ? p->size : 0) - r->card_base;
+
+		p->off = p->off + used + used <= s->win ? p->off + used : 0;
+		p->walked |= !p->off;
 		ret = bench_run_slots(r);
-	if (!ret)
+	}
+	if (!ret) {
+		r->lat_cb = lat_to_hist;
+		r->lat_arg = &a->lat;
 		ret = bench_run_measure(r, &res, NULL);
+	}
 	a->visits++;
 	if (ret) {
 		a->failed_visits++;
-		if (!s->first_fail_t)
-			s->first_fail_t = tool_now() - s->t0;
 		if (bench_run_recover(r))
 			return -1;
 	}
@@ -358,8 +383,6 @@ static int visit(struct soak *s, int pi)
 	a->errors += res.errors;
 	a->canceled += res.canceled;
 	a->interrupts += res.interrupts;
-	for (size_t i = 0; i < r->lat.n; i++)
-		soak_hist_add(&a->lat, r->lat.v[i]);
 	return ret;
 }
 
@@ -373,8 +396,11 @@ static int end_sample(struct soak *s, double now, int last)
 		s->cycles++;
 	}
 	soak_sample_close(s, now);
-	if (s->o.cycle && !last)
-		ret = open_runs(s);
+	/* Buffers that cannot be had again end the run, and fail it: cycling found that. */
+	if (s->o.cycle && !last && open_runs(s)) {
+		s->stopped = "buffers could not be taken again after a cycle";
+		ret = -1;
+	}
 	return ret;
 }
 
@@ -398,7 +424,7 @@ static int soak_run(struct soak *s)
 		if (fails_in_row >= 2 * s->npoints + 8) {
 			fprintf(stderr, "fdma soak: %d visits in a row failed: the device stopped working\n",
 				fails_in_row);
-			s->dead = 1;
+			s->stopped = "the device stopped working";
 			ret = -1;
 		}
 		p = (p + 1) % s->npoints;
@@ -427,7 +453,7 @@ static int soak_run(struct soak *s)
 
 int fdma_cmd_soak(int argc, char **argv)
 {
-	struct soak s = { .o = { .duration = 3600, .dirs = 3, .buffers = 8, .max_drift = -1,
+	struct soak s = { .warm = -1, .o = { .duration = 3600, .dirs = 3, .buffers = 8, .max_drift = -1,
 				 .hwmon = "/sys/class/hwmon", .progress = 1 } };
 	int ret, need;
 
@@ -464,21 +490,27 @@ int fdma_cmd_soak(int argc, char **argv)
 	if (!(s.o.dwell > 0))
 		s.dwell = s.dwell < 0.05 ? 0.05 : s.dwell > 2 ? 2 : s.dwell;
 	/* Every window must hold the regions its runs need: said now, not an hour in. */
-	for (int i = 0; i < s.nseries; i++) {
-		uint64_t min = bench_run_min_window(s.o.buffers, s.o.dmabuf,
-						    i >= s.o.nsizes || !(s.o.dirs & 1) ? FDMA_H2C : FDMA_C2H,
-						    s.o.sizes[i % s.o.nsizes]);
+	for (int p = 0; p < s.npoints; p++) {
+		const struct soak_point *pt = &s.pts[p];
+		uint64_t min = bench_run_min_window(s.o.buffers, s.o.dmabuf, pt->dir, pt->size);
+		unsigned int fit = 0;
 
-		if (min > s.win) {
-			fprintf(stderr, "fdma soak: a %s window of %" PRIu64 " bytes cannot hold the regions %" PRIu64
-				"-byte transfers need (%" PRIu64 " bytes with --buffers %u)\n",
-				s.o.sweep ? "--card-sweep" : "card", s.win, s.o.sizes[i % s.o.nsizes], min,
-				s.o.buffers);
-			ret = EXIT_USAGE;
-			goto out;
-		}
+		if (min <= s.win)
+			continue;
+		while (fit < 512 && bench_run_min_window(fit + 1, s.o.dmabuf, pt->dir, pt->size) <= s.win)
+			fit++;
+		fprintf(stderr, "fdma soak: a %s window of %" PRIu64 " bytes cannot hold the regions %s transfers of %"
+			PRIu64 " bytes need with --buffers %u (%" PRIu64 " bytes): ",
+			s.o.sweep ? "--card-sweep" : "card", s.win, pt->dir == FDMA_H2C ? "H2C" : "C2H",
+			pt->size, s.o.buffers, min);
+		if (fit)
+			fprintf(stderr, "--buffers %u fits, or a larger window\n", fit);
+		else
+			fprintf(stderr, "a larger window, or smaller --sizes\n");
+		ret = EXIT_USAGE;
+		goto out;
 	}
-	if (soak_report_open(&s) || open_runs(&s)) {
+	if (open_runs(&s) || soak_report_open(&s)) {
 		ret = EXIT_FAIL;
 		goto out;
 	}

@@ -98,6 +98,7 @@ double soak_slope(const double *x, const double *y, int n);
 #include "bench_run.h"
 
 #define SOAK_MAX_ADDRS	4096
+#define SOAK_MAX_POINTS	4096
 
 struct soak_opts {
 	const char *uri;
@@ -119,6 +120,8 @@ struct soak_point {
 	uint64_t size, addr;
 	int series;			/* the direction and size's index, and its run's */
 	int addr_i;
+	uint64_t off;			/* where the next visit starts in the window */
+	int walked;			/* the visits have been through the whole window */
 };
 
 /* A point's or a series' figures in one sample. */
@@ -155,8 +158,15 @@ struct soak {
 	struct soak_acc *tot;		/* [npoints]: the whole run's */
 	struct soak_sample *samples;
 	int nsamples, max_samples;
-	double t0, first_fail_t, cpu0;
-	int interrupted, dead;
+	double t0, cpu0;
+	int interrupted;
+	const char *stopped;		/* why the run ended early (a failure), or NULL */
+	/*
+	 * The first sample (0-based) by whose end every window had been walked,
+	 * or -1: on sim: the card's memory is the process's, and RSS grows
+	 * until then by what the walk first touches.
+	 */
+	int warm;
 	FILE *plot_f;
 };
 

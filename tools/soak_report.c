@@ -83,6 +83,9 @@ int soak_report_open(struct soak *s)
 		fprintf(stderr, "fdma soak: out of memory\n");
 		return -1;
 	}
+	/* Touched now: calloc's fresh pages would join RSS at the first sample's end. */
+	memset(s->cur, 0, (size_t)s->npoints * sizeof(*s->cur));
+	memset(s->tot, 0, (size_t)s->npoints * sizeof(*s->tot));
 	for (int i = 0; i < s->max_samples; i++) {
 		s->samples[i].series = calloc((size_t)s->nseries, per / (size_t)s->nseries);
 		if (!s->samples[i].series) {
@@ -111,9 +114,12 @@ int soak_report_open(struct soak *s)
 		tool_fmt_size(s->win, sz, sizeof(sz));
 		printf(") x %d card address%s, %s each, %.3g s a visit\n", s->naddr,
 		       s->naddr > 1 ? "es" : "", sz, s->dwell);
-		printf("  %s memory%s, %u transfers a batch, two in flight, every byte checked%s\n",
-		       s->o.dmabuf ? "dma-buf" : "host", s->o.dmabuf ? " checked through the card" : "",
+		printf("  %s memory%s%s, %u transfers a batch, two in flight, every byte checked%s\n",
+		       s->o.dmabuf ? "dma-buf" : "host", s->o.dmabuf ? " from " : "",
+		       s->o.dmabuf && s->exporter ? s->exporter : "",
 		       s->o.buffers, s->o.cycle ? ", buffers cycled every sample" : "");
+		if (s->o.dmabuf)
+			printf("  the dma-buf is checked through the card\n");
 		if (s->dwell * s->npoints > s->o.every)
 			printf("  a round of the points takes %.3g s, longer than a sample: each sample visits some\n",
 			       s->dwell * s->npoints);
@@ -210,6 +216,7 @@ void soak_sample_close(struct soak *s, double now)
 
 		soak_acc_add(&s->tot[p], a);
 		m->faults += soak_acc_faults(a);
+		/* The first point, in the round's order, that had one. */
 		if (soak_acc_faults(a) && !m->fault_at[0]) {
 			char nm[48];
 
@@ -219,6 +226,14 @@ void soak_sample_close(struct soak *s, double now)
 				 " canceled, %" PRIu64 " visits reset", nm, s->pts[p].addr, a->errors,
 				 a->canceled, a->failed_visits);
 		}
+	}
+	if (s->warm < 0) {
+		int all = 1;
+
+		for (int p = 0; p < s->npoints && all; p++)
+			all = s->pts[p].walked;
+		if (all)
+			s->warm = s->nsamples;
 	}
 	s->nsamples++;
 	if (s->o.json) {
@@ -395,12 +410,14 @@ struct drift {
 
 static struct drift drift_of(const struct soak *s, int ri)
 {
+	/* RSS from the first sample after the walk had touched all it touches (struct soak). */
+	int from = ri == 0 ? s->warm : 0;
 	struct drift d = { 0 };
 	double *x = calloc((size_t)s->nsamples + 1, sizeof(double));
 	double *y = calloc((size_t)s->nsamples + 1, sizeof(double));
 	int m = 0;
 
-	for (int k = 0; x && y && k < s->nsamples; k++) {
+	for (int k = from; x && y && k >= 0 && k < s->nsamples; k++) {
 		int64_t v = soak_res_get(&s->samples[k].res, ri);
 
 		if (v < 0)
@@ -428,7 +445,7 @@ static void json_trend(const struct trend *t)
 		printf(",\"trend\":null");
 		return;
 	}
-	printf(",\"trend\":{\"first_mbps\":%.2f,\"last_mbps\":%.2f,\"change_pct\":%.3f,"
+	printf(",\"trend\":{\"first_mbps\":%.3f,\"last_mbps\":%.3f,\"change_pct\":%.4f,"
 	       "\"slope_pct_per_h\":%.3f,\"first_p50_us\":%.2f,\"last_p50_us\":%.2f,"
 	       "\"p50_change_pct\":%.3f}", t->first, t->last, t->change_pct, t->slope_pct_h,
 	       t->p50_first, t->p50_last, t->p50_change_pct);
@@ -550,7 +567,7 @@ int soak_report_close(struct soak *s)
 	}
 	for (int k = 0; k < s->nsamples; k++)
 		nerr += s->samples[k].faults > 0;
-	fail = soak_acc_faults(&all) || leaked || drifted || s->dead || !all.transfers;
+	fail = soak_acc_faults(&all) || leaked || drifted || s->stopped || !all.transfers;
 	if (s->plot_f)
 		plot_fail = write_plot(s) != 0;
 	if (s->o.json) {
@@ -562,14 +579,28 @@ int soak_report_close(struct soak *s)
 		tool_json_str(stdout, s->info.backend);
 		printf(",\"seconds\":%.3f,\"samples\":%d,\"every_s\":%g,\"points\":%d,\"addresses\":%d,"
 		       "\"window\":%" PRIu64 ",\"mem\":\"%s\",\"cycle_buffers\":%s,\"cycles\":%d,"
-		       "\"interrupted\":%s,\"device_stopped\":%s,\"bytes\":%" PRIu64
+		       "\"interrupted\":%s,\"bytes\":%" PRIu64
 		       ",\"bytes_checked\":%" PRIu64 ",\"transfers\":%" PRIu64 ",\"errors\":%" PRIu64
 		       ",\"failed\":%" PRIu64 ",\"canceled\":%" PRIu64 ",\"failed_visits\":%" PRIu64,
 		       secs, s->nsamples, s->o.every, s->npoints, s->naddr, s->win,
 		       s->o.dmabuf ? "dmabuf" : "host", s->o.cycle ? "true" : "false", s->cycles,
-		       s->interrupted ? "true" : "false", s->dead ? "true" : "false", all.bytes,
+		       s->interrupted ? "true" : "false", all.bytes,
 		       all.checked, all.transfers, soak_acc_faults(&all), all.errors, all.canceled,
 		       all.failed_visits);
+		printf(",\"stopped\":");
+		if (s->stopped)
+			tool_json_str(stdout, s->stopped);
+		else
+			printf("null");
+		printf(",\"exporter\":");
+		if (s->exporter)
+			tool_json_str(stdout, s->exporter);
+		else
+			printf("null");
+		if (s->warm >= 0)
+			printf(",\"rss_from_sample\":%d", s->warm + 1);
+		else
+			printf(",\"rss_from_sample\":null");
 		printf(",\"error_samples\":[");
 		for (int k = 0; k < s->nsamples; k++)
 			if (s->samples[k].faults) {
@@ -626,8 +657,8 @@ int soak_report_close(struct soak *s)
 			printf("%sdrift past %g%%", sep, s->o.max_drift);
 			sep = ", ";
 		}
-		if (s->dead)
-			printf("%sthe device stopped", sep);
+		if (s->stopped)
+			printf("%s%s", sep, s->stopped);
 		else if (!all.transfers)
 			printf("%snothing moved", sep);
 		printf(")");
@@ -641,7 +672,7 @@ int soak_report_close(struct soak *s)
 
 		series_name(s, i, nm, sizeof(nm));
 		if (!tr[i].known)
-			printf("    %-12s too few samples (3 needed)\n", nm);
+			printf("    %-12s not measured in both thirds (3 samples at least)\n", nm);
 		else
 			printf("    %-12s %.1f -> %.1f MB/s (%+.2f%%), slope %+.2f%%/h; p50 %.1f -> %.1f us (%+.2f%%)\n",
 			       nm, tr[i].first, tr[i].last, tr[i].change_pct, tr[i].slope_pct_h,
@@ -679,13 +710,21 @@ int soak_report_close(struct soak *s)
 	printf("  resources, first sample -> last, fitted slope per hour%s:\n",
 	       s->o.cycle ? " (buffers given back at each)" : "");
 	for (int ri = 0; ri < SOAK_NRES; ri++) {
+		if (ri == 0 && s->warm < 0) {
+			printf("    %-22s not judged: the visits had not walked every window yet\n",
+			       soak_res_what[ri]);
+			continue;
+		}
 		if (!dr[ri].known) {
 			printf("    %-22s not available%s\n", soak_res_what[ri],
 			       ri >= 4 ? " (the driver's: kdev: only)" : "");
 			continue;
 		}
-		printf("    %-22s %" PRId64 " -> %" PRId64 " (%+.1f/h)%s\n", soak_res_what[ri],
+		printf("    %-22s %" PRId64 " -> %" PRId64 " (%+.1f/h)%s", soak_res_what[ri],
 		       dr[ri].first, dr[ri].last, dr[ri].slope_h, dr[ri].leak ? "  LEAK" : "");
+		if (ri == 0 && s->warm > 0)
+			printf(", from sample %d: every window walked by then", s->warm + 1);
+		printf("\n");
 	}
 	if (!s->nsamples || !s->samples[s->nsamples - 1].pw.n) {
 		printf("  power: not available (no hwmon power sensors under %s)\n", s->o.hwmon);

@@ -53,7 +53,12 @@ double soak_hist_pct(const struct soak_hist *h, double pct)
 	want = (uint64_t)ceil(h->n * pct / 100);
 	if (want < 1)
 		want = 1;
+	/* The largest is kept exactly, and the last bucket has no top. */
+	if (want >= h->n)
+		return h->max;
 	for (int i = 0; i < SOAK_HIST_N; i++) {
+		if (i == SOAK_HIST_N - 1)
+			return h->max;
 		if (seen + h->b[i] >= want) {
 			/* Ranks spread evenly over the bucket, in log space as the buckets are. */
 			double frac = (want - seen - 0.5) / h->b[i];

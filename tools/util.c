@@ -396,9 +396,18 @@ void tool_lat_free(struct tool_lat *l)
 	l->n = l->cap = 0;
 }
 
+/*
+ * A block's first word: every bit of the tag mixed in (splitmix64's
+ * finalizer, a bijection), so two tags that differ anywhere, a card
+ * address's high bits included, never fill alike.
+ */
 static uint64_t pat_base(uint64_t tag)
 {
-	return 0x9e3779b97f4a7c15ull ^ (tag << 40);
+	uint64_t z = tag + 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
 }
 
 /* Words through memcpy: p may be at any byte (a frame in a slot of any size). */

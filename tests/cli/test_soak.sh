@@ -32,6 +32,10 @@ expect_usage "--card-sweep without a step" soak sim --card-sweep 0..16M
 expect_usage "--card-sweep END not above START" soak sim --card-sweep 16M..16M/4M
 expect_usage "--card-sweep past the card's memory" soak sim:mem=16M --card-sweep 0..32M/4M
 expect_usage "a sweep window too small for the transfers" soak sim:mem=16M --card-sweep 0..16M/64K --sizes 64K
+if grep -q -- "--buffers [0-9]* fits" "$T/err"; then bad "a window too small: no --buffers named" "$(errline)"; else ok "a window too small for any --buffers: no --buffers named"; fi
+expect_usage "H2C 1M in 32M windows with --buffers 8" soak sim:mem=64M --card-sweep 0..64M/32M --sizes 1M
+if grep -q -- "--buffers 7 fits" "$T/err"; then ok "the window too small names --buffers 7"; else bad "the window too small names the --buffers that fits" "$(errline)"; fi
+expect_usage "--card-sweep START not a multiple of 64" soak sim:mem=16M --card-sweep 100..16M/4M
 expect_usage "--dir x" soak sim --dir x
 expect_usage "--buffers 0" soak sim --buffers 0
 expect_usage "--buffers past the ring" soak sim:ring=16 --buffers 16
@@ -75,9 +79,9 @@ json "latency percentiles in order: p50 <= p99 <= p999 <= max, mean within" \
 json "the verdict's bytes and transfers are the samples' sums" \
 	'sum(s["bytes"] for o in '"$S"' for s in o["series"]) == '"$V"'["bytes"] == '"$V"'["bytes_checked"] and sum(s["transfers"] for o in '"$S"' for s in o["series"]) == '"$V"'["transfers"]'
 json "trend per series: first and last thirds measured" \
-	'all(s["trend"]["first_mbps"] > 0 and s["trend"]["last_mbps"] > 0 and abs(s["trend"]["change_pct"] - (s["trend"]["last_mbps"] / s["trend"]["first_mbps"] - 1) * 100) < 0.01 for s in '"$V"'["series"])'
-json "spread across 4 addresses per series, min <= max" \
-	'all(s["addresses"]["points"] == 4 and s["addresses"]["mbps_min"] <= s["addresses"]["mbps_max"] and s["addresses"]["mean_us_min"] <= s["addresses"]["mean_us_max"] and s["addresses"]["mean_us_sd"] >= 0 for s in '"$V"'["series"])'
+	'all(s["trend"]["first_mbps"] > 0 and s["trend"]["last_mbps"] > 0 and abs(s["trend"]["change_pct"] - (s["trend"]["last_mbps"] / s["trend"]["first_mbps"] - 1) * 100) < 0.01 + 1e-4 * abs(s["trend"]["change_pct"]) + 100 * 0.001 / s["trend"]["first_mbps"] for s in '"$V"'["series"])'
+json "spread across 4 addresses per series, from the points' own figures" \
+	'all(s["addresses"]["points"] == 4 and 0 < s["addresses"]["mbps_min"] <= s["addresses"]["mbps_max"] and 0 < s["addresses"]["mean_us_min"] <= s["addresses"]["mean_us_max"] and s["addresses"]["mean_us_min_at"] in (0, 1 << 24, 2 << 24, 3 << 24) for s in '"$V"'["series"])'
 json "resources: the library holds the same buffers at every sample, fds flat, no driver on sim" \
 	'len(set(o["lib_buffers"] for o in '"$S"')) == 1 and '"$S"'[0]["lib_buffers"] > 0 and len(set(o["fds"] for o in '"$S"')) == 1 and all(o["drv_pinned_pages"] is None and o["drv_buffers"] is None for o in '"$S"') and '"$V"'["leaks"] == 0'
 json "power: the fake hwmon's sensors, 2.5 W and 5 V x 1.2 A" \
@@ -95,8 +99,9 @@ fi
 # writes its 2 * 8 + 1 regions' patterns (one descriptor each), then its
 # transfers (one each), all fetched before the visit ends: the samples'
 # counts say which sample holds descriptor N. N is set from a run without
-# the fault, to come in the second or third of four samples at this
-# machine's pace (under qemu-user too).
+# the fault, to come in the third of five samples at this machine's pace
+# (under qemu-user too): the checks hold if the fault run goes at 0.63 to
+# 2.5 times the first run's pace.
 D='sum(p["transfers"] + 17 * p["visits"] for p in o["points"])'
 fdma soak sim:gen=1,lanes=1 --duration 4s --every 2s --sizes 64K --dir c2h --json
 json "no fault: pass, and the first sample's descriptors counted" \
@@ -104,8 +109,8 @@ json "no fault: pass, and the first sample's descriptors counted" \
 N=$(python3 -c 'import json,sys
 L=[json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 o=L[0]
-print(int(1.5 * ('"$D"')))' "$T/out" 2>/dev/null || echo 5000)
-fdma soak "sim:gen=1,lanes=1,fault=data@$N" --duration 8s --every 2s --sizes 64K --dir c2h --json
+print(int(2.5 * ('"$D"')))' "$T/out" 2>/dev/null || echo 5000)
+fdma soak "sim:gen=1,lanes=1,fault=data@$N" --duration 10s --every 2s --sizes 64K --dir c2h --json
 json_rc "fault: exit 1, the verdict fails with one error" 1 \
 	'('"$V"')["pass"] is False and '"$V"'["errors"] == 1 and '"$V"'["failed"] + '"$V"'["failed_visits"] == 1'
 json "fault: one sample has it, the one whose descriptors reach N" '
@@ -114,7 +119,7 @@ json "fault: the verdict names that sample and the point" \
 	'[e["sample"] for e in '"$V"'["error_samples"]] == [o["sample"] for o in '"$S"' if o["errors"]] and "c2h 64KiB at card 0x0" in '"$V"'["error_samples"][0]["first"]'
 json "fault: it hit mid-run, and the samples after it moved data again, checked" \
 	'1 <= [o["errors"] > 0 for o in '"$S"'].index(True) < len('"$S"') - 1 and all(o["series"][0]["bytes"] > 0 and o["series"][0]["bytes_checked"] == o["series"][0]["bytes"] for o in '"$S"'[[o["errors"] > 0 for o in '"$S"'].index(True) + 1:])'
-fdma soak "sim:gen=1,lanes=1,fault=data@$N" --duration 8s --every 2s --sizes 64K --dir c2h
+fdma soak "sim:gen=1,lanes=1,fault=data@$N" --duration 10s --every 2s --sizes 64K --dir c2h
 if [ "$rc" -eq 1 ] && grep -q "^verdict: FAIL (errors)" "$T/out" && grep -q "^    sample [0-9]* (" "$T/out"; then
 	ok "fault, text: FAIL (errors) and the sample"
 else
