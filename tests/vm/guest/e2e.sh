@@ -186,6 +186,58 @@ elif run fdma_bench_copy$TAG $E/fdma bench "$URI" --dir copy --sizes 4K,64K --ba
 		fail fdma_bench_copy_dir$TAG "the rows do not say dir copy"
 fi
 
+# fdma soak through the driver: two card windows, both directions,
+# buffers given back and taken again at every sample (driver memory and
+# registered, pinned, memory in turn), the driver's counts read at each
+# sample's end with nothing held: no buffer and no pinned page left over.
+# A poll of the driver's count beside the run sees that pages were pinned
+# meanwhile. Then without cycling: the driver's buffers flat.
+soak_counts() {	# soak_counts FILE KEY: the KEY values of FILE's samples, one per line
+	grep '"type":"sample"' "$1" | sed -n "s/.*\"$2\":\([0-9a-z]*\).*/\1/p"
+}
+rm -f /tmp/soak_done
+echo 0 >/tmp/soak_pinmax
+(max=0
+ while [ ! -e /tmp/soak_done ]; do
+	v=$(cat /sys/class/fdma/$dev/pinned_pages)
+	[ "$v" -gt "$max" ] && max=$v && echo "$max" >/tmp/soak_pinmax
+	sleep 0.02
+ done) &
+pinpoll=$!
+if run fdma_soak$TAG $E/fdma soak "$URI" --duration 8s --every 2s --sizes 64K \
+	--card-sweep 0..16M/8M --buffers 4 --cycle-buffers --json; then
+	f=/tmp/fdma_soak$TAG.json
+	n=$(grep -c '"type":"sample"' $f)
+	if ! grep -q '"type":"verdict","pass":true' $f || grep -q '"errors":[1-9]' $f; then
+		fail fdma_soak$TAG "the verdict did not pass: $(grep -o '"type":"verdict".\{0,300\}' $f)"
+	elif [ "$n" -lt 2 ] || grep '"type":"sample"' $f | sed 's/.*"series":\[\([^]]*\)\].*/\1/' |
+			grep -q '"bytes":0,'; then
+		fail fdma_soak$TAG "$n samples, or a series that moved nothing"
+	elif [ "$(soak_counts $f drv_pinned_pages | sort -u)" != 0 ] ||
+	     [ "$(soak_counts $f drv_buffers | sort -u)" != 0 ] ||
+	     [ "$(soak_counts $f lib_buffers | sort -u)" != 0 ]; then
+		fail fdma_soak$TAG "left held at a sample's end: pinned $(soak_counts $f drv_pinned_pages | tr '\n' ' ')buffers $(soak_counts $f drv_buffers | tr '\n' ' ')"
+	elif [ "$(cat /tmp/soak_pinmax)" -le 0 ]; then
+		fail fdma_soak$TAG "no page was ever pinned: registered memory was not cycled"
+	else
+		pass "fdma_soak$TAG ($n samples, up to $(cat /tmp/soak_pinmax) pages pinned, none left)"
+	fi
+fi
+touch /tmp/soak_done
+wait $pinpoll 2>/dev/null
+if run fdma_soak_held$TAG $E/fdma soak "$URI" --duration 4s --every 2s --sizes 64K --dir c2h \
+	--buffers 4 --json; then
+	f=/tmp/fdma_soak_held$TAG.json
+	b=$(soak_counts $f drv_buffers | sort -u)
+	if ! grep -q '"type":"verdict","pass":true' $f || grep -q '"errors":[1-9]' $f; then
+		fail fdma_soak_held$TAG "the verdict did not pass: $(grep -o '"type":"verdict".\{0,300\}' $f)"
+	elif [ "$(echo "$b" | wc -l)" != 1 ] || [ "${b:-0}" -le 0 ]; then
+		fail fdma_soak_held$TAG "the driver's buffers were not one count above 0: $b"
+	else
+		pass "fdma_soak_held$TAG (the driver's $b buffers at every sample)"
+	fi
+fi
+
 # dma-buf memory, GPU memory's path: the CPU never touches it, every byte
 # is checked through the card. The exporters the command can use are
 # udmabuf and the system dma-heap (6.12 guests; 6.1 guests have vgem only).
