@@ -165,7 +165,7 @@ int soak_power_read(const char *root, struct soak_power *pw)
 		if (tool_read_line(path, hw, sizeof(hw)))
 			snprintf(hw, sizeof(hw), "%.23s", ents[e]->d_name);
 		for (int i = 0; i < 8; i++) {
-			char kind[16];
+			char kind[24];
 
 			snprintf(kind, sizeof(kind), "power%d", i);
 			snprintf(path, sizeof(path), "%s/%s_input", dir, kind);
