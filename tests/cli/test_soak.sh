@@ -64,10 +64,10 @@ echo 1200 >"$T/hwmon/hwmon1/curr1_input"
 
 # Short visits, so that a slow machine (qemu-user) still visits every
 # point in every sample.
-fdma soak sim:mem=64M --duration 15s --every 3s --sizes 4K,64K --card-sweep 0..64M/16M \
+fdma soak sim:mem=64M --duration 9s --every 3s --sizes 4K,64K --card-sweep 0..64M/16M \
 	--dwell 0.02 --hwmon "$T/hwmon" --json --plot "$T/soak.svg"
-json "sweep: 5 samples, then the verdict; pass" \
-	'len('"$S"') == 5 and L[-1]["type"] == "verdict" and '"$V"'["pass"] is True and '"$V"'["samples"] == 5'
+json "sweep: 3 samples, then the verdict; pass" \
+	'len('"$S"') == 3 and L[-1]["type"] == "verdict" and '"$V"'["pass"] is True and '"$V"'["samples"] == 3'
 json "every sample: 4 series, 16 points, every point visited, every byte checked" \
 	'all(len(o["series"]) == 4 and len(o["points"]) == 16 and all(p["visits"] >= 1 and p["transfers"] > 0 and p["bytes"] > 0 and p["bytes_checked"] == p["bytes"] and p["errors"] == 0 for p in o["points"]) for o in '"$S"')'
 json "the sweep's addresses: 0, 16M, 32M, 48M, each in both directions and sizes" \
@@ -119,7 +119,8 @@ json "fault: the verdict names that sample and the point" \
 	'[e["sample"] for e in '"$V"'["error_samples"]] == [o["sample"] for o in '"$S"' if o["errors"]] and "c2h 64KiB at card 0x0" in '"$V"'["error_samples"][0]["first"]'
 json "fault: it hit mid-run, and the samples after it moved data again, checked" \
 	'1 <= [o["errors"] > 0 for o in '"$S"'].index(True) < len('"$S"') - 1 and all(o["series"][0]["bytes"] > 0 and o["series"][0]["bytes_checked"] == o["series"][0]["bytes"] for o in '"$S"'[[o["errors"] > 0 for o in '"$S"'].index(True) + 1:])'
-fdma soak "sim:gen=1,lanes=1,fault=data@$N" --duration 10s --every 2s --sizes 64K --dir c2h
+# Text: the same fault, early (in the first of two samples).
+fdma soak "sim:gen=1,lanes=1,fault=data@$((N / 5))" --duration 4s --every 2s --sizes 64K --dir c2h
 if [ "$rc" -eq 1 ] && grep -q "^verdict: FAIL (errors)" "$T/out" && grep -q "^    sample [0-9]* (" "$T/out"; then
 	ok "fault, text: FAIL (errors) and the sample"
 else
@@ -128,9 +129,9 @@ fi
 
 # ---- buffers cycled: given back and taken again at every sample ------------------------------
 
-fdma soak sim:mem=32M --duration 8s --every 2s --sizes 64K --card-sweep 0..32M/16M --cycle-buffers --json
+fdma soak sim:mem=32M --duration 4s --every 1s --sizes 64K --card-sweep 0..32M/16M --cycle-buffers --json
 json "--cycle-buffers: nothing held at any sample's end, fds flat, pass" \
-	'all(o["lib_buffers"] == 0 and o["lib_bytes"] == 0 for o in '"$S"') and len(set(o["fds"] for o in '"$S"')) == 1 and '"$V"'["pass"] is True and '"$V"'["cycles"] == len('"$S"') == 4'
+	'all(o["lib_buffers"] == 0 and o["lib_bytes"] == 0 for o in '"$S"') and len(set(o["fds"] for o in '"$S"')) == 1 and '"$V"'["pass"] is True and '"$V"'["cycles"] == len('"$S"') >= 2'
 json "--cycle-buffers: every byte checked in every sample, both directions" \
 	'all(s["bytes"] > 0 and s["bytes_checked"] == s["bytes"] for o in '"$S"' for s in o["series"]) and len('"$S"'[0]["series"]) == 2'
 
@@ -140,8 +141,8 @@ json "--mem dmabuf --cycle-buffers: checked through the card, nothing held" \
 
 # ---- text, and Ctrl-C --------------------------------------------------------------------------
 
-fdma soak sim --duration 4s --every 2s --sizes 64K --dir h2c --hwmon "$T/none"
-if [ "$rc" -eq 0 ] && [ "$(grep -c '^#[0-9]' "$T/out")" -eq 2 ] && grep -q "^verdict: PASS" "$T/out" &&
+fdma soak sim --duration 2s --every 1s --sizes 64K --dir h2c --hwmon "$T/none"
+if [ "$rc" -eq 0 ] && [ "$(grep -c '^#[0-9]' "$T/out")" -ge 1 ] && grep -q "^verdict: PASS" "$T/out" &&
    grep -q "power: not available" "$T/out" && grep -q "driver pinned pages *not available" "$T/out"; then
 	ok "text: a line per sample, PASS, and what is not available said"
 else
