@@ -466,36 +466,47 @@ static void json_spread(const struct spread *sp)
 
 /* ---- the figure ------------------------------------------------------------------------------ */
 
-static int write_plot(struct soak *s)
+/*
+ * One of the figure's two halves: MB/s above, p50 below, a series of each
+ * per direction and size (their indexes in sm[] and sl[]).
+ */
+static void fig_axes(const struct soak *s, struct plot *p, const char *what, const char *xlabel,
+		     enum plot_unit unit, int *sm, int *sl)
 {
-	struct plot *p = plot_new(), *q = NULL;
 	char title[300];
-	int ret;
 
-	if (!p)
-		goto oom;
-	snprintf(title, sizeof(title), "fdma soak %s: against time", s->o.uri);
+	snprintf(title, sizeof(title), "fdma soak %s: against %s", s->o.uri, what);
 	plot_title(p, title);
-	plot_xaxis(p, "time since the start", PLOT_SECONDS, PLOT_LINEAR);
+	plot_xaxis(p, xlabel, unit, PLOT_LINEAR);
 	plot_yaxis(p, 0, "MB/s (10^6 bytes/s)", PLOT_PLAIN, PLOT_LINEAR);
 	plot_yaxis(p, 1, "latency p50, us", PLOT_PLAIN, PLOT_LOG10);
 	for (int i = 0; i < s->nseries; i++) {
 		char nm[64];
-		int sm, sl;
 
 		series_name(s, i, nm, sizeof(nm));
-		sm = plot_series(p, 0, nm, 0);
-		sl = plot_series(p, 1, nm, 0);
-		for (int k = 0; k < s->nsamples; k++) {
-			const struct soak_sample *m = &s->samples[k];
-			const struct soak_sum *x = &m->series[i];
-			double t = (m->t0 + m->t1) / 2;
+		sm[i] = plot_series(p, 0, nm, 0);
+		sl[i] = plot_series(p, 1, nm, 0);
+	}
+}
 
-			if (!x->transfers)
-				continue;
-			plot_point(p, sm, t, x->mbps);
-			plot_point(p, sl, t, x->p50);
-		}
+static int write_plot(struct soak *s)
+{
+	struct plot *p = plot_new(), *q = NULL;
+	int sm[2 * MAX_SIZES], sl[2 * MAX_SIZES];
+	int ret;
+
+	if (!p)
+		goto oom;
+	fig_axes(s, p, "time", "time since the start", PLOT_SECONDS, sm, sl);
+	for (int k = 0; k < s->nsamples; k++) {
+		const struct soak_sample *m = &s->samples[k];
+		double t = (m->t0 + m->t1) / 2;
+
+		for (int i = 0; i < s->nseries; i++)
+			if (m->series[i].transfers) {
+				plot_point(p, sm[i], t, m->series[i].mbps);
+				plot_point(p, sl[i], t, m->series[i].p50);
+			}
 	}
 	plot_note(p, "Each point is one sample (%g s) of fdma soak's JSON: MB/s over the sample's timed visits, the p50 of its transfers' latencies (submission to reap, under load).",
 		  s->o.every);
@@ -508,27 +519,15 @@ static int write_plot(struct soak *s)
 			plot_free(q);
 			goto oom;
 		}
-		snprintf(title, sizeof(title), "fdma soak %s: against card address", s->o.uri);
-		plot_title(q, title);
-		plot_xaxis(q, "card address (window start)", PLOT_BYTES, PLOT_LINEAR);
-		plot_yaxis(q, 0, "MB/s (10^6 bytes/s)", PLOT_PLAIN, PLOT_LINEAR);
-		plot_yaxis(q, 1, "latency p50, us", PLOT_PLAIN, PLOT_LOG10);
-		for (int i = 0; i < s->nseries; i++) {
-			char nm[64];
-			int sm, sl;
+		fig_axes(s, q, "card address", "card address (window start)", PLOT_BYTES, sm, sl);
+		for (int pi = 0; pi < s->npoints; pi++) {
+			struct soak_sum x;
 
-			series_name(s, i, nm, sizeof(nm));
-			sm = plot_series(q, 0, nm, 0);
-			sl = plot_series(q, 1, nm, 0);
-			for (int pi = 0; pi < s->npoints; pi++) {
-				struct soak_sum x;
-
-				if (s->pts[pi].series != i || !s->tot[pi].transfers)
-					continue;
-				sum_of(&s->tot[pi], &x);
-				plot_point(q, sm, (double)s->pts[pi].addr, x.mbps);
-				plot_point(q, sl, (double)s->pts[pi].addr, x.p50);
-			}
+			if (!s->tot[pi].transfers)
+				continue;
+			sum_of(&s->tot[pi], &x);
+			plot_point(q, sm[s->pts[pi].series], (double)s->pts[pi].addr, x.mbps);
+			plot_point(q, sl[s->pts[pi].series], (double)s->pts[pi].addr, x.p50);
 		}
 		plot_note(q, "Each point is one card address's whole run: every visit to its window of %" PRIu64 " bytes.",
 			  s->win);

@@ -116,16 +116,21 @@ double soak_slope(const double *x, const double *y, int n)
 	return sxx > 0 ? sxy / sxx : 0;
 }
 
+/* A whole number at the start of buf, or -1. */
+static int64_t parse_num(const char *buf)
+{
+	char *end;
+	long long v = strtoll(buf, &end, 10);
+
+	return end == buf ? -1 : v;
+}
+
 /* A whole number from a sysfs or procfs file, or -1. */
 static int64_t read_num(const char *path)
 {
-	char buf[64], *end;
-	long long v;
+	char buf[64];
 
-	if (tool_read_line(path, buf, sizeof(buf)))
-		return -1;
-	v = strtoll(buf, &end, 10);
-	return end == buf ? -1 : v;
+	return tool_read_line(path, buf, sizeof(buf)) ? -1 : parse_num(buf);
 }
 
 /*
@@ -209,13 +214,9 @@ int64_t soak_res_get(const struct soak_res *r, int i)
 /* The driver's count attr for a kdev: URI (the whole device's, every user's), or -1. */
 static int64_t drv_num(const char *uri, const char *attr)
 {
-	char buf[64], *end;
-	long long v;
+	char buf[64];
 
-	if (tool_kdev_attr(uri, attr, buf, sizeof(buf)))
-		return -1;
-	v = strtoll(buf, &end, 10);
-	return end == buf ? -1 : v;
+	return tool_kdev_attr(uri, attr, buf, sizeof(buf)) ? -1 : parse_num(buf);
 }
 
 void soak_res_read(struct fdma_dev *dev, const char *uri, struct soak_res *r)
